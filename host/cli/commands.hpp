@@ -1,0 +1,20 @@
+// The CLI's subcommands; each returns the process exit code.
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace tmakit::cli {
+
+struct TableOptions {
+  std::int64_t rows = 8192;
+  std::int64_t cols = 8192;
+  int elem_bytes = 4;
+  std::string variant;  // empty: every registered variant
+  int iters = 20;
+  bool json = false;
+};
+
+int run_table(const TableOptions& opt);
+int run_list();
+
+}  // namespace tmakit::cli

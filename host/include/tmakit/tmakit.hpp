@@ -1,0 +1,98 @@
+// tmakit public API: matrix transpose on the GPU, with every technique of the classic ladder
+// and (on sm_90) the TMA paths, picked by token or automatically.
+//
+// Errors are returned, never thrown: every call gives a Status whose message says what was
+// wrong ("cols must be >= 1 (got 0)"). Bad input is rejected before anything is launched, so
+// the destination is left untouched.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+#include <cuda_runtime_api.h>
+
+namespace tmakit {
+
+enum class StatusCode {
+  kOk = 0,
+  kInvalidArgument,  // null pointer, zero or absurd dims, overlap, unknown variant...
+  kUnsupported,      // the variant does not support this element size / device
+  kNoDevice,         // no CUDA device or driver
+  kCudaError,        // a CUDA call failed; the message names it
+};
+
+struct Status {
+  StatusCode code = StatusCode::kOk;
+  std::string message;          // empty when ok
+  std::string variant;          // the technique that ran (or would have run)
+  std::string fallback_reason;  // why `variant` differs from the one asked for; empty if not
+
+  bool ok() const { return code == StatusCode::kOk; }
+  explicit operator bool() const { return ok(); }
+};
+
+const char* to_string(StatusCode code);
+
+enum class VariantKind { kTranspose, kCopy };
+
+// One registered technique (host/registry.cpp). The CLI, tests and benchmarks iterate these.
+struct VariantInfo {
+  std::string token;        // its one name: file, CLI --variant, benchmark, test, docs anchor
+  std::string description;  // what it adds over the previous rung
+  int min_cc = 75;          // minimum compute capability, major*10 + minor
+  unsigned elem_bytes_mask = 0;  // bit for each supported element size: 1, 2, 4, 8, 16 bytes
+  int fast_align_bytes = 1;  // pointer alignment of its fast path (unaligned input still works)
+  bool uses_tma = false;
+  VariantKind kind = VariantKind::kTranspose;
+
+  bool supports_elem_bytes(int elem_bytes) const;
+};
+
+const std::vector<VariantInfo>& variants();
+const VariantInfo* find_variant(const std::string& token);
+
+struct TransposeOptions {
+  std::string variant = "auto";  // a registered token, or "auto"
+  cudaStream_t stream = nullptr;
+  bool synchronize = false;      // wait for the kernel and report its execution errors
+};
+
+// dst[j][i] = src[i][j] for a rows x cols row-major matrix of elem_bytes-sized elements;
+// dst is cols x rows, row-major. src and dst are device pointers and must not overlap.
+// Asynchronous on options.stream unless options.synchronize.
+// A copy variant (kind kCopy) copies rows*cols elements instead: the roofline.
+Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t cols,
+                 int elem_bytes, const TransposeOptions& options = {});
+
+template <class T>
+Status transpose(const T* src, T* dst, std::int64_t rows, std::int64_t cols,
+                 const TransposeOptions& options = {}) {
+  return transpose(static_cast<const void*>(src), static_cast<void*>(dst), rows, cols,
+                   static_cast<int>(sizeof(T)), options);
+}
+
+// Which technique `auto` picks for this problem on the current device.
+std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes);
+
+// CPU reference: the same contract on host memory (element sizes 1, 2, 4, 8, 16). Used to
+// verify every GPU result. Rejects null pointers, empty shapes and other element sizes.
+Status reference_transpose(const void* src, void* dst, std::int64_t rows, std::int64_t cols,
+                         int elem_bytes);
+
+struct DeviceInfo {
+  int device = 0;
+  std::string name;
+  int cc = 0;  // major*10 + minor
+  int sm_count = 0;
+  int sm_clock_khz = 0;
+  int mem_clock_khz = 0;
+  int mem_bus_bits = 0;
+  int l2_bytes = 0;
+  std::size_t global_mem_bytes = 0;
+  int driver_version = 0;   // cudaDriverGetVersion: 1000*major + 10*minor
+  int runtime_version = 0;  // cudaRuntimeGetVersion
+};
+
+// The current device, or kNoDevice with the CUDA error spelled out.
+Status query_device(DeviceInfo* info);
+
+}  // namespace tmakit

@@ -1,0 +1,80 @@
+// Adding a technique: one kernel file, one launcher declaration in kernels/launchers.hpp, one
+// row here. Tests, benchmarks and the CLI pick it up from this table.
+#include <host/registry.hpp>
+#include <kernels/common/elem.hpp>
+
+namespace tmakit {
+namespace {
+
+VariantDef row(const char* token, const char* description, int min_cc, unsigned elem_mask,
+               int fast_align, bool tma, VariantKind kind, kernels::Launcher launch) {
+  VariantDef d;
+  d.info.token = token;
+  d.info.description = description;
+  d.info.min_cc = min_cc;
+  d.info.elem_bytes_mask = elem_mask;
+  d.info.fast_align_bytes = fast_align;
+  d.info.uses_tma = tma;
+  d.info.kind = kind;
+  d.launch = launch;
+  return d;
+}
+
+constexpr auto kT = VariantKind::kTranspose;
+
+std::vector<VariantDef> make_registry() {
+  namespace k = kernels;
+  return {
+      row("naive_read", "16x16 threads, one element each: coalesced read, strided write", 75,
+          kElems1248, 1, false, kT, k::launch_naive_read),
+      row("naive_write", "16x16 threads, one element each: strided read, coalesced write", 75,
+          kElems1248, 1, false, kT, k::launch_naive_write),
+      row("smem", "32x32 shared tile, 32x8 threads: both sides coalesced, 32-way bank conflicts",
+          75, kElems1248, 1, false, kT, k::launch_smem),
+      row("smem_padded", "smem with 32x33 padding: conflict-free column reads", 75, kElems1248, 1,
+          false, kT, k::launch_smem_padded),
+      row("smem_xor", "smem with XOR-swizzled columns (CuTe Swizzle<5,0,5>), no padding", 75,
+          kElems1248, 1, false, kT, k::launch_smem_xor),
+      row("vec_padded", "16-byte global loads/stores, padded shared tile", 75, kElems1248, 16,
+          false, kT, k::launch_vec_padded),
+      row("vec_swizzled", "16-byte global loads/stores, XOR-swizzled shared tile", 75, kElems1248,
+          16, false, kT, k::launch_vec_swizzled),
+      row("copy", "16-byte LDG/STG copy, no transpose: the roofline", 75, kElems1248, 16, false,
+          VariantKind::kCopy, k::launch_copy),
+  };
+}
+
+}  // namespace
+
+const std::vector<VariantDef>& registry() {
+  static const std::vector<VariantDef> table = make_registry();
+  return table;
+}
+
+const VariantDef* find_variant_def(const std::string& token) {
+  for (const VariantDef& d : registry())
+    if (d.info.token == token) return &d;
+  return nullptr;
+}
+
+const std::vector<VariantInfo>& variants() {
+  static const std::vector<VariantInfo> infos = [] {
+    std::vector<VariantInfo> v;
+    for (const VariantDef& d : registry()) v.push_back(d.info);
+    return v;
+  }();
+  return infos;
+}
+
+const VariantInfo* find_variant(const std::string& token) {
+  for (const VariantInfo& v : variants())
+    if (v.token == token) return &v;
+  return nullptr;
+}
+
+bool VariantInfo::supports_elem_bytes(int elem_bytes) const {
+  const unsigned bit = elem_bit(elem_bytes);
+  return bit != 0 && (elem_bytes_mask & bit) != 0;
+}
+
+}  // namespace tmakit

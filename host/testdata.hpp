@@ -1,0 +1,19 @@
+// Index-encoded test data shared by the CLI, the tests and the benchmarks: element i of the
+// input is a mix of its index, so a transposed, shifted or duplicated element is a different
+// value; no element equals the poison byte pattern, so an unwritten output is always caught.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace tmakit {
+
+inline constexpr unsigned char kPoisonByte = 0xCD;
+
+// n elements of elem_bytes (1, 2, 4, 8, 16) into out (resized to n*elem_bytes).
+void fill_index_pattern(std::vector<unsigned char>& out, std::int64_t n, int elem_bytes);
+
+// Index of the first differing elem_bytes-sized element, or -1 if equal.
+std::int64_t first_mismatch(const unsigned char* a, const unsigned char* b, std::int64_t n,
+                            int elem_bytes);
+
+}  // namespace tmakit

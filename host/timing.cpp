@@ -1,0 +1,59 @@
+#include <algorithm>
+#include <host/error.hpp>
+#include <host/timing.hpp>
+
+namespace tmakit {
+
+L2Flusher::~L2Flusher() {
+  if (buf_ != nullptr) cudaFree(buf_);
+}
+
+Status L2Flusher::init(std::size_t l2_bytes) {
+  bytes_ = 2 * std::max<std::size_t>(l2_bytes, 1 << 20);
+  TMAKIT_CUDA_TRY(cudaMalloc(&buf_, bytes_));
+  return {};
+}
+
+Status L2Flusher::flush(cudaStream_t stream) {
+  TMAKIT_CUDA_TRY(cudaMemsetAsync(buf_, ++generation_ & 0xff, bytes_, stream));
+  return {};
+}
+
+Status time_launches(const std::function<Status()>& launch, int warmup, int iters,
+                     L2Flusher* flusher, cudaStream_t stream, TimingStats* stats) {
+  if (iters < 1) return make_status(StatusCode::kInvalidArgument, "iters must be >= 1");
+  for (int i = 0; i < warmup; ++i)
+    if (Status s = launch(); !s) return s;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  TMAKIT_CUDA_TRY(cudaEventCreate(&start));
+  TMAKIT_CUDA_TRY(cudaEventCreate(&stop));
+  stats->samples_ms.clear();
+  Status result;
+  for (int i = 0; i < iters && result.ok(); ++i) {
+    if (flusher != nullptr) result = flusher->flush(stream);
+    if (!result) break;
+    cudaEventRecord(start, stream);
+    result = launch();
+    cudaEventRecord(stop, stream);
+    if (!result) break;
+    const cudaError_t err = cudaEventSynchronize(stop);
+    if (err != cudaSuccess) {
+      result = cuda_status(err, "cudaEventSynchronize");
+      break;
+    }
+    float ms = 0;
+    cudaEventElapsedTime(&ms, start, stop);
+    stats->samples_ms.push_back(ms);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  if (!result) return result;
+  std::vector<double> v = stats->samples_ms;
+  std::sort(v.begin(), v.end());
+  stats->median_ms = v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+  stats->min_ms = v.front();
+  stats->max_ms = v.back();
+  return {};
+}
+
+}  // namespace tmakit

@@ -1,0 +1,40 @@
+// naive_read: the first rung. One thread per element, 16x16 threads per block; a warp walks
+// along an input row, so the read is coalesced and the write strides by `rows` elements
+// (each lane hits a different output row: 32 separate sectors per warp store).
+#include <kernels/common/grid.hpp>
+#include <kernels/launchers.hpp>
+#include <kernels/primitives/dispatch.cuh>
+#include <kernels/primitives/tile_loop.cuh>
+
+namespace tmakit {
+namespace {
+
+constexpr int kBlock = 16;
+
+// Thread (x, y) of tile (ty, tx) reads input (r, c) = (ty*16 + y, tx*16 + x) and writes it to
+// output (c, r), at c*rows + r.
+template <class T>
+__global__ void __launch_bounds__(kBlock * kBlock)
+    naive_read_kernel(const T* __restrict__ src, T* __restrict__ dst, std::int64_t rows,
+                      std::int64_t cols) {
+  for_each_tile(ceil_div(rows, kBlock), ceil_div(cols, kBlock),
+                [&](std::int64_t tile_y, std::int64_t tile_x) {
+                  const std::int64_t r = tile_y * kBlock + threadIdx.y;
+                  const std::int64_t c = tile_x * kBlock + threadIdx.x;
+                  if (r < rows && c < cols) dst[c * rows + r] = src[r * cols + c];
+                });
+}
+
+}  // namespace
+
+cudaError_t kernels::launch_naive_read(const LaunchArgs& a) {
+  return dispatch_elem_1248(a.elem_bytes, [&](auto t) {
+    using T = decltype(t);
+    const TileGrid g = tile_grid(ceil_div(a.rows, kBlock), ceil_div(a.cols, kBlock));
+    naive_read_kernel<T><<<dim3(g.x, g.y), dim3(kBlock, kBlock), 0, a.stream>>>(
+        static_cast<const T*>(a.src), static_cast<T*>(a.dst), a.rows, a.cols);
+    return cudaGetLastError();
+  });
+}
+
+}  // namespace tmakit

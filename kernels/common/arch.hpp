@@ -1,0 +1,16 @@
+// The one header that looks at the compilation target. Everything else asks these macros.
+#pragma once
+
+#if defined(__CUDACC__)
+#define TMAKIT_HD __host__ __device__ __forceinline__
+#else
+#define TMAKIT_HD inline
+#endif
+
+// True in the device pass for sm_90 and newer: the Tensor Memory Accelerator
+// (cp.async.bulk.tensor), mbarrier transaction counts and fence.proxy.async exist there.
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900)
+#define TMAKIT_DEVICE_HAS_TMA 1
+#else
+#define TMAKIT_DEVICE_HAS_TMA 0
+#endif

@@ -1,0 +1,116 @@
+#include <fstream>
+#include <set>
+#include <string>
+#include <gtest/gtest.h>
+#include <host/registry.hpp>
+#include <kernels/common/elem.hpp>
+#include <kernels/common/grid.hpp>
+#include <kernels/common/smem_layouts.hpp>
+
+namespace tmakit {
+namespace {
+
+bool file_exists(const std::string& path) { return std::ifstream(path).good(); }
+
+// One token per technique: unique, a launcher, a description, and a kernel file of that name.
+TEST(Registry, EveryRowIsCompleteAndNamedAfterItsFile) {
+  std::set<std::string> seen;
+  ASSERT_FALSE(registry().empty());
+  for (const VariantDef& d : registry()) {
+    const VariantInfo& v = d.info;
+    SCOPED_TRACE(v.token);
+    EXPECT_TRUE(seen.insert(v.token).second) << "duplicate token";
+    EXPECT_NE(v.token, "auto");
+    EXPECT_NE(d.launch, nullptr);
+    EXPECT_FALSE(v.description.empty());
+    EXPECT_NE(v.elem_bytes_mask, 0u);
+    EXPECT_GE(v.min_cc, 75);
+    EXPECT_EQ(v.uses_tma, v.min_cc >= 90) << "TMA techniques need sm_90 and only they do";
+    const std::string dir = std::string(TMAKIT_SOURCE_DIR) + (v.uses_tma ? "/kernels/tma/" : "/kernels/classic/");
+    EXPECT_TRUE(file_exists(dir + v.token + ".cu")) << "no " << dir << v.token << ".cu";
+  }
+}
+
+TEST(Registry, PublicViewMatchesAndLooksUpByToken) {
+  ASSERT_EQ(variants().size(), registry().size());
+  for (std::size_t i = 0; i < variants().size(); ++i) {
+    EXPECT_EQ(variants()[i].token, registry()[i].info.token);
+    EXPECT_EQ(find_variant(variants()[i].token), &variants()[i]);
+  }
+  EXPECT_EQ(find_variant("no_such_variant"), nullptr);
+  EXPECT_EQ(find_variant("auto"), nullptr);
+}
+
+TEST(Registry, TheClassicLadderIsThere) {
+  for (const char* t : {"naive_read", "naive_write", "smem", "smem_padded", "smem_xor",
+                        "vec_padded", "vec_swizzled", "copy"}) {
+    const VariantInfo* v = find_variant(t);
+    ASSERT_NE(v, nullptr) << t;
+    for (int e : {1, 2, 4, 8}) EXPECT_TRUE(v->supports_elem_bytes(e)) << t << " " << e;
+    EXPECT_FALSE(v->supports_elem_bytes(3));
+    EXPECT_FALSE(v->supports_elem_bytes(0));
+  }
+  EXPECT_EQ(find_variant("copy")->kind, VariantKind::kCopy);
+}
+
+TEST(ElemBits, MaskBitsAreTheSizes) {
+  EXPECT_EQ(elem_bit(1), 1u);
+  EXPECT_EQ(elem_bit(8), 8u);
+  EXPECT_EQ(elem_bit(16), 16u);
+  EXPECT_EQ(elem_bit(3), 0u);
+  EXPECT_EQ(elem_bit(32), 0u);
+  EXPECT_EQ(kElemsPerVec<std::uint8_t>, 16);
+  EXPECT_EQ(kElemsPerVec<std::uint64_t>, 2);
+}
+
+// Each layout maps the N x N tile one-to-one into its array.
+template <class L>
+void expect_bijection() {
+  std::set<int> used;
+  for (int r = 0; r < L::kN; ++r)
+    for (int c = 0; c < L::kN; ++c) {
+      const int i = L::index(r, c);
+      ASSERT_GE(i, 0);
+      ASSERT_LT(i, L::kElems);
+      ASSERT_TRUE(used.insert(i).second) << "(" << r << "," << c << ") collides";
+    }
+}
+
+TEST(SmemLayouts, AreBijections) {
+  expect_bijection<RowMajorLayout<32>>();
+  expect_bijection<PaddedLayout<32>>();
+  expect_bijection<XorLayout<32>>();
+  expect_bijection<PaddedLayout<64>>();
+  expect_bijection<XorLayout<64>>();
+}
+
+// The reason for padding and swizzle: a tile column of 4-byte words, bank = index mod 32.
+TEST(SmemLayouts, ColumnBanksOfFourByteWords) {
+  auto banks_of_column = [](auto layout, int c) {
+    std::set<int> banks;
+    for (int r = 0; r < 32; ++r) banks.insert(decltype(layout)::index(r, c) % 32);
+    return banks.size();
+  };
+  EXPECT_EQ(banks_of_column(RowMajorLayout<32>{}, 5), 1u);  // 32-way conflict
+  EXPECT_EQ(banks_of_column(PaddedLayout<32>{}, 5), 32u);
+  EXPECT_EQ(banks_of_column(XorLayout<32>{}, 5), 32u);
+  // Swizzle<5,0,5> on the linear index i = r*32 + c is i ^ ((i >> 5) & 31).
+  for (int r = 0; r < 32; ++r)
+    for (int c = 0; c < 32; ++c) {
+      const int i = r * 32 + c;
+      EXPECT_EQ(XorLayout<32>::index(r, c), i ^ ((i >> 5) & 31));
+    }
+}
+
+TEST(TileGrid, CapsBothDimensions) {
+  TileGrid g = tile_grid(10, 20);
+  EXPECT_EQ(g.x, 20u);
+  EXPECT_EQ(g.y, 10u);
+  g = tile_grid(std::int64_t(1) << 20, std::int64_t(1) << 40);
+  EXPECT_EQ(g.y, 65535u);
+  EXPECT_EQ(g.x, 0x7fffffffu);
+  EXPECT_EQ(ceil_div(2049, 32), 65);
+}
+
+}  // namespace
+}  // namespace tmakit
