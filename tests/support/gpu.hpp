@@ -18,7 +18,7 @@ inline bool gpu_required() {
 inline std::string missing_gpu_reason(int min_cc) {
   DeviceInfo info;
   const Status s = query_device(&info);
-  if (!s) return "no usable CUDA device: " + s.message;
+  if (!s) return s.message;
   if (info.cc < min_cc)
     return "needs compute capability " + std::to_string(min_cc / 10) + "." +
            std::to_string(min_cc % 10) + ", device is " + info.name + " (" +
