@@ -92,7 +92,8 @@ void run_timed(benchmark::State& state, const std::function<Status()>& launch, d
   }
   cudaEventDestroy(a);
   cudaEventDestroy(b);
-  state.counters["GBps"] = benchmark::Counter(moved_bytes / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GBps"] =
+      benchmark::Counter(moved_bytes / 1e9, benchmark::Counter::kIsIterationInvariantRate);
   (void)key;
   (void)is_copy;
 }
@@ -117,24 +118,39 @@ int main(int argc, char** argv) {
     for (int e : {1, 2, 4, 8}) {
       const double moved = 2.0 * s.rows * s.cols * e;
       const std::string key = key_of(s, e);
-      benchmark::RegisterBenchmark(("memcpy/" + key).c_str(), [=](benchmark::State& st) {
-        Buffers* b = buffers_for(s, e);
-        run_timed(st, [b] { return cuda_status(cudaMemcpyAsync(b->dst, b->src, b->bytes, cudaMemcpyDeviceToDevice), "memcpy"); },
-                  moved, key, true);
-      })->UseManualTime()->Unit(benchmark::kMicrosecond);
+      benchmark::RegisterBenchmark(
+          ("memcpy/" + key).c_str(),
+          [=](benchmark::State& st) {
+            Buffers* b = buffers_for(s, e);
+            run_timed(
+                st,
+                [b] {
+                  return cuda_status(
+                      cudaMemcpyAsync(b->dst, b->src, b->bytes, cudaMemcpyDeviceToDevice),
+                      "memcpy");
+                },
+                moved, key, true);
+          })
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond);
       for (const VariantInfo& v : variants()) {
         const std::string token = v.token;
-        benchmark::RegisterBenchmark((token + "/" + key).c_str(), [=](benchmark::State& st) {
-          if (!find_variant(token)->supports_elem_bytes(e)) {
-            skip(st, "element size not supported");
-            return;
-          }
-          Buffers* b = buffers_for(s, e);
-          TransposeOptions o;
-          o.variant = token;
-          run_timed(st, [&] { return transpose(b->src, b->dst, s.rows, s.cols, e, o); }, moved, key,
-                    find_variant(token)->kind == VariantKind::kCopy);
-        })->UseManualTime()->Unit(benchmark::kMicrosecond);
+        benchmark::RegisterBenchmark(
+            (token + "/" + key).c_str(),
+            [=](benchmark::State& st) {
+              if (!find_variant(token)->supports_elem_bytes(e)) {
+                skip(st, "element size not supported");
+                return;
+              }
+              Buffers* b = buffers_for(s, e);
+              TransposeOptions o;
+              o.variant = token;
+              run_timed(
+                  st, [&] { return transpose(b->src, b->dst, s.rows, s.cols, e, o); }, moved, key,
+                  find_variant(token)->kind == VariantKind::kCopy);
+            })
+            ->UseManualTime()
+            ->Unit(benchmark::kMicrosecond);
       }
     }
   benchmark::Initialize(&argc, argv);

@@ -9,8 +9,9 @@ Status current_device_caps(DeviceCaps* caps) {
   int count = 0;
   if (const cudaError_t err = cudaGetDeviceCount(&count); err != cudaSuccess) {
     cudaGetLastError();
-    return make_status(StatusCode::kNoDevice,
-                       "no usable CUDA device: cudaGetDeviceCount returned " + cuda_error_text(err));
+    return make_status(
+        StatusCode::kNoDevice,
+        "no usable CUDA device: cudaGetDeviceCount returned " + cuda_error_text(err));
   }
   if (count <= 0) return make_status(StatusCode::kNoDevice, "no CUDA device is visible");
   int dev = 0;

@@ -6,7 +6,7 @@ namespace tmakit {
 
 struct DeviceCaps {
   int device = 0;
-  int cc = 0;        // major*10 + minor
+  int cc = 0;  // major*10 + minor
   int sm_count = 0;
 };
 

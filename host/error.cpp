@@ -4,11 +4,16 @@ namespace tmakit {
 
 const char* to_string(StatusCode code) {
   switch (code) {
-    case StatusCode::kOk: return "ok";
-    case StatusCode::kInvalidArgument: return "invalid argument";
-    case StatusCode::kUnsupported: return "unsupported";
-    case StatusCode::kNoDevice: return "no CUDA device";
-    case StatusCode::kCudaError: return "CUDA error";
+    case StatusCode::kOk:
+      return "ok";
+    case StatusCode::kInvalidArgument:
+      return "invalid argument";
+    case StatusCode::kUnsupported:
+      return "unsupported";
+    case StatusCode::kNoDevice:
+      return "no CUDA device";
+    case StatusCode::kCudaError:
+      return "CUDA error";
   }
   return "unknown";
 }

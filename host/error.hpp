@@ -15,8 +15,8 @@ Status cuda_status(cudaError_t err, const char* what);  // ok() when err == cuda
 }  // namespace tmakit
 
 // Returns from the enclosing function (which returns Status) when a CUDA call fails.
-#define TMAKIT_CUDA_TRY(call)                                        \
-  do {                                                               \
-    const cudaError_t tmakit_err_ = (call);                          \
+#define TMAKIT_CUDA_TRY(call)                                                         \
+  do {                                                                                \
+    const cudaError_t tmakit_err_ = (call);                                           \
     if (tmakit_err_ != cudaSuccess) return ::tmakit::cuda_status(tmakit_err_, #call); \
   } while (0)

@@ -30,27 +30,32 @@ Status reference_transpose(const void* src, void* dst, std::int64_t rows, std::i
   if (src == nullptr || dst == nullptr)
     return make_status(StatusCode::kInvalidArgument, "reference_transpose: null pointer");
   if (rows < 1 || cols < 1)
-    return make_status(StatusCode::kInvalidArgument, "reference_transpose: rows and cols must be >= 1");
+    return make_status(StatusCode::kInvalidArgument,
+                       "reference_transpose: rows and cols must be >= 1");
   switch (elem_bytes) {
     case 1:
-      reference_typed(static_cast<const std::uint8_t*>(src), static_cast<std::uint8_t*>(dst), rows, cols);
+      reference_typed(static_cast<const std::uint8_t*>(src), static_cast<std::uint8_t*>(dst), rows,
+                      cols);
       return {};
     case 2:
-      reference_typed(static_cast<const std::uint16_t*>(src), static_cast<std::uint16_t*>(dst), rows, cols);
+      reference_typed(static_cast<const std::uint16_t*>(src), static_cast<std::uint16_t*>(dst),
+                      rows, cols);
       return {};
     case 4:
-      reference_typed(static_cast<const std::uint32_t*>(src), static_cast<std::uint32_t*>(dst), rows, cols);
+      reference_typed(static_cast<const std::uint32_t*>(src), static_cast<std::uint32_t*>(dst),
+                      rows, cols);
       return {};
     case 8:
-      reference_typed(static_cast<const std::uint64_t*>(src), static_cast<std::uint64_t*>(dst), rows, cols);
+      reference_typed(static_cast<const std::uint64_t*>(src), static_cast<std::uint64_t*>(dst),
+                      rows, cols);
       return {};
     case 16:
       reference_typed(static_cast<const Bytes16*>(src), static_cast<Bytes16*>(dst), rows, cols);
       return {};
     default:
-      return make_status(StatusCode::kInvalidArgument,
-                         "reference_transpose: element size " + std::to_string(elem_bytes) +
-                             " bytes is not one of 1, 2, 4, 8, 16");
+      return make_status(StatusCode::kInvalidArgument, "reference_transpose: element size " +
+                                                           std::to_string(elem_bytes) +
+                                                           " bytes is not one of 1, 2, 4, 8, 16");
   }
 }
 

@@ -14,8 +14,8 @@ class L2Flusher {
   ~L2Flusher();
   L2Flusher(const L2Flusher&) = delete;
   L2Flusher& operator=(const L2Flusher&) = delete;
-  Status init(std::size_t l2_bytes);           // allocates 2 x l2_bytes
-  Status flush(cudaStream_t stream);           // overwrites the scratch buffer
+  Status init(std::size_t l2_bytes);  // allocates 2 x l2_bytes
+  Status flush(cudaStream_t stream);  // overwrites the scratch buffer
 
  private:
   void* buf_ = nullptr;
@@ -34,6 +34,8 @@ Status time_launches(const std::function<Status()>& launch, int warmup, int iter
                      L2Flusher* flusher, cudaStream_t stream, TimingStats* stats);
 
 // Decimal GB/s for `bytes` moved in `ms`.
-inline double gbps(double bytes, double ms) { return ms > 0 ? bytes / (ms * 1e6) : 0; }
+inline double gbps(double bytes, double ms) {
+  return ms > 0 ? bytes / (ms * 1e6) : 0;
+}
 
 }  // namespace tmakit

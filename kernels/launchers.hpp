@@ -13,9 +13,9 @@ struct LaunchArgs {
   void* dst = nullptr;        // cols x rows, row-major
   std::int64_t rows = 0;
   std::int64_t cols = 0;
-  int elem_bytes = 0;         // 1, 2, 4, 8 (16 for int4_8x8)
+  int elem_bytes = 0;  // 1, 2, 4, 8 (16 for int4_8x8)
   cudaStream_t stream = nullptr;
-  int sm_count = 1;           // for grids sized from the machine (copy, persistent kernels)
+  int sm_count = 1;  // for grids sized from the machine (copy, persistent kernels)
 };
 
 using Launcher = cudaError_t (*)(const LaunchArgs&);

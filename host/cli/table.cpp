@@ -44,7 +44,9 @@ std::string json_escape(const std::string& s) {
   return o;
 }
 
-const char* kind_name(VariantKind k) { return k == VariantKind::kCopy ? "copy" : "transpose"; }
+const char* kind_name(VariantKind k) {
+  return k == VariantKind::kCopy ? "copy" : "transpose";
+}
 
 std::string elem_list(unsigned mask) {
   std::string s;
@@ -56,8 +58,8 @@ std::string elem_list(unsigned mask) {
 }  // namespace
 
 int run_list() {
-  std::printf("%-14s %-9s %-6s %-12s %-6s %s\n", "variant", "kind", "min_cc", "elem_bytes",
-              "align", "description");
+  std::printf("%-14s %-9s %-6s %-12s %-6s %s\n", "variant", "kind", "min_cc", "elem_bytes", "align",
+              "description");
   for (const VariantInfo& v : variants())
     std::printf("%-14s %-9s %d.%-4d %-12s %-6d %s\n", v.token.c_str(), kind_name(v.kind),
                 v.min_cc / 10, v.min_cc % 10, elem_list(v.elem_bytes_mask).c_str(),
@@ -67,7 +69,8 @@ int run_list() {
 }
 
 int run_table(const TableOptions& opt) {
-  if (opt.rows < 1 || opt.cols < 1) return fail(make_status(StatusCode::kInvalidArgument, "--rows and --cols must be >= 1"));
+  if (opt.rows < 1 || opt.cols < 1)
+    return fail(make_status(StatusCode::kInvalidArgument, "--rows and --cols must be >= 1"));
   if (opt.iters < 1) return fail(make_status(StatusCode::kInvalidArgument, "--iters must be >= 1"));
   if (elem_bit(opt.elem_bytes) == 0 || opt.elem_bytes == 16)
     return fail(make_status(StatusCode::kInvalidArgument, "--elem-bytes must be 1, 2, 4 or 8"));
@@ -85,25 +88,30 @@ int run_table(const TableOptions& opt) {
   DeviceInfo dev;
   if (Status s = query_device(&dev); !s) return fail(s);
   if (!opt.json)
-    std::printf("device %d: %s, compute capability %d.%d, %d SMs, SM clock %d MHz, memory clock "
-                "%d MHz, %d-bit bus, L2 %d MB, driver %d.%d, runtime %d.%d\n",
-                dev.device, dev.name.c_str(), dev.cc / 10, dev.cc % 10, dev.sm_count,
-                dev.sm_clock_khz / 1000, dev.mem_clock_khz / 1000, dev.mem_bus_bits,
-                dev.l2_bytes >> 20, dev.driver_version / 1000, (dev.driver_version % 1000) / 10,
-                dev.runtime_version / 1000, (dev.runtime_version % 1000) / 10);
+    std::printf(
+        "device %d: %s, compute capability %d.%d, %d SMs, SM clock %d MHz, memory clock "
+        "%d MHz, %d-bit bus, L2 %d MB, driver %d.%d, runtime %d.%d\n",
+        dev.device, dev.name.c_str(), dev.cc / 10, dev.cc % 10, dev.sm_count,
+        dev.sm_clock_khz / 1000, dev.mem_clock_khz / 1000, dev.mem_bus_bits, dev.l2_bytes >> 20,
+        dev.driver_version / 1000, (dev.driver_version % 1000) / 10, dev.runtime_version / 1000,
+        (dev.runtime_version % 1000) / 10);
 
   const std::int64_t n = opt.rows * opt.cols;
   const std::size_t bytes = static_cast<std::size_t>(n) * opt.elem_bytes;
   const double moved = 2.0 * static_cast<double>(bytes);
   std::vector<unsigned char> h_src, h_ref(bytes), h_out(bytes);
   fill_index_pattern(h_src, n, opt.elem_bytes);
-  if (Status s = reference_transpose(h_src.data(), h_ref.data(), opt.rows, opt.cols, opt.elem_bytes); !s)
+  if (Status s =
+          reference_transpose(h_src.data(), h_ref.data(), opt.rows, opt.cols, opt.elem_bytes);
+      !s)
     return fail(s);
 
   DeviceBuffer d_src, d_dst;
   if (Status s = cuda_status(cudaMalloc(&d_src.p, bytes), "cudaMalloc(src)"); !s) return fail(s);
   if (Status s = cuda_status(cudaMalloc(&d_dst.p, bytes), "cudaMalloc(dst)"); !s) return fail(s);
-  if (Status s = cuda_status(cudaMemcpy(d_src.p, h_src.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy(src)"); !s)
+  if (Status s = cuda_status(cudaMemcpy(d_src.p, h_src.data(), bytes, cudaMemcpyHostToDevice),
+                             "cudaMemcpy(src)");
+      !s)
     return fail(s);
   L2Flusher flusher;
   if (Status s = flusher.init(static_cast<std::size_t>(dev.l2_bytes)); !s) return fail(s);
@@ -112,7 +120,11 @@ int run_table(const TableOptions& opt) {
   // The copy roofline: cudaMemcpyAsync device-to-device over the same bytes.
   TimingStats memcpy_stats;
   if (Status s = time_launches(
-          [&] { return cuda_status(cudaMemcpyAsync(d_dst.p, d_src.p, bytes, cudaMemcpyDeviceToDevice, nullptr), "cudaMemcpyAsync"); },
+          [&] {
+            return cuda_status(
+                cudaMemcpyAsync(d_dst.p, d_src.p, bytes, cudaMemcpyDeviceToDevice, nullptr),
+                "cudaMemcpyAsync");
+          },
           warmup, opt.iters, &flusher, nullptr, &memcpy_stats);
       !s)
     return fail(s);
@@ -132,7 +144,9 @@ int run_table(const TableOptions& opt) {
     cudaMemset(d_dst.p, kPoisonByte, bytes);
     Status s = transpose(d_src.p, d_dst.p, opt.rows, opt.cols, opt.elem_bytes, to);
     if (s) s = cuda_status(cudaDeviceSynchronize(), "kernel execution");
-    if (s) s = cuda_status(cudaMemcpy(h_out.data(), d_dst.p, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy(dst)");
+    if (s)
+      s = cuda_status(cudaMemcpy(h_out.data(), d_dst.p, bytes, cudaMemcpyDeviceToHost),
+                      "cudaMemcpy(dst)");
     row.ran = s.variant.empty() ? token : s.variant;
     if (!s.fallback_reason.empty()) row.note = "ran " + row.ran + ": " + s.fallback_reason;
     if (!s) {
@@ -142,15 +156,17 @@ int run_table(const TableOptions& opt) {
       if (s.code == StatusCode::kCudaError) break;  // the context may be unusable now
       continue;
     }
-    const std::int64_t bad = first_mismatch(h_out.data(), is_copy ? h_src.data() : h_ref.data(), n, opt.elem_bytes);
+    const std::int64_t bad =
+        first_mismatch(h_out.data(), is_copy ? h_src.data() : h_ref.data(), n, opt.elem_bytes);
     row.verified = bad < 0;
     if (!row.verified) {
       ++failures;
       row.note = "MISMATCH at output element " + std::to_string(bad);
     }
     TimingStats st;
-    s = time_launches([&] { return transpose(d_src.p, d_dst.p, opt.rows, opt.cols, opt.elem_bytes, to); },
-                      warmup, opt.iters, &flusher, nullptr, &st);
+    s = time_launches(
+        [&] { return transpose(d_src.p, d_dst.p, opt.rows, opt.cols, opt.elem_bytes, to); }, warmup,
+        opt.iters, &flusher, nullptr, &st);
     if (!s) {
       row.note = s.message;
       ++failures;
@@ -167,30 +183,37 @@ int run_table(const TableOptions& opt) {
 
   const double memcpy_gbps = gbps(moved, memcpy_stats.median_ms);
   if (opt.json) {
-    std::printf("{\n  \"device\": {\"name\": \"%s\", \"cc\": \"%d.%d\", \"sms\": %d, \"sm_clock_mhz\": %d, "
-                "\"mem_clock_mhz\": %d, \"driver\": %d, \"runtime\": %d},\n",
-                json_escape(dev.name).c_str(), dev.cc / 10, dev.cc % 10, dev.sm_count,
-                dev.sm_clock_khz / 1000, dev.mem_clock_khz / 1000, dev.driver_version, dev.runtime_version);
+    std::printf(
+        "{\n  \"device\": {\"name\": \"%s\", \"cc\": \"%d.%d\", \"sms\": %d, \"sm_clock_mhz\": %d, "
+        "\"mem_clock_mhz\": %d, \"driver\": %d, \"runtime\": %d},\n",
+        json_escape(dev.name).c_str(), dev.cc / 10, dev.cc % 10, dev.sm_count,
+        dev.sm_clock_khz / 1000, dev.mem_clock_khz / 1000, dev.driver_version, dev.runtime_version);
     std::printf("  \"rows\": %lld, \"cols\": %lld, \"elem_bytes\": %d, \"iters\": %d,\n",
-                static_cast<long long>(opt.rows), static_cast<long long>(opt.cols), opt.elem_bytes, opt.iters);
-    std::printf("  \"memcpy_gbps\": %.2f, \"best_copy_gbps\": %.2f, \"best_copy\": \"%s\",\n  \"results\": [\n",
-                memcpy_gbps, best_copy, best_copy_name.c_str());
+                static_cast<long long>(opt.rows), static_cast<long long>(opt.cols), opt.elem_bytes,
+                opt.iters);
+    std::printf(
+        "  \"memcpy_gbps\": %.2f, \"best_copy_gbps\": %.2f, \"best_copy\": \"%s\",\n  \"results\": "
+        "[\n",
+        memcpy_gbps, best_copy, best_copy_name.c_str());
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const Row& r = rows[i];
-      std::printf("    {\"variant\": \"%s\", \"ran\": \"%s\", \"median_ms\": %.5f, \"gbps\": %.2f, "
-                  "\"pct_of_copy\": %.2f, \"verified\": %s, \"note\": \"%s\"}%s\n",
-                  r.variant.c_str(), r.ran.c_str(), r.median_ms, r.gbps,
-                  best_copy > 0 ? 100.0 * r.gbps / best_copy : 0.0, r.verified ? "true" : "false",
-                  json_escape(r.note).c_str(), i + 1 < rows.size() ? "," : "");
+      std::printf(
+          "    {\"variant\": \"%s\", \"ran\": \"%s\", \"median_ms\": %.5f, \"gbps\": %.2f, "
+          "\"pct_of_copy\": %.2f, \"verified\": %s, \"note\": \"%s\"}%s\n",
+          r.variant.c_str(), r.ran.c_str(), r.median_ms, r.gbps,
+          best_copy > 0 ? 100.0 * r.gbps / best_copy : 0.0, r.verified ? "true" : "false",
+          json_escape(r.note).c_str(), i + 1 < rows.size() ? "," : "");
     }
     std::printf("  ]\n}\n");
   } else {
-    std::printf("%lld x %lld, %d-byte elements, %.1f MB moved per run (read + write), median of %d runs\n",
-                static_cast<long long>(opt.rows), static_cast<long long>(opt.cols), opt.elem_bytes,
-                moved / 1e6, opt.iters);
-    std::printf("copy roofline: cudaMemcpyAsync %.1f GB/s; best copy %.1f GB/s (%s)\n\n", memcpy_gbps,
-                best_copy, best_copy_name.c_str());
-    std::printf("%-14s %10s %10s %8s %9s  %s\n", "variant", "time_ms", "GB/s", "%copy", "verified", "note");
+    std::printf(
+        "%lld x %lld, %d-byte elements, %.1f MB moved per run (read + write), median of %d runs\n",
+        static_cast<long long>(opt.rows), static_cast<long long>(opt.cols), opt.elem_bytes,
+        moved / 1e6, opt.iters);
+    std::printf("copy roofline: cudaMemcpyAsync %.1f GB/s; best copy %.1f GB/s (%s)\n\n",
+                memcpy_gbps, best_copy, best_copy_name.c_str());
+    std::printf("%-14s %10s %10s %8s %9s  %s\n", "variant", "time_ms", "GB/s", "%copy", "verified",
+                "note");
     for (const Row& r : rows)
       std::printf("%-14s %10.4f %10.1f %7.1f%% %9s  %s\n", r.variant.c_str(), r.median_ms, r.gbps,
                   best_copy > 0 ? 100.0 * r.gbps / best_copy : 0.0, r.verified ? "yes" : "NO",

@@ -56,9 +56,8 @@ cudaError_t kernels::launch_copy(const LaunchArgs& a) {
   return dispatch_elem_1248(a.elem_bytes, [&](auto t) {
     using T = decltype(t);
     const std::int64_t n = a.rows * a.cols;
-    const unsigned blocks = static_cast<unsigned>(
-        std::max<std::int64_t>(1, std::min<std::int64_t>(ceil_div(n, kThreads),
-                                                         std::int64_t(a.sm_count) * kBlocksPerSm)));
+    const unsigned blocks = static_cast<unsigned>(std::max<std::int64_t>(
+        1, std::min<std::int64_t>(ceil_div(n, kThreads), std::int64_t(a.sm_count) * kBlocksPerSm)));
     const T* s = static_cast<const T*>(a.src);
     T* d = static_cast<T*>(a.dst);
     if (is_aligned(s, kVecBytes) && is_aligned(d, kVecBytes))

@@ -14,7 +14,7 @@ constexpr int kBlock = 16;
 // Thread (x, y) of tile (ty, tx) reads input (r, c) = (ty*16 + y, tx*16 + x) and writes it to
 // output (c, r), at c*rows + r.
 template <class T>
-__global__ void __launch_bounds__(kBlock * kBlock)
+__global__ void __launch_bounds__(kBlock* kBlock)
     naive_read_kernel(const T* __restrict__ src, T* __restrict__ dst, std::int64_t rows,
                       std::int64_t cols) {
   for_each_tile(ceil_div(rows, kBlock), ceil_div(cols, kBlock),

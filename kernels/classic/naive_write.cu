@@ -15,7 +15,7 @@ constexpr int kBlock = 16;
 // The grid covers the OUTPUT (cols x rows). Thread (x, y) of output tile (ty, tx) writes
 // output (i, j) = (ty*16 + y, tx*16 + x), which is input (j, i), at j*cols + i.
 template <class T>
-__global__ void __launch_bounds__(kBlock * kBlock)
+__global__ void __launch_bounds__(kBlock* kBlock)
     naive_write_kernel(const T* __restrict__ src, T* __restrict__ dst, std::int64_t rows,
                        std::int64_t cols) {
   for_each_tile(ceil_div(cols, kBlock), ceil_div(rows, kBlock),

@@ -28,7 +28,7 @@ constexpr int kLeetTile = 16;
 //   load : tile[y][x] <- in[r0+y][c0+x]      (x = threadIdx.x walks an input row)
 //   store: out[c0+y][r0+x] <- tile[x][y]     (x walks an output row; tile read down a column,
 //                                             17-element rows keep it conflict-free)
-__global__ void __launch_bounds__(kLeetTile * kLeetTile)
+__global__ void __launch_bounds__(kLeetTile* kLeetTile)
     leetgpu_tiled_kernel(const float* __restrict__ input, float* __restrict__ output, int rows,
                          int cols) {
   __shared__ float tile[kLeetTile][kLeetTile + 1];

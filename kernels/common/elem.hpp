@@ -10,13 +10,21 @@ inline constexpr int kVecBytes = 16;  // the widest global/shared access: LDG.12
 template <int Bytes>
 struct ElemOf;
 template <>
-struct ElemOf<1> { using type = std::uint8_t; };
+struct ElemOf<1> {
+  using type = std::uint8_t;
+};
 template <>
-struct ElemOf<2> { using type = std::uint16_t; };
+struct ElemOf<2> {
+  using type = std::uint16_t;
+};
 template <>
-struct ElemOf<4> { using type = std::uint32_t; };
+struct ElemOf<4> {
+  using type = std::uint32_t;
+};
 template <>
-struct ElemOf<8> { using type = std::uint64_t; };
+struct ElemOf<8> {
+  using type = std::uint64_t;
+};
 
 // Elements of type T per 16-byte vector.
 template <class T>
@@ -24,8 +32,12 @@ inline constexpr int kElemsPerVec = kVecBytes / static_cast<int>(sizeof(T));
 
 // Bit i of an element-size mask stands for (1 << i) bytes: 1, 2, 4, 8, 16.
 inline constexpr unsigned elem_bit(int elem_bytes) {
-  return elem_bytes == 1 ? 1u : elem_bytes == 2 ? 2u : elem_bytes == 4 ? 4u
-       : elem_bytes == 8 ? 8u : elem_bytes == 16 ? 16u : 0u;
+  return elem_bytes == 1    ? 1u
+         : elem_bytes == 2  ? 2u
+         : elem_bytes == 4  ? 4u
+         : elem_bytes == 8  ? 8u
+         : elem_bytes == 16 ? 16u
+                            : 0u;
 }
 inline constexpr unsigned kElems1248 = 1u | 2u | 4u | 8u;
 

@@ -8,7 +8,9 @@
 
 namespace tmakit {
 
-inline constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+inline constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return (a + b - 1) / b;
+}
 
 struct TileGrid {
   unsigned x, y;  // blocks along the column tiles (x) and the row tiles (y)

@@ -14,11 +14,11 @@
 
 namespace tmakit {
 
-inline constexpr int kSmemTile = 32;      // tile side in elements
-inline constexpr int kSmemTileRows = 8;   // threadIdx.y extent: 32x8 = 256 threads
+inline constexpr int kSmemTile = 32;     // tile side in elements
+inline constexpr int kSmemTileRows = 8;  // threadIdx.y extent: 32x8 = 256 threads
 
 template <class T, class Layout>
-__global__ void __launch_bounds__(kSmemTile * kSmemTileRows)
+__global__ void __launch_bounds__(kSmemTile* kSmemTileRows)
     smem_tile_kernel(const T* __restrict__ src, T* __restrict__ dst, std::int64_t rows,
                      std::int64_t cols) {
   static_assert(Layout::kN == kSmemTile, "the 32x8 kernel needs a 32x32 tile");

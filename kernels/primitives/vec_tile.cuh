@@ -54,7 +54,8 @@ __global__ void __launch_bounds__(kVecTileThreads)
 #pragma unroll 4
       for (int i = tid; i < N * N; i += kVecTileThreads) {
         const int r = i / N, c = i % N;
-        if (r0 + r < rows && c0 + c < cols) tile[Layout::index(r, c)] = src[(r0 + r) * cols + (c0 + c)];
+        if (r0 + r < rows && c0 + c < cols)
+          tile[Layout::index(r, c)] = src[(r0 + r) * cols + (c0 + c)];
       }
     }
     __syncthreads();
@@ -92,10 +93,14 @@ cudaError_t launch_vec_tile(const void* src, void* dst, std::int64_t rows, std::
   const dim3 grid(g.x, g.y), block(kVecTileThreads);
   const T* s = static_cast<const T*>(src);
   T* d = static_cast<T*>(dst);
-  if (vec_in && vec_out) vec_tile_kernel<T, L, true, true><<<grid, block, 0, stream>>>(s, d, rows, cols);
-  else if (vec_in) vec_tile_kernel<T, L, true, false><<<grid, block, 0, stream>>>(s, d, rows, cols);
-  else if (vec_out) vec_tile_kernel<T, L, false, true><<<grid, block, 0, stream>>>(s, d, rows, cols);
-  else vec_tile_kernel<T, L, false, false><<<grid, block, 0, stream>>>(s, d, rows, cols);
+  if (vec_in && vec_out)
+    vec_tile_kernel<T, L, true, true><<<grid, block, 0, stream>>>(s, d, rows, cols);
+  else if (vec_in)
+    vec_tile_kernel<T, L, true, false><<<grid, block, 0, stream>>>(s, d, rows, cols);
+  else if (vec_out)
+    vec_tile_kernel<T, L, false, true><<<grid, block, 0, stream>>>(s, d, rows, cols);
+  else
+    vec_tile_kernel<T, L, false, false><<<grid, block, 0, stream>>>(s, d, rows, cols);
   return cudaGetLastError();
 }
 

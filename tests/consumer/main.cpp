@@ -8,7 +8,8 @@
 #include <tmakit/tmakit.hpp>
 
 int main() {
-  const bool require = std::getenv("TMAKIT_REQUIRE_GPU") && std::strcmp(std::getenv("TMAKIT_REQUIRE_GPU"), "1") == 0;
+  const bool require =
+      std::getenv("TMAKIT_REQUIRE_GPU") && std::strcmp(std::getenv("TMAKIT_REQUIRE_GPU"), "1") == 0;
   tmakit::DeviceInfo dev;
   if (tmakit::Status s = tmakit::query_device(&dev); !s) {
     std::printf("consumer: linked tmakit; no GPU to run on: %s\n", s.message.c_str());

@@ -12,13 +12,14 @@ namespace {
 TEST(Solve, MatchesReferenceOnEveryShape) {
   TMAKIT_NEED_GPU(75);
   for (const test::Shape& s : test::standard_shapes()) {
-    const std::string err = test::check_transpose(s.rows, s.cols, 4, false, 0, [&](const void* src, void* dst) {
-      solve(static_cast<const float*>(src), static_cast<float*>(dst), static_cast<int>(s.rows),
-            static_cast<int>(s.cols));
-      Status ok;
-      ok.variant = "solve";
-      return ok;
-    });
+    const std::string err =
+        test::check_transpose(s.rows, s.cols, 4, false, 0, [&](const void* src, void* dst) {
+          solve(static_cast<const float*>(src), static_cast<float*>(dst), static_cast<int>(s.rows),
+                static_cast<int>(s.cols));
+          Status ok;
+          ok.variant = "solve";
+          return ok;
+        });
     EXPECT_EQ(err, "") << "solve " << s.rows << "x" << s.cols;
   }
 }
@@ -59,7 +60,8 @@ TEST(Rejects, LeaveTheDestinationUntouched) {
     EXPECT_FALSE(c.status.ok()) << c.what;
     EXPECT_FALSE(c.status.message.empty()) << c.what;
   }
-  for (std::size_t i = 0; i < bytes; ++i) ASSERT_EQ(out[i], kPoisonByte) << "byte " << i << " was written";
+  for (std::size_t i = 0; i < bytes; ++i)
+    ASSERT_EQ(out[i], kPoisonByte) << "byte " << i << " was written";
   cudaFree(src);
   cudaFree(dst);
 }
@@ -71,9 +73,9 @@ TEST(Options, SynchronizeAndStreamAreHonoured) {
   TransposeOptions opt;
   opt.stream = stream;
   opt.synchronize = true;
-  const std::string err = test::check_transpose(300, 200, 8, false, 0, [&](const void* src, void* dst) {
-    return transpose(src, dst, 300, 200, 8, opt);
-  });
+  const std::string err = test::check_transpose(
+      300, 200, 8, false, 0,
+      [&](const void* src, void* dst) { return transpose(src, dst, 300, 200, 8, opt); });
   EXPECT_EQ(err, "");
   cudaStreamDestroy(stream);
 }

@@ -14,7 +14,9 @@ struct Case {
   int elem_bytes;
 };
 
-void PrintTo(const Case& c, std::ostream* os) { *os << c.variant << "/" << c.elem_bytes << "B"; }
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.variant << "/" << c.elem_bytes << "B";
+}
 
 std::vector<Case> all_cases() {
   std::vector<Case> cases;
@@ -39,7 +41,8 @@ TEST_P(Transpose, MatchesReferenceOnEveryShape) {
         s.rows, s.cols, c.elem_bytes, copy, 0, [&](const void* src, void* dst) {
           return transpose(src, dst, s.rows, s.cols, c.elem_bytes, opt);
         });
-    EXPECT_EQ(err, "") << c.variant << " " << s.rows << "x" << s.cols << " x" << c.elem_bytes << "B";
+    EXPECT_EQ(err, "") << c.variant << " " << s.rows << "x" << s.cols << " x" << c.elem_bytes
+                       << "B";
   }
 }
 
@@ -58,7 +61,8 @@ TEST_P(Transpose, MatchesReferenceWithUnalignedPointers) {
         s.rows, s.cols, c.elem_bytes, copy, c.elem_bytes, [&](const void* src, void* dst) {
           return transpose(src, dst, s.rows, s.cols, c.elem_bytes, opt);
         });
-    EXPECT_EQ(err, "") << c.variant << " " << s.rows << "x" << s.cols << " x" << c.elem_bytes << "B";
+    EXPECT_EQ(err, "") << c.variant << " " << s.rows << "x" << s.cols << " x" << c.elem_bytes
+                       << "B";
   }
 }
 
@@ -74,11 +78,12 @@ TEST_P(AutoVariant, MatchesReferenceAndNamesWhatRan) {
   const int e = GetParam();
   for (const test::Shape& s : test::standard_shapes()) {
     std::string ran;
-    const std::string err = test::check_transpose(s.rows, s.cols, e, false, 0, [&](const void* src, void* dst) {
-      Status st = transpose(src, dst, s.rows, s.cols, e);
-      ran = st.variant;
-      return st;
-    });
+    const std::string err =
+        test::check_transpose(s.rows, s.cols, e, false, 0, [&](const void* src, void* dst) {
+          Status st = transpose(src, dst, s.rows, s.cols, e);
+          ran = st.variant;
+          return st;
+        });
     EXPECT_EQ(err, "") << "auto " << s.rows << "x" << s.cols << " x" << e << "B";
     EXPECT_NE(find_variant(ran), nullptr) << "auto reported '" << ran << "'";
   }

@@ -18,23 +18,28 @@ void expect_error(const Status& s, StatusCode code, const std::string& needle) {
 }
 
 TEST(ApiErrors, NullSource) {
-  expect_error(transpose(nullptr, g_b, 4, 4, 4), StatusCode::kInvalidArgument, "src is a null pointer");
+  expect_error(transpose(nullptr, g_b, 4, 4, 4), StatusCode::kInvalidArgument,
+               "src is a null pointer");
 }
 
 TEST(ApiErrors, NullDestination) {
-  expect_error(transpose(g_a, nullptr, 4, 4, 4), StatusCode::kInvalidArgument, "dst is a null pointer");
+  expect_error(transpose(g_a, nullptr, 4, 4, 4), StatusCode::kInvalidArgument,
+               "dst is a null pointer");
 }
 
 TEST(ApiErrors, ZeroRows) {
-  expect_error(transpose(g_a, g_b, 0, 4, 4), StatusCode::kInvalidArgument, "rows must be >= 1 (got 0)");
+  expect_error(transpose(g_a, g_b, 0, 4, 4), StatusCode::kInvalidArgument,
+               "rows must be >= 1 (got 0)");
 }
 
 TEST(ApiErrors, ZeroCols) {
-  expect_error(transpose(g_a, g_b, 4, 0, 4), StatusCode::kInvalidArgument, "cols must be >= 1 (got 0)");
+  expect_error(transpose(g_a, g_b, 4, 0, 4), StatusCode::kInvalidArgument,
+               "cols must be >= 1 (got 0)");
 }
 
 TEST(ApiErrors, NegativeDims) {
-  expect_error(transpose(g_a, g_b, -3, 4, 4), StatusCode::kInvalidArgument, "rows must be >= 1 (got -3)");
+  expect_error(transpose(g_a, g_b, -3, 4, 4), StatusCode::kInvalidArgument,
+               "rows must be >= 1 (got -3)");
 }
 
 TEST(ApiErrors, AbsurdDimsOverflow) {

@@ -28,7 +28,8 @@ TEST_P(ReferenceSizes, IsAnInvolutionAndMovesEachElement) {
     ASSERT_TRUE(reference_transpose(t.data(), back.data(), cols, rows, e));
     EXPECT_EQ(back, src) << rows << "x" << cols;
     const int r = rows - 1, c = cols / 2;
-    EXPECT_EQ(0, std::memcmp(&t[(std::int64_t(c) * rows + r) * e], &src[(std::int64_t(r) * cols + c) * e], e));
+    EXPECT_EQ(0, std::memcmp(&t[(std::int64_t(c) * rows + r) * e],
+                             &src[(std::int64_t(r) * cols + c) * e], e));
   }
 }
 INSTANTIATE_TEST_SUITE_P(ElemBytes, ReferenceSizes, ::testing::Values(1, 2, 4, 8, 16));

@@ -10,7 +10,9 @@
 namespace tmakit {
 namespace {
 
-bool file_exists(const std::string& path) { return std::ifstream(path).good(); }
+bool file_exists(const std::string& path) {
+  return std::ifstream(path).good();
+}
 
 // One token per technique: unique, a launcher, a description, and a kernel file of that name.
 TEST(Registry, EveryRowIsCompleteAndNamedAfterItsFile) {
@@ -26,7 +28,8 @@ TEST(Registry, EveryRowIsCompleteAndNamedAfterItsFile) {
     EXPECT_NE(v.elem_bytes_mask, 0u);
     EXPECT_GE(v.min_cc, 75);
     EXPECT_EQ(v.uses_tma, v.min_cc >= 90) << "TMA techniques need sm_90 and only they do";
-    const std::string dir = std::string(TMAKIT_SOURCE_DIR) + (v.uses_tma ? "/kernels/tma/" : "/kernels/classic/");
+    const std::string dir =
+        std::string(TMAKIT_SOURCE_DIR) + (v.uses_tma ? "/kernels/tma/" : "/kernels/classic/");
     EXPECT_TRUE(file_exists(dir + v.token + ".cu")) << "no " << dir << v.token << ".cu";
   }
 }

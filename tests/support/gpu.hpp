@@ -28,11 +28,11 @@ inline std::string missing_gpu_reason(int min_cc) {
 
 }  // namespace tmakit::test
 
-#define TMAKIT_NEED_GPU(min_cc)                                                         \
-  do {                                                                                  \
-    const std::string tmakit_why_ = ::tmakit::test::missing_gpu_reason(min_cc);         \
-    if (!tmakit_why_.empty()) {                                                         \
+#define TMAKIT_NEED_GPU(min_cc)                                                               \
+  do {                                                                                        \
+    const std::string tmakit_why_ = ::tmakit::test::missing_gpu_reason(min_cc);               \
+    if (!tmakit_why_.empty()) {                                                               \
       if (::tmakit::test::gpu_required()) FAIL() << tmakit_why_ << " (TMAKIT_REQUIRE_GPU=1)"; \
-      GTEST_SKIP() << tmakit_why_;                                                      \
-    }                                                                                   \
+      GTEST_SKIP() << tmakit_why_;                                                            \
+    }                                                                                         \
   } while (0)

@@ -17,9 +17,9 @@ inline constexpr std::size_t kGuardBytes = 4096;
 // Runs `run(src, dst)` on device copies of an index-encoded rows x cols matrix. src and dst
 // are offset by `offset_bytes` from 256-byte aligned allocations (0 = aligned; an element size
 // makes them unaligned for 16-byte accesses). Returns "" on success, else what went wrong.
-inline std::string check_transpose(
-    std::int64_t rows, std::int64_t cols, int elem_bytes, bool expect_copy,
-    std::size_t offset_bytes, const std::function<Status(const void*, void*)>& run) {
+inline std::string check_transpose(std::int64_t rows, std::int64_t cols, int elem_bytes,
+                                   bool expect_copy, std::size_t offset_bytes,
+                                   const std::function<Status(const void*, void*)>& run) {
   const std::int64_t n = rows * cols;
   const std::size_t bytes = static_cast<std::size_t>(n) * elem_bytes;
   std::vector<unsigned char> src, ref;
@@ -28,7 +28,8 @@ inline std::string check_transpose(
     ref = src;
   } else {
     ref.resize(bytes);
-    if (Status s = reference_transpose(src.data(), ref.data(), rows, cols, elem_bytes); !s) return s.message;
+    if (Status s = reference_transpose(src.data(), ref.data(), rows, cols, elem_bytes); !s)
+      return s.message;
   }
   const std::size_t dst_alloc = bytes + 2 * kGuardBytes + offset_bytes;
   unsigned char *d_src = nullptr, *d_dst = nullptr;
@@ -48,16 +49,19 @@ inline std::string check_transpose(
       if (cuda(cudaMemcpy(out.data(), d_dst, dst_alloc, cudaMemcpyDeviceToHost), "D2H")) {
         const unsigned char* body = out.data() + kGuardBytes + offset_bytes;
         for (std::size_t i = 0; i < kGuardBytes + offset_bytes && err.empty(); ++i)
-          if (out[i] != kPoisonByte) err = "wrote " + std::to_string(kGuardBytes + offset_bytes - i) + " bytes before dst";
+          if (out[i] != kPoisonByte)
+            err = "wrote " + std::to_string(kGuardBytes + offset_bytes - i) + " bytes before dst";
         for (std::size_t i = 0; i < kGuardBytes && err.empty(); ++i)
-          if (body[bytes + i] != kPoisonByte) err = "wrote byte " + std::to_string(i) + " past the end of dst";
+          if (body[bytes + i] != kPoisonByte)
+            err = "wrote byte " + std::to_string(i) + " past the end of dst";
         if (err.empty()) {
           const std::int64_t bad = first_mismatch(body, ref.data(), n, elem_bytes);
           if (bad >= 0) {
             const std::int64_t orow = expect_copy ? bad / cols : bad / rows;
             const std::int64_t ocol = expect_copy ? bad % cols : bad % rows;
             bool poison = true;
-            for (int b = 0; b < elem_bytes; ++b) poison = poison && body[bad * elem_bytes + b] == kPoisonByte;
+            for (int b = 0; b < elem_bytes; ++b)
+              poison = poison && body[bad * elem_bytes + b] == kPoisonByte;
             err = "output element (" + std::to_string(orow) + ", " + std::to_string(ocol) + ") " +
                   (poison ? "was never written" : "has the wrong value");
           }

@@ -36,11 +36,11 @@ enum class VariantKind { kTranspose, kCopy };
 
 // One registered technique (host/registry.cpp). The CLI, tests and benchmarks iterate these.
 struct VariantInfo {
-  std::string token;        // its one name: file, CLI --variant, benchmark, test, docs anchor
-  std::string description;  // what it adds over the previous rung
-  int min_cc = 75;          // minimum compute capability, major*10 + minor
+  std::string token;             // its one name: file, CLI --variant, benchmark, test, docs anchor
+  std::string description;       // what it adds over the previous rung
+  int min_cc = 75;               // minimum compute capability, major*10 + minor
   unsigned elem_bytes_mask = 0;  // bit for each supported element size: 1, 2, 4, 8, 16 bytes
-  int fast_align_bytes = 1;  // pointer alignment of its fast path (unaligned input still works)
+  int fast_align_bytes = 1;      // pointer alignment of its fast path (unaligned input still works)
   bool uses_tma = false;
   VariantKind kind = VariantKind::kTranspose;
 
@@ -53,15 +53,15 @@ const VariantInfo* find_variant(const std::string& token);
 struct TransposeOptions {
   std::string variant = "auto";  // a registered token, or "auto"
   cudaStream_t stream = nullptr;
-  bool synchronize = false;      // wait for the kernel and report its execution errors
+  bool synchronize = false;  // wait for the kernel and report its execution errors
 };
 
 // dst[j][i] = src[i][j] for a rows x cols row-major matrix of elem_bytes-sized elements;
 // dst is cols x rows, row-major. src and dst are device pointers and must not overlap.
 // Asynchronous on options.stream unless options.synchronize.
 // A copy variant (kind kCopy) copies rows*cols elements instead: the roofline.
-Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t cols,
-                 int elem_bytes, const TransposeOptions& options = {});
+Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t cols, int elem_bytes,
+                 const TransposeOptions& options = {});
 
 template <class T>
 Status transpose(const T* src, T* dst, std::int64_t rows, std::int64_t cols,
@@ -76,7 +76,7 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes);
 // CPU reference: the same contract on host memory (element sizes 1, 2, 4, 8, 16). Used to
 // verify every GPU result. Rejects null pointers, empty shapes and other element sizes.
 Status reference_transpose(const void* src, void* dst, std::int64_t rows, std::int64_t cols,
-                         int elem_bytes);
+                           int elem_bytes);
 
 struct DeviceInfo {
   int device = 0;
