@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tmakit::cli {
 
@@ -16,5 +17,6 @@ struct TableOptions {
 
 int run_table(const TableOptions& opt);
 int run_list();
+int run_tensormap(const std::vector<std::string>& args);  // tmakit tensormap ...
 
 }  // namespace tmakit::cli

@@ -1,0 +1,219 @@
+// `tmakit tensormap`: validate a descriptor, describe it, draw where the box's 16-byte chunks
+// land in shared memory for the first swizzle period; or fuzz validate() against the driver.
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <vector>
+#include <host/cli/commands.hpp>
+#include <host/driver_api.hpp>
+#include <host/tensor_map_fuzz.hpp>
+#include <kernels/common/swizzle.hpp>
+#include <tmakit/tensor_map.hpp>
+
+namespace tmakit::cli {
+namespace {
+
+void usage(std::FILE* out) {
+  std::fprintf(out,
+               "usage: tmakit tensormap --elem T --shape AxB[x...] --box AxB[x...] [options]\n"
+               "       tmakit tensormap --fuzz N [--seed S]\n"
+               "       tmakit tensormap --rules\n"
+               "\n"
+               "  --elem T           u8 u16 u32 i32 u64 i64 f16 bf16 f32 f64 f32ftz tf32 tf32ftz\n"
+               "                     16u4a8 16u4a16 16u6a16 (default f32)\n"
+               "  --shape AxB        row-major extents, outermost first (rank 1..5)\n"
+               "  --box AxB          box extents, outermost first\n"
+               "  --pitch P[,P..]    row pitches in bytes of dims 0..rank-2 (default: dense,\n"
+               "                     rounded up to 16)\n"
+               "  --swizzle M        none 32B 64B 128B 128B_ATOM_32B 128B_ATOM_32B_FLIP_8B\n"
+               "                     128B_ATOM_64B (default none)\n"
+               "  --interleave M     none 16B 32B;  --l2 none 64B 128B 256B;  --oob zero nan\n"
+               "  --elem-strides AxB element strides, outermost first (default all 1)\n"
+               "  --address-offset N bytes past a 1024-aligned address (default 0)\n"
+               "  --cc XY            compute capability to validate for (default: the device's,\n"
+               "                     else 90)\n"
+               "Exit status: 0 valid, 1 invalid (every violated rule is printed), 2 bad usage.\n"
+               "--fuzz N draws N specs near every rule boundary and compares validate() with\n"
+               "cuTensorMapEncodeTiled on this machine's driver (needs a GPU).\n");
+}
+
+bool parse_list(const std::string& text, char sep, std::vector<std::uint64_t>* out) {
+  out->clear();
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, sep)) {
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0') return false;
+    out->push_back(v);
+  }
+  return !out->empty() && out->size() <= kTmaMaxRank;
+}
+
+template <class E>
+bool parse_enum(const std::string& v, const std::vector<std::string>& names, E* out) {
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (v == names[i]) {
+      *out = static_cast<E>(i);
+      return true;
+    }
+  return false;
+}
+
+// The first swizzle period (at least 8 lines of 128 bytes) of a dense box: for each 128-byte
+// shared line, which box element row r and 16-byte chunk c sits in each 16-byte bank group
+// (4 banks of 4 bytes).
+void draw_bank_groups(const TensorMapSpec& s) {
+  const int sw = static_cast<int>(s.swizzle);
+  const std::uint64_t inner = static_cast<std::uint64_t>(s.box[s.rank - 1]) * tma_type_bits(s.type) / 8;
+  if (inner == 0 || inner % 16 != 0) return;
+  const std::uint64_t total = box_bytes(s);
+  const std::uint32_t period = tma_swizzle_period_bytes(sw) ? tma_swizzle_period_bytes(sw) : 1024;
+  const std::uint32_t lines = static_cast<std::uint32_t>(std::min<std::uint64_t>(period, (total + 127) / 128 * 128) / 128);
+  std::vector<std::string> cell(lines * 8, "  .  ");
+  for (std::uint32_t logical = 0; logical < lines * 128; logical += 16) {
+    if (logical >= total) break;
+    const std::uint32_t phys = tma_swizzle(logical, sw);
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "r%uc%u", static_cast<unsigned>(logical / inner),
+                  static_cast<unsigned>((logical % inner) / 16));
+    cell[(phys / 128) * 8 + (phys % 128) / 16] = buf;
+  }
+  std::printf("\nshared memory, first %u bytes: box row r, 16-byte chunk c, per bank group\n", lines * 128);
+  std::printf("line  bytes     ");
+  for (int g = 0; g < 8; ++g) std::printf(" banks%2d-%-2d", 4 * g, 4 * g + 3);
+  std::printf("\n");
+  for (std::uint32_t l = 0; l < lines; ++l) {
+    std::printf("%4u  %4u-%-4u ", l, l * 128, l * 128 + 127);
+    for (int g = 0; g < 8; ++g) std::printf(" %-10s", cell[l * 8 + g].c_str());
+    std::printf("\n");
+  }
+}
+
+int run_fuzz(std::uint64_t n, std::uint64_t seed) {
+  DeviceInfo dev;
+  if (Status s = query_device(&dev); !s) {
+    std::fprintf(stderr, "tmakit: --fuzz compares with the driver and needs a GPU: %s\n", s.message.c_str());
+    return 3;
+  }
+  alignas(1024) static unsigned char base[4096];
+  const DifferentialResult r = run_differential(n, seed, dev.cc, base);
+  if (!r.status.ok()) {
+    std::fprintf(stderr, "tmakit: %s\n", r.status.message.c_str());
+    return 3;
+  }
+  std::printf("%s (cc %d.%d), driver %d: %llu cases (seed %llu)\n", dev.name.c_str(), dev.cc / 10, dev.cc % 10,
+              dev.driver_version, static_cast<unsigned long long>(r.cases), static_cast<unsigned long long>(seed));
+  std::printf("  both accept %llu, both reject %llu\n", static_cast<unsigned long long>(r.both_accept),
+              static_cast<unsigned long long>(r.both_reject));
+  std::printf("  false accepts (validate ok, driver rejects): %llu\n", static_cast<unsigned long long>(r.false_accepts));
+  std::printf("  stricter than the driver (validate rejects, driver accepts): %llu\n",
+              static_cast<unsigned long long>(r.stricter));
+  for (const auto& [rule, count] : r.stricter_by_rule)
+    std::printf("    %-28s %llu\n", rule.c_str(), static_cast<unsigned long long>(count));
+  if (r.false_accepts) std::printf("first false accept:\n%s", r.first_false_accept.c_str());
+  if (!r.first_unexpected_stricter.empty())
+    std::printf("a rule marked driver-enforced was not enforced:\n%s", r.first_unexpected_stricter.c_str());
+  return r.false_accepts == 0 && r.first_unexpected_stricter.empty() ? 0 : 1;
+}
+
+}  // namespace
+
+int run_tensormap(const std::vector<std::string>& args) {
+  TensorMapSpec s;
+  std::vector<std::uint64_t> shape, box, pitch, strides;
+  std::uint64_t offset = 0, fuzz = 0, seed = 1;
+  int cc = -1;
+  const std::vector<std::string> types = {"u8", "u16", "u32", "i32", "u64", "i64", "f16", "f32", "f64", "bf16",
+                                          "f32ftz", "tf32", "tf32ftz", "16u4a8", "16u4a16", "16u6a16"};
+  const std::vector<std::string> swizzles = {"none", "32B", "64B", "128B", "128B_ATOM_32B", "128B_ATOM_32B_FLIP_8B",
+                                             "128B_ATOM_64B"};
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--help" || a == "-h") {
+      usage(stdout);
+      return 0;
+    }
+    if (a == "--rules") {
+      for (const TensorMapRule& r : tensor_map_rules())
+        std::printf("%-28s %-7s %-16s %s (%s)\n", r.id, r.severity == RuleSeverity::kError ? "error" : "warning",
+                    r.driver_enforced ? "driver-enforced" : "not-enforced", r.text, r.source);
+      return 0;
+    }
+    if (i + 1 >= args.size()) {
+      std::fprintf(stderr, "tmakit tensormap: %s needs a value\n", a.c_str());
+      return 2;
+    }
+    const std::string v = args[++i];
+    bool ok = true;
+    if (a == "--elem") ok = parse_enum(v, types, &s.type);
+    else if (a == "--shape") ok = parse_list(v, 'x', &shape);
+    else if (a == "--box") ok = parse_list(v, 'x', &box);
+    else if (a == "--pitch") ok = parse_list(v, ',', &pitch);
+    else if (a == "--elem-strides") ok = parse_list(v, 'x', &strides);
+    else if (a == "--swizzle") ok = parse_enum(v, swizzles, &s.swizzle);
+    else if (a == "--interleave") ok = parse_enum(v, {"none", "16B", "32B"}, &s.interleave);
+    else if (a == "--l2") ok = parse_enum(v, {"none", "64B", "128B", "256B"}, &s.l2_promotion);
+    else if (a == "--oob") ok = parse_enum(v, {"zero", "nan"}, &s.oob_fill);
+    else if (a == "--address-offset") offset = std::strtoull(v.c_str(), nullptr, 10);
+    else if (a == "--cc") cc = std::atoi(v.c_str());
+    else if (a == "--fuzz") fuzz = std::strtoull(v.c_str(), nullptr, 10);
+    else if (a == "--seed") seed = std::strtoull(v.c_str(), nullptr, 10);
+    else {
+      std::fprintf(stderr, "tmakit tensormap: unknown option %s\n\n", a.c_str());
+      usage(stderr);
+      return 2;
+    }
+    if (!ok) {
+      std::fprintf(stderr, "tmakit tensormap: bad value '%s' for %s\n", v.c_str(), a.c_str());
+      return 2;
+    }
+  }
+  if (fuzz > 0) return run_fuzz(fuzz, seed);
+  if (shape.empty() || box.empty()) {
+    usage(stderr);
+    return 2;
+  }
+  if (box.size() != shape.size() || (!strides.empty() && strides.size() != shape.size()) ||
+      (!pitch.empty() && pitch.size() + 1 != shape.size())) {
+    std::fprintf(stderr, "tmakit tensormap: --shape, --box, --elem-strides need the same rank and --pitch one fewer\n");
+    return 2;
+  }
+  s.rank = static_cast<int>(shape.size());
+  const int bits = tma_type_bits(s.type);
+  for (int i = 0; i < s.rank; ++i) {
+    s.shape[i] = shape[i];
+    s.box[i] = static_cast<std::uint32_t>(box[i]);
+    s.elem_strides[i] = strides.empty() ? 1 : static_cast<std::uint32_t>(strides[i]);
+  }
+  for (int i = s.rank - 2; i >= 0; --i) {
+    const std::uint64_t dense = i == s.rank - 2 ? (shape[s.rank - 1] * bits / 8 + 15) / 16 * 16 : s.pitch_bytes[i + 1] * shape[i + 1];
+    s.pitch_bytes[i] = pitch.empty() ? dense : pitch[i];
+  }
+  alignas(1024) static unsigned char fake[2048];  // validation and encoding never touch it
+  s.address = fake + offset;
+
+  DeviceInfo dev;
+  const Status dev_status = query_device(&dev);
+  if (cc < 0) cc = dev_status.ok() ? dev.cc : 90;
+  const ValidationReport rep = validate(s, cc);
+  std::printf("%s", describe(s).c_str());
+  std::printf("validated for compute capability %d.%d: %s\n", cc / 10, cc % 10,
+              rep.ok() ? (rep.warnings.empty() ? "valid" : "valid, with warnings") : "INVALID");
+  std::printf("%s", rep.to_string().c_str());
+  if (rep.ok()) {
+    if (dev_status.ok()) {
+      alignas(128) CUtensorMap map;
+      Status why;
+      const CUresult r = encode_unchecked(s, &map, &why);
+      std::printf("driver (%s): %s\n", dev.name.c_str(), why.ok() ? curesult_name(r).c_str() : why.message.c_str());
+    } else {
+      std::printf("driver: not called (%s)\n", dev_status.message.c_str());
+    }
+    draw_bank_groups(s);
+  }
+  return rep.ok() ? 0 : 1;
+}
+
+}  // namespace tmakit::cli

@@ -1,0 +1,109 @@
+// cuTensorMapEncodeTiled without linking libcuda: the runtime hands out the driver entry point
+// (cudaGetDriverEntryPointByVersion, CUDA 12.5+; cudaGetDriverEntryPoint before). Obtained once
+// per process (std::call_once: thread-safe), checking both the return code and the pointer.
+#include <host/driver_api.hpp>
+
+#include <mutex>
+#include <string>
+#include <host/error.hpp>
+
+namespace tmakit {
+namespace {
+
+struct EntryPoints {
+  PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
+  using GetErrorName = CUresult (*)(CUresult, const char**);
+  GetErrorName error_name = nullptr;
+  Status status;  // why `encode` is null
+};
+
+template <class Fn>
+Status get_entry(const char* symbol, Fn* fn) {
+  void* p = nullptr;
+  cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+  const cudaError_t err = cudaGetDriverEntryPointByVersion(symbol, &p, 12000, cudaEnableDefault, &q);
+#else
+  const cudaError_t err = cudaGetDriverEntryPoint(symbol, &p, cudaEnableDefault, &q);
+#endif
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    const bool no_driver = err == cudaErrorInsufficientDriver || err == cudaErrorNoDevice;
+    return make_status(no_driver ? StatusCode::kNoDevice : StatusCode::kCudaError,
+                       std::string("cannot get the driver entry point ") + symbol + ": " +
+                           cuda_error_text(err) +
+                           (no_driver ? " (no usable CUDA driver on this machine)" : ""));
+  }
+  if (q != cudaDriverEntryPointSuccess || p == nullptr)
+    return make_status(StatusCode::kUnsupported,
+                       std::string("the driver does not provide ") + symbol + " for CUDA 12.0 (" +
+                           (q == cudaDriverEntryPointVersionNotSufficent ? "driver too old" : "symbol not found") + ")");
+  *fn = reinterpret_cast<Fn>(p);
+  return {};
+}
+
+const EntryPoints& entry_points() {
+  static EntryPoints ep;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    ep.status = get_entry("cuTensorMapEncodeTiled", &ep.encode);
+    if (!ep.status.ok()) ep.encode = nullptr;
+    if (!get_entry("cuGetErrorName", &ep.error_name).ok()) ep.error_name = nullptr;
+  });
+  return ep;
+}
+
+}  // namespace
+
+Status driver_encode_tiled(PFN_cuTensorMapEncodeTiled_v12000* fn) {
+  const EntryPoints& ep = entry_points();
+  if (ep.encode == nullptr) return ep.status;
+  *fn = ep.encode;
+  return {};
+}
+
+std::string curesult_name(CUresult r) {
+  const EntryPoints& ep = entry_points();
+  const char* name = nullptr;
+  if (ep.error_name != nullptr && ep.error_name(r, &name) == CUDA_SUCCESS && name != nullptr) return name;
+  switch (r) {
+    case CUDA_SUCCESS: return "CUDA_SUCCESS";
+    case CUDA_ERROR_INVALID_VALUE: return "CUDA_ERROR_INVALID_VALUE";
+    case CUDA_ERROR_NOT_INITIALIZED: return "CUDA_ERROR_NOT_INITIALIZED";
+    case CUDA_ERROR_DEINITIALIZED: return "CUDA_ERROR_DEINITIALIZED";
+    case CUDA_ERROR_INVALID_CONTEXT: return "CUDA_ERROR_INVALID_CONTEXT";
+    default: return "CUresult " + std::to_string(static_cast<int>(r));
+  }
+}
+
+CUresult encode_unchecked(const TensorMapSpec& spec, CUtensorMap* out, Status* why) {
+  PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
+  if (Status s = driver_encode_tiled(&fn); !s) {
+    if (why) *why = s;
+    return CUDA_ERROR_NOT_INITIALIZED;
+  }
+  const DriverOrder d = to_driver_order(spec);
+  return fn(out, static_cast<CUtensorMapDataType>(spec.type), static_cast<cuuint32_t>(spec.rank),
+            const_cast<void*>(spec.address), d.global_dim.data(), d.global_strides.data(), d.box_dim.data(),
+            d.element_strides.data(), static_cast<CUtensorMapInterleave>(spec.interleave),
+            static_cast<CUtensorMapSwizzle>(spec.swizzle), static_cast<CUtensorMapL2promotion>(spec.l2_promotion),
+            static_cast<CUtensorMapFloatOOBfill>(spec.oob_fill));
+}
+
+Status encode(const TensorMapSpec& spec, CUtensorMap* out) {
+  DeviceInfo dev;
+  if (Status s = query_device(&dev); !s) return s;
+  const ValidationReport rep = validate(spec, dev.cc);
+  if (!rep.ok())
+    return make_status(StatusCode::kInvalidArgument,
+                       "tensor map rejected before calling the driver:\n" + rep.to_string() + describe(spec));
+  Status why;
+  const CUresult r = encode_unchecked(spec, out, &why);
+  if (!why.ok()) return why;
+  if (r != CUDA_SUCCESS)
+    return make_status(StatusCode::kCudaError,
+                       "cuTensorMapEncodeTiled returned " + curesult_name(r) + " for:\n" + describe(spec));
+  return {};
+}
+
+}  // namespace tmakit

@@ -1,0 +1,30 @@
+// Random tensor-map specs drawn near every rule's boundary, for the differential test of
+// validate() against the real driver (tests/sm90, `tmakit tensormap --fuzz N`).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <random>
+#include <string>
+#include <tmakit/tensor_map.hpp>
+
+namespace tmakit {
+
+// `base` must be 1024-byte aligned; the spec's address is base plus a small offset.
+TensorMapSpec random_boundary_spec(std::mt19937_64& rng, const unsigned char* base);
+
+struct DifferentialResult {
+  std::uint64_t cases = 0;
+  std::uint64_t both_accept = 0, both_reject = 0;
+  std::uint64_t false_accepts = 0;  // validate ok, driver rejected: must be zero
+  std::uint64_t stricter = 0;       // validate rejected, driver accepted
+  std::map<std::string, std::uint64_t> stricter_by_rule;  // error rule ids of those cases
+  std::string first_false_accept;   // describe() of the first one
+  std::string first_unexpected_stricter;  // a stricter case whose rules are all driver_enforced
+  Status status;                    // driver unavailable, etc.
+};
+
+// Draws n specs from seed, compares validate(spec, cc) with cuTensorMapEncodeTiled.
+DifferentialResult run_differential(std::uint64_t n, std::uint64_t seed, int cc,
+                                    const unsigned char* base);
+
+}  // namespace tmakit
