@@ -12,7 +12,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noh
 TMAKIT_REQUIRE_GPU=1 ctest --test-dir build-gpu -j8 --output-on-failure > "$out/ctest.log" 2>&1
 ctest_rc=$?
 grep -E "Failed|\*\*\*|tests passed|Skipped" "$out/ctest.log" | tail -25
-for e in ${TMAKIT_TABLE_ELEMS:-4 1 2 8}; do
+for e in ${TMAKIT_TABLE_ELEMS-4 1 2 8}; do
   ./build-gpu/tmakit --elem-bytes "$e" 2>&1 | tee -a "$out/tmakit.txt"
 done
 exit $ctest_rc

@@ -1,0 +1,130 @@
+// TMA and mbarrier vocabulary over libcu++ (cuda::ptx), the one place tmakit's kernels touch
+// these instructions. Each wrapper names the PTX it emits. All of them need sm_90: in the
+// device passes for older targets they compile to a trap, so kernels that use them still build
+// for sm_80 (host code never launches them there: the dispatcher checks the device first).
+#pragma once
+#include <cstdint>
+#include <cuda.h>  // CUtensorMap (cuda/barrier only forward-declares it)
+#include <cuda/barrier>
+#include <cuda/ptx>
+#include <kernels/common/arch.hpp>
+
+namespace tmakit::tma {
+
+namespace ptx = cuda::ptx;
+
+// mbarrier.init.shared::cta.b64 [bar], count
+__device__ __forceinline__ void mbar_init(std::uint64_t* bar, std::uint32_t count) {
+#if TMAKIT_DEVICE_HAS_TMA
+  ptx::mbarrier_init(bar, count);
+#else
+  __trap();
+#endif
+}
+
+// fence.proxy.async.shared::cta: generic-proxy writes to shared memory (an mbarrier init, or
+// data a TMA store will read) become visible to the async proxy (the TMA unit).
+__device__ __forceinline__ void fence_proxy_async_smem() {
+#if TMAKIT_DEVICE_HAS_TMA
+  ptx::fence_proxy_async(ptx::space_shared);
+#else
+  __trap();
+#endif
+}
+
+// mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [bar], bytes: add `bytes` to the
+// phase's transaction count, then arrive once.
+__device__ __forceinline__ void mbar_arrive_expect_tx(std::uint64_t* bar, std::uint32_t bytes) {
+#if TMAKIT_DEVICE_HAS_TMA
+  (void)ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, bar, bytes);
+#else
+  __trap();
+#endif
+}
+
+// mbarrier.arrive.shared::cta.b64 _, [bar]
+__device__ __forceinline__ void mbar_arrive(std::uint64_t* bar) {
+#if TMAKIT_DEVICE_HAS_TMA
+  (void)ptx::mbarrier_arrive(bar);
+#else
+  __trap();
+#endif
+}
+
+// mbarrier.try_wait.parity.shared::cta.b64 p, [bar], parity: true once the phase with that
+// parity has completed. May return false after a system-defined time: always loop.
+__device__ __forceinline__ bool mbar_try_wait_parity(std::uint64_t* bar, std::uint32_t parity) {
+#if TMAKIT_DEVICE_HAS_TMA
+  return ptx::mbarrier_try_wait_parity(bar, parity);
+#else
+  __trap();
+  return false;
+#endif
+}
+
+__device__ __forceinline__ void mbar_wait_parity(std::uint64_t* bar, std::uint32_t parity) {
+  while (!mbar_try_wait_parity(bar, parity)) {
+  }
+}
+
+// cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes
+//   [dst], [map, {x, y}], [bar]     x = innermost (column) coordinate, y = row; may be negative
+//   or past the end: out-of-bounds elements are filled (zero or NaN), and the full box bytes
+//   are always credited to the barrier.
+__device__ __forceinline__ void load_2d(void* dst, const CUtensorMap* map, int x, int y, std::uint64_t* bar) {
+#if TMAKIT_DEVICE_HAS_TMA
+  const std::int32_t coords[2] = {x, y};
+  ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, dst, map, coords, bar);
+#else
+  __trap();
+#endif
+}
+
+// cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [map, {x, y}], [src]
+//   Elements past the tensor's end are clipped. x and y must be >= 0 (a negative store
+//   coordinate faults on the H100).
+__device__ __forceinline__ void store_2d(const CUtensorMap* map, int x, int y, const void* src) {
+#if TMAKIT_DEVICE_HAS_TMA
+  const std::int32_t coords[2] = {x, y};
+  ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, map, coords, src);
+#else
+  __trap();
+#endif
+}
+
+// cp.async.bulk.commit_group: closes the bulk group of this thread's stores issued so far.
+__device__ __forceinline__ void store_commit() {
+#if TMAKIT_DEVICE_HAS_TMA
+  ptx::cp_async_bulk_commit_group();
+#else
+  __trap();
+#endif
+}
+
+// cp.async.bulk.wait_group.read N: at most N of this thread's groups still read shared
+// memory, so their source buffers may be reused (or the CTA may exit).
+template <int N>
+__device__ __forceinline__ void store_wait_read() {
+#if TMAKIT_DEVICE_HAS_TMA
+  ptx::cp_async_bulk_wait_group_read(ptx::n32_t<N>{});
+#else
+  __trap();
+#endif
+}
+
+// prefetch.tensormap [map]: cuda::ptx has no wrapper (CCCL 3.0), so inline PTX, here only.
+__device__ __forceinline__ void prefetch_map(const CUtensorMap* map) {
+#if TMAKIT_DEVICE_HAS_TMA
+  asm volatile("prefetch.tensormap [%0];" ::"l"(map) : "memory");
+#endif
+}
+
+// Round a shared pointer up so its SHARED-window address (what swizzling and the 128-byte
+// rule look at) is a multiple of `align` (a power of two).
+template <class T>
+__device__ __forceinline__ T* align_smem(void* p, std::uint32_t align) {
+  const auto a = static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+  return reinterpret_cast<T*>(static_cast<char*>(p) + ((align - (a & (align - 1))) & (align - 1)));
+}
+
+}  // namespace tmakit::tma
