@@ -82,6 +82,13 @@ CUresult encode_unchecked(const TensorMapSpec& spec, CUtensorMap* out, Status* w
     if (why) *why = s;
     return CUDA_ERROR_NOT_INITIALIZED;
   }
+  // The driver call needs a current context, which the runtime creates lazily: cudaFree(nullptr)
+  // makes the current device's primary context current on this thread (seen on the H100:
+  // without it the encoder returned CUDA_ERROR_INVALID_CONTEXT).
+  if (const cudaError_t e = cudaFree(nullptr); e != cudaSuccess) {
+    if (why) *why = cuda_status(e, "initialising the CUDA context");
+    return CUDA_ERROR_INVALID_CONTEXT;
+  }
   const DriverOrder d = to_driver_order(spec);
   return fn(out, static_cast<CUtensorMapDataType>(spec.type), static_cast<cuuint32_t>(spec.rank),
             const_cast<void*>(spec.address), d.global_dim.data(), d.global_strides.data(), d.box_dim.data(),
