@@ -85,6 +85,7 @@ DifferentialResult run_differential(std::uint64_t n, std::uint64_t seed, int cc,
     if (rep.ok() && driver_ok) ++res.both_accept;
     else if (!rep.ok() && !driver_ok) ++res.both_reject;
     else if (rep.ok()) {
+      if (res.false_accept_specs.size() < 100000) res.false_accept_specs.push_back(spec);
       if (res.false_accepts++ == 0)
         res.first_false_accept = "driver returned " + curesult_name(r) + " for:\n" + describe(spec) + rep.to_string();
     } else {

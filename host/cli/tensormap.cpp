@@ -17,7 +17,7 @@ namespace {
 void usage(std::FILE* out) {
   std::fprintf(out,
                "usage: tmakit tensormap --elem T --shape AxB[x...] --box AxB[x...] [options]\n"
-               "       tmakit tensormap --fuzz N [--seed S]\n"
+               "       tmakit tensormap --fuzz N [--seed S] [--dump FILE]\n"
                "       tmakit tensormap --rules\n"
                "\n"
                "  --elem T           u8 u16 u32 i32 u64 i64 f16 bf16 f32 f64 f32ftz tf32 tf32ftz\n"
@@ -91,7 +91,27 @@ void draw_bank_groups(const TensorMapSpec& s) {
   }
 }
 
-int run_fuzz(std::uint64_t n, std::uint64_t seed) {
+// One line per spec: type rank shape pitches box elem_strides interleave swizzle l2 oob
+// address%1024, row-major, comma-separated lists.
+void dump_specs(const std::string& path, const std::vector<TensorMapSpec>& specs, const unsigned char* base) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) return;
+  auto list = [](const auto& a, int n) {
+    std::string t;
+    for (int i = 0; i < n; ++i) t += (i ? "," : "") + std::to_string(a[i]);
+    return t;
+  };
+  for (const TensorMapSpec& s : specs) {
+    const int r = s.rank < 0 ? 0 : s.rank > kTmaMaxRank ? kTmaMaxRank : s.rank;
+    std::fprintf(f, "%d %d %s %s %s %s %d %d %d %d %ld\n", static_cast<int>(s.type), s.rank, list(s.shape, r).c_str(),
+                 r > 1 ? list(s.pitch_bytes, r - 1).c_str() : "-", list(s.box, r).c_str(), list(s.elem_strides, r).c_str(),
+                 static_cast<int>(s.interleave), static_cast<int>(s.swizzle), static_cast<int>(s.l2_promotion),
+                 static_cast<int>(s.oob_fill), s.address ? static_cast<long>(static_cast<const unsigned char*>(s.address) - base) : -1L);
+  }
+  std::fclose(f);
+}
+
+int run_fuzz(std::uint64_t n, std::uint64_t seed, const std::string& dump) {
   DeviceInfo dev;
   if (Status s = query_device(&dev); !s) {
     std::fprintf(stderr, "tmakit: --fuzz compares with the driver and needs a GPU: %s\n", s.message.c_str());
@@ -113,6 +133,7 @@ int run_fuzz(std::uint64_t n, std::uint64_t seed) {
   for (const auto& [rule, count] : r.stricter_by_rule)
     std::printf("    %-28s %llu\n", rule.c_str(), static_cast<unsigned long long>(count));
   if (r.false_accepts) std::printf("first false accept:\n%s", r.first_false_accept.c_str());
+  if (!dump.empty()) dump_specs(dump, r.false_accept_specs, base);
   if (!r.first_unexpected_stricter.empty())
     std::printf("a rule marked driver-enforced was not enforced:\n%s", r.first_unexpected_stricter.c_str());
   return r.false_accepts == 0 && r.first_unexpected_stricter.empty() ? 0 : 1;
@@ -124,6 +145,7 @@ int run_tensormap(const std::vector<std::string>& args) {
   TensorMapSpec s;
   std::vector<std::uint64_t> shape, box, pitch, strides;
   std::uint64_t offset = 0, fuzz = 0, seed = 1;
+  std::string dump;
   int cc = -1;
   const std::vector<std::string> types = {"u8", "u16", "u32", "i32", "u64", "i64", "f16", "f32", "f64", "bf16",
                                           "f32ftz", "tf32", "tf32ftz", "16u4a8", "16u4a16", "16u6a16"};
@@ -160,6 +182,7 @@ int run_tensormap(const std::vector<std::string>& args) {
     else if (a == "--cc") cc = std::atoi(v.c_str());
     else if (a == "--fuzz") fuzz = std::strtoull(v.c_str(), nullptr, 10);
     else if (a == "--seed") seed = std::strtoull(v.c_str(), nullptr, 10);
+    else if (a == "--dump") dump = v;
     else {
       std::fprintf(stderr, "tmakit tensormap: unknown option %s\n\n", a.c_str());
       usage(stderr);
@@ -170,7 +193,7 @@ int run_tensormap(const std::vector<std::string>& args) {
       return 2;
     }
   }
-  if (fuzz > 0) return run_fuzz(fuzz, seed);
+  if (fuzz > 0) return run_fuzz(fuzz, seed, dump);
   if (shape.empty() || box.empty()) {
     usage(stderr);
     return 2;
