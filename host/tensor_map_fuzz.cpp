@@ -82,7 +82,10 @@ DifferentialResult run_differential(std::uint64_t n, std::uint64_t seed, int cc,
     }
     ++res.cases;
     const bool driver_ok = r == CUDA_SUCCESS;
-    if (rep.ok() && driver_ok) ++res.both_accept;
+    if (rep.ok() && driver_ok) {
+      ++res.both_accept;
+      if (res.accepted_specs.size() < 100000) res.accepted_specs.push_back(spec);
+    }
     else if (!rep.ok() && !driver_ok) ++res.both_reject;
     else if (rep.ok()) {
       if (res.false_accept_specs.size() < 100000) res.false_accept_specs.push_back(spec);

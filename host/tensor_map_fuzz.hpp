@@ -21,6 +21,7 @@ struct DifferentialResult {
   std::map<std::string, std::uint64_t> stricter_by_rule;  // error rule ids of those cases
   std::string first_false_accept;   // describe() of the first one
   std::vector<TensorMapSpec> false_accept_specs;  // up to the first 100,000
+  std::vector<TensorMapSpec> accepted_specs;      // both accept, up to the first 100,000
   std::string first_unexpected_stricter;  // a stricter case whose rules are all driver_enforced
   Status status;                    // driver unavailable, etc.
 };

@@ -133,7 +133,10 @@ int run_fuzz(std::uint64_t n, std::uint64_t seed, const std::string& dump) {
   for (const auto& [rule, count] : r.stricter_by_rule)
     std::printf("    %-28s %llu\n", rule.c_str(), static_cast<unsigned long long>(count));
   if (r.false_accepts) std::printf("first false accept:\n%s", r.first_false_accept.c_str());
-  if (!dump.empty()) dump_specs(dump, r.false_accept_specs, base);
+  if (!dump.empty()) {
+    dump_specs(dump, r.false_accept_specs, base);
+    dump_specs(dump + ".accepted", r.accepted_specs, base);
+  }
   if (!r.first_unexpected_stricter.empty())
     std::printf("a rule marked driver-enforced was not enforced:\n%s", r.first_unexpected_stricter.c_str());
   return r.false_accepts == 0 && r.first_unexpected_stricter.empty() ? 0 : 1;
