@@ -39,7 +39,7 @@ const std::vector<TensorMapRule> kRules = {
   {"stride_max", S::kError, true, "every pitch must be less than 2^40 bytes", "cuda.h"},
   {"stride_covers_dim", S::kWarning, false, "a pitch should cover the dimension below it (pitch >= inner extent in bytes); smaller pitches make rows overlap", "cuda.h"},
   {"box_range", S::kError, true, "every box extent must be between 1 and 256", "cuda.h"},
-  {"box_inner_multiple_16", S::kError, true, "with interleave NONE the inner box (box extent x element size) must be a multiple of 16 bytes", "cuda.h"},
+  {"box_inner_multiple_16", S::kError, true, "the inner box (box extent x element size) must be a multiple of 16 bytes (cuda.h says so for interleave NONE; the H100 driver enforces it for 16B and 32B interleave too)", "cuda.h + H100 driver"},
   {"box_packed_128", S::kError, true, "the inner box must be 128 for 16U4_ALIGN16B / 16U6_ALIGN16B", "cuda.h"},
   {"elem_stride_range", S::kError, true, "every element stride must be between 1 and 8", "cuda.h"},
   {"elem_stride_inner_ignored", S::kWarning, false, "with interleave NONE the innermost element stride is ignored; keep it 1", "cuda.h"},
@@ -48,7 +48,7 @@ const std::vector<TensorMapRule> kRules = {
   {"packed_u6_interleave_none", S::kError, true, "16U6_ALIGN16B needs interleave NONE", "cuda.h"},
   {"packed_swizzle_modes", S::kError, true, "16U6_ALIGN16B allows swizzle NONE, 128B, 128B_ATOM_32B, 128B_ATOM_64B (store only); 16U4_ALIGN16B allows NONE, 128B, 128B_ATOM_32B (load only)", "cuda.h"},
   {"oob_nan_float_only", S::kError, true, "OOB fill NAN_REQUEST_ZERO_FMA needs a floating-point, non-packed type", "cuda.h"},
-  {"box_bytes_mbarrier", S::kWarning, false, "a box larger than 1,048,575 bytes cannot be tracked by one mbarrier phase", "PTX"},
+  {"box_fits_smem", S::kError, false, "the box must fit in shared memory: at most 233,472 bytes delivered per copy on sm_90 (the H100 driver rejected 245,760 and accepted 233,472; it also accepted some multi-gigabyte boxes whose size arithmetic wraps, which tmakit rejects; an mbarrier phase could track at most 1,048,575 bytes anyway)", "tmakit (H100 driver)"},
 };
 // clang-format on
 
@@ -254,7 +254,7 @@ ValidationReport validate(const TensorMapSpec& s, int cc) {
     if (s.box[i] < 1 || s.box[i] > 256) c.fail("box_range", dim_name("box", i, rank) + " = " + u64(s.box[i]));
   const std::uint64_t inner_box_bytes = static_cast<std::uint64_t>(s.box[inner]) * bits / 8;
   const bool il_none = il_ok && s.interleave == TmaInterleave::kNone;
-  if (il_none && (static_cast<std::uint64_t>(s.box[inner]) * bits) % 128 != 0)
+  if (il_ok && (static_cast<std::uint64_t>(s.box[inner]) * bits) % 128 != 0)
     c.fail("box_inner_multiple_16", dim_name("box", inner, rank) + " = " + u64(s.box[inner]) + " elements of " +
                                         std::to_string(bits) + " bits");
   if (type_ok && is_align16_packed(s.type) && s.box[inner] != 128)
@@ -290,8 +290,9 @@ ValidationReport validate(const TensorMapSpec& s, int cc) {
 
   bool box_valid = true;
   for (int i = 0; i < rank; ++i) box_valid = box_valid && s.box[i] >= 1 && s.box[i] <= 256;
-  if (box_valid && box_bytes(s) > 1048575)
-    c.fail("box_bytes_mbarrier", "box of " + u64(box_bytes(s)) + " bytes");
+  constexpr std::uint64_t kMaxBoxBytes = 233472;  // sharedMemPerMultiprocessor on sm_90
+  if (box_valid && box_bytes(s) > kMaxBoxBytes)
+    c.fail("box_fits_smem", "box of " + u64(box_bytes(s)) + " bytes per copy");
   return rep;
 }
 
