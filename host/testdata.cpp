@@ -16,8 +16,12 @@ std::uint64_t mix(std::uint64_t x) {
 
 void fill_index_pattern(std::vector<unsigned char>& out, std::int64_t n, int elem_bytes) {
   out.resize(static_cast<std::size_t>(n) * elem_bytes);
-  for (std::int64_t i = 0; i < n; ++i) {
-    unsigned char* e = out.data() + i * elem_bytes;
+  fill_index_pattern_range(out.data(), 0, n, elem_bytes);
+}
+
+void fill_index_pattern_range(unsigned char* out, std::int64_t first, std::int64_t n, int elem_bytes) {
+  for (std::int64_t i = first; i < first + n; ++i) {
+    unsigned char* e = out + (i - first) * elem_bytes;
     for (int b = 0; b < elem_bytes; b += 8) {
       std::uint64_t v = mix(static_cast<std::uint64_t>(i) * 2 + (b / 8));
       // Wide elements carry the index itself in their low bytes: distinct for every element.

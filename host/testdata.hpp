@@ -11,6 +11,9 @@ inline constexpr unsigned char kPoisonByte = 0xCD;
 
 // n elements of elem_bytes (1, 2, 4, 8, 16) into out (resized to n*elem_bytes).
 void fill_index_pattern(std::vector<unsigned char>& out, std::int64_t n, int elem_bytes);
+// Elements [first, first + n) of the same pattern into out (n * elem_bytes bytes), so large
+// matrices can be filled by several threads.
+void fill_index_pattern_range(unsigned char* out, std::int64_t first, std::int64_t n, int elem_bytes);
 
 // Index of the first differing elem_bytes-sized element, or -1 if equal.
 std::int64_t first_mismatch(const unsigned char* a, const unsigned char* b, std::int64_t n,
