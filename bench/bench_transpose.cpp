@@ -117,7 +117,7 @@ std::string key_of(const Shape& s, int e) {
 }
 
 // Verify once (poisoned output, bit-for-bit), then time each iteration with events.
-void run(benchmark::State& state, const Shape& s, int e, bool is_copy,
+void run(benchmark::State& state, const std::string& name, const Shape& s, int e, bool is_copy,
          const std::function<Status(Problem&)>& launch) {
   std::string err;
   Problem* p = problem_for(s, e, &err);
@@ -128,7 +128,7 @@ void run(benchmark::State& state, const Shape& s, int e, bool is_copy,
   // Verified once per benchmark (repetitions call this function again).
   static std::set<std::string> verified;
   Status st;
-  if (!verified.count(state.name())) {
+  if (!verified.count(name)) {
     cudaMemset(p->dst, kPoisonByte, p->bytes);
     st = launch(*p);
     if (st) st = cuda_status(cudaDeviceSynchronize(), "kernel");
@@ -143,7 +143,7 @@ void run(benchmark::State& state, const Shape& s, int e, bool is_copy,
       state.SkipWithError(("verification failed at element " + std::to_string(bad)).c_str());
       return;
     }
-    verified.insert(state.name());
+    verified.insert(name);
   }
   for (int i = 0; i < 3; ++i) launch(*p);
   cudaEvent_t a, b;
@@ -192,7 +192,7 @@ void register_all(const std::vector<Shape>& shapes, int iterations, int repetiti
       const std::string suffix = "/e" + std::to_string(e) + "/" + std::to_string(s.rows) + "x" + std::to_string(s.cols);
       // Copies first, so the transposes of this shape can be put against the best of them.
       add("memcpy" + suffix, [=](benchmark::State& st) {
-        run(st, s, e, true, [](Problem& p) {
+        run(st, "memcpy" + suffix, s, e, true, [](Problem& p) {
           return cuda_status(cudaMemcpyAsync(p.dst, p.src, p.bytes, cudaMemcpyDeviceToDevice, nullptr), "cudaMemcpyAsync");
         });
       });
@@ -210,14 +210,14 @@ void register_all(const std::vector<Shape>& shapes, int iterations, int repetiti
           if (g_dev.cc < info->min_cc) return skip(st, token + " needs compute capability " + std::to_string(info->min_cc));
           TransposeOptions o;
           o.variant = token;
-          run(st, s, e, is_copy, [&](Problem& p) { return transpose(p.src, p.dst, s.rows, s.cols, e, o); });
+          run(st, token + suffix, s, e, is_copy, [&](Problem& p) { return transpose(p.src, p.dst, s.rows, s.cols, e, o); });
         });
       }
       add("cublas_geam" + suffix, [=](benchmark::State& st) {
         if (e != 4 && e != 8) return skip(st, "cuBLAS geam has no " + std::to_string(e) + "-byte type");
         // Row-major rows x cols is column-major cols x rows (lda = cols); C = A^T is column-major
         // rows x cols = row-major cols x rows (ldc = rows).
-        run(st, s, e, false, [&](Problem& p) {
+        run(st, "cublas_geam" + suffix, s, e, false, [&](Problem& p) {
           const int m = static_cast<int>(s.rows), n = static_cast<int>(s.cols);
           cublasStatus_t r;
           if (e == 4) {

@@ -22,8 +22,8 @@ def load(path):
     rows = OrderedDict()  # (elem, shape) -> OrderedDict(technique -> (gbps, pct or None, error))
     for b in data["benchmarks"]:
         name = b.get("run_name", b["name"])
-        parts = name.split("/")
-        if len(parts) != 3:
+        parts = name.split("/")[:3]  # <technique>/e<bytes>/<rows>x<cols>[/iterations:..]
+        if len(parts) != 3 or not parts[1].startswith("e"):
             continue
         tech, elem, shape = parts[0], int(parts[1][1:]), parts[2]
         aggregate = b.get("aggregate_name")
@@ -56,8 +56,8 @@ def write_md(ctx, rows, md_path, img_rel, command):
     if command:
         lines += ["Command: `%s`" % command, ""]
     lines.append("Each cell: GB/s (decimal, bytes read + written) and, in parentheses, percent of the best copy "
-                 "(the fastest of cudaMemcpyAsync D2D, `copy` and `tma_copy` measured in the same process for the same "
-                 "shape and element size). Median of the repetitions; CUDA events around the launch only; L2 flushed "
+                 "(the fastest repetition of cudaMemcpyAsync D2D, `copy` and `tma_copy` measured in the same process for "
+                 "the same shape and element size, so a copy's own median is a little under 100%). Median of the repetitions; CUDA events around the launch only; L2 flushed "
                  "before every timed launch; every result verified against the CPU reference before timing.")
     lines.append("")
     for e in elems:
@@ -103,7 +103,7 @@ def write_charts(rows, img_dir):
             for t, v in rows[(e, s)].items():
                 if t not in techs and t not in COPIES and v[0] is not None:
                     techs.append(t)
-        fig, ax = plt.subplots(figsize=(max(8, 1.6 * len(shapes) * max(1, len(techs)) / 6), 5))
+        fig, ax = plt.subplots(figsize=(max(9, 1.8 * len(shapes) * max(1, len(techs)) / 6 + 2), 5))
         width = 0.8 / max(1, len(techs))
         for i, t in enumerate(techs):
             xs, ys = [], []
@@ -121,7 +121,8 @@ def write_charts(rows, img_dir):
         ax.set_xticklabels(shapes)
         ax.set_ylabel("GB/s (read + write)")
         ax.set_title("Transpose bandwidth, %d-byte elements (dashed: best copy)" % e)
-        ax.legend(fontsize=7, ncol=2)
+        ax.set_ylim(0, ax.get_ylim()[1] * 1.05)
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
         fig.tight_layout()
         fig.savefig(os.path.join(img_dir, "results_e%d.png" % e), dpi=110)
         plt.close(fig)
