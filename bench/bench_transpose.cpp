@@ -27,6 +27,7 @@
 #include <benchmark/benchmark.h>
 #include <cublas_v2.h>
 #include <host/error.hpp>
+#include <host/reference.hpp>
 #include <host/testdata.hpp>
 #include <host/timing.hpp>
 #include <tmakit/tmakit.hpp>
@@ -46,14 +47,15 @@ void skip(benchmark::State& state, const std::string& why) {
 #endif
 }
 
-unsigned hw_threads() { return std::max(1u, std::min(16u, std::thread::hardware_concurrency())); }
+unsigned hw_threads() {
+  return std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+}
 
 template <class F>
 void parallel_for(std::int64_t n, F&& f) {  // f(begin, end) over [0, n) in bands
   const unsigned t = hw_threads();
   std::vector<std::thread> pool;
-  for (unsigned k = 0; k < t; ++k)
-    pool.emplace_back([&, k] { f(n * k / t, n * (k + 1) / t); });
+  for (unsigned k = 0; k < t; ++k) pool.emplace_back([&, k] { f(n * k / t, n * (k + 1) / t); });
   for (auto& th : pool) th.join();
 }
 
@@ -74,7 +76,8 @@ struct Problem {
 
 Problem* problem_for(const Shape& s, int e, std::string* error) {
   static std::unique_ptr<Problem> current;
-  if (current && current->shape.rows == s.rows && current->shape.cols == s.cols && current->elem_bytes == e)
+  if (current && current->shape.rows == s.rows && current->shape.cols == s.cols &&
+      current->elem_bytes == e)
     return current.get();
   current.reset();
   auto p = std::make_unique<Problem>();
@@ -82,7 +85,8 @@ Problem* problem_for(const Shape& s, int e, std::string* error) {
   p->elem_bytes = e;
   const std::int64_t n = s.rows * s.cols;
   p->bytes = static_cast<std::size_t>(n) * e;
-  if (cudaMalloc(&p->src, p->bytes) != cudaSuccess || cudaMalloc(&p->dst, p->bytes) != cudaSuccess) {
+  if (cudaMalloc(&p->src, p->bytes) != cudaSuccess ||
+      cudaMalloc(&p->dst, p->bytes) != cudaSuccess) {
     cudaGetLastError();
     *error = "cannot allocate 2 x " + std::to_string(p->bytes) + " bytes";
     return nullptr;
@@ -91,13 +95,12 @@ Problem* problem_for(const Shape& s, int e, std::string* error) {
   p->h_ref.resize(p->bytes);
   unsigned char* src = p->h_src.data();
   unsigned char* ref = p->h_ref.data();
-  parallel_for(n, [&](std::int64_t b, std::int64_t en) { fill_index_pattern_range(src + b * e, b, en - b, e); });
-  // ref[c][r] = src[r][c], parallel over bands of input rows (disjoint output columns).
+  parallel_for(n, [&](std::int64_t b, std::int64_t en) {
+    fill_index_pattern_range(src + b * e, b, en - b, e);
+  });
+  // The CPU reference, by bands of input rows (each band writes its own output columns).
   parallel_for(s.rows, [&](std::int64_t r0, std::int64_t r1) {
-    for (std::int64_t c0 = 0; c0 < s.cols; c0 += 64)
-      for (std::int64_t r = r0; r < r1; ++r)
-        for (std::int64_t c = c0; c < std::min(c0 + 64, s.cols); ++c)
-          std::memcpy(ref + (c * s.rows + r) * e, src + (r * s.cols + c) * e, e);
+    reference_transpose_rows(src, ref, s.rows, s.cols, e, r0, r1);
   });
   if (cudaMemcpy(p->src, src, p->bytes, cudaMemcpyHostToDevice) != cudaSuccess) {
     *error = "cudaMemcpy of the input failed";
@@ -138,7 +141,8 @@ void run(benchmark::State& state, const std::string& name, const Shape& s, int e
     }
     std::vector<unsigned char> out(p->bytes);
     cudaMemcpy(out.data(), p->dst, p->bytes, cudaMemcpyDeviceToHost);
-    const std::int64_t bad = first_mismatch(out.data(), is_copy ? p->h_src.data() : p->h_ref.data(), s.rows * s.cols, e);
+    const std::int64_t bad =
+        first_mismatch(out.data(), is_copy ? p->h_src.data() : p->h_ref.data(), s.rows * s.cols, e);
     if (bad >= 0) {
       state.SkipWithError(("verification failed at element " + std::to_string(bad)).c_str());
       return;
@@ -172,9 +176,11 @@ void run(benchmark::State& state, const std::string& name, const Shape& s, int e
   const double gbps = moved / (total_ms / state.iterations() * 1e6);
   const std::string key = key_of(s, e);
   if (is_copy) g_best_copy_gbps[key] = std::max(g_best_copy_gbps[key], gbps);
-  state.counters["GBps"] = benchmark::Counter(moved / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GBps"] =
+      benchmark::Counter(moved / 1e9, benchmark::Counter::kIsIterationInvariantRate);
   const auto best = g_best_copy_gbps.find(key);
-  if (best != g_best_copy_gbps.end() && best->second > 0) state.counters["pct_of_copy"] = 100.0 * gbps / best->second;
+  if (best != g_best_copy_gbps.end() && best->second > 0)
+    state.counters["pct_of_copy"] = 100.0 * gbps / best->second;
   state.counters["bytes_moved"] = moved;
 }
 
@@ -189,11 +195,14 @@ void register_all(const std::vector<Shape>& shapes, int iterations, int repetiti
   };
   for (const Shape& s : shapes)
     for (int e : {1, 2, 4, 8}) {
-      const std::string suffix = "/e" + std::to_string(e) + "/" + std::to_string(s.rows) + "x" + std::to_string(s.cols);
+      const std::string suffix =
+          "/e" + std::to_string(e) + "/" + std::to_string(s.rows) + "x" + std::to_string(s.cols);
       // Copies first, so the transposes of this shape can be put against the best of them.
       add("memcpy" + suffix, [=](benchmark::State& st) {
         run(st, "memcpy" + suffix, s, e, true, [](Problem& p) {
-          return cuda_status(cudaMemcpyAsync(p.dst, p.src, p.bytes, cudaMemcpyDeviceToDevice, nullptr), "cudaMemcpyAsync");
+          return cuda_status(
+              cudaMemcpyAsync(p.dst, p.src, p.bytes, cudaMemcpyDeviceToDevice, nullptr),
+              "cudaMemcpyAsync");
         });
       });
       std::vector<const VariantInfo*> ordered;
@@ -206,15 +215,19 @@ void register_all(const std::vector<Shape>& shapes, int iterations, int repetiti
         const bool is_copy = v->kind == VariantKind::kCopy;
         add(token + suffix, [=](benchmark::State& st) {
           const VariantInfo* info = find_variant(token);
-          if (!info->supports_elem_bytes(e)) return skip(st, token + " does not support " + std::to_string(e) + "-byte elements");
-          if (g_dev.cc < info->min_cc) return skip(st, token + " needs compute capability " + std::to_string(info->min_cc));
+          if (!info->supports_elem_bytes(e))
+            return skip(st, token + " does not support " + std::to_string(e) + "-byte elements");
+          if (g_dev.cc < info->min_cc)
+            return skip(st, token + " needs compute capability " + std::to_string(info->min_cc));
           TransposeOptions o;
           o.variant = token;
-          run(st, token + suffix, s, e, is_copy, [&](Problem& p) { return transpose(p.src, p.dst, s.rows, s.cols, e, o); });
+          run(st, token + suffix, s, e, is_copy,
+              [&](Problem& p) { return transpose(p.src, p.dst, s.rows, s.cols, e, o); });
         });
       }
       add("cublas_geam" + suffix, [=](benchmark::State& st) {
-        if (e != 4 && e != 8) return skip(st, "cuBLAS geam has no " + std::to_string(e) + "-byte type");
+        if (e != 4 && e != 8)
+          return skip(st, "cuBLAS geam has no " + std::to_string(e) + "-byte type");
         // Row-major rows x cols is column-major cols x rows (lda = cols); C = A^T is column-major
         // rows x cols = row-major cols x rows (ldc = rows).
         run(st, "cublas_geam" + suffix, s, e, false, [&](Problem& p) {
@@ -222,14 +235,19 @@ void register_all(const std::vector<Shape>& shapes, int iterations, int repetiti
           cublasStatus_t r;
           if (e == 4) {
             const float one = 1, zero = 0;
-            r = cublasSgeam(g_cublas, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one, static_cast<const float*>(p.src), n, &zero,
+            r = cublasSgeam(g_cublas, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one,
+                            static_cast<const float*>(p.src), n, &zero,
                             static_cast<const float*>(p.dst), m, static_cast<float*>(p.dst), m);
           } else {
             const double one = 1, zero = 0;
-            r = cublasDgeam(g_cublas, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one, static_cast<const double*>(p.src), n, &zero,
+            r = cublasDgeam(g_cublas, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one,
+                            static_cast<const double*>(p.src), n, &zero,
                             static_cast<const double*>(p.dst), m, static_cast<double*>(p.dst), m);
           }
-          return r == CUBLAS_STATUS_SUCCESS ? Status{} : make_status(StatusCode::kCudaError, "cublas geam failed: " + std::to_string(r));
+          return r == CUBLAS_STATUS_SUCCESS
+                     ? Status{}
+                     : make_status(StatusCode::kCudaError,
+                                   "cublas geam failed: " + std::to_string(r));
         });
       });
     }
@@ -244,8 +262,10 @@ int main(int argc, char** argv) {
   std::string preset = "quick";
   std::vector<char*> args;
   for (int i = 0; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--preset=", 9) == 0) preset = argv[i] + 9;
-    else args.push_back(argv[i]);
+    if (std::strncmp(argv[i], "--preset=", 9) == 0)
+      preset = argv[i] + 9;
+    else
+      args.push_back(argv[i]);
   }
   // quick: a few shapes, every technique, a few minutes; full: the articles' shapes plus
   // 4096^2 and 16384^2 (32768^2 is 4.3 GB per fp32 buffer).
@@ -276,7 +296,8 @@ int main(int argc, char** argv) {
   const std::time_t now = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
   benchmark::AddCustomContext("gpu", g_dev.name);
-  benchmark::AddCustomContext("compute_capability", std::to_string(g_dev.cc / 10) + "." + std::to_string(g_dev.cc % 10));
+  benchmark::AddCustomContext("compute_capability",
+                              std::to_string(g_dev.cc / 10) + "." + std::to_string(g_dev.cc % 10));
   benchmark::AddCustomContext("sm_count", std::to_string(g_dev.sm_count));
   benchmark::AddCustomContext("sm_clock_mhz", std::to_string(g_dev.sm_clock_khz / 1000));
   benchmark::AddCustomContext("mem_clock_mhz", std::to_string(g_dev.mem_clock_khz / 1000));

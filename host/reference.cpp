@@ -3,6 +3,7 @@
 #include <cstring>
 #include <string>
 #include <host/error.hpp>
+#include <host/reference.hpp>
 
 namespace tmakit {
 namespace {
@@ -11,12 +12,14 @@ struct Bytes16 {
   unsigned char b[16];
 };
 
+// Input rows [row_begin, row_end), i.e. output columns of the same range.
 template <class T>
-void reference_typed(const T* src, T* dst, std::int64_t rows, std::int64_t cols) {
+void reference_typed(const T* src, T* dst, std::int64_t rows, std::int64_t cols,
+                     std::int64_t row_begin, std::int64_t row_end) {
   constexpr std::int64_t kB = 64;
-  for (std::int64_t r0 = 0; r0 < rows; r0 += kB)
+  for (std::int64_t r0 = row_begin; r0 < row_end; r0 += kB)
     for (std::int64_t c0 = 0; c0 < cols; c0 += kB) {
-      const std::int64_t r1 = r0 + kB < rows ? r0 + kB : rows;
+      const std::int64_t r1 = r0 + kB < row_end ? r0 + kB : row_end;
       const std::int64_t c1 = c0 + kB < cols ? c0 + kB : cols;
       for (std::int64_t c = c0; c < c1; ++c)
         for (std::int64_t r = r0; r < r1; ++r) dst[c * rows + r] = src[r * cols + c];
@@ -27,30 +30,39 @@ void reference_typed(const T* src, T* dst, std::int64_t rows, std::int64_t cols)
 
 Status reference_transpose(const void* src, void* dst, std::int64_t rows, std::int64_t cols,
                            int elem_bytes) {
+  return reference_transpose_rows(src, dst, rows, cols, elem_bytes, 0, rows);
+}
+
+Status reference_transpose_rows(const void* src, void* dst, std::int64_t rows, std::int64_t cols,
+                                int elem_bytes, std::int64_t row_begin, std::int64_t row_end) {
   if (src == nullptr || dst == nullptr)
     return make_status(StatusCode::kInvalidArgument, "reference_transpose: null pointer");
   if (rows < 1 || cols < 1)
     return make_status(StatusCode::kInvalidArgument,
                        "reference_transpose: rows and cols must be >= 1");
+  if (row_begin < 0 || row_end > rows || row_begin > row_end)
+    return make_status(StatusCode::kInvalidArgument,
+                       "reference_transpose: row band outside the matrix");
   switch (elem_bytes) {
     case 1:
       reference_typed(static_cast<const std::uint8_t*>(src), static_cast<std::uint8_t*>(dst), rows,
-                      cols);
+                      cols, row_begin, row_end);
       return {};
     case 2:
       reference_typed(static_cast<const std::uint16_t*>(src), static_cast<std::uint16_t*>(dst),
-                      rows, cols);
+                      rows, cols, row_begin, row_end);
       return {};
     case 4:
       reference_typed(static_cast<const std::uint32_t*>(src), static_cast<std::uint32_t*>(dst),
-                      rows, cols);
+                      rows, cols, row_begin, row_end);
       return {};
     case 8:
       reference_typed(static_cast<const std::uint64_t*>(src), static_cast<std::uint64_t*>(dst),
-                      rows, cols);
+                      rows, cols, row_begin, row_end);
       return {};
     case 16:
-      reference_typed(static_cast<const Bytes16*>(src), static_cast<Bytes16*>(dst), rows, cols);
+      reference_typed(static_cast<const Bytes16*>(src), static_cast<Bytes16*>(dst), rows, cols,
+                      row_begin, row_end);
       return {};
     default:
       return make_status(StatusCode::kInvalidArgument, "reference_transpose: element size " +
