@@ -22,6 +22,19 @@ VariantDef row(const char* token, const char* description, int min_cc, unsigned 
 
 constexpr auto kT = VariantKind::kTranspose;
 
+// A TMA technique: compute capability 9.0, 16-byte alignment, a planner for its tensor maps.
+VariantDef tma_row(const char* token, const char* description, unsigned elem_mask, VariantKind kind,
+                   std::vector<int> swizzles, bool barrier_axis, kernels::Launcher launch,
+                   kernels::Planner plan) {
+  VariantDef d = row(token, description, 90, elem_mask, 16, true, kind, launch);
+  d.info.swizzle_axis_bytes = std::move(swizzles);
+  d.info.barrier_axis = barrier_axis;
+  d.plan = plan;
+  return d;
+}
+
+const std::vector<int> kAllSwizzles = {0, 32, 64, 128};
+
 std::vector<VariantDef> make_registry() {
   namespace k = kernels;
   return {
@@ -31,8 +44,8 @@ std::vector<VariantDef> make_registry() {
           kElems1248, 1, false, kT, k::launch_naive_write),
       row("smem", "32x32 shared tile, 32x8 threads: both sides coalesced, 32-way bank conflicts",
           75, kElems1248, 1, false, kT, k::launch_smem),
-      row("smem_padded", "smem with 32x33 padding: conflict-free column reads", 75, kElems1248, 1,
-          false, kT, k::launch_smem_padded),
+      row("smem_padded", "smem with 32x33 padding: conflict-free column reads", 75,
+          kElems1248 | elem_bit(16), 1, false, kT, k::launch_smem_padded),
       row("smem_xor", "smem with XOR-swizzled columns (CuTe Swizzle<5,0,5>), no padding", 75,
           kElems1248, 1, false, kT, k::launch_smem_xor),
       row("vec_padded", "16-byte global loads/stores, padded shared tile", 75, kElems1248, 16,
@@ -41,6 +54,22 @@ std::vector<VariantDef> make_registry() {
           16, false, kT, k::launch_vec_swizzled),
       row("copy", "16-byte LDG/STG copy, no transpose: the roofline", 75, kElems1248, 16, false,
           VariantKind::kCopy, k::launch_copy),
+      tma_row("tma_copy", "TMA load + TMA store of 256-line boxes, no transpose: TMA's roofline",
+              kElems1248, VariantKind::kCopy, {0}, true, k::launch_tma_copy, k::plan_tma_copy),
+      tma_row("tma_load_store",
+              "TMA load into swizzled smem, 16-byte in-smem transpose, proxy fence, TMA store",
+              kElems1248, kT, kAllSwizzles, true, k::launch_tma_load_store,
+              k::plan_tma_load_store),
+      tma_row("tma_load", "TMA load, transposed 16-byte reads from the swizzled tile, 16-byte STG",
+              kElems1248, kT, kAllSwizzles, true, k::launch_tma_load, k::plan_tma_load),
+      tma_row("tma_store", "16-byte LDG, writes into a swizzled tile, TMA store (Colfax)",
+              kElems1248, kT, kAllSwizzles, false, k::launch_tma_store, k::plan_tma_store),
+      tma_row("tma_pipeline",
+              "persistent CTAs, ring of TMA stages with one mbarrier each, bulk-group store retire",
+              kElems1248, kT, kAllSwizzles, true, k::launch_tma_pipeline, k::plan_tma_pipeline),
+      tma_row("int4_8x8",
+              "the Programming Guide's 8x8 int4 example: 8 threads, SWIZZLE_128B (or none)",
+              elem_bit(16), kT, {0, 128}, true, k::launch_int4_8x8, k::plan_int4_8x8),
   };
 }
 

@@ -10,6 +10,7 @@ namespace tmakit {
 struct VariantDef {
   VariantInfo info;
   kernels::Launcher launch = nullptr;
+  kernels::Planner plan = nullptr;  // TMA techniques: the tensor maps they need
 };
 
 const std::vector<VariantDef>& registry();

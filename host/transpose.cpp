@@ -1,12 +1,15 @@
 // The public transpose: validate everything a user can get wrong (before anything is
 // launched, so a rejected call writes nothing), resolve `auto`, launch through the registry.
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <string>
 #include <host/device.hpp>
 #include <host/error.hpp>
 #include <host/registry.hpp>
+#include <host/tma_dispatch.hpp>
 #include <kernels/common/elem.hpp>
+#include <kernels/common/swizzle.hpp>
 
 namespace tmakit {
 namespace {
@@ -44,31 +47,88 @@ Status check_device_pointer(const void* p, const char* name) {
   return {};
 }
 
-}  // namespace
+std::string swizzle_list(const std::vector<int>& axis) {
+  std::string s;
+  for (int b : axis) s += (s.empty() ? "" : ", ") + (b == 0 ? std::string("none") : std::to_string(b));
+  return s;
+}
 
-std::string auto_variant(std::int64_t /*rows*/, std::int64_t /*cols*/, int elem_bytes) {
+// Swizzle bytes (0, 32, 64, 128) -> CUtensorMapSwizzle value.
+int tma_swizzle_mode(int bytes) {
+  return bytes == 32 ? kSwizzle32B : bytes == 64 ? kSwizzle64B : bytes == 128 ? kSwizzle128B
+                                                                              : kSwizzleNone;
+}
+
+// A technique's default swizzle: its widest (128B where it has one).
+int default_swizzle_bytes(const VariantInfo& info) {
+  return info.swizzle_axis_bytes.empty() ? 0 : info.swizzle_axis_bytes.back();
+}
+
+std::string classic_best(int elem_bytes) {
   // The fastest classic technique per element size, measured with `tmakit --elem-bytes E` at
   // 8192x8192 on the H100 (docs/perf-notes.md, 2026-11-21): 1 B vec_padded 85.9% of copy,
-  // 2 B vec_padded 83.6%, 4 B smem_xor 92.8%, 8 B smem_padded 97.8%.
+  // 2 B vec_padded 83.6%, 4 B smem_xor 92.8%, 8 B smem_padded 97.8%. 16 B: the only classic
+  // technique that takes it.
   switch (elem_bytes) {
     case 1:
     case 2:
       return "vec_padded";
-    case 8:
-      return "smem_padded";
-    default:
+    case 4:
       return "smem_xor";
+    default:
+      return "smem_padded";
   }
+}
+
+}  // namespace
+
+const char* to_string(TmaBarrier barrier) {
+  switch (barrier) {
+    case TmaBarrier::kPtx: return "ptx";
+    case TmaBarrier::kCudaBarrier: return "cuda_barrier";
+    default: return "default";
+  }
+}
+
+std::string fallback_variant(const std::string& token, int elem_bytes) {
+  const VariantDef* def = find_variant_def(token);
+  if (def != nullptr && def->info.kind == VariantKind::kCopy) return "copy";
+  return classic_best(elem_bytes);
+}
+
+std::string auto_variant(std::int64_t /*rows*/, std::int64_t /*cols*/, int elem_bytes) {
+  // TMA where it can run (the dispatcher falls back otherwise), except for 16-byte elements:
+  // int4_8x8 is the Programming Guide's teaching example, not a fast kernel.
+  if (elem_bytes == 16) return classic_best(elem_bytes);
+  return "tma_pipeline";
 }
 
 Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t cols, int elem_bytes,
                  const TransposeOptions& options) {
-  // 1. The variant.
+  // 1. The variant and its axes.
   const bool is_auto = options.variant == "auto";
-  const std::string token = is_auto ? auto_variant(rows, cols, elem_bytes) : options.variant;
-  const VariantDef* def = find_variant_def(token);
-  if (def == nullptr)
-    return invalid("unknown variant '" + options.variant + "' (known: " + known_tokens() + ")");
+  const VariantDef* def = nullptr;
+  if (!is_auto) {
+    def = find_variant_def(options.variant);
+    if (def == nullptr)
+      return invalid("unknown variant '" + options.variant + "' (known: " + known_tokens() + ")");
+  }
+  const int sw = options.swizzle_bytes;
+  if (sw != -1 && sw != 0 && sw != 32 && sw != 64 && sw != 128)
+    return invalid("swizzle_bytes must be -1 (default), 0, 32, 64 or 128 (got " +
+                   std::to_string(sw) + ")");
+  if (is_auto && (sw != -1 || options.barrier != TmaBarrier::kDefault))
+    return invalid("swizzle_bytes and barrier choose among a TMA technique's variants: name the "
+                   "technique instead of 'auto'");
+  if (def != nullptr && sw != -1) {
+    const std::vector<int>& axis = def->info.swizzle_axis_bytes;
+    if (std::find(axis.begin(), axis.end(), sw) == axis.end())
+      return invalid("variant '" + def->info.token + "' does not take swizzle_bytes = " +
+                     std::to_string(sw) + " (its swizzle modes: " + swizzle_list(axis) + ")");
+  }
+  if (def != nullptr && options.barrier != TmaBarrier::kDefault && !def->info.barrier_axis)
+    return invalid("variant '" + def->info.token + "' has no barrier-style axis (barrier = " +
+                   to_string(options.barrier) + ")");
 
   // 2. Arguments, all before touching the device.
   if (src == nullptr) return invalid("src is a null pointer");
@@ -78,8 +138,9 @@ Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t col
   if (elem_bit(elem_bytes) == 0)
     return invalid("element size " + std::to_string(elem_bytes) +
                    " bytes is not one of 1, 2, 4, 8, 16");
-  if (!def->info.supports_elem_bytes(elem_bytes))
-    return make_status(StatusCode::kUnsupported, "variant '" + token + "' does not support " +
+  if (def != nullptr && !def->info.supports_elem_bytes(elem_bytes))
+    return make_status(StatusCode::kUnsupported, "variant '" + def->info.token +
+                                                     "' does not support " +
                                                      std::to_string(elem_bytes) + "-byte elements");
   // rows * cols * elem_bytes must fit in a signed 64-bit byte count.
   constexpr std::int64_t kMaxBytes = INT64_MAX / 2;
@@ -93,9 +154,31 @@ Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t col
                    hex_ptr(dst) + ", +" + std::to_string(bytes) +
                    ") overlap: transpose is out-of-place");
 
-  // 3. The device.
+  // 3. The device, the technique that will run, and (for TMA) its tensor maps.
   DeviceCaps caps;
   if (Status s = current_device_caps(&caps); !s) return s;
+  if (is_auto) def = find_variant_def(auto_variant(rows, cols, elem_bytes));
+  kernels::LaunchArgs args;
+  args.src = src;
+  args.dst = dst;
+  args.rows = rows;
+  args.cols = cols;
+  args.elem_bytes = elem_bytes;
+  args.stream = options.stream;
+  args.sm_count = caps.sm_count;
+  args.swizzle = tma_swizzle_mode(sw == -1 ? default_swizzle_bytes(def->info) : sw);
+  args.barrier = options.barrier == TmaBarrier::kCudaBarrier ? BarrierStyle::kCudaBarrier
+                                                              : BarrierStyle::kPtx;
+  Status result;
+  TmaMaps maps;
+  if (def->info.uses_tma) {
+    const std::string why = prepare_tma(*def, options.allow_tma, caps, &args, &maps);
+    if (!why.empty()) {
+      def = find_variant_def(fallback_variant(def->info.token, elem_bytes));
+      result.fallback_reason = why;
+    }
+  }
+  const std::string& token = def->info.token;
   if (caps.cc < def->info.min_cc)
     return make_status(StatusCode::kUnsupported,
                        "variant '" + token + "' needs compute capability " +
@@ -107,30 +190,17 @@ Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t col
   if (Status s = check_device_pointer(dst, "dst"); !s) return s;
 
   // 4. Launch.
-  kernels::LaunchArgs args;
-  args.src = src;
-  args.dst = dst;
-  args.rows = rows;
-  args.cols = cols;
-  args.elem_bytes = elem_bytes;
-  args.stream = options.stream;
-  args.sm_count = caps.sm_count;
-  Status result;
   result.variant = token;
-  const cudaError_t err = def->launch(args);
-  if (err != cudaSuccess) {
-    Status s = cuda_status(err, ("launching '" + token + "'").c_str());
+  auto failed = [&](cudaError_t err, const char* what) {
+    Status s = cuda_status(err, (std::string(what) + " '" + token + "'").c_str());
     s.variant = token;
+    s.fallback_reason = result.fallback_reason;
     return s;
-  }
-  if (options.synchronize) {
-    const cudaError_t serr = cudaStreamSynchronize(options.stream);
-    if (serr != cudaSuccess) {
-      Status s = cuda_status(serr, ("running '" + token + "'").c_str());
-      s.variant = token;
-      return s;
-    }
-  }
+  };
+  if (const cudaError_t err = def->launch(args); err != cudaSuccess) return failed(err, "launching");
+  if (options.synchronize)
+    if (const cudaError_t err = cudaStreamSynchronize(options.stream); err != cudaSuccess)
+      return failed(err, "running");
   return result;
 }
 

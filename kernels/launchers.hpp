@@ -4,7 +4,9 @@
 // error, if any; they never synchronise.
 #pragma once
 #include <cstdint>
+#include <cuda.h>  // CUtensorMap (a plain struct; nothing is linked)
 #include <cuda_runtime_api.h>
+#include <kernels/common/tma_tile.hpp>
 
 namespace tmakit::kernels {
 
@@ -16,9 +18,31 @@ struct LaunchArgs {
   int elem_bytes = 0;  // 1, 2, 4, 8 (16 for int4_8x8)
   cudaStream_t stream = nullptr;
   int sm_count = 1;  // for grids sized from the machine (copy, persistent kernels)
+  // TMA techniques only:
+  int swizzle = kSwizzle128B;  // CUtensorMapSwizzle of the tile boxes (none, 32B, 64B, 128B)
+  BarrierStyle barrier = BarrierStyle::kPtx;
+  const CUtensorMap* src_map = nullptr;  // encoded by the host from the technique's TmaPlan
+  const CUtensorMap* dst_map = nullptr;
 };
 
 using Launcher = cudaError_t (*)(const LaunchArgs&);
+
+// What a TMA technique needs from the host for one call: which tensor maps (and their box, in
+// elements of the map's type), and which side it accesses with 16-byte vectors instead. The
+// host builds the maps (src: rows x cols of src; dst: cols x rows of dst, or rows x cols for a
+// copy), validates them against every tensor-map rule and falls back to a classic technique
+// when one fails.
+struct TmaMapPlan {
+  bool used = false;
+  int box_rows = 0, box_cols = 0;
+  int type_bytes = 0;  // element size of the map's data type (int4_8x8: 4-byte words)
+};
+struct TmaPlan {
+  TmaMapPlan src, dst;
+  int swizzle = kSwizzleNone;
+  bool src_vec16 = false, dst_vec16 = false;
+};
+using Planner = TmaPlan (*)(const LaunchArgs&);
 
 // kernels/classic/
 cudaError_t launch_naive_read(const LaunchArgs&);
@@ -29,6 +53,20 @@ cudaError_t launch_smem_xor(const LaunchArgs&);
 cudaError_t launch_vec_padded(const LaunchArgs&);
 cudaError_t launch_vec_swizzled(const LaunchArgs&);
 cudaError_t launch_copy(const LaunchArgs&);
+
+// kernels/tma/ (sm_90; each with its planner)
+cudaError_t launch_tma_copy(const LaunchArgs&);
+cudaError_t launch_tma_load_store(const LaunchArgs&);
+cudaError_t launch_tma_load(const LaunchArgs&);
+cudaError_t launch_tma_store(const LaunchArgs&);
+cudaError_t launch_tma_pipeline(const LaunchArgs&);
+cudaError_t launch_int4_8x8(const LaunchArgs&);
+TmaPlan plan_tma_copy(const LaunchArgs&);
+TmaPlan plan_tma_load_store(const LaunchArgs&);
+TmaPlan plan_tma_load(const LaunchArgs&);
+TmaPlan plan_tma_store(const LaunchArgs&);
+TmaPlan plan_tma_pipeline(const LaunchArgs&);
+TmaPlan plan_int4_8x8(const LaunchArgs&);
 
 }  // namespace tmakit::kernels
 

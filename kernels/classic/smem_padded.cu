@@ -14,10 +14,13 @@
 namespace tmakit {
 
 cudaError_t kernels::launch_smem_padded(const LaunchArgs& a) {
-  return dispatch_elem_1248(a.elem_bytes, [&](auto t) {
+  auto go = [&](auto t) {
     return launch_smem_tile<decltype(t), PaddedLayout<kSmemTile>>(a.src, a.dst, a.rows, a.cols,
                                                                   a.stream);
-  });
+  };
+  // 16-byte elements too: the classic fallback of int4_8x8 (a 32x33 tile of uint4 is 16.5 KB).
+  if (a.elem_bytes == 16) return go(uint4{});
+  return dispatch_elem_1248(a.elem_bytes, go);
 }
 
 namespace {

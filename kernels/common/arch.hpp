@@ -7,6 +7,13 @@
 #define TMAKIT_HD inline
 #endif
 
+// True in any device pass (host/device functions pick intrinsics with it).
+#if defined(__CUDA_ARCH__)
+#define TMAKIT_DEVICE_PASS 1
+#else
+#define TMAKIT_DEVICE_PASS 0
+#endif
+
 // True in the device pass for sm_90 and newer: the Tensor Memory Accelerator
 // (cp.async.bulk.tensor), mbarrier transaction counts and fence.proxy.async exist there.
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900)

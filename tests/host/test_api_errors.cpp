@@ -95,5 +95,59 @@ TEST(ApiErrors, StatusCodesHaveNames) {
     EXPECT_STRNE(to_string(c), "unknown");
 }
 
+// The TMA axes: values a technique does not have are rejected by name, before the device.
+TEST(ApiErrors, SwizzleOutsideTheList) {
+  TransposeOptions o;
+  o.variant = "tma_load_store";
+  o.swizzle_bytes = 16;
+  expect_error(transpose(g_a, g_b, 64, 64, 4, o), StatusCode::kInvalidArgument,
+               "swizzle_bytes must be -1 (default), 0, 32, 64 or 128 (got 16)");
+}
+
+TEST(ApiErrors, SwizzleTheTechniqueDoesNotHave) {
+  TransposeOptions o;
+  o.variant = "int4_8x8";
+  o.swizzle_bytes = 64;
+  expect_error(transpose(g_a, g_b, 8, 8, 16, o), StatusCode::kInvalidArgument,
+               "'int4_8x8' does not take swizzle_bytes = 64 (its swizzle modes: none, 128)");
+  o.variant = "smem";
+  o.swizzle_bytes = 128;
+  expect_error(transpose(g_a, g_b, 8, 8, 4, o), StatusCode::kInvalidArgument,
+               "'smem' does not take swizzle_bytes = 128");
+}
+
+TEST(ApiErrors, BarrierStyleOnATechniqueWithoutOne) {
+  TransposeOptions o;
+  o.variant = "tma_store";  // loads with LDG: no mbarrier
+  o.barrier = TmaBarrier::kCudaBarrier;
+  expect_error(transpose(g_a, g_b, 64, 64, 4, o), StatusCode::kInvalidArgument,
+               "'tma_store' has no barrier-style axis (barrier = cuda_barrier)");
+}
+
+TEST(ApiErrors, AxesNeedANamedTechnique) {
+  TransposeOptions o;
+  o.swizzle_bytes = 64;
+  expect_error(transpose(g_a, g_b, 64, 64, 4, o), StatusCode::kInvalidArgument,
+               "name the technique instead of 'auto'");
+}
+
+TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
+  EXPECT_EQ(fallback_variant("tma_copy", 4), "copy");
+  EXPECT_EQ(fallback_variant("tma_pipeline", 4), "smem_xor");
+  EXPECT_EQ(fallback_variant("tma_load_store", 1), "vec_padded");
+  EXPECT_EQ(fallback_variant("int4_8x8", 16), "smem_padded");
+  for (const VariantInfo& v : variants()) {
+    if (!v.uses_tma) continue;
+    for (int e : {1, 2, 4, 8, 16}) {
+      if (!v.supports_elem_bytes(e)) continue;
+      const VariantInfo* fb = find_variant(fallback_variant(v.token, e));
+      ASSERT_NE(fb, nullptr) << v.token;
+      EXPECT_FALSE(fb->uses_tma) << v.token << " falls back to " << fb->token;
+      EXPECT_TRUE(fb->supports_elem_bytes(e)) << v.token << " -> " << fb->token << " " << e;
+      EXPECT_EQ(fb->kind, v.kind) << v.token;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tmakit

@@ -43,6 +43,9 @@ struct VariantInfo {
   int fast_align_bytes = 1;      // pointer alignment of its fast path (unaligned input still works)
   bool uses_tma = false;
   VariantKind kind = VariantKind::kTranspose;
+  // Axes of TMA techniques (TransposeOptions picks a value; empty / false: no such axis).
+  std::vector<int> swizzle_axis_bytes;  // swizzle spans it takes: 0 (none), 32, 64, 128
+  bool barrier_axis = false;            // takes TmaBarrier::kPtx and kCudaBarrier
 
   bool supports_elem_bytes(int elem_bytes) const;
 };
@@ -50,10 +53,20 @@ struct VariantInfo {
 const std::vector<VariantInfo>& variants();
 const VariantInfo* find_variant(const std::string& token);
 
+// How TMA kernels wait for their loads: raw cuda::ptx mbarrier calls or libcu++ cuda::barrier.
+enum class TmaBarrier { kDefault = 0, kPtx, kCudaBarrier };
+const char* to_string(TmaBarrier barrier);  // "default", "ptx", "cuda_barrier"
+
 struct TransposeOptions {
   std::string variant = "auto";  // a registered token, or "auto"
   cudaStream_t stream = nullptr;
   bool synchronize = false;  // wait for the kernel and report its execution errors
+  // TMA techniques only (others reject non-default values):
+  int swizzle_bytes = -1;  // -1: the technique's default (its widest); else 0, 32, 64 or 128
+  TmaBarrier barrier = TmaBarrier::kDefault;  // default: kPtx
+  // false: TMA techniques (and `auto`) run the classic fallback instead, with the reason in
+  // Status::fallback_reason. The environment variable TMAKIT_DISABLE_TMA=1 does the same.
+  bool allow_tma = true;
 };
 
 // dst[j][i] = src[i][j] for a rows x cols row-major matrix of elem_bytes-sized elements;
@@ -70,8 +83,12 @@ Status transpose(const T* src, T* dst, std::int64_t rows, std::int64_t cols,
                    static_cast<int>(sizeof(T)), options);
 }
 
-// Which technique `auto` picks for this problem on the current device.
+// Which technique `auto` picks for this problem (the fastest measured on an H100). When it is a
+// TMA technique that cannot run the call, transpose() runs fallback_variant() and says why.
 std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes);
+
+// The classic (LDG/STG) technique a TMA technique falls back to for this element size.
+std::string fallback_variant(const std::string& token, int elem_bytes);
 
 // CPU reference: the same contract on host memory (element sizes 1, 2, 4, 8, 16). Used to
 // verify every GPU result. Rejects null pointers, empty shapes and other element sizes.

@@ -1,0 +1,27 @@
+// Can this call run on TMA? The dispatcher asks here before launching a TMA technique; any
+// "no" comes back as a sentence for Status::fallback_reason.
+#pragma once
+#include <string>
+#include <host/device.hpp>
+#include <host/registry.hpp>
+#include <kernels/launchers.hpp>
+
+namespace tmakit {
+
+struct TmaMaps {
+  CUtensorMap src{};  // CUtensorMap is alignas(128) itself
+  CUtensorMap dst{};
+};
+
+// True when the environment variable TMAKIT_DISABLE_TMA is "1".
+bool tma_disabled_by_env();
+
+// Empty when `def` (a TMA technique) can run `args` on a device with these caps; the maps it
+// needs are then encoded into *maps and args->src_map / dst_map point at them. Otherwise the
+// reason, naming the rule or condition that failed. Checks, in order: the switch
+// (allow_tma / TMAKIT_DISABLE_TMA), compute capability 9.0, the driver's encoder, 32-bit
+// coordinates, the 16-byte vector sides, then every tensor-map rule of each map.
+std::string prepare_tma(const VariantDef& def, bool allow_tma, const DeviceCaps& caps,
+                        kernels::LaunchArgs* args, TmaMaps* maps);
+
+}  // namespace tmakit

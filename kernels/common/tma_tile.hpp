@@ -1,0 +1,55 @@
+// Index math of the TMA tile techniques, host and device (the bank model replays it on the
+// host). A tile is held in shared memory the way TMA writes it: as boxes side by side along
+// the inner dimension, each box `rows` lines of `span` bytes (the swizzle span; 128 without a
+// swizzle), box b starting at byte b * rows * span, every byte address passed through the
+// swizzle. A box region is rows * span bytes, a multiple of the swizzle period whenever rows
+// is a multiple of 8, so offsets from a 1024-aligned tile base equal absolute addresses.
+//
+// The in-shared transpose works on 16-byte chunks. A 128-byte-wide strip of a tile is 8 chunk
+// columns (k) by 8 row groups (q) of V = 16 / elem_bytes rows: 64 sub-blocks of V x V
+// elements, one per thread slot. Slot s = 8 t + l (t = quarter-warp, l = lane in it) takes
+//     k = l,   q = (l + t) mod 8                                       ("diagonal" slots)
+// so the 8 lanes of a quarter-warp (the unit a 16-byte shared access is served in) read 8
+// different chunk columns of a row and write 8 different chunk columns of a transposed line:
+// no bank conflicts on either side without a swizzle and with 128B swizzle (checked for
+// every element size by tests/host/test_tma_tile.cpp).
+#pragma once
+#include <cstdint>
+#include <kernels/common/arch.hpp>
+#include <kernels/common/swizzle.hpp>
+
+namespace tmakit {
+
+// How a kernel waits for TMA loads (an axis of every technique that loads with TMA): raw
+// cuda::ptx mbarrier instructions, or libcu++'s cuda::barrier with barrier_arrive_tx.
+enum class BarrierStyle : int { kPtx = 0, kCudaBarrier = 1 };
+
+// Bytes per box line: the swizzle span, or 128 without a swizzle (TMA allows up to 256
+// elements then; 128 bytes keeps one tile geometry for every mode).
+TMAKIT_HD constexpr std::uint32_t tma_tile_span_bytes(int mode) {
+  return mode == kSwizzleNone ? 128u : tma_swizzle_span_bytes(mode);
+}
+
+// Elements per box line for this mode and element size.
+TMAKIT_HD constexpr std::uint32_t tma_tile_box_cols(int mode, int elem_bytes) {
+  return tma_tile_span_bytes(mode) / static_cast<std::uint32_t>(elem_bytes);
+}
+
+// Byte offset, from a period-aligned tile base, of byte `col_bytes` of line `row` in a tile of
+// `rows` lines stored as boxes of span bytes.
+TMAKIT_HD constexpr std::uint32_t tma_tile_offset(std::uint32_t row, std::uint32_t col_bytes,
+                                                  std::uint32_t rows, int mode) {
+  const std::uint32_t span = tma_tile_span_bytes(mode);
+  return tma_swizzle((col_bytes / span) * rows * span + row * span + col_bytes % span, mode);
+}
+
+struct ChunkBlock {
+  std::uint32_t k;  // 16-byte chunk column within the 128-byte strip, 0..7
+  std::uint32_t q;  // row group of V rows, 0..7
+};
+
+TMAKIT_HD constexpr ChunkBlock diagonal_chunk_block(std::uint32_t slot) {
+  return {slot % 8u, (slot % 8u + (slot / 8u) % 8u) % 8u};
+}
+
+}  // namespace tmakit

@@ -1,0 +1,59 @@
+// Host-side helpers shared by the kernels/tma launchers: compile-time dispatch over the axes
+// (element size x swizzle mode x barrier style) and the dynamic shared-memory opt-in.
+#pragma once
+#include <cstdint>
+#include <type_traits>
+#include <cuda_runtime.h>
+#include <kernels/common/swizzle.hpp>
+#include <kernels/common/tma_tile.hpp>
+
+namespace tmakit {
+
+template <int V>
+using IntC = std::integral_constant<int, V>;
+template <BarrierStyle S>
+using StyleC = std::integral_constant<BarrierStyle, S>;
+
+// f(IntC<E>{}) for E = 1, 2, 4, 8.
+template <class F>
+cudaError_t dispatch_tma_elem(int elem_bytes, F&& f) {
+  switch (elem_bytes) {
+    case 1: return f(IntC<1>{});
+    case 2: return f(IntC<2>{});
+    case 4: return f(IntC<4>{});
+    case 8: return f(IntC<8>{});
+    default: return cudaErrorInvalidValue;
+  }
+}
+
+// f(IntC<Mode>{}) for the Hopper swizzle modes none, 32B, 64B, 128B.
+template <class F>
+cudaError_t dispatch_tma_swizzle(int mode, F&& f) {
+  switch (mode) {
+    case kSwizzleNone: return f(IntC<kSwizzleNone>{});
+    case kSwizzle32B: return f(IntC<kSwizzle32B>{});
+    case kSwizzle64B: return f(IntC<kSwizzle64B>{});
+    case kSwizzle128B: return f(IntC<kSwizzle128B>{});
+    default: return cudaErrorInvalidValue;
+  }
+}
+
+template <class F>
+cudaError_t dispatch_barrier(BarrierStyle style, F&& f) {
+  return style == BarrierStyle::kCudaBarrier ? f(StyleC<BarrierStyle::kCudaBarrier>{})
+                                             : f(StyleC<BarrierStyle::kPtx>{});
+}
+
+// Kernels needing more than the default 48 KB of dynamic shared memory must opt in first.
+template <class Kernel>
+cudaError_t allow_dynamic_smem(Kernel* kernel, std::uint32_t bytes) {
+  if (bytes <= 48u * 1024u) return cudaSuccess;
+  return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                              static_cast<int>(bytes));
+}
+
+// Slack so a kernel can round its dynamic shared memory base up to the 1024-byte swizzle
+// period (the base's alignment is not guaranteed beyond 16 bytes).
+inline constexpr std::uint32_t kSmemAlignSlack = 1024;
+
+}  // namespace tmakit

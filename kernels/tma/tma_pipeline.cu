@@ -1,0 +1,154 @@
+// tma_pipeline: tma_load_store made persistent and pipelined. A grid of a few CTAs per SM
+// walks the tiles (tile n, n + gridDim.x, ...); each CTA keeps a ring of kStages shared input
+// stages, one mbarrier per stage. One thread keeps the next kStages - 1 tiles' TMA loads in
+// flight while the CTA transposes the current one (16-byte shared accesses, conflict-free)
+// into one of two output buffers and TMA-stores it; a store is retired with a bulk group
+// (wait_group.read) before its buffer is written again. One __syncthreads per tile. Tiles are
+// larger than tma_load_store's (16 KB) so each CTA has enough bytes moving. Swizzle mode and
+// barrier style are axes.
+//
+// Ring bookkeeping: the CTA's it-th tile uses stage s = it % kStages; its barrier completes
+// once per use, so the wait is on parity (it / kStages) & 1.
+#include <algorithm>
+#include <kernels/common/grid.hpp>
+#include <kernels/launchers.hpp>
+#include <kernels/primitives/tma_barrier.cuh>
+#include <kernels/primitives/tma_launch.cuh>
+#include <kernels/primitives/tma_tile.cuh>
+
+namespace tmakit {
+namespace {
+
+// Per element size: tile R x C elements (16 KB), threads (one V x V block each, at most 256),
+// stages, CTAs per SM. First choice, to be tuned by measurement (docs/perf-notes.md).
+template <int E>
+struct PipeConfig;
+template <>
+struct PipeConfig<1> {
+  static constexpr std::uint32_t kRows = 128, kCols = 128, kStages = 4, kCtasPerSm = 2;
+};
+template <>
+struct PipeConfig<2> {
+  static constexpr std::uint32_t kRows = 64, kCols = 128, kStages = 4, kCtasPerSm = 2;
+};
+template <>
+struct PipeConfig<4> {
+  static constexpr std::uint32_t kRows = 64, kCols = 64, kStages = 4, kCtasPerSm = 2;
+};
+template <>
+struct PipeConfig<8> {
+  static constexpr std::uint32_t kRows = 32, kCols = 64, kStages = 4, kCtasPerSm = 2;
+};
+
+template <int E>
+constexpr std::uint32_t kThreads = std::min<std::uint32_t>(
+    256, (PipeConfig<E>::kRows * E / 128) * (PipeConfig<E>::kCols * E / 128) * 64);
+
+template <int E>
+constexpr std::uint32_t kTileBytes = tma::kTileBytes<E, PipeConfig<E>::kRows, PipeConfig<E>::kCols>;
+
+constexpr std::uint32_t kOutBuffers = 2;
+
+template <int E>
+constexpr std::uint32_t smem_bytes() {
+  return kSmemAlignSlack + (PipeConfig<E>::kStages + kOutBuffers) * kTileBytes<E> +
+         8 * PipeConfig<E>::kStages;
+}
+
+template <int E, int Mode, BarrierStyle Style>
+__global__ void __launch_bounds__(kThreads<E>)
+    tma_pipeline_kernel(const __grid_constant__ CUtensorMap src_map,
+                        const __grid_constant__ CUtensorMap dst_map, std::int64_t rows,
+                        std::int64_t cols) {
+#if TMAKIT_DEVICE_HAS_TMA
+  using Cfg = PipeConfig<E>;
+  constexpr std::uint32_t R = Cfg::kRows, C = Cfg::kCols, S = Cfg::kStages, kBytes = kTileBytes<E>;
+  extern __shared__ unsigned char tma_pipeline_smem[];
+  unsigned char* in = tma::align_smem<unsigned char>(tma_pipeline_smem, 1024);  // S stages
+  unsigned char* out = in + S * kBytes;                                          // 2 buffers
+  unsigned char* bars = out + kOutBuffers * kBytes;                              // S barriers
+  auto full = [&](std::uint32_t s) { return tma::TxBarrier<Style>(bars + 8 * s); };
+
+  const std::uint32_t tid = threadIdx.x;
+  const std::int64_t tiles_c = ceil_div(cols, C), tiles = ceil_div(rows, R) * tiles_c;
+  // Tile n covers source rows (n / tiles_c) * R.., columns (n % tiles_c) * C..
+  auto issue_load = [&](std::int64_t n, std::uint32_t s) {
+    auto bar = full(s);
+    bar.arrive_expect_tx(kBytes);
+    tma::load_tile<E, Mode, R, C>(in + s * kBytes, &src_map,
+                                  static_cast<std::int32_t>((n / tiles_c) * R),
+                                  static_cast<std::int32_t>((n % tiles_c) * C), bar.handle());
+  };
+
+  if (tid == 0) {
+    tma::prefetch_map(&src_map);
+    tma::prefetch_map(&dst_map);
+    for (std::uint32_t s = 0; s < S; ++s) full(s).init(1);
+    tma::fence_proxy_async_smem();
+    for (std::uint32_t s = 0; s < S; ++s) {  // prologue: fill the ring
+      const std::int64_t n = blockIdx.x + static_cast<std::int64_t>(s) * gridDim.x;
+      if (n < tiles) issue_load(n, s);
+    }
+  }
+  __syncthreads();
+
+  std::uint32_t it = 0;
+  for (std::int64_t n = blockIdx.x; n < tiles; n += gridDim.x, ++it) {
+    const std::uint32_t s = it % S;
+    unsigned char* ob = out + (it % kOutBuffers) * kBytes;
+    full(s).wait((it / S) & 1u);
+    tma::transpose_tile<E, Mode, R, C, kThreads<E>>(in + s * kBytes, ob, tid);
+    tma::fence_proxy_async_smem();
+    // The previous tile's store must have finished reading its buffer before the next tile
+    // (which writes that buffer) starts; the barrier below publishes it to every thread.
+    if (tid == 0) tma::store_wait_read<0>();
+    __syncthreads();
+    if (tid == 0) {
+      tma::store_tile<E, Mode, R, C>(&dst_map, static_cast<std::int32_t>((n % tiles_c) * C),
+                                     static_cast<std::int32_t>((n / tiles_c) * R), rows, ob);
+      tma::store_commit();
+      const std::int64_t next = n + static_cast<std::int64_t>(S) * gridDim.x;
+      if (next < tiles) issue_load(next, s);  // stage s was consumed by every thread
+    }
+  }
+  if (tid == 0) tma::store_wait_read<0>();  // shared memory must outlive the last store's reads
+#else
+  __trap();
+#endif
+}
+
+}  // namespace
+
+kernels::TmaPlan kernels::plan_tma_pipeline(const LaunchArgs& a) {
+  TmaPlan p;
+  p.swizzle = a.swizzle;
+  const int w = static_cast<int>(tma_tile_box_cols(a.swizzle, a.elem_bytes));
+  dispatch_tma_elem(a.elem_bytes, [&](auto e) {
+    using Cfg = PipeConfig<decltype(e)::value>;
+    p.src = {true, static_cast<int>(Cfg::kRows), w, a.elem_bytes};
+    p.dst = {true, static_cast<int>(Cfg::kCols), w, a.elem_bytes};
+    return cudaSuccess;
+  });
+  return p;
+}
+
+cudaError_t kernels::launch_tma_pipeline(const LaunchArgs& a) {
+  return dispatch_tma_elem(a.elem_bytes, [&](auto e) {
+    return dispatch_tma_swizzle(a.swizzle, [&](auto mode) {
+      return dispatch_barrier(a.barrier, [&](auto style) {
+        constexpr int E = decltype(e)::value;
+        using Cfg = PipeConfig<E>;
+        auto* kernel = tma_pipeline_kernel<E, decltype(mode)::value, decltype(style)::value>;
+        constexpr std::uint32_t kSmem = smem_bytes<E>();
+        if (cudaError_t err = allow_dynamic_smem(kernel, kSmem); err != cudaSuccess) return err;
+        const std::int64_t tiles = ceil_div(a.rows, Cfg::kRows) * ceil_div(a.cols, Cfg::kCols);
+        const auto grid = static_cast<unsigned>(
+            std::min<std::int64_t>(tiles, static_cast<std::int64_t>(a.sm_count) * Cfg::kCtasPerSm));
+        kernel<<<grid, kThreads<E>, kSmem, a.stream>>>(*a.src_map, *a.dst_map, a.rows, a.cols);
+        return cudaGetLastError();
+      });
+    });
+  });
+}
+
+}  // namespace tmakit
