@@ -30,8 +30,8 @@ std::string encode_side(const char* side, const kernels::TmaMapPlan& mp, int swi
       static_cast<TmaSwizzle>(swizzle));
   const ValidationReport rep = validate(spec, cc);
   if (!rep.ok()) {
-    std::string msg = rep.to_string();
-    while (!msg.empty() && msg.back() == '\n') msg.pop_back();
+    std::string msg;  // the errors only: warnings do not stop TMA
+    for (const RuleViolation& v : rep.errors) msg += (msg.empty() ? "" : "; ") + v.message;
     return std::string(side) + " tensor map: " + msg;
   }
   Status why;
@@ -46,11 +46,13 @@ std::string encode_side(const char* side, const kernels::TmaMapPlan& mp, int swi
 std::string check_vec16(const char* side, const void* p, std::int64_t row_elems, int elem_bytes) {
   const auto addr = reinterpret_cast<std::uintptr_t>(p);
   if (addr % 16 != 0)
-    return std::string(side) + " address is not 16-byte aligned (16-byte vector accesses)";
+    return std::string(side) + " address is not 16-byte aligned (the technique accesses " + side +
+           " with 16-byte vectors)";
   const std::int64_t pitch = row_elems * elem_bytes;
   if (pitch % 16 != 0)
     return std::string(side) + " row pitch " + std::to_string(pitch) +
-           " bytes is not a multiple of 16 (16-byte vector accesses)";
+           " bytes is not a multiple of 16 (the technique accesses " + side +
+           " with 16-byte vectors)";
   return {};
 }
 

@@ -24,6 +24,10 @@ void usage(std::FILE* out) {
                "  --elem-bytes E    element size in bytes: 1, 2, 4, 8 (default 4)\n"
                "  --variant V       only this variant (a token from `tmakit list`, or auto)\n"
                "  --iters N         timed runs per variant, median reported (default 20, >= 1)\n"
+               "  --swizzle S       TMA techniques: swizzle bytes 0, 32, 64 or 128 (default: 128)\n"
+               "  --barrier B       TMA techniques: ptx or cuda_barrier (default: ptx)\n"
+               "  --axes            a row for every swizzle mode x barrier style of each TMA\n"
+               "                    technique\n"
                "  --json            print JSON instead of the table\n"
                "\n"
                "Each variant's output is compared bit for bit with the CPU reference before it\n"
@@ -83,6 +87,17 @@ int main(int argc, char** argv) {
         return 2;
       }
       opt.variant = args[++i];
+    } else if (a == "--swizzle") {
+      if (!need_value(&v)) return 2;
+      opt.swizzle_bytes = static_cast<int>(v);
+    } else if (a == "--barrier") {
+      if (i + 1 >= args.size()) {
+        std::fprintf(stderr, "tmakit: --barrier needs ptx or cuda_barrier\n");
+        return 2;
+      }
+      opt.barrier = args[++i];
+    } else if (a == "--axes") {
+      opt.all_axes = true;
     } else if (a == "--json") {
       opt.json = true;
     } else {

@@ -84,6 +84,39 @@ int run_table(const TableOptions& opt) {
                               "unknown variant '" + opt.variant + "' (see `tmakit list`)"));
     tokens.push_back(opt.variant);
   }
+  TmaBarrier barrier = TmaBarrier::kDefault;
+  if (opt.barrier == "ptx") barrier = TmaBarrier::kPtx;
+  else if (opt.barrier == "cuda_barrier") barrier = TmaBarrier::kCudaBarrier;
+  else if (!opt.barrier.empty())
+    return fail(make_status(StatusCode::kInvalidArgument,
+                            "--barrier must be ptx or cuda_barrier (got '" + opt.barrier + "')"));
+  // One row per (technique, swizzle, barrier): the axes only where the technique has them.
+  struct RowSpec {
+    std::string token, label;
+    int swizzle_bytes;
+    TmaBarrier barrier;
+  };
+  std::vector<RowSpec> specs;
+  for (const std::string& token : tokens) {
+    const VariantInfo* v = find_variant(token);
+    std::vector<int> sws = {-1};
+    std::vector<TmaBarrier> bars = {TmaBarrier::kDefault};
+    if (v != nullptr && !v->swizzle_axis_bytes.empty()) {
+      if (opt.all_axes) sws = v->swizzle_axis_bytes;
+      else if (opt.swizzle_bytes >= 0) sws = {opt.swizzle_bytes};
+    }
+    if (v != nullptr && v->barrier_axis) {
+      if (opt.all_axes) bars = {TmaBarrier::kPtx, TmaBarrier::kCudaBarrier};
+      else bars = {barrier};
+    }
+    for (int sw : sws)
+      for (TmaBarrier b : bars) {
+        std::string label = token;
+        if (sw >= 0 && (opt.all_axes || opt.swizzle_bytes >= 0)) label += "/sw" + std::to_string(sw);
+        if (b != TmaBarrier::kDefault) label += std::string("/") + to_string(b);
+        specs.push_back({token, label, sw, b});
+      }
+  }
 
   DeviceInfo dev;
   if (Status s = query_device(&dev); !s) return fail(s);
@@ -133,13 +166,16 @@ int run_table(const TableOptions& opt) {
 
   std::vector<Row> rows;
   int failures = 0;
-  for (const std::string& token : tokens) {
+  for (const RowSpec& spec : specs) {
+    const std::string& token = spec.token;
     Row row;
-    row.variant = token;
+    row.variant = spec.label;
     const VariantInfo* info = find_variant(token);
     const bool is_copy = info != nullptr && info->kind == VariantKind::kCopy;
     TransposeOptions to;
     to.variant = token;
+    to.swizzle_bytes = spec.swizzle_bytes;
+    to.barrier = spec.barrier;
     // Verify once: poisoned output, one run, bit-for-bit comparison.
     cudaMemset(d_dst.p, kPoisonByte, bytes);
     Status s = transpose(d_src.p, d_dst.p, opt.rows, opt.cols, opt.elem_bytes, to);
@@ -175,7 +211,7 @@ int run_table(const TableOptions& opt) {
       row.gbps = gbps(moved, st.median_ms);
       if (is_copy && row.verified && row.gbps > best_copy) {
         best_copy = row.gbps;
-        best_copy_name = token;
+        best_copy_name = spec.label;
       }
     }
     rows.push_back(row);
@@ -212,10 +248,10 @@ int run_table(const TableOptions& opt) {
         moved / 1e6, opt.iters);
     std::printf("copy roofline: cudaMemcpyAsync %.1f GB/s; best copy %.1f GB/s (%s)\n\n",
                 memcpy_gbps, best_copy, best_copy_name.c_str());
-    std::printf("%-14s %10s %10s %8s %9s  %s\n", "variant", "time_ms", "GB/s", "%copy", "verified",
+    std::printf("%-34s %10s %10s %8s %9s  %s\n", "variant", "time_ms", "GB/s", "%copy", "verified",
                 "note");
     for (const Row& r : rows)
-      std::printf("%-14s %10.4f %10.1f %7.1f%% %9s  %s\n", r.variant.c_str(), r.median_ms, r.gbps,
+      std::printf("%-34s %10.4f %10.1f %7.1f%% %9s  %s\n", r.variant.c_str(), r.median_ms, r.gbps,
                   best_copy > 0 ? 100.0 * r.gbps / best_copy : 0.0, r.verified ? "yes" : "NO",
                   r.note.c_str());
   }
