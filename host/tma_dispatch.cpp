@@ -10,10 +10,14 @@ namespace {
 
 TmaType unsigned_type(int bytes) {
   switch (bytes) {
-    case 1: return TmaType::kU8;
-    case 2: return TmaType::kU16;
-    case 8: return TmaType::kU64;
-    default: return TmaType::kU32;
+    case 1:
+      return TmaType::kU8;
+    case 2:
+      return TmaType::kU16;
+    case 8:
+      return TmaType::kU64;
+    default:
+      return TmaType::kU32;
   }
 }
 
@@ -23,11 +27,11 @@ std::string encode_side(const char* side, const kernels::TmaMapPlan& mp, int swi
                         const void* address, std::int64_t rows, std::int64_t cols, int elem_bytes,
                         int cc, CUtensorMap* out) {
   const std::uint64_t pitch = static_cast<std::uint64_t>(cols) * elem_bytes;
-  const TensorMapSpec spec = matrix_spec(
-      unsigned_type(mp.type_bytes), address, static_cast<std::uint64_t>(rows),
-      pitch / static_cast<std::uint64_t>(mp.type_bytes), pitch,
-      static_cast<std::uint32_t>(mp.box_rows), static_cast<std::uint32_t>(mp.box_cols),
-      static_cast<TmaSwizzle>(swizzle));
+  const TensorMapSpec spec =
+      matrix_spec(unsigned_type(mp.type_bytes), address, static_cast<std::uint64_t>(rows),
+                  pitch / static_cast<std::uint64_t>(mp.type_bytes), pitch,
+                  static_cast<std::uint32_t>(mp.box_rows), static_cast<std::uint32_t>(mp.box_cols),
+                  static_cast<TmaSwizzle>(swizzle));
   const ValidationReport rep = validate(spec, cc);
   if (!rep.ok()) {
     std::string msg;  // the errors only: warnings do not stop TMA
@@ -69,8 +73,7 @@ std::string prepare_tma(const VariantDef& def, bool allow_tma, const DeviceCaps&
   if (tma_disabled_by_env()) return "TMA disabled by TMAKIT_DISABLE_TMA=1";
   if (caps.cc < 90)
     return "device " + std::to_string(caps.device) + " has compute capability " +
-           std::to_string(caps.cc / 10) + "." + std::to_string(caps.cc % 10) +
-           "; TMA needs 9.0";
+           std::to_string(caps.cc / 10) + "." + std::to_string(caps.cc % 10) + "; TMA needs 9.0";
   PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
   if (Status s = driver_encode_tiled(&fn); !s)
     return "cuTensorMapEncodeTiled is unavailable: " + s.message;
@@ -98,8 +101,8 @@ std::string prepare_tma(const VariantDef& def, bool allow_tma, const DeviceCaps&
     args->src_map = &maps->src;
   }
   if (plan.dst.used) {
-    if (std::string w = encode_side("dst", plan.dst, plan.swizzle, args->dst, dst_rows, dst_cols,
-                                    e, caps.cc, &maps->dst);
+    if (std::string w = encode_side("dst", plan.dst, plan.swizzle, args->dst, dst_rows, dst_cols, e,
+                                    caps.cc, &maps->dst);
         !w.empty())
       return w;
     args->dst_map = &maps->dst;

@@ -49,14 +49,17 @@ Status check_device_pointer(const void* p, const char* name) {
 
 std::string swizzle_list(const std::vector<int>& axis) {
   std::string s;
-  for (int b : axis) s += (s.empty() ? "" : ", ") + (b == 0 ? std::string("none") : std::to_string(b));
+  for (int b : axis)
+    s += (s.empty() ? "" : ", ") + (b == 0 ? std::string("none") : std::to_string(b));
   return s;
 }
 
 // Swizzle bytes (0, 32, 64, 128) -> CUtensorMapSwizzle value.
 int tma_swizzle_mode(int bytes) {
-  return bytes == 32 ? kSwizzle32B : bytes == 64 ? kSwizzle64B : bytes == 128 ? kSwizzle128B
-                                                                              : kSwizzleNone;
+  return bytes == 32    ? kSwizzle32B
+         : bytes == 64  ? kSwizzle64B
+         : bytes == 128 ? kSwizzle128B
+                        : kSwizzleNone;
 }
 
 // A technique's default swizzle: its widest (128B where it has one).
@@ -84,9 +87,12 @@ std::string classic_best(int elem_bytes) {
 
 const char* to_string(TmaBarrier barrier) {
   switch (barrier) {
-    case TmaBarrier::kPtx: return "ptx";
-    case TmaBarrier::kCudaBarrier: return "cuda_barrier";
-    default: return "default";
+    case TmaBarrier::kPtx:
+      return "ptx";
+    case TmaBarrier::kCudaBarrier:
+      return "cuda_barrier";
+    default:
+      return "default";
   }
 }
 
@@ -97,10 +103,16 @@ std::string fallback_variant(const std::string& token, int elem_bytes) {
 }
 
 std::string auto_variant(std::int64_t /*rows*/, std::int64_t /*cols*/, int elem_bytes) {
-  // TMA where it can run (the dispatcher falls back otherwise), except for 16-byte elements:
-  // int4_8x8 is the Programming Guide's teaching example, not a fast kernel.
-  if (elem_bytes == 16) return classic_best(elem_bytes);
-  return "tma_pipeline";
+  // The fastest technique per element size on the H100 (tmakit tables at 8192^2 and 16384^2,
+  // docs/perf-notes.md, 2026-11-21), TMA where it won; the dispatcher falls back from it (and
+  // says why) where TMA cannot run. Percent of cudaMemcpyAsync at 8192^2 / 16384^2:
+  //   1 B: tma_load_store 92.8 / 91.0 (tma_pipeline 94.6 / 90.0, vec_padded 86.5 / 85.1)
+  //   2 B: tma_load_store 93.3 / 92.7 (tma_pipeline 93.4 / 91.1, vec_padded 83.5 / 84.0)
+  //   4 B: smem_xor 92.8 / 92.1 (tma_pipeline 92.5 / 92.0: a tie, the classic one kept)
+  //   8 B: smem_padded 97.8 / 96.8 (every TMA technique 92-93)
+  //  16 B: smem_padded (int4_8x8 is the Programming Guide's teaching example, not fast)
+  if (elem_bytes == 1 || elem_bytes == 2) return "tma_load_store";
+  return classic_best(elem_bytes);
 }
 
 Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t cols, int elem_bytes,
@@ -118,8 +130,9 @@ Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t col
     return invalid("swizzle_bytes must be -1 (default), 0, 32, 64 or 128 (got " +
                    std::to_string(sw) + ")");
   if (is_auto && (sw != -1 || options.barrier != TmaBarrier::kDefault))
-    return invalid("swizzle_bytes and barrier choose among a TMA technique's variants: name the "
-                   "technique instead of 'auto'");
+    return invalid(
+        "swizzle_bytes and barrier choose among a TMA technique's variants: name the "
+        "technique instead of 'auto'");
   if (def != nullptr && sw != -1) {
     const std::vector<int>& axis = def->info.swizzle_axis_bytes;
     if (std::find(axis.begin(), axis.end(), sw) == axis.end())
@@ -127,8 +140,8 @@ Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t col
                      std::to_string(sw) + " (its swizzle modes: " + swizzle_list(axis) + ")");
   }
   if (def != nullptr && options.barrier != TmaBarrier::kDefault && !def->info.barrier_axis)
-    return invalid("variant '" + def->info.token + "' has no barrier-style axis (barrier = " +
-                   to_string(options.barrier) + ")");
+    return invalid("variant '" + def->info.token +
+                   "' has no barrier-style axis (barrier = " + to_string(options.barrier) + ")");
 
   // 2. Arguments, all before touching the device.
   if (src == nullptr) return invalid("src is a null pointer");
@@ -167,8 +180,8 @@ Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t col
   args.stream = options.stream;
   args.sm_count = caps.sm_count;
   args.swizzle = tma_swizzle_mode(sw == -1 ? default_swizzle_bytes(def->info) : sw);
-  args.barrier = options.barrier == TmaBarrier::kCudaBarrier ? BarrierStyle::kCudaBarrier
-                                                              : BarrierStyle::kPtx;
+  args.barrier =
+      options.barrier == TmaBarrier::kCudaBarrier ? BarrierStyle::kCudaBarrier : BarrierStyle::kPtx;
   Status result;
   TmaMaps maps;
   if (def->info.uses_tma) {
@@ -197,7 +210,8 @@ Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t col
     s.fallback_reason = result.fallback_reason;
     return s;
   };
-  if (const cudaError_t err = def->launch(args); err != cudaSuccess) return failed(err, "launching");
+  if (const cudaError_t err = def->launch(args); err != cudaSuccess)
+    return failed(err, "launching");
   if (options.synchronize)
     if (const cudaError_t err = cudaStreamSynchronize(options.stream); err != cudaSuccess)
       return failed(err, "running");

@@ -14,9 +14,9 @@ struct TableOptions {
   int iters = 20;
   bool json = false;
   // TMA axes: one value for every TMA technique that has the axis, or every value (--axes).
-  int swizzle_bytes = -1;   // -1: each technique's default
-  std::string barrier;      // "", "ptx" or "cuda_barrier"
-  bool all_axes = false;    // a row per swizzle mode x barrier style
+  int swizzle_bytes = -1;  // -1: each technique's default
+  std::string barrier;     // "", "ptx" or "cuda_barrier"
+  bool all_axes = false;   // a row per swizzle mode x barrier style
 };
 
 int run_table(const TableOptions& opt);

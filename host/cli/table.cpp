@@ -85,8 +85,10 @@ int run_table(const TableOptions& opt) {
     tokens.push_back(opt.variant);
   }
   TmaBarrier barrier = TmaBarrier::kDefault;
-  if (opt.barrier == "ptx") barrier = TmaBarrier::kPtx;
-  else if (opt.barrier == "cuda_barrier") barrier = TmaBarrier::kCudaBarrier;
+  if (opt.barrier == "ptx")
+    barrier = TmaBarrier::kPtx;
+  else if (opt.barrier == "cuda_barrier")
+    barrier = TmaBarrier::kCudaBarrier;
   else if (!opt.barrier.empty())
     return fail(make_status(StatusCode::kInvalidArgument,
                             "--barrier must be ptx or cuda_barrier (got '" + opt.barrier + "')"));
@@ -102,17 +104,22 @@ int run_table(const TableOptions& opt) {
     std::vector<int> sws = {-1};
     std::vector<TmaBarrier> bars = {TmaBarrier::kDefault};
     if (v != nullptr && !v->swizzle_axis_bytes.empty()) {
-      if (opt.all_axes) sws = v->swizzle_axis_bytes;
-      else if (opt.swizzle_bytes >= 0) sws = {opt.swizzle_bytes};
+      if (opt.all_axes)
+        sws = v->swizzle_axis_bytes;
+      else if (opt.swizzle_bytes >= 0)
+        sws = {opt.swizzle_bytes};
     }
     if (v != nullptr && v->barrier_axis) {
-      if (opt.all_axes) bars = {TmaBarrier::kPtx, TmaBarrier::kCudaBarrier};
-      else bars = {barrier};
+      if (opt.all_axes)
+        bars = {TmaBarrier::kPtx, TmaBarrier::kCudaBarrier};
+      else
+        bars = {barrier};
     }
     for (int sw : sws)
       for (TmaBarrier b : bars) {
         std::string label = token;
-        if (sw >= 0 && (opt.all_axes || opt.swizzle_bytes >= 0)) label += "/sw" + std::to_string(sw);
+        if (sw >= 0 && (opt.all_axes || opt.swizzle_bytes >= 0))
+          label += "/sw" + std::to_string(sw);
         if (b != TmaBarrier::kDefault) label += std::string("/") + to_string(b);
         specs.push_back({token, label, sw, b});
       }

@@ -66,11 +66,13 @@ bool parse_enum(const std::string& v, const std::vector<std::string>& names, E* 
 // (4 banks of 4 bytes).
 void draw_bank_groups(const TensorMapSpec& s) {
   const int sw = static_cast<int>(s.swizzle);
-  const std::uint64_t inner = static_cast<std::uint64_t>(s.box[s.rank - 1]) * tma_type_bits(s.type) / 8;
+  const std::uint64_t inner =
+      static_cast<std::uint64_t>(s.box[s.rank - 1]) * tma_type_bits(s.type) / 8;
   if (inner == 0 || inner % 16 != 0) return;
   const std::uint64_t total = box_bytes(s);
   const std::uint32_t period = tma_swizzle_period_bytes(sw) ? tma_swizzle_period_bytes(sw) : 1024;
-  const std::uint32_t lines = static_cast<std::uint32_t>(std::min<std::uint64_t>(period, (total + 127) / 128 * 128) / 128);
+  const std::uint32_t lines =
+      static_cast<std::uint32_t>(std::min<std::uint64_t>(period, (total + 127) / 128 * 128) / 128);
   std::vector<std::string> cell(lines * 8, "  .  ");
   for (std::uint32_t logical = 0; logical < lines * 128; logical += 16) {
     if (logical >= total) break;
@@ -80,7 +82,8 @@ void draw_bank_groups(const TensorMapSpec& s) {
                   static_cast<unsigned>((logical % inner) / 16));
     cell[(phys / 128) * 8 + (phys % 128) / 16] = buf;
   }
-  std::printf("\nshared memory, first %u bytes: box row r, 16-byte chunk c, per bank group\n", lines * 128);
+  std::printf("\nshared memory, first %u bytes: box row r, 16-byte chunk c, per bank group\n",
+              lines * 128);
   std::printf("line  bytes     ");
   for (int g = 0; g < 8; ++g) std::printf(" banks%2d-%-2d", 4 * g, 4 * g + 3);
   std::printf("\n");
@@ -93,7 +96,8 @@ void draw_bank_groups(const TensorMapSpec& s) {
 
 // One line per spec: type rank shape pitches box elem_strides interleave swizzle l2 oob
 // address%1024, row-major, comma-separated lists.
-void dump_specs(const std::string& path, const std::vector<TensorMapSpec>& specs, const unsigned char* base) {
+void dump_specs(const std::string& path, const std::vector<TensorMapSpec>& specs,
+                const unsigned char* base) {
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (!f) return;
   auto list = [](const auto& a, int n) {
@@ -103,10 +107,12 @@ void dump_specs(const std::string& path, const std::vector<TensorMapSpec>& specs
   };
   for (const TensorMapSpec& s : specs) {
     const int r = s.rank < 0 ? 0 : s.rank > kTmaMaxRank ? kTmaMaxRank : s.rank;
-    std::fprintf(f, "%d %d %s %s %s %s %d %d %d %d %ld\n", static_cast<int>(s.type), s.rank, list(s.shape, r).c_str(),
-                 r > 1 ? list(s.pitch_bytes, r - 1).c_str() : "-", list(s.box, r).c_str(), list(s.elem_strides, r).c_str(),
-                 static_cast<int>(s.interleave), static_cast<int>(s.swizzle), static_cast<int>(s.l2_promotion),
-                 static_cast<int>(s.oob_fill), s.address ? static_cast<long>(static_cast<const unsigned char*>(s.address) - base) : -1L);
+    std::fprintf(
+        f, "%d %d %s %s %s %s %d %d %d %d %ld\n", static_cast<int>(s.type), s.rank,
+        list(s.shape, r).c_str(), r > 1 ? list(s.pitch_bytes, r - 1).c_str() : "-",
+        list(s.box, r).c_str(), list(s.elem_strides, r).c_str(), static_cast<int>(s.interleave),
+        static_cast<int>(s.swizzle), static_cast<int>(s.l2_promotion), static_cast<int>(s.oob_fill),
+        s.address ? static_cast<long>(static_cast<const unsigned char*>(s.address) - base) : -1L);
   }
   std::fclose(f);
 }
@@ -114,7 +120,8 @@ void dump_specs(const std::string& path, const std::vector<TensorMapSpec>& specs
 int run_fuzz(std::uint64_t n, std::uint64_t seed, const std::string& dump) {
   DeviceInfo dev;
   if (Status s = query_device(&dev); !s) {
-    std::fprintf(stderr, "tmakit: --fuzz compares with the driver and needs a GPU: %s\n", s.message.c_str());
+    std::fprintf(stderr, "tmakit: --fuzz compares with the driver and needs a GPU: %s\n",
+                 s.message.c_str());
     return 3;
   }
   alignas(1024) static unsigned char base[4096];
@@ -123,11 +130,14 @@ int run_fuzz(std::uint64_t n, std::uint64_t seed, const std::string& dump) {
     std::fprintf(stderr, "tmakit: %s\n", r.status.message.c_str());
     return 3;
   }
-  std::printf("%s (cc %d.%d), driver %d: %llu cases (seed %llu)\n", dev.name.c_str(), dev.cc / 10, dev.cc % 10,
-              dev.driver_version, static_cast<unsigned long long>(r.cases), static_cast<unsigned long long>(seed));
-  std::printf("  both accept %llu, both reject %llu\n", static_cast<unsigned long long>(r.both_accept),
+  std::printf("%s (cc %d.%d), driver %d: %llu cases (seed %llu)\n", dev.name.c_str(), dev.cc / 10,
+              dev.cc % 10, dev.driver_version, static_cast<unsigned long long>(r.cases),
+              static_cast<unsigned long long>(seed));
+  std::printf("  both accept %llu, both reject %llu\n",
+              static_cast<unsigned long long>(r.both_accept),
               static_cast<unsigned long long>(r.both_reject));
-  std::printf("  false accepts (validate ok, driver rejects): %llu\n", static_cast<unsigned long long>(r.false_accepts));
+  std::printf("  false accepts (validate ok, driver rejects): %llu\n",
+              static_cast<unsigned long long>(r.false_accepts));
   std::printf("  stricter than the driver (validate rejects, driver accepts): %llu\n",
               static_cast<unsigned long long>(r.stricter));
   for (const auto& [rule, count] : r.stricter_by_rule)
@@ -138,7 +148,8 @@ int run_fuzz(std::uint64_t n, std::uint64_t seed, const std::string& dump) {
     dump_specs(dump + ".accepted", r.accepted_specs, base);
   }
   if (!r.first_unexpected_stricter.empty())
-    std::printf("a rule marked driver-enforced was not enforced:\n%s", r.first_unexpected_stricter.c_str());
+    std::printf("a rule marked driver-enforced was not enforced:\n%s",
+                r.first_unexpected_stricter.c_str());
   return r.false_accepts == 0 && r.first_unexpected_stricter.empty() ? 0 : 1;
 }
 
@@ -150,10 +161,11 @@ int run_tensormap(const std::vector<std::string>& args) {
   std::uint64_t offset = 0, fuzz = 0, seed = 1;
   std::string dump;
   int cc = -1;
-  const std::vector<std::string> types = {"u8", "u16", "u32", "i32", "u64", "i64", "f16", "f32", "f64", "bf16",
-                                          "f32ftz", "tf32", "tf32ftz", "16u4a8", "16u4a16", "16u6a16"};
-  const std::vector<std::string> swizzles = {"none", "32B", "64B", "128B", "128B_ATOM_32B", "128B_ATOM_32B_FLIP_8B",
-                                             "128B_ATOM_64B"};
+  const std::vector<std::string> types = {
+      "u8",  "u16",  "u32",    "i32",  "u64",     "i64",    "f16",     "f32",
+      "f64", "bf16", "f32ftz", "tf32", "tf32ftz", "16u4a8", "16u4a16", "16u6a16"};
+  const std::vector<std::string> swizzles = {
+      "none", "32B", "64B", "128B", "128B_ATOM_32B", "128B_ATOM_32B_FLIP_8B", "128B_ATOM_64B"};
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--help" || a == "-h") {
@@ -162,7 +174,8 @@ int run_tensormap(const std::vector<std::string>& args) {
     }
     if (a == "--rules") {
       for (const TensorMapRule& r : tensor_map_rules())
-        std::printf("%-28s %-7s %-16s %s (%s)\n", r.id, r.severity == RuleSeverity::kError ? "error" : "warning",
+        std::printf("%-28s %-7s %-16s %s (%s)\n", r.id,
+                    r.severity == RuleSeverity::kError ? "error" : "warning",
                     r.driver_enforced ? "driver-enforced" : "not-enforced", r.text, r.source);
       return 0;
     }
@@ -172,20 +185,34 @@ int run_tensormap(const std::vector<std::string>& args) {
     }
     const std::string v = args[++i];
     bool ok = true;
-    if (a == "--elem") ok = parse_enum(v, types, &s.type);
-    else if (a == "--shape") ok = parse_list(v, 'x', &shape);
-    else if (a == "--box") ok = parse_list(v, 'x', &box);
-    else if (a == "--pitch") ok = parse_list(v, ',', &pitch);
-    else if (a == "--elem-strides") ok = parse_list(v, 'x', &strides);
-    else if (a == "--swizzle") ok = parse_enum(v, swizzles, &s.swizzle);
-    else if (a == "--interleave") ok = parse_enum(v, {"none", "16B", "32B"}, &s.interleave);
-    else if (a == "--l2") ok = parse_enum(v, {"none", "64B", "128B", "256B"}, &s.l2_promotion);
-    else if (a == "--oob") ok = parse_enum(v, {"zero", "nan"}, &s.oob_fill);
-    else if (a == "--address-offset") offset = std::strtoull(v.c_str(), nullptr, 10);
-    else if (a == "--cc") cc = std::atoi(v.c_str());
-    else if (a == "--fuzz") fuzz = std::strtoull(v.c_str(), nullptr, 10);
-    else if (a == "--seed") seed = std::strtoull(v.c_str(), nullptr, 10);
-    else if (a == "--dump") dump = v;
+    if (a == "--elem")
+      ok = parse_enum(v, types, &s.type);
+    else if (a == "--shape")
+      ok = parse_list(v, 'x', &shape);
+    else if (a == "--box")
+      ok = parse_list(v, 'x', &box);
+    else if (a == "--pitch")
+      ok = parse_list(v, ',', &pitch);
+    else if (a == "--elem-strides")
+      ok = parse_list(v, 'x', &strides);
+    else if (a == "--swizzle")
+      ok = parse_enum(v, swizzles, &s.swizzle);
+    else if (a == "--interleave")
+      ok = parse_enum(v, {"none", "16B", "32B"}, &s.interleave);
+    else if (a == "--l2")
+      ok = parse_enum(v, {"none", "64B", "128B", "256B"}, &s.l2_promotion);
+    else if (a == "--oob")
+      ok = parse_enum(v, {"zero", "nan"}, &s.oob_fill);
+    else if (a == "--address-offset")
+      offset = std::strtoull(v.c_str(), nullptr, 10);
+    else if (a == "--cc")
+      cc = std::atoi(v.c_str());
+    else if (a == "--fuzz")
+      fuzz = std::strtoull(v.c_str(), nullptr, 10);
+    else if (a == "--seed")
+      seed = std::strtoull(v.c_str(), nullptr, 10);
+    else if (a == "--dump")
+      dump = v;
     else {
       std::fprintf(stderr, "tmakit tensormap: unknown option %s\n\n", a.c_str());
       usage(stderr);
@@ -203,7 +230,9 @@ int run_tensormap(const std::vector<std::string>& args) {
   }
   if (box.size() != shape.size() || (!strides.empty() && strides.size() != shape.size()) ||
       (!pitch.empty() && pitch.size() + 1 != shape.size())) {
-    std::fprintf(stderr, "tmakit tensormap: --shape, --box, --elem-strides need the same rank and --pitch one fewer\n");
+    std::fprintf(stderr,
+                 "tmakit tensormap: --shape, --box, --elem-strides need the same rank and --pitch "
+                 "one fewer\n");
     return 2;
   }
   s.rank = static_cast<int>(shape.size());
@@ -214,7 +243,8 @@ int run_tensormap(const std::vector<std::string>& args) {
     s.elem_strides[i] = strides.empty() ? 1 : static_cast<std::uint32_t>(strides[i]);
   }
   for (int i = s.rank - 2; i >= 0; --i) {
-    const std::uint64_t dense = i == s.rank - 2 ? (shape[s.rank - 1] * bits / 8 + 15) / 16 * 16 : s.pitch_bytes[i + 1] * shape[i + 1];
+    const std::uint64_t dense = i == s.rank - 2 ? (shape[s.rank - 1] * bits / 8 + 15) / 16 * 16
+                                                : s.pitch_bytes[i + 1] * shape[i + 1];
     s.pitch_bytes[i] = pitch.empty() ? dense : pitch[i];
   }
   alignas(1024) static unsigned char fake[2048];  // validation and encoding never touch it
@@ -233,7 +263,8 @@ int run_tensormap(const std::vector<std::string>& args) {
       alignas(128) CUtensorMap map;
       Status why;
       const CUresult r = encode_unchecked(s, &map, &why);
-      std::printf("driver (%s): %s\n", dev.name.c_str(), why.ok() ? curesult_name(r).c_str() : why.message.c_str());
+      std::printf("driver (%s): %s\n", dev.name.c_str(),
+                  why.ok() ? curesult_name(r).c_str() : why.message.c_str());
     } else {
       std::printf("driver: not called (%s)\n", dev_status.message.c_str());
     }

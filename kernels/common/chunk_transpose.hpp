@@ -23,13 +23,15 @@ TMAKIT_HD std::uint32_t byte_perm(std::uint32_t a, std::uint32_t b, std::uint32_
 #else
   const std::uint64_t v = (static_cast<std::uint64_t>(b) << 32) | a;
   std::uint32_t r = 0;
-  for (int i = 0; i < 4; ++i) r |= static_cast<std::uint32_t>((v >> (8 * ((sel >> (4 * i)) & 7u))) & 0xFFu) << (8 * i);
+  for (int i = 0; i < 4; ++i)
+    r |= static_cast<std::uint32_t>((v >> (8 * ((sel >> (4 * i)) & 7u))) & 0xFFu) << (8 * i);
   return r;
 #endif
 }
 
 template <int ElemBytes>
-TMAKIT_HD void transpose_chunks(const Chunk16 (&in)[16 / ElemBytes], Chunk16 (&out)[16 / ElemBytes]) {
+TMAKIT_HD void transpose_chunks(const Chunk16 (&in)[16 / ElemBytes],
+                                Chunk16 (&out)[16 / ElemBytes]) {
   static_assert(ElemBytes == 1 || ElemBytes == 2 || ElemBytes == 4 || ElemBytes == 8, "1/2/4/8");
   if constexpr (ElemBytes == 8) {  // element j of chunk i = words 2j, 2j+1
 #pragma unroll
@@ -50,8 +52,8 @@ TMAKIT_HD void transpose_chunks(const Chunk16 (&in)[16 / ElemBytes], Chunk16 (&o
     for (int j = 0; j < 8; ++j)
 #pragma unroll
       for (int m = 0; m < 4; ++m)
-        out[j].w[m] = byte_perm(in[2 * m].w[j / 2], in[2 * m + 1].w[j / 2],
-                                (j % 2 == 0) ? 0x5410u : 0x7632u);
+        out[j].w[m] =
+            byte_perm(in[2 * m].w[j / 2], in[2 * m + 1].w[j / 2], (j % 2 == 0) ? 0x5410u : 0x7632u);
   } else {
     // out[j] byte i = in[i] byte j. Block (m, c): rows 4m..4m+3, word column c. Its 4x4 byte
     // transpose gives out[4c + s].w[m] for s = 0..3.

@@ -51,7 +51,9 @@ struct TxBarrier<BarrierStyle::kCudaBarrier> {
     __trap();
 #endif
   }
-  __device__ void wait(std::uint32_t parity) { bar->wait_parity(parity != 0); }
+  __device__ void wait(std::uint32_t parity) {
+    bar->wait_parity(parity != 0);
+  }
   __device__ std::uint64_t* handle() {
 #if TMAKIT_DEVICE_HAS_TMA
     return cuda::device::barrier_native_handle(*bar);

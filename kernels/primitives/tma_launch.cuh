@@ -18,11 +18,16 @@ using StyleC = std::integral_constant<BarrierStyle, S>;
 template <class F>
 cudaError_t dispatch_tma_elem(int elem_bytes, F&& f) {
   switch (elem_bytes) {
-    case 1: return f(IntC<1>{});
-    case 2: return f(IntC<2>{});
-    case 4: return f(IntC<4>{});
-    case 8: return f(IntC<8>{});
-    default: return cudaErrorInvalidValue;
+    case 1:
+      return f(IntC<1>{});
+    case 2:
+      return f(IntC<2>{});
+    case 4:
+      return f(IntC<4>{});
+    case 8:
+      return f(IntC<8>{});
+    default:
+      return cudaErrorInvalidValue;
   }
 }
 
@@ -30,11 +35,16 @@ cudaError_t dispatch_tma_elem(int elem_bytes, F&& f) {
 template <class F>
 cudaError_t dispatch_tma_swizzle(int mode, F&& f) {
   switch (mode) {
-    case kSwizzleNone: return f(IntC<kSwizzleNone>{});
-    case kSwizzle32B: return f(IntC<kSwizzle32B>{});
-    case kSwizzle64B: return f(IntC<kSwizzle64B>{});
-    case kSwizzle128B: return f(IntC<kSwizzle128B>{});
-    default: return cudaErrorInvalidValue;
+    case kSwizzleNone:
+      return f(IntC<kSwizzleNone>{});
+    case kSwizzle32B:
+      return f(IntC<kSwizzle32B>{});
+    case kSwizzle64B:
+      return f(IntC<kSwizzle64B>{});
+    case kSwizzle128B:
+      return f(IntC<kSwizzle128B>{});
+    default:
+      return cudaErrorInvalidValue;
   }
 }
 

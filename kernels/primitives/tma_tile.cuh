@@ -20,7 +20,7 @@ inline constexpr int kChunkElems = 16 / E;  // V: elements per 16-byte chunk
 
 // Shared-memory bytes of an R x C tile of E-byte elements.
 template <int E, std::uint32_t R, std::uint32_t C>
-inline constexpr std::uint32_t kTileBytes = R * C * E;
+inline constexpr std::uint32_t kTileBytes = R* C* E;
 
 // One thread: the C / W loads of a tile into `smem`, each crediting `bar` with its box bytes.
 // The caller has already called arrive_expect_tx(kTileBytes) (boxes partly or wholly out of
@@ -55,12 +55,11 @@ __device__ __forceinline__ void store_tile(const CUtensorMap* map, std::int32_t 
 // V consecutive lines row0.. of a tile with `Lines` lines, the chunk at byte col_bytes of each.
 template <int E, int Mode, std::uint32_t Lines>
 __device__ __forceinline__ void load_chunks(const unsigned char* tile, std::uint32_t row0,
-                                            std::uint32_t col_bytes,
-                                            Chunk16 (&x)[kChunkElems<E>]) {
+                                            std::uint32_t col_bytes, Chunk16 (&x)[kChunkElems<E>]) {
 #pragma unroll
   for (int i = 0; i < kChunkElems<E>; ++i)
-    *reinterpret_cast<uint4*>(&x[i]) = *reinterpret_cast<const uint4*>(
-        tile + tma_tile_offset(row0 + i, col_bytes, Lines, Mode));
+    *reinterpret_cast<uint4*>(&x[i]) =
+        *reinterpret_cast<const uint4*>(tile + tma_tile_offset(row0 + i, col_bytes, Lines, Mode));
 }
 
 template <int E, int Mode, std::uint32_t Lines>

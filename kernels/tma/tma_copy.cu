@@ -39,22 +39,24 @@ __global__ void __launch_bounds__(kThreads)
   }
   __syncthreads();
   std::uint32_t parity = 0;
-  for_each_tile(ceil_div(rows, kRows), ceil_div(cols, kCols<E>), [&](std::int64_t ty, std::int64_t tx) {
-    const auto row0 = static_cast<std::int32_t>(ty * kRows);
-    const auto col0 = static_cast<std::int32_t>(tx * kCols<E>);
-    if (leader) {
-      full.arrive_expect_tx(kBytes);
-      tma::load_tile<E, kSwizzleNone, kRows, kCols<E>>(buf, &src_map, row0, col0, full.handle());
-    }
-    full.wait(parity);
-    parity ^= 1;
-    if (leader) {
-      tma::store_2d(&dst_map, col0, row0, buf);  // same box, same place: clipped at the edges
-      tma::store_commit();
-      tma::store_wait_read<0>();  // buf is reused by the next tile
-    }
-    __syncwarp();
-  });
+  for_each_tile(
+      ceil_div(rows, kRows), ceil_div(cols, kCols<E>), [&](std::int64_t ty, std::int64_t tx) {
+        const auto row0 = static_cast<std::int32_t>(ty * kRows);
+        const auto col0 = static_cast<std::int32_t>(tx * kCols<E>);
+        if (leader) {
+          full.arrive_expect_tx(kBytes);
+          tma::load_tile<E, kSwizzleNone, kRows, kCols<E>>(buf, &src_map, row0, col0,
+                                                           full.handle());
+        }
+        full.wait(parity);
+        parity ^= 1;
+        if (leader) {
+          tma::store_2d(&dst_map, col0, row0, buf);  // same box, same place: clipped at the edges
+          tma::store_commit();
+          tma::store_wait_read<0>();  // buf is reused by the next tile
+        }
+        __syncwarp();
+      });
 #else
   __trap();
 #endif
@@ -78,8 +80,7 @@ cudaError_t kernels::launch_tma_copy(const LaunchArgs& a) {
       constexpr std::uint32_t kSmem = smem_bytes<E>();
       if (cudaError_t err = allow_dynamic_smem(kernel, kSmem); err != cudaSuccess) return err;
       const TileGrid g = tile_grid(ceil_div(a.rows, kRows), ceil_div(a.cols, kCols<E>));
-      kernel<<<dim3(g.x, g.y), kThreads, kSmem, a.stream>>>(*a.src_map, *a.dst_map, a.rows,
-                                                             a.cols);
+      kernel<<<dim3(g.x, g.y), kThreads, kSmem, a.stream>>>(*a.src_map, *a.dst_map, a.rows, a.cols);
       return cudaGetLastError();
     });
   });

@@ -19,54 +19,52 @@
 namespace tmakit {
 namespace {
 
-// Per element size: tile R x C elements (16 KB), threads (one V x V block each, at most 256),
-// stages, CTAs per SM. First choice, to be tuned by measurement (docs/perf-notes.md).
+// A configuration: tile R x C elements, ring stages, CTAs per SM.
+template <std::uint32_t R, std::uint32_t C, std::uint32_t S, std::uint32_t K>
+struct Pipe {
+  static constexpr std::uint32_t kRows = R, kCols = C, kStages = S, kCtasPerSm = K;
+};
+
+// Per element size: 16 KB tiles, 4 stages, 2 CTAs per SM. At 16384x16384 on the H100 the
+// alternatives measured (docs/data/tmakit-sweep-16384-2026-11-21.txt: 4 KB to 64 KB tiles, 2
+// to 4 stages, 1 to 4 CTAs per SM) were all within 0.7 points of these or slower.
 template <int E>
 struct PipeConfig;
 template <>
-struct PipeConfig<1> {
-  static constexpr std::uint32_t kRows = 128, kCols = 128, kStages = 4, kCtasPerSm = 2;
-};
+struct PipeConfig<1> : Pipe<128, 128, 4, 2> {};
 template <>
-struct PipeConfig<2> {
-  static constexpr std::uint32_t kRows = 64, kCols = 128, kStages = 4, kCtasPerSm = 2;
-};
+struct PipeConfig<2> : Pipe<64, 128, 4, 2> {};
 template <>
-struct PipeConfig<4> {
-  static constexpr std::uint32_t kRows = 64, kCols = 64, kStages = 4, kCtasPerSm = 2;
-};
+struct PipeConfig<4> : Pipe<64, 64, 4, 2> {};
 template <>
-struct PipeConfig<8> {
-  static constexpr std::uint32_t kRows = 32, kCols = 64, kStages = 4, kCtasPerSm = 2;
-};
+struct PipeConfig<8> : Pipe<32, 64, 4, 2> {};
 
-template <int E>
-constexpr std::uint32_t kThreads = std::min<std::uint32_t>(
-    256, (PipeConfig<E>::kRows * E / 128) * (PipeConfig<E>::kCols * E / 128) * 64);
+template <int E, class Cfg>
+constexpr std::uint32_t kThreads = std::min<std::uint32_t>(256, (Cfg::kRows * E / 128) *
+                                                                    (Cfg::kCols * E / 128) * 64);
 
-template <int E>
-constexpr std::uint32_t kTileBytes = tma::kTileBytes<E, PipeConfig<E>::kRows, PipeConfig<E>::kCols>;
+template <int E, class Cfg>
+constexpr std::uint32_t kTileBytes = tma::kTileBytes<E, Cfg::kRows, Cfg::kCols>;
 
 constexpr std::uint32_t kOutBuffers = 2;
 
-template <int E>
+template <int E, class Cfg>
 constexpr std::uint32_t smem_bytes() {
-  return kSmemAlignSlack + (PipeConfig<E>::kStages + kOutBuffers) * kTileBytes<E> +
-         8 * PipeConfig<E>::kStages;
+  return kSmemAlignSlack + (Cfg::kStages + kOutBuffers) * kTileBytes<E, Cfg> + 8 * Cfg::kStages;
 }
 
-template <int E, int Mode, BarrierStyle Style>
-__global__ void __launch_bounds__(kThreads<E>)
+template <int E, class Cfg, int Mode, BarrierStyle Style>
+__global__ void __launch_bounds__(kThreads<E, Cfg>)
     tma_pipeline_kernel(const __grid_constant__ CUtensorMap src_map,
                         const __grid_constant__ CUtensorMap dst_map, std::int64_t rows,
                         std::int64_t cols) {
 #if TMAKIT_DEVICE_HAS_TMA
-  using Cfg = PipeConfig<E>;
-  constexpr std::uint32_t R = Cfg::kRows, C = Cfg::kCols, S = Cfg::kStages, kBytes = kTileBytes<E>;
+  constexpr std::uint32_t R = Cfg::kRows, C = Cfg::kCols, S = Cfg::kStages,
+                          kBytes = kTileBytes<E, Cfg>;
   extern __shared__ unsigned char tma_pipeline_smem[];
   unsigned char* in = tma::align_smem<unsigned char>(tma_pipeline_smem, 1024);  // S stages
-  unsigned char* out = in + S * kBytes;                                          // 2 buffers
-  unsigned char* bars = out + kOutBuffers * kBytes;                              // S barriers
+  unsigned char* out = in + S * kBytes;                                         // 2 buffers
+  unsigned char* bars = out + kOutBuffers * kBytes;                             // S barriers
   auto full = [&](std::uint32_t s) { return tma::TxBarrier<Style>(bars + 8 * s); };
 
   const std::uint32_t tid = threadIdx.x;
@@ -97,7 +95,7 @@ __global__ void __launch_bounds__(kThreads<E>)
     const std::uint32_t s = it % S;
     unsigned char* ob = out + (it % kOutBuffers) * kBytes;
     full(s).wait((it / S) & 1u);
-    tma::transpose_tile<E, Mode, R, C, kThreads<E>>(in + s * kBytes, ob, tid);
+    tma::transpose_tile<E, Mode, R, C, kThreads<E, Cfg>>(in + s * kBytes, ob, tid);
     tma::fence_proxy_async_smem();
     // The previous tile's store must have finished reading its buffer before the next tile
     // (which writes that buffer) starts; the barrier below publishes it to every thread.
@@ -117,6 +115,18 @@ __global__ void __launch_bounds__(kThreads<E>)
 #endif
 }
 
+template <int E, class Cfg, int Mode, BarrierStyle Style>
+cudaError_t launch_config(const kernels::LaunchArgs& a) {
+  auto* kernel = tma_pipeline_kernel<E, Cfg, Mode, Style>;
+  constexpr std::uint32_t kSmem = smem_bytes<E, Cfg>();
+  if (cudaError_t err = allow_dynamic_smem(kernel, kSmem); err != cudaSuccess) return err;
+  const std::int64_t tiles = ceil_div(a.rows, Cfg::kRows) * ceil_div(a.cols, Cfg::kCols);
+  const auto grid = static_cast<unsigned>(
+      std::min<std::int64_t>(tiles, static_cast<std::int64_t>(a.sm_count) * Cfg::kCtasPerSm));
+  kernel<<<grid, kThreads<E, Cfg>, kSmem, a.stream>>>(*a.src_map, *a.dst_map, a.rows, a.cols);
+  return cudaGetLastError();
+}
+
 }  // namespace
 
 kernels::TmaPlan kernels::plan_tma_pipeline(const LaunchArgs& a) {
@@ -134,18 +144,10 @@ kernels::TmaPlan kernels::plan_tma_pipeline(const LaunchArgs& a) {
 
 cudaError_t kernels::launch_tma_pipeline(const LaunchArgs& a) {
   return dispatch_tma_elem(a.elem_bytes, [&](auto e) {
+    constexpr int E = decltype(e)::value;
     return dispatch_tma_swizzle(a.swizzle, [&](auto mode) {
       return dispatch_barrier(a.barrier, [&](auto style) {
-        constexpr int E = decltype(e)::value;
-        using Cfg = PipeConfig<E>;
-        auto* kernel = tma_pipeline_kernel<E, decltype(mode)::value, decltype(style)::value>;
-        constexpr std::uint32_t kSmem = smem_bytes<E>();
-        if (cudaError_t err = allow_dynamic_smem(kernel, kSmem); err != cudaSuccess) return err;
-        const std::int64_t tiles = ceil_div(a.rows, Cfg::kRows) * ceil_div(a.cols, Cfg::kCols);
-        const auto grid = static_cast<unsigned>(
-            std::min<std::int64_t>(tiles, static_cast<std::int64_t>(a.sm_count) * Cfg::kCtasPerSm));
-        kernel<<<grid, kThreads<E>, kSmem, a.stream>>>(*a.src_map, *a.dst_map, a.rows, a.cols);
-        return cudaGetLastError();
+        return launch_config<E, PipeConfig<E>, decltype(mode)::value, decltype(style)::value>(a);
       });
     });
   });

@@ -45,8 +45,9 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
     for (int i = 0; i < V; ++i) {
       const std::int64_t in_row = row0 + at.r0 + i;
-      x[i] = (n > 0 && in_row < rows) ? tma::load_chunk_global<E>(src + (in_row * cols + in_col) * E, n)
-                                      : Chunk16{};
+      x[i] = (n > 0 && in_row < rows)
+                 ? tma::load_chunk_global<E>(src + (in_row * cols + in_col) * E, n)
+                 : Chunk16{};
     }
     transpose_chunks<E>(x, y);
     tma::store_chunks<E, Mode, T>(out, at.c0, at.r0 * E, y);

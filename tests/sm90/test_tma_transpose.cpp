@@ -25,7 +25,9 @@ std::string case_name(const TmaCase& c) {
          std::to_string(c.elem_bytes) + "B";
 }
 
-void PrintTo(const TmaCase& c, std::ostream* os) { *os << case_name(c); }
+void PrintTo(const TmaCase& c, std::ostream* os) {
+  *os << case_name(c);
+}
 
 std::vector<TmaCase> tma_cases() {
   std::vector<TmaCase> cases;
@@ -114,26 +116,33 @@ std::string run_auto(std::int64_t rows, std::int64_t cols, int e, const Transpos
   });
 }
 
-TEST(TmaFallback, AutoUsesTmaWhenItCan) {
+// Where `auto` prefers a TMA technique (1- and 2-byte elements on the H100) it runs it when it
+// can, and the classic fallback with the reason when TMA is switched off.
+TEST(TmaFallback, AutoUsesTmaWhenItCanAndSaysWhyNot) {
   TMAKIT_NEED_GPU(90);
+  int tma_sizes = 0;
   for (int e : {1, 2, 4, 8}) {
+    const VariantInfo* preferred = find_variant(auto_variant(1040, 2000, e));
+    ASSERT_NE(preferred, nullptr);
     Status st;
     EXPECT_EQ(run_auto(1040, 2000, e, {}, &st), "");
-    EXPECT_EQ(st.variant, auto_variant(1040, 2000, e));
-    EXPECT_TRUE(find_variant(st.variant)->uses_tma) << st.variant;
+    EXPECT_EQ(st.variant, preferred->token);
     EXPECT_EQ(st.fallback_reason, "");
+    if (!preferred->uses_tma) continue;
+    ++tma_sizes;
+    {
+      ScopedEnv env("TMAKIT_DISABLE_TMA", "1");
+      EXPECT_EQ(run_auto(1040, 2000, e, {}, &st), "");
+      EXPECT_EQ(st.variant, fallback_variant(preferred->token, e));
+      EXPECT_EQ(st.fallback_reason, "TMA disabled by TMAKIT_DISABLE_TMA=1");
+    }
+    TransposeOptions off;
+    off.allow_tma = false;
+    EXPECT_EQ(run_auto(1040, 2000, e, off, &st), "");
+    EXPECT_EQ(st.variant, fallback_variant(preferred->token, e));
+    EXPECT_EQ(st.fallback_reason, "TMA disabled by TransposeOptions::allow_tma = false");
   }
-}
-
-TEST(TmaFallback, EnvironmentSwitchForcesTheClassicPath) {
-  TMAKIT_NEED_GPU(90);
-  ScopedEnv env("TMAKIT_DISABLE_TMA", "1");
-  for (int e : {1, 2, 4, 8}) {
-    Status st;
-    EXPECT_EQ(run_auto(1040, 2000, e, {}, &st), "");
-    EXPECT_FALSE(find_variant(st.variant)->uses_tma) << st.variant;
-    EXPECT_EQ(st.fallback_reason, "TMA disabled by TMAKIT_DISABLE_TMA=1");
-  }
+  EXPECT_GT(tma_sizes, 0) << "auto never prefers TMA: the fallback path is untested";
 }
 
 TEST(TmaFallback, OptionForcesTheClassicPathForEveryTmaTechnique) {
@@ -160,26 +169,40 @@ TEST(TmaFallback, OptionForcesTheClassicPathForEveryTmaTechnique) {
 
 TEST(TmaFallback, PitchNotAMultipleOf16BytesFallsBackAndSaysWhich) {
   TMAKIT_NEED_GPU(90);
+  TransposeOptions opt;
+  opt.variant = "tma_pipeline";
   Status st;
+  auto run = [&](std::int64_t rows, std::int64_t cols) {
+    return test::check_transpose(rows, cols, 4, false, 0, [&](const void* src, void* dst) {
+      st = transpose(src, dst, rows, cols, 4, opt);
+      return st;
+    });
+  };
   // 4-byte elements, 1001 columns: the source pitch is 4004 bytes.
-  EXPECT_EQ(run_auto(64, 1001, 4, {}, &st), "");
-  EXPECT_FALSE(find_variant(st.variant)->uses_tma) << st.variant;
+  EXPECT_EQ(run(64, 1001), "");
+  EXPECT_EQ(st.variant, fallback_variant("tma_pipeline", 4));
   EXPECT_NE(st.fallback_reason.find("src tensor map"), std::string::npos) << st.fallback_reason;
   EXPECT_NE(st.fallback_reason.find("4004"), std::string::npos) << st.fallback_reason;
-  EXPECT_NE(st.fallback_reason.find("stride_multiple_16"), std::string::npos)
-      << st.fallback_reason;
+  EXPECT_NE(st.fallback_reason.find("stride_multiple_16"), std::string::npos) << st.fallback_reason;
   // 1001 rows: now the destination pitch (4004 bytes) breaks the rule.
-  EXPECT_EQ(run_auto(1001, 64, 4, {}, &st), "");
+  EXPECT_EQ(run(1001, 64), "");
   EXPECT_NE(st.fallback_reason.find("dst tensor map"), std::string::npos) << st.fallback_reason;
+  // `auto` with 1-byte elements prefers TMA; a 1001-byte pitch makes it fall back.
+  EXPECT_EQ(run_auto(64, 1001, 1, {}, &st), "");
+  EXPECT_FALSE(find_variant(st.variant)->uses_tma) << st.variant;
+  EXPECT_NE(st.fallback_reason.find("stride_multiple_16"), std::string::npos) << st.fallback_reason;
 }
 
 TEST(TmaFallback, MisalignedPointerFallsBack) {
   TMAKIT_NEED_GPU(90);
+  TransposeOptions opt;
+  opt.variant = "tma_load_store";
   Status st;
-  const std::string err = test::check_transpose(64, 64, 4, false, 4, [&](const void* src, void* dst) {
-    st = transpose(src, dst, 64, 64, 4);
-    return st;
-  });
+  const std::string err =
+      test::check_transpose(64, 64, 4, false, 4, [&](const void* src, void* dst) {
+        st = transpose(src, dst, 64, 64, 4, opt);
+        return st;
+      });
   EXPECT_EQ(err, "");
   EXPECT_FALSE(find_variant(st.variant)->uses_tma) << st.variant;
   EXPECT_NE(st.fallback_reason.find("address_align_16"), std::string::npos) << st.fallback_reason;

@@ -52,7 +52,8 @@ int main(int argc, char** argv) {
           failures += ok ? 0 : 1;
           std::printf("%s sw%d %s %dB %lldx%lld: %s%s\n", v->token.c_str(), sw, to_string(b), e,
                       static_cast<long long>(s.rows), static_cast<long long>(s.cols),
-                      ok ? "ok" : "FAIL ", ok ? "" : (err + " ran " + st.variant + " " + st.fallback_reason).c_str());
+                      ok ? "ok" : "FAIL ",
+                      ok ? "" : (err + " ran " + st.variant + " " + st.fallback_reason).c_str());
         }
       }
   std::printf("%d runs, %d failed\n", runs, failures);
