@@ -22,5 +22,6 @@ struct TableOptions {
 int run_table(const TableOptions& opt);
 int run_list();
 int run_tensormap(const std::vector<std::string>& args);  // tmakit tensormap ...
+int run_banks(const std::vector<std::string>& args);      // tmakit banks ...
 
 }  // namespace tmakit::cli

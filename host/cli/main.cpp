@@ -16,6 +16,7 @@ void usage(std::FILE* out) {
                "usage: tmakit [options]        verify and time every variant (a table)\n"
                "       tmakit list             print the variant registry\n"
                "       tmakit tensormap ...    validate and explain a tensor map (--help)\n"
+               "       tmakit banks ...        predicted shared-memory bank conflicts (--help)\n"
                "       tmakit --help           this text\n"
                "\n"
                "options for the table:\n"
@@ -54,6 +55,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (!args.empty() && args[0] == "list") return tmakit::cli::run_list();
+  if (!args.empty() && args[0] == "banks")
+    return tmakit::cli::run_banks(std::vector<std::string>(args.begin() + 1, args.end()));
   if (!args.empty() && args[0] == "tensormap")
     return tmakit::cli::run_tensormap(std::vector<std::string>(args.begin() + 1, args.end()));
 

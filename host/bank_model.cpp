@@ -1,0 +1,170 @@
+#include <host/bank_model.hpp>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <kernels/common/smem_layouts.hpp>
+#include <kernels/common/swizzle.hpp>
+#include <kernels/common/tma_tile.hpp>
+
+namespace tmakit {
+
+Wavefronts shared_wavefronts(const WarpAccess& lanes, int width_bytes) {
+  const int w = std::max(width_bytes, 1);
+  const int lanes_per_phase = w <= 4 ? 32 : 128 / w;
+  Wavefronts out;
+  for (int p0 = 0; p0 < 32; p0 += lanes_per_phase) {
+    std::map<std::uint32_t, std::set<std::uint32_t>> words_per_bank;
+    bool any = false;
+    for (int l = p0; l < p0 + lanes_per_phase; ++l) {
+      if (!lanes[l].active) continue;
+      any = true;
+      const std::uint32_t first = lanes[l].addr / 4, last = (lanes[l].addr + w - 1) / 4;
+      for (std::uint32_t word = first; word <= last; ++word) words_per_bank[word % 32].insert(word);
+    }
+    if (!any) continue;
+    std::size_t worst = 1;
+    for (const auto& [bank, words] : words_per_bank) worst = std::max(worst, words.size());
+    out.actual += static_cast<int>(worst);
+    out.ideal += 1;
+  }
+  return out;
+}
+
+namespace {
+
+// Collects per-site totals.
+struct Recorder {
+  std::vector<AccessReport> sites;
+  void add(const std::string& site, bool store, int width, const WarpAccess& lanes) {
+    auto it = std::find_if(sites.begin(), sites.end(),
+                           [&](const AccessReport& r) { return r.site == site; });
+    if (it == sites.end()) {
+      sites.push_back({site, store, width, 0, 0, 0});
+      it = sites.end() - 1;
+    }
+    const Wavefronts wf = shared_wavefronts(lanes, width);
+    if (wf.ideal == 0) return;
+    ++it->requests;
+    it->wavefronts += wf.actual;
+    it->ideal += wf.ideal;
+  }
+};
+
+// kernels/primitives/smem_tile.cuh: 32x32 tile, threads (tx = 0..31, ty = 0..7), warp = ty.
+template <class Layout>
+void replay_smem_tile(int e, Recorder& rec) {
+  for (int ty = 0; ty < 8; ++ty)
+    for (int j = 0; j < 32; j += 8) {
+      WarpAccess st{}, ld{};
+      for (int tx = 0; tx < 32; ++tx) {
+        st[tx] = {true, static_cast<std::uint32_t>(Layout::index(ty + j, tx) * e)};
+        ld[tx] = {true, static_cast<std::uint32_t>(Layout::index(tx, ty + j) * e)};
+      }
+      rec.add("store tile(ty+j, tx)  [input row]", true, e, st);
+      rec.add("load  tile(tx, ty+j)  [column, output row]", false, e, ld);
+    }
+}
+
+// kernels/primitives/vec_tile.cuh: N x N tile, 256 threads, vector v = tid + k*256 of W
+// elements; each element of a vector is its own shared access.
+template <class Layout>
+void replay_vec_tile(int e, Recorder& rec) {
+  constexpr int N = Layout::kN;
+  const int W = 16 / e, VPR = N / W, kVecs = N * VPR;
+  for (int v0 = 0; v0 < kVecs; v0 += 32)
+    for (int k = 0; k < W; ++k) {
+      WarpAccess st{}, ld{};
+      for (int lane = 0; lane < 32; ++lane) {
+        const int v = v0 + lane;
+        if (v >= kVecs) continue;
+        const int r = v / VPR, c = (v % VPR) * W;
+        st[lane] = {true, static_cast<std::uint32_t>(Layout::index(r, c + k) * e)};
+        const int oc = v / VPR, orr = (v % VPR) * W;
+        ld[lane] = {true, static_cast<std::uint32_t>(Layout::index(orr + k, oc) * e)};
+      }
+      rec.add("store tile(r, c+k)  [element k of an input vector]", true, e, st);
+      rec.add("load  tile(orr+k, oc)  [element k of an output vector]", false, e, ld);
+    }
+}
+
+// kernels/primitives/tma_tile.cuh: a T x T tile (T = 128/E), 64 diagonal chunk blocks; warp w
+// holds slots 32w..32w+31. Loads: line r0+i, chunk c0*E; stores: line c0+j, chunk r0*E.
+void replay_tma_tile(int e, int mode, bool loads, bool stores, Recorder& rec) {
+  const std::uint32_t v = 16 / e, lines = 128 / e;
+  for (std::uint32_t warp = 0; warp < 2; ++warp)
+    for (std::uint32_t i = 0; i < v; ++i) {
+      WarpAccess ld{}, st{};
+      for (std::uint32_t lane = 0; lane < 32; ++lane) {
+        const ChunkBlock b = diagonal_chunk_block(warp * 32 + lane);
+        const std::uint32_t r0 = b.q * v, c0 = b.k * v;
+        ld[lane] = {true, tma_tile_offset(r0 + i, c0 * e, lines, mode)};
+        st[lane] = {true, tma_tile_offset(c0 + i, r0 * e, lines, mode)};
+      }
+      if (loads) rec.add("load  chunk (line r0+i of the TMA-loaded tile)", false, 16, ld);
+      if (stores) rec.add("store chunk (line c0+j of the tile TMA stores)", true, 16, st);
+    }
+}
+
+// kernels/tma/int4_8x8.cu: 8 threads (lanes 0..7), thread j copies element (i, j) to (j, i).
+void replay_int4_8x8(bool swizzled, Recorder& rec) {
+  for (int i = 0; i < 8; ++i) {
+    WarpAccess ld{}, st{};
+    for (int j = 0; j < 8; ++j) {
+      const int col = swizzled ? int4_8x8_swizzled_col(i, j) : j;
+      const int col_tr = swizzled ? int4_8x8_swizzled_col(j, i) : i;
+      ld[j] = {true, static_cast<std::uint32_t>(i * 128 + col * 16)};
+      st[j] = {true, static_cast<std::uint32_t>(j * 128 + col_tr * 16)};
+    }
+    rec.add("load  smem_buffer[i][swiz_j]  [a row]", false, 16, ld);
+    rec.add("store smem_buffer_tr[j][swiz_i]  [a column]", true, 16, st);
+  }
+}
+
+int mode_of(int swizzle_bytes) {
+  return swizzle_bytes == 32    ? kSwizzle32B
+         : swizzle_bytes == 64  ? kSwizzle64B
+         : swizzle_bytes == 128 ? kSwizzle128B
+                                : kSwizzleNone;
+}
+
+}  // namespace
+
+std::vector<AccessReport> technique_bank_report(const std::string& token, int e, int swizzle_bytes,
+                                                std::string* why) {
+  Recorder rec;
+  const bool classic_e = e == 1 || e == 2 || e == 4 || e == 8;
+  if (token == "int4_8x8") {
+    if (e != 16 || (swizzle_bytes != 0 && swizzle_bytes != 128)) {
+      if (why) *why = "int4_8x8 takes 16-byte elements and swizzle none or 128 only";
+      return {};
+    }
+    replay_int4_8x8(swizzle_bytes == 128, rec);
+    return rec.sites;
+  }
+  if (!classic_e && !(token == "smem_padded" && e == 16)) {
+    if (why) *why = "element size " + std::to_string(e) + " is not modelled for " + token;
+    return {};
+  }
+  if (token == "smem")
+    replay_smem_tile<RowMajorLayout<32>>(e, rec);
+  else if (token == "smem_padded")
+    replay_smem_tile<PaddedLayout<32>>(e, rec);
+  else if (token == "smem_xor")
+    replay_smem_tile<XorLayout<32>>(e, rec);
+  else if (token == "vec_padded")
+    e <= 2 ? replay_vec_tile<PaddedLayout<64>>(e, rec) : replay_vec_tile<PaddedLayout<32>>(e, rec);
+  else if (token == "vec_swizzled")
+    e <= 2 ? replay_vec_tile<XorLayout<64>>(e, rec) : replay_vec_tile<XorLayout<32>>(e, rec);
+  else if (token == "tma_load_store" || token == "tma_pipeline")
+    replay_tma_tile(e, mode_of(swizzle_bytes), true, true, rec);
+  else if (token == "tma_load")
+    replay_tma_tile(e, mode_of(swizzle_bytes), true, false, rec);
+  else if (token == "tma_store")
+    replay_tma_tile(e, mode_of(swizzle_bytes), false, true, rec);
+  else if (why)
+    *why = "'" + token + "' has no shared-memory transpose to model";
+  return rec.sites;
+}
+
+}  // namespace tmakit

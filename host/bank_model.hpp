@@ -1,0 +1,50 @@
+// A host model of shared-memory bank conflicts on sm_90, fed by the SAME index functions the
+// kernels use (kernels/common), so every shared access pattern of a technique can be replayed.
+//
+// Model: 32 banks of 4 bytes. A warp-wide access of w bytes per lane is served in phases of
+// 128 bytes' worth of lanes: w <= 4 one phase of 32 lanes, w = 8 two half-warps, w = 16 four
+// quarter-warps. In a phase, each lane touches w/4 consecutive 4-byte words (one for w < 4);
+// lanes reading the same word share it (broadcast); the phase costs as many wavefronts as the
+// most distinct words any one bank must deliver. A request costs the sum over its phases that
+// have an active lane; the ideal is that count with no conflict (1 per phase).
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tmakit {
+
+struct LaneAccess {
+  bool active = false;
+  std::uint32_t addr = 0;  // shared-memory byte address
+};
+using WarpAccess = std::array<LaneAccess, 32>;
+
+struct Wavefronts {
+  int actual = 0;
+  int ideal = 0;
+};
+
+Wavefronts shared_wavefronts(const WarpAccess& lanes, int width_bytes);
+
+// Every shared load and store instruction of a technique over one tile, summed per
+// instruction site: requests (warp-level instructions), wavefronts, and the conflict-free
+// ideal. `swizzle_bytes` applies to TMA techniques (0, 32, 64, 128).
+struct AccessReport {
+  std::string site;  // e.g. "store tile[ty+j][tx]" or "load chunk (TMA tile, line r0+i)"
+  bool is_store = false;
+  int width_bytes = 0;
+  long requests = 0;
+  long wavefronts = 0;
+  long ideal = 0;
+  double per_request() const { return requests ? double(wavefronts) / requests : 0.0; }
+  double ideal_per_request() const { return requests ? double(ideal) / requests : 0.0; }
+};
+
+// Empty with *why set when the technique has no shared-memory transpose to model (naive_*,
+// copy, tma_copy) or the element size / swizzle does not apply.
+std::vector<AccessReport> technique_bank_report(const std::string& token, int elem_bytes,
+                                                int swizzle_bytes, std::string* why);
+
+}  // namespace tmakit
