@@ -44,6 +44,11 @@ struct TmaPlan {
 };
 using Planner = TmaPlan (*)(const LaunchArgs&);
 
+// The map of a tile technique's side: boxes of `lines` lines, one swizzle span wide.
+inline TmaMapPlan tile_map_plan(int lines, int swizzle, int elem_bytes) {
+  return {true, lines, static_cast<int>(tma_tile_box_cols(swizzle, elem_bytes)), elem_bytes};
+}
+
 // kernels/classic/
 cudaError_t launch_naive_read(const LaunchArgs&);
 cudaError_t launch_naive_write(const LaunchArgs&);

@@ -3,7 +3,9 @@
 #pragma once
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 #include <cuda_runtime.h>
+#include <kernels/common/grid.hpp>
 #include <kernels/common/swizzle.hpp>
 #include <kernels/common/tma_tile.hpp>
 
@@ -60,6 +62,18 @@ cudaError_t allow_dynamic_smem(Kernel* kernel, std::uint32_t bytes) {
   if (bytes <= 48u * 1024u) return cudaSuccess;
   return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                               static_cast<int>(bytes));
+}
+
+// Opts `kernel` in to `smem_bytes` of dynamic shared memory and launches it with `threads`
+// per block on a 2-D grid covering tiles_y x tiles_x tiles (the kernel grid-strides the rest).
+template <class... Params, class... Args>
+cudaError_t launch_on_tiles(void (*kernel)(Params...), std::uint32_t smem_bytes,
+                            std::int64_t tiles_y, std::int64_t tiles_x, unsigned threads,
+                            cudaStream_t stream, Args&&... args) {
+  if (cudaError_t err = allow_dynamic_smem(kernel, smem_bytes); err != cudaSuccess) return err;
+  const TileGrid g = tile_grid(tiles_y, tiles_x);
+  kernel<<<dim3(g.x, g.y), threads, smem_bytes, stream>>>(std::forward<Args>(args)...);
+  return cudaGetLastError();
 }
 
 // Slack so a kernel can round its dynamic shared memory base up to the 1024-byte swizzle

@@ -78,10 +78,8 @@ cudaError_t kernels::launch_tma_copy(const LaunchArgs& a) {
       constexpr int E = decltype(e)::value;
       auto* kernel = tma_copy_kernel<E, decltype(style)::value>;
       constexpr std::uint32_t kSmem = smem_bytes<E>();
-      if (cudaError_t err = allow_dynamic_smem(kernel, kSmem); err != cudaSuccess) return err;
-      const TileGrid g = tile_grid(ceil_div(a.rows, kRows), ceil_div(a.cols, kCols<E>));
-      kernel<<<dim3(g.x, g.y), kThreads, kSmem, a.stream>>>(*a.src_map, *a.dst_map, a.rows, a.cols);
-      return cudaGetLastError();
+      return launch_on_tiles(kernel, kSmem, ceil_div(a.rows, kRows), ceil_div(a.cols, kCols<E>),
+                             kThreads, a.stream, *a.src_map, *a.dst_map, a.rows, a.cols);
     });
   });
 }

@@ -74,11 +74,9 @@ __global__ void __launch_bounds__(kThreads)
 
 kernels::TmaPlan kernels::plan_tma_load_store(const LaunchArgs& a) {
   TmaPlan p;
-  const int side = 128 / a.elem_bytes,
-            w = static_cast<int>(tma_tile_box_cols(a.swizzle, a.elem_bytes));
   p.swizzle = a.swizzle;
-  p.src = {true, side, w, a.elem_bytes};
-  p.dst = {true, side, w, a.elem_bytes};
+  p.src = tile_map_plan(128 / a.elem_bytes, a.swizzle, a.elem_bytes);
+  p.dst = p.src;
   return p;
 }
 
@@ -89,11 +87,9 @@ cudaError_t kernels::launch_tma_load_store(const LaunchArgs& a) {
         constexpr int E = decltype(e)::value;
         auto* kernel = tma_load_store_kernel<E, decltype(mode)::value, decltype(style)::value>;
         constexpr std::uint32_t kSmem = smem_bytes<E>();
-        if (cudaError_t err = allow_dynamic_smem(kernel, kSmem); err != cudaSuccess) return err;
-        const TileGrid g = tile_grid(ceil_div(a.rows, kSide<E>), ceil_div(a.cols, kSide<E>));
-        kernel<<<dim3(g.x, g.y), kThreads, kSmem, a.stream>>>(*a.src_map, *a.dst_map, a.rows,
-                                                              a.cols);
-        return cudaGetLastError();
+        return launch_on_tiles(kernel, kSmem, ceil_div(a.rows, kSide<E>),
+                               ceil_div(a.cols, kSide<E>), kThreads, a.stream, *a.src_map,
+                               *a.dst_map, a.rows, a.cols);
       });
     });
   });

@@ -132,11 +132,10 @@ cudaError_t launch_config(const kernels::LaunchArgs& a) {
 kernels::TmaPlan kernels::plan_tma_pipeline(const LaunchArgs& a) {
   TmaPlan p;
   p.swizzle = a.swizzle;
-  const int w = static_cast<int>(tma_tile_box_cols(a.swizzle, a.elem_bytes));
   dispatch_tma_elem(a.elem_bytes, [&](auto e) {
     using Cfg = PipeConfig<decltype(e)::value>;
-    p.src = {true, static_cast<int>(Cfg::kRows), w, a.elem_bytes};
-    p.dst = {true, static_cast<int>(Cfg::kCols), w, a.elem_bytes};
+    p.src = tile_map_plan(static_cast<int>(Cfg::kRows), a.swizzle, a.elem_bytes);
+    p.dst = tile_map_plan(static_cast<int>(Cfg::kCols), a.swizzle, a.elem_bytes);
     return cudaSuccess;
   });
   return p;

@@ -71,8 +71,7 @@ __global__ void __launch_bounds__(kThreads)
 kernels::TmaPlan kernels::plan_tma_store(const LaunchArgs& a) {
   TmaPlan p;
   p.swizzle = a.swizzle;
-  p.dst = {true, 128 / a.elem_bytes, static_cast<int>(tma_tile_box_cols(a.swizzle, a.elem_bytes)),
-           a.elem_bytes};
+  p.dst = tile_map_plan(128 / a.elem_bytes, a.swizzle, a.elem_bytes);
   p.src_vec16 = true;
   return p;
 }
@@ -83,11 +82,9 @@ cudaError_t kernels::launch_tma_store(const LaunchArgs& a) {
       constexpr int E = decltype(e)::value;
       auto* kernel = tma_store_kernel<E, decltype(mode)::value>;
       constexpr std::uint32_t kSmem = smem_bytes<E>();
-      if (cudaError_t err = allow_dynamic_smem(kernel, kSmem); err != cudaSuccess) return err;
-      const TileGrid g = tile_grid(ceil_div(a.rows, kSide<E>), ceil_div(a.cols, kSide<E>));
-      kernel<<<dim3(g.x, g.y), kThreads, kSmem, a.stream>>>(
-          static_cast<const unsigned char*>(a.src), *a.dst_map, a.rows, a.cols);
-      return cudaGetLastError();
+      return launch_on_tiles(kernel, kSmem, ceil_div(a.rows, kSide<E>), ceil_div(a.cols, kSide<E>),
+                             kThreads, a.stream, static_cast<const unsigned char*>(a.src),
+                             *a.dst_map, a.rows, a.cols);
     });
   });
 }
