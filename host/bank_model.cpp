@@ -121,13 +121,6 @@ void replay_int4_8x8(bool swizzled, Recorder& rec) {
   }
 }
 
-int mode_of(int swizzle_bytes) {
-  return swizzle_bytes == 32    ? kSwizzle32B
-         : swizzle_bytes == 64  ? kSwizzle64B
-         : swizzle_bytes == 128 ? kSwizzle128B
-                                : kSwizzleNone;
-}
-
 }  // namespace
 
 std::vector<AccessReport> technique_bank_report(const std::string& token, int e, int swizzle_bytes,
@@ -157,11 +150,11 @@ std::vector<AccessReport> technique_bank_report(const std::string& token, int e,
   else if (token == "vec_swizzled")
     e <= 2 ? replay_vec_tile<XorLayout<64>>(e, rec) : replay_vec_tile<XorLayout<32>>(e, rec);
   else if (token == "tma_load_store" || token == "tma_pipeline")
-    replay_tma_tile(e, mode_of(swizzle_bytes), true, true, rec);
+    replay_tma_tile(e, tma_swizzle_mode_from_bytes(swizzle_bytes), true, true, rec);
   else if (token == "tma_load")
-    replay_tma_tile(e, mode_of(swizzle_bytes), true, false, rec);
+    replay_tma_tile(e, tma_swizzle_mode_from_bytes(swizzle_bytes), true, false, rec);
   else if (token == "tma_store")
-    replay_tma_tile(e, mode_of(swizzle_bytes), false, true, rec);
+    replay_tma_tile(e, tma_swizzle_mode_from_bytes(swizzle_bytes), false, true, rec);
   else if (why)
     *why = "'" + token + "' has no shared-memory transpose to model";
   return rec.sites;

@@ -54,14 +54,6 @@ std::string swizzle_list(const std::vector<int>& axis) {
   return s;
 }
 
-// Swizzle bytes (0, 32, 64, 128) -> CUtensorMapSwizzle value.
-int tma_swizzle_mode(int bytes) {
-  return bytes == 32    ? kSwizzle32B
-         : bytes == 64  ? kSwizzle64B
-         : bytes == 128 ? kSwizzle128B
-                        : kSwizzleNone;
-}
-
 // A technique's default swizzle: its widest (128B where it has one).
 int default_swizzle_bytes(const VariantInfo& info) {
   return info.swizzle_axis_bytes.empty() ? 0 : info.swizzle_axis_bytes.back();
@@ -179,7 +171,7 @@ Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t col
   args.elem_bytes = elem_bytes;
   args.stream = options.stream;
   args.sm_count = caps.sm_count;
-  args.swizzle = tma_swizzle_mode(sw == -1 ? default_swizzle_bytes(def->info) : sw);
+  args.swizzle = tma_swizzle_mode_from_bytes(sw == -1 ? default_swizzle_bytes(def->info) : sw);
   args.barrier =
       options.barrier == TmaBarrier::kCudaBarrier ? BarrierStyle::kCudaBarrier : BarrierStyle::kPtx;
   Status result;
