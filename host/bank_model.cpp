@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <sstream>
 #include <kernels/common/smem_layouts.hpp>
 #include <kernels/common/swizzle.hpp>
 #include <kernels/common/tma_tile.hpp>
@@ -45,6 +46,7 @@ struct Recorder {
     }
     const Wavefronts wf = shared_wavefronts(lanes, width);
     if (wf.ideal == 0) return;
+    if (it->requests == 0) it->first = lanes;
     ++it->requests;
     it->wavefronts += wf.actual;
     it->ideal += wf.ideal;
@@ -158,6 +160,138 @@ std::vector<AccessReport> technique_bank_report(const std::string& token, int e,
   else if (why)
     *why = "'" + token + "' has no shared-memory transpose to model";
   return rec.sites;
+}
+
+namespace {
+
+template <class Layout>
+TileMap classic_tile_map(int e) {
+  TileMap m{"element", Layout::kN, Layout::kN, {}};
+  for (int r = 0; r < Layout::kN; ++r)
+    for (int c = 0; c < Layout::kN; ++c)
+      m.cells.push_back({static_cast<std::uint32_t>(Layout::index(r, c) * e), e, r, c});
+  return m;
+}
+
+// The TMA tile of kernels/primitives/tma_tile.cuh: 128/E lines of 128 bytes, 8 chunks each;
+// chunk k of line r holds logical columns k*V .. k*V+V-1 of tile row r.
+TileMap tma_tile_map(int e, int mode) {
+  const int lines = 128 / e;
+  TileMap m{"16-byte chunk", lines, 8, {}};
+  for (int r = 0; r < lines; ++r)
+    for (int k = 0; k < 8; ++k)
+      m.cells.push_back(
+          {tma_tile_offset(static_cast<std::uint32_t>(r), static_cast<std::uint32_t>(k * 16),
+                           static_cast<std::uint32_t>(lines), mode),
+           16, r, k});
+  return m;
+}
+
+std::string hsl_for(int col, int cols) {
+  // Neighbouring columns get far-apart hues (stride 7 of `cols`), so a column stands out.
+  const int n = std::max(cols, 1);
+  const int h = static_cast<int>((static_cast<long>(col) * 7 % n) * 360L / n);
+  std::ostringstream o;
+  o << "hsl(" << h << ",70%," << (col % 2 ? 78 : 68) << "%)";
+  return o.str();
+}
+
+}  // namespace
+
+TileMap technique_tile_map(const std::string& token, int e, int swizzle_bytes, std::string* why) {
+  std::string model_why;
+  if (technique_bank_report(token, e, swizzle_bytes, &model_why).empty()) {
+    if (why) *why = model_why;
+    return {};
+  }
+  if (token == "int4_8x8") {
+    TileMap m{"16-byte chunk", 8, 8, {}};
+    for (int i = 0; i < 8; ++i)
+      for (int j = 0; j < 8; ++j) {
+        const int col = swizzle_bytes == 128 ? int4_8x8_swizzled_col(i, j) : j;
+        m.cells.push_back({static_cast<std::uint32_t>(i * 128 + col * 16), 16, i, j});
+      }
+    return m;
+  }
+  if (token == "smem") return classic_tile_map<RowMajorLayout<32>>(e);
+  if (token == "smem_padded") return classic_tile_map<PaddedLayout<32>>(e);
+  if (token == "smem_xor") return classic_tile_map<XorLayout<32>>(e);
+  if (token == "vec_padded")
+    return e <= 2 ? classic_tile_map<PaddedLayout<64>>(e) : classic_tile_map<PaddedLayout<32>>(e);
+  if (token == "vec_swizzled")
+    return e <= 2 ? classic_tile_map<XorLayout<64>>(e) : classic_tile_map<XorLayout<32>>(e);
+  return tma_tile_map(e, tma_swizzle_mode_from_bytes(swizzle_bytes));  // the tma_* techniques
+}
+
+std::string bank_map_svg(const std::string& title, const std::string& subtitle, const TileMap& map,
+                         const WarpAccess* outline, int outline_width, int max_rows) {
+  constexpr int kCellW = 30, kCellH = 18, kLeft = 52, kTop = 64;
+  std::uint32_t end = 0;
+  for (const TileCell& c : map.cells) end = std::max(end, c.addr + c.width_bytes);
+  const int rows_total = static_cast<int>((end + 127) / 128);
+  const int rows = std::min(rows_total, max_rows);
+  const int width = kLeft + 32 * kCellW + 12, height = kTop + rows * kCellH + 40;
+  // One owner per 4-byte word: the first cell (in row-major logical order) that touches it.
+  std::map<std::uint32_t, const TileCell*> owner;
+  for (const TileCell& c : map.cells)
+    for (std::uint32_t w = c.addr / 4; w <= (c.addr + c.width_bytes - 1) / 4; ++w)
+      owner.emplace(w, &c);
+  std::ostringstream o;
+  o << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
+    << "\" font-family=\"monospace\">\n";
+  o << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  o << "<text x=\"8\" y=\"18\" font-size=\"14\" font-weight=\"bold\">" << title << "</text>\n";
+  o << "<text x=\"8\" y=\"36\" font-size=\"11\">" << subtitle << "</text>\n";
+  for (int b = 0; b < 32; ++b)
+    o << "<text x=\"" << kLeft + b * kCellW + kCellW / 2 << "\" y=\"" << kTop - 6
+      << "\" font-size=\"9\" text-anchor=\"middle\">b" << b << "</text>\n";
+  for (int r = 0; r < rows; ++r)
+    o << "<text x=\"" << kLeft - 4 << "\" y=\"" << kTop + r * kCellH + 13
+      << "\" font-size=\"9\" text-anchor=\"end\">+" << r * 128 << "</text>\n";
+  // Cells: a wide cell (16 bytes) is one rectangle over its 4 banks when its owner is itself.
+  for (const TileCell& c : map.cells) {
+    const std::uint32_t w0 = c.addr / 4;
+    if (owner.at(w0) != &c) continue;
+    const int r = static_cast<int>(c.addr / 128);
+    if (r >= rows) continue;
+    const int bank = static_cast<int>(w0 % 32);
+    const int span = std::max(1, c.width_bytes / 4);
+    const int x = kLeft + bank * kCellW, y = kTop + r * kCellH;
+    o << "<rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << span * kCellW << "\" height=\""
+      << kCellH << "\" fill=\"" << hsl_for(c.col, map.cols)
+      << "\" stroke=\"#888\" stroke-width=\"0.5\"/>\n";
+    o << "<text x=\"" << x + span * kCellW / 2 << "\" y=\"" << y + 13
+      << "\" font-size=\"9\" text-anchor=\"middle\">";
+    if (c.width_bytes >= 8)
+      o << c.row << "," << c.col;
+    else
+      o << c.col;
+    o << "</text>\n";
+  }
+  int outlined = 0;
+  if (outline != nullptr)
+    for (const LaneAccess& l : *outline) {
+      if (!l.active) continue;
+      const int r = static_cast<int>(l.addr / 128);
+      if (r >= rows) continue;
+      const int bank = static_cast<int>(l.addr / 4 % 32);
+      const int span = std::max(1, (outline_width + 3) / 4);
+      o << "<rect x=\"" << kLeft + bank * kCellW + 1 << "\" y=\"" << kTop + r * kCellH + 1
+        << "\" width=\"" << span * kCellW - 2 << "\" height=\"" << kCellH - 2
+        << "\" fill=\"none\" stroke=\"black\" stroke-width=\"2.5\"/>\n";
+      ++outlined;
+    }
+  o << "<text x=\"8\" y=\"" << kTop + rows * kCellH + 18 << "\" font-size=\"10\">"
+    << "rows: 128-byte lines of shared memory (byte offset); columns: banks b0..b31; cell: one "
+    << map.unit << " labelled "
+    << (map.cells.empty() || map.cells[0].width_bytes < 8 ? "col" : "row,col")
+    << ", coloured by logical column"
+    << (rows < rows_total
+            ? "; first " + std::to_string(rows) + " of " + std::to_string(rows_total) + " lines"
+            : std::string())
+    << "</text>\n";
+  o << "<!-- outlined-lanes: " << outlined << " -->\n</svg>\n";
+  return o.str();
 }
 
 }  // namespace tmakit

@@ -38,6 +38,7 @@ struct AccessReport {
   long requests = 0;
   long wavefronts = 0;
   long ideal = 0;
+  WarpAccess first{};  // the lanes of the site's first request (what a figure outlines)
   double per_request() const { return requests ? double(wavefronts) / requests : 0.0; }
   double ideal_per_request() const { return requests ? double(ideal) / requests : 0.0; }
 };
@@ -46,5 +47,31 @@ struct AccessReport {
 // copy, tma_copy) or the element size / swizzle does not apply.
 std::vector<AccessReport> technique_bank_report(const std::string& token, int elem_bytes,
                                                 int swizzle_bytes, std::string* why);
+
+// Where each logical piece of one tile lives in shared memory, for bank maps: a cell is one
+// element (classic techniques) or one 16-byte chunk (TMA tiles, int4_8x8), at its byte address,
+// with its logical (row, col) in the tile counted in cells.
+struct TileCell {
+  std::uint32_t addr = 0;
+  int width_bytes = 0;
+  int row = 0;
+  int col = 0;
+};
+struct TileMap {
+  std::string unit;  // "element" or "16-byte chunk"
+  int rows = 0;
+  int cols = 0;
+  std::vector<TileCell> cells;
+};
+// Empty (cells) with *why set where technique_bank_report has nothing to model.
+TileMap technique_tile_map(const std::string& token, int elem_bytes, int swizzle_bytes,
+                           std::string* why);
+
+// An SVG drawing of a tile map: one row per 128 bytes of shared memory (at most max_rows), one
+// column per bank; each cell filled with a colour keyed to its logical tile column and labelled
+// with it (with "row,col" for cells of 8 bytes or more). `outline` marks the lanes of one warp
+// request (width `outline_width` bytes each) with a thick border. Pure host code.
+std::string bank_map_svg(const std::string& title, const std::string& subtitle, const TileMap& map,
+                         const WarpAccess* outline, int outline_width, int max_rows = 40);
 
 }  // namespace tmakit

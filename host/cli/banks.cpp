@@ -2,6 +2,7 @@
 // accesses: per instruction site, predicted wavefronts per request and the conflict-free ideal.
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <vector>
 #include <host/bank_model.hpp>
@@ -10,8 +11,57 @@
 
 namespace tmakit::cli {
 
+namespace {
+
+// The site a figure should outline: the most conflicted one, a load on ties (the column read).
+const AccessReport& worst_site(const std::vector<AccessReport>& r) {
+  const AccessReport* best = &r.front();
+  for (const AccessReport& a : r) {
+    const double ways = a.per_request() / a.ideal_per_request();
+    const double best_ways = best->per_request() / best->ideal_per_request();
+    if (ways > best_ways + 1e-9 || (ways > best_ways - 1e-9 && !a.is_store && best->is_store))
+      best = &a;
+  }
+  return *best;
+}
+
+int write_svg(const std::string& variant, int e, int sw, const std::string& path) {
+  std::string why;
+  const std::vector<AccessReport> r = technique_bank_report(variant, e, sw, &why);
+  const TileMap map = technique_tile_map(variant, e, sw, &why);
+  if (r.empty() || map.cells.empty()) {
+    std::fprintf(stderr, "tmakit banks: cannot draw %s with %d-byte elements: %s\n",
+                 variant.c_str(), e, why.c_str());
+    return 1;
+  }
+  const AccessReport& site = worst_site(r);
+  const Wavefronts first = shared_wavefronts(site.first, site.width_bytes);
+  std::string title = variant + ", " + std::to_string(e) + "-byte elements";
+  if (!find_variant(variant)->swizzle_axis_bytes.empty() || variant == "int4_8x8")
+    title += sw > 0 ? ", " + std::to_string(sw) + "B swizzle" : ", no swizzle";
+  char sub[256];
+  std::snprintf(sub, sizeof sub,
+                "outlined: one warp request of \"%s\": %d wavefronts (ideal %d); site average "
+                "%.2f per request",
+                site.site.c_str(), first.actual, first.ideal, site.per_request());
+  std::string esc;  // the site strings hold no markup but '&' and '<' would break the SVG
+  for (char ch : std::string(sub))
+    esc += ch == '<' ? std::string("&lt;") : ch == '&' ? std::string("&amp;") : std::string(1, ch);
+  std::ofstream out(path);
+  if (!out) {
+    std::fprintf(stderr, "tmakit banks: cannot write %s\n", path.c_str());
+    return 1;
+  }
+  out << bank_map_svg(title, esc, map, &site.first, site.width_bytes);
+  std::printf("wrote %s (%s)\n", path.c_str(), title.c_str());
+  return out.good() ? 0 : 1;
+}
+
+}  // namespace
+
 int run_banks(const std::vector<std::string>& args) {
-  std::string variant;
+  std::string variant, svg;
+  bool csv = false;
   int e = 4, sw = -1;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -22,17 +72,35 @@ int run_banks(const std::vector<std::string>& args) {
       e = std::atoi(args[++i].c_str());
     else if (a == "--swizzle" && has)
       sw = std::atoi(args[++i].c_str());
+    else if (a == "--svg" && has)
+      svg = args[++i];
+    else if (a == "--csv")
+      csv = true;
     else {
       std::fprintf(stderr,
                    "usage: tmakit banks [--variant V] [--elem-bytes E] [--swizzle 0|32|64|128]\n"
+                   "                    [--csv] [--svg FILE]\n"
                    "Predicted shared-memory wavefronts per request of each shared load/store of\n"
                    "a technique (all techniques without --variant; every swizzle mode of a TMA\n"
-                   "technique without --swizzle), from the sm_90 bank model.\n");
+                   "technique without --swizzle), from the sm_90 bank model. --csv prints\n"
+                   "machine-readable rows; --svg FILE draws the bank map of one tile of\n"
+                   "--variant (swizzle 0 unless given), outlining its most conflicted request.\n");
       return 2;
     }
   }
-  std::printf("%-16s %-5s %-4s %-58s %9s %9s %7s\n", "variant", "swz", "E", "site", "wf/req",
-              "ideal", "ways");
+  if (!svg.empty()) {
+    if (variant.empty() || find_variant(variant) == nullptr) {
+      std::fprintf(stderr, "tmakit banks: --svg needs --variant with a known technique\n");
+      return 2;
+    }
+    return write_svg(variant, e, sw < 0 ? 0 : sw, svg);
+  }
+  if (csv)
+    std::printf(
+        "variant,swizzle_bytes,elem_bytes,kind,width_bytes,requests,wavefronts,ideal,site\n");
+  else
+    std::printf("%-16s %-5s %-4s %-58s %9s %9s %7s\n", "variant", "swz", "E", "site", "wf/req",
+                "ideal", "ways");
   int printed = 0;
   for (const VariantInfo& v : variants()) {
     if (!variant.empty() && v.token != variant) continue;
@@ -51,6 +119,13 @@ int run_banks(const std::vector<std::string>& args) {
         continue;
       }
       for (const AccessReport& a : r) {
+        if (csv) {
+          std::printf("%s,%d,%d,%s,%d,%ld,%ld,%ld,\"%s\"\n", v.token.c_str(), s, e,
+                      a.is_store ? "st" : "ld", a.width_bytes, a.requests, a.wavefronts, a.ideal,
+                      a.site.c_str());
+          ++printed;
+          continue;
+        }
         std::printf("%-16s %-5s %-4d %-58s %9.2f %9.2f %6.2fx\n", v.token.c_str(),
                     v.swizzle_axis_bytes.empty() ? "-" : std::to_string(s).c_str(), e,
                     a.site.c_str(), a.per_request(), a.ideal_per_request(),

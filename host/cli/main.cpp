@@ -23,7 +23,7 @@ void usage(std::FILE* out) {
                "  --rows R          matrix rows (default 8192)\n"
                "  --cols C          matrix columns (default 8192)\n"
                "  --elem-bytes E    element size in bytes: 1, 2, 4, 8 (default 4)\n"
-               "  --variant V       only this variant (a token from `tmakit list`, or auto)\n"
+               "  --variant V[,W]  only these variants (tokens from `tmakit list`, or auto)\n"
                "  --iters N         timed runs per variant, median reported (default 20, >= 1)\n"
                "  --swizzle S       TMA techniques: swizzle bytes 0, 32, 64 or 128 (default: 128)\n"
                "  --barrier B       TMA techniques: ptx or cuda_barrier (default: ptx)\n"

@@ -1,5 +1,6 @@
 // `tmakit` and `tmakit list`: verify and time every registered variant against the copy
 // roofline measured in the same run.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -78,11 +79,17 @@ int run_table(const TableOptions& opt) {
   if (opt.variant.empty()) {
     for (const VariantInfo& v : variants())
       if (v.supports_elem_bytes(opt.elem_bytes)) tokens.push_back(v.token);
-  } else {
-    if (opt.variant != "auto" && find_variant(opt.variant) == nullptr)
-      return fail(make_status(StatusCode::kInvalidArgument,
-                              "unknown variant '" + opt.variant + "' (see `tmakit list`)"));
-    tokens.push_back(opt.variant);
+  } else {  // one token or a comma-separated list
+    std::size_t at = 0;
+    while (at <= opt.variant.size()) {
+      const std::size_t comma = std::min(opt.variant.find(',', at), opt.variant.size());
+      const std::string token = opt.variant.substr(at, comma - at);
+      if (token != "auto" && find_variant(token) == nullptr)
+        return fail(make_status(StatusCode::kInvalidArgument,
+                                "unknown variant '" + token + "' (see `tmakit list`)"));
+      tokens.push_back(token);
+      at = comma + 1;
+    }
   }
   TmaBarrier barrier = TmaBarrier::kDefault;
   if (opt.barrier == "ptx")

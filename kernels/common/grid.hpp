@@ -5,6 +5,12 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <kernels/common/arch.hpp>
+
+// Tile rows per group of the launch order (see grouped_tile); 1 is plain row-major order.
+#ifndef TMAKIT_TILE_GROUP
+#define TMAKIT_TILE_GROUP 1
+#endif
 
 namespace tmakit {
 
@@ -21,5 +27,28 @@ inline TileGrid tile_grid(std::int64_t tiles_y, std::int64_t tiles_x) {
   return {static_cast<unsigned>(std::min(tiles_x, kMaxX)),
           static_cast<unsigned>(std::min(tiles_y, kMaxY))};
 }
+
+// The launch order of tiles. Tile n of a tiles_r x tiles_c grid, in groups of `group` tile
+// rows: group g holds tile rows [g*group, g*group + group); inside it, tile n walks down a
+// column of the group first, then to the next column:
+//   g = n / (group * tiles_c), k = n % (group * tiles_c), rows_in_g = min(group, tiles_r - g*group)
+//   tile (g*group + k % rows_in_g, k / rows_in_g)
+// So the tiles in flight at once (consecutive n) form a block of about group x (in_flight /
+// group) tiles: each input row band is read in runs of in_flight/group tiles and each output
+// row band is written in runs of `group` tiles, instead of whole input rows and single tiles
+// of output. group = 1 is row-major order. A bijection of [0, tiles_r * tiles_c).
+// I: std::int64_t, or std::uint32_t where the tile count fits (fewer instructions).
+template <class I>
+struct TileAt {
+  I r, c;
+};
+template <class I>
+TMAKIT_HD TileAt<I> grouped_tile(I n, I tiles_r, I tiles_c, I group) {
+  if (group <= 1) return {n / tiles_c, n % tiles_c};
+  const I band = group * tiles_c, g = n / band, k = n % band;
+  const I rows_in_g = tiles_r - g * group < group ? tiles_r - g * group : group;
+  return {g * group + k % rows_in_g, k / rows_in_g};
+}
+inline constexpr int kTileGroup = TMAKIT_TILE_GROUP;
 
 }  // namespace tmakit

@@ -1,16 +1,27 @@
-// 2-D grid-stride walk over tiles: block (blockIdx.y, blockIdx.x) takes tile (ty, tx), then
-// (ty, tx + gridDim.x), ..., then (ty + gridDim.y, ...). The trip counts are uniform across a
-// block, so a __syncthreads() inside the body is safe.
+// Grid-stride walk over tiles in the launch order of grouped_tile (kernels/common/grid.hpp):
+// the block with linear index b = blockIdx.y * gridDim.x + blockIdx.x takes tiles
+// n = b, b + blocks, ... and tile n is grouped_tile(n). The trip count is the same for every
+// thread of a block, so a __syncthreads() inside the body is safe.
 #pragma once
 #include <cstdint>
+#include <kernels/common/grid.hpp>
 
 namespace tmakit {
 
 template <class Body>
 __device__ __forceinline__ void for_each_tile(std::int64_t tiles_y, std::int64_t tiles_x,
                                               Body&& body) {
-  for (std::int64_t ty = blockIdx.y; ty < tiles_y; ty += gridDim.y)
-    for (std::int64_t tx = blockIdx.x; tx < tiles_x; tx += gridDim.x) body(ty, tx);
+  // 32-bit tile math: far fewer instructions than 64-bit division (a call that makes ptxas
+  // spill). Tiles are at least 8 x 8 elements (int4_8x8), so 2^32 tiles would be a 4 TiB
+  // matrix; a grid of that many is refused here rather than walked wrongly.
+  using U = std::uint32_t;
+  const std::int64_t tiles = tiles_y * tiles_x;
+  if (tiles > 0xffffffffLL) __trap();
+  const std::int64_t blocks = std::int64_t(gridDim.x) * gridDim.y;
+  for (std::int64_t n = std::int64_t(blockIdx.y) * gridDim.x + blockIdx.x; n < tiles; n += blocks) {
+    const TileAt<U> t = grouped_tile<U>(U(n), U(tiles_y), U(tiles_x), U(kTileGroup));
+    body(std::int64_t(t.r), std::int64_t(t.c));
+  }
 }
 
 }  // namespace tmakit

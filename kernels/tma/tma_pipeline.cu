@@ -68,14 +68,20 @@ __global__ void __launch_bounds__(kThreads<E, Cfg>)
   auto full = [&](std::uint32_t s) { return tma::TxBarrier<Style>(bars + 8 * s); };
 
   const std::uint32_t tid = threadIdx.x;
-  const std::int64_t tiles_c = ceil_div(cols, C), tiles = ceil_div(rows, R) * tiles_c;
-  // Tile n covers source rows (n / tiles_c) * R.., columns (n % tiles_c) * C..
+  const std::int64_t tiles_r = ceil_div(rows, R), tiles_c = ceil_div(cols, C),
+                     tiles = tiles_r * tiles_c;
+  // Tile n (launch order of grouped_tile) covers source rows t.r * R.., columns t.c * C..;
+  // TMA coordinates are 32-bit (the planner refuses larger shapes), so the math is too.
+  using U = std::uint32_t;
+  auto tile_at = [&](std::int64_t n) {
+    return grouped_tile<U>(U(n), U(tiles_r), U(tiles_c), U(kTileGroup));
+  };
   auto issue_load = [&](std::int64_t n, std::uint32_t s) {
     auto bar = full(s);
     bar.arrive_expect_tx(kBytes);
-    tma::load_tile<E, Mode, R, C>(in + s * kBytes, &src_map,
-                                  static_cast<std::int32_t>((n / tiles_c) * R),
-                                  static_cast<std::int32_t>((n % tiles_c) * C), bar.handle());
+    const TileAt<U> t = tile_at(n);
+    tma::load_tile<E, Mode, R, C>(in + s * kBytes, &src_map, static_cast<std::int32_t>(t.r * R),
+                                  static_cast<std::int32_t>(t.c * C), bar.handle());
   };
 
   if (tid == 0) {
@@ -102,8 +108,9 @@ __global__ void __launch_bounds__(kThreads<E, Cfg>)
     if (tid == 0) tma::store_wait_read<0>();
     __syncthreads();
     if (tid == 0) {
-      tma::store_tile<E, Mode, R, C>(&dst_map, static_cast<std::int32_t>((n % tiles_c) * C),
-                                     static_cast<std::int32_t>((n / tiles_c) * R), rows, ob);
+      const TileAt<U> t = tile_at(n);
+      tma::store_tile<E, Mode, R, C>(&dst_map, static_cast<std::int32_t>(t.c * C),
+                                     static_cast<std::int32_t>(t.r * R), rows, ob);
       tma::store_commit();
       const std::int64_t next = n + static_cast<std::int64_t>(S) * gridDim.x;
       if (next < tiles) issue_load(next, s);  // stage s was consumed by every thread

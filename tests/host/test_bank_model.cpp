@@ -1,5 +1,6 @@
 // The shared-memory bank model on patterns with known answers, then on the techniques'
 // own index functions (the replay uses kernels/common, as the kernels do).
+#include <set>
 #include <string>
 #include <gtest/gtest.h>
 #include <host/bank_model.hpp>
@@ -73,6 +74,85 @@ TEST(BankModel, TechniquesWithoutASharedTransposeSayWhy) {
   std::string why;
   EXPECT_TRUE(technique_bank_report("copy", 4, 0, &why).empty());
   EXPECT_NE(why.find("no shared-memory transpose"), std::string::npos) << why;
+}
+
+TileMap tile_map(const std::string& token, int e, int sw = 0) {
+  std::string why;
+  TileMap m = technique_tile_map(token, e, sw, &why);
+  EXPECT_FALSE(m.cells.empty()) << token << ": " << why;
+  return m;
+}
+
+int bank_of(const TileCell& c) {
+  return static_cast<int>(c.addr / 4 % 32);
+}
+
+// Cells never overlap: the map is a placement of the whole tile.
+void expect_disjoint(const TileMap& m) {
+  std::set<std::uint32_t> bytes;
+  for (const TileCell& c : m.cells)
+    for (int b = 0; b < c.width_bytes; ++b) EXPECT_TRUE(bytes.insert(c.addr + b).second);
+  EXPECT_EQ(m.cells.size(), static_cast<std::size_t>(m.rows * m.cols));
+}
+
+// Distinct banks (4-byte element maps) or bank groups of 4 (16-byte chunk maps) that the cells
+// of logical column `col` among rows [r0, r0 + n) fall in.
+std::size_t column_bank_spread(const TileMap& m, int col, int r0, int n) {
+  std::set<int> banks;
+  for (const TileCell& c : m.cells)
+    if (c.col == col && c.row >= r0 && c.row < r0 + n)
+      banks.insert(bank_of(c) / (c.width_bytes / 4));
+  return banks.size();
+}
+
+TEST(BankMap, ClassicLayoutsPlaceColumnsInTheBanksTheTextbookSays) {
+  const TileMap smem = tile_map("smem", 4), padded = tile_map("smem_padded", 4),
+                xor_ = tile_map("smem_xor", 4);
+  for (const TileMap* m : {&smem, &padded, &xor_}) expect_disjoint(*m);
+  for (const TileCell& c : smem.cells) EXPECT_EQ(bank_of(c), c.col);
+  for (const TileCell& c : padded.cells) EXPECT_EQ(bank_of(c), (c.row + c.col) % 32);
+  for (int col = 0; col < 32; ++col) {
+    EXPECT_EQ(column_bank_spread(smem, col, 0, 32), 1u);
+    EXPECT_EQ(column_bank_spread(padded, col, 0, 32), 32u);
+    EXPECT_EQ(column_bank_spread(xor_, col, 0, 32), 32u);
+  }
+}
+
+TEST(BankMap, SwizzleSpreadsChunkColumnsOverBankGroups) {
+  const TileMap plain = tile_map("int4_8x8", 16, 0), swz = tile_map("int4_8x8", 16, 128);
+  expect_disjoint(plain);
+  expect_disjoint(swz);
+  for (int j = 0; j < 8; ++j) {
+    EXPECT_EQ(column_bank_spread(plain, j, 0, 8), 1u);  // Figure 27: one column, one bank group
+    EXPECT_EQ(column_bank_spread(swz, j, 0, 8), 8u);    // Figure 28: eight groups
+  }
+  // The TMA tile (4-byte elements, 32 lines of 8 chunks): 128B swizzle spreads a chunk column
+  // over 8 consecutive lines; no swizzle keeps it in one group.
+  const TileMap none = tile_map("tma_load_store", 4, 0), sw128 = tile_map("tma_load_store", 4, 128);
+  expect_disjoint(none);
+  expect_disjoint(sw128);
+  EXPECT_EQ(column_bank_spread(none, 3, 8, 8), 1u);
+  EXPECT_EQ(column_bank_spread(sw128, 3, 8, 8), 8u);
+}
+
+TEST(BankMap, SvgOutlinesOneRequest) {
+  std::string why;
+  const std::vector<AccessReport> r = technique_bank_report("smem", 4, 0, &why);
+  ASSERT_FALSE(r.empty());
+  const AccessReport& column = r[1];
+  ASSERT_FALSE(column.is_store);
+  const std::string svg = bank_map_svg("t", "s", tile_map("smem", 4), &column.first, 4);
+  EXPECT_EQ(svg.rfind("<svg", 0), 0u);
+  EXPECT_NE(svg.find("</svg>"), std::string::npos);
+  EXPECT_NE(svg.find("<!-- outlined-lanes: 32 -->"), std::string::npos);
+  // All 32 outlined lanes sit in one bank column (x of bank 0): the 32-way conflict, drawn.
+  std::size_t at = 0, in_bank0 = 0;
+  while ((at = svg.find("stroke-width=\"2.5\"", at)) != std::string::npos) {
+    const std::string bank0 = "<rect x=\"53\"";  // kLeft + 1: bank 0's outline
+    if (svg.compare(svg.rfind("<rect", at), bank0.size(), bank0) == 0) ++in_bank0;
+    ++at;
+  }
+  EXPECT_EQ(in_bank0, 32u);
 }
 
 }  // namespace
