@@ -40,7 +40,7 @@ if [ "${NCU:-0}" = 1 ]; then
   for g in $GROUPS_; do
     for v in copy smem_xor tma_pipeline; do
       echo "== ncu group $g $v E4 ${SHAPE}" >> "$out/ncu.txt"
-      ncu --clock-control none --metrics "$m" -k regex:'kernel' -c 1 \
+      ncu --clock-control none --metrics "$m" -k regex:'copy_vec_kernel|smem_tile_kernel|tma_pipeline_kernel' -c 1 \
         ./build-g$g/tmakit --rows "$SHAPE" --cols "$SHAPE" --elem-bytes 4 --variant $v --iters 1 \
         2>&1 | grep -E "^  [a-z]|gpu__|dram__|lts__" >> "$out/ncu.txt"
     done
