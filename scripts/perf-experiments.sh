@@ -8,7 +8,7 @@
 set -uo pipefail
 out=${OUT:-build-exp}
 mkdir -p "$out"
-GROUPS_=${GROUPS:-1 8 16 32}
+GROUPS_=${TILE_GROUPS:-1 8 16 32}  # not GROUPS: bash owns that name
 SHAPE=${SHAPE:-16384}
 ELEMS=${ELEMS:-4 1}
 VARIANTS=${VARIANTS:-copy,tma_copy,smem_xor,vec_padded,tma_load_store,tma_pipeline}

@@ -50,7 +50,7 @@ __global__ void grid_copy(const uint4* __restrict__ s, uint4* __restrict__ d, st
 template <int U>
 __global__ void slab_copy(const uint4* __restrict__ s, uint4* __restrict__ d, std::int64_t n) {
   const std::int64_t per = (n + gridDim.x - 1) / gridDim.x;
-  const std::int64_t lo = per * blockIdx.x, hi = std::min<std::int64_t>(n, lo + per);
+  const std::int64_t lo = per * blockIdx.x, hi = lo + per < n ? lo + per : n;
   const int t = blockDim.x;
   std::int64_t v = lo + threadIdx.x;
   for (; v + (U - 1) * t < hi; v += U * t) {
