@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The one command an sm_90 runner executes (issue 9). Exit non-zero on any failure.
+#   1. configure and build for sm_90 and the fallback architecture (80-real;90)
+#   2. refuse a runner whose GPU is missing or not compute capability 9.x
+#   3. cuobjdump: TMA kernels have sm_90 code, the fallbacks pre-sm_90 code
+#      (ctest cubins_tma_and_fallbacks, run first and on its own)
+#   4. every test with TMAKIT_REQUIRE_GPU=1 and TMAKIT_REQUIRE_NCU=1 (no skip passes), which
+#      includes the compute-sanitizer and ncu tests (labels gpu, sm90)
+#   5. the `quick` benchmark: JSON, and a one-page markdown summary (GPU, driver, date, pass
+#      counts, fp32 and bf16 headline ratios) in the results folder
+# Usage: scripts/ci-sm90.sh [RESULTS_DIR]   (default: $OUT when set, else ci-results/)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+results=${1:-${OUT:-ci-results}}
+build=${TMAKIT_CI_BUILD:-build-sm90}
+mkdir -p "$results"
+status=0
+step() { echo "== $*"; }
+fail() { echo "FAIL: $*"; status=1; }
+
+step "GPU"
+if ! nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv,noheader > "$results/gpu.txt" 2>&1; then
+  cat "$results/gpu.txt"; echo "FAIL: no GPU visible (nvidia-smi failed): an sm_90 runner must have one"; exit 1
+fi
+cat "$results/gpu.txt"
+cap=$(head -1 "$results/gpu.txt" | awk -F', ' '{print $2}')
+case "$cap" in 9.*) ;; *) echo "FAIL: compute capability '$cap' is not 9.x: this runner cannot run the sm_90 tests"; exit 1 ;; esac
+
+step "build (80-real;90)"
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="80-real;90" \
+  > "$results/configure.log" 2>&1 || { tail -30 "$results/configure.log"; exit 1; }
+cmake --build "$build" -j"$(nproc)" > "$results/build.log" 2>&1 ||
+  { grep -E "error" -A3 "$results/build.log" | head -40; exit 1; }
+
+export TMAKIT_REQUIRE_GPU=1 TMAKIT_REQUIRE_NCU=1
+step "cubins"
+ctest --test-dir "$build" -R '^cubins_tma_and_fallbacks$' --output-on-failure > "$results/cubins.log" 2>&1 ||
+  fail "cuobjdump check (see cubins.log)"
+grep -E "sm_90 |sm_8|ELF|FAIL" "$results/cubins.log" | head -20
+
+step "tests (TMAKIT_REQUIRE_GPU=1, TMAKIT_REQUIRE_NCU=1)"
+# The ncu test runs alone afterwards: profiling while other tests load the GPU skews nothing
+# it checks, but it serialises the device and is slow under contention.
+ctest --test-dir "$build" -j8 -E '^(cubins_tma_and_fallbacks|ncu_banks_vs_model)$' --output-on-failure \
+  > "$results/ctest.log" 2>&1 || fail "ctest (see ctest.log)"
+ctest --test-dir "$build" -R '^ncu_banks_vs_model$' --output-on-failure > "$results/ncu.log" 2>&1 ||
+  fail "ncu_banks_vs_model (see ncu.log)"
+grep -E "tests passed|tests failed|\(Failed\)|\(Skipped\)|Not Run|Timeout" "$results/ctest.log" | tail -15
+grep -E "cases,|FAIL" "$results/ncu.log" | tail -5
+
+step "quick benchmark"
+"$build/bench/tmakit_bench" --preset=quick --benchmark_out="$results/bench-quick.json" \
+  --benchmark_out_format=json --benchmark_counters_tabular=true > "$results/bench-quick.txt" 2>&1 ||
+  fail "tmakit_bench --preset=quick (see bench-quick.txt)"
+
+step "summary"
+python3 scripts/ci_summary.py --gpu "$results/gpu.txt" --ctest "$results/ctest.log" \
+  --ctest "$results/cubins.log" --ctest "$results/ncu.log" --bench "$results/bench-quick.json" \
+  --status "$status" > "$results/summary.md" || fail "summary"
+cat "$results/summary.md"
+exit "$status"
