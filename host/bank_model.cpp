@@ -53,19 +53,22 @@ struct Recorder {
   }
 };
 
-// kernels/primitives/smem_tile.cuh: 32x32 tile, threads (tx = 0..31, ty = 0..7), warp = ty.
+// kernels/primitives/smem_tile.cuh: N x N tile (N = 32 or 64), threads (tx = 0..31,
+// ty = 0..7), warp = ty; rows ty+j, columns tx+i.
 template <class Layout>
 void replay_smem_tile(int e, Recorder& rec) {
+  constexpr int N = Layout::kN;
   for (int ty = 0; ty < 8; ++ty)
-    for (int j = 0; j < 32; j += 8) {
-      WarpAccess st{}, ld{};
-      for (int tx = 0; tx < 32; ++tx) {
-        st[tx] = {true, static_cast<std::uint32_t>(Layout::index(ty + j, tx) * e)};
-        ld[tx] = {true, static_cast<std::uint32_t>(Layout::index(tx, ty + j) * e)};
+    for (int j = 0; j < N; j += 8)
+      for (int i = 0; i < N; i += 32) {
+        WarpAccess st{}, ld{};
+        for (int tx = 0; tx < 32; ++tx) {
+          st[tx] = {true, static_cast<std::uint32_t>(Layout::index(ty + j, tx + i) * e)};
+          ld[tx] = {true, static_cast<std::uint32_t>(Layout::index(tx + i, ty + j) * e)};
+        }
+        rec.add("store tile(ty+j, tx+i)  [input row]", true, e, st);
+        rec.add("load  tile(tx+i, ty+j)  [column, output row]", false, e, ld);
       }
-      rec.add("store tile(ty+j, tx)  [input row]", true, e, st);
-      rec.add("load  tile(tx, ty+j)  [column, output row]", false, e, ld);
-    }
 }
 
 // kernels/primitives/vec_tile.cuh: N x N tile, 256 threads, vector v = tid + k*256 of W
@@ -147,6 +150,8 @@ std::vector<AccessReport> technique_bank_report(const std::string& token, int e,
     replay_smem_tile<PaddedLayout<32>>(e, rec);
   else if (token == "smem_xor")
     replay_smem_tile<XorLayout<32>>(e, rec);
+  else if (token == "smem_wide")
+    replay_smem_tile<XorLayout<64>>(e, rec);
   else if (token == "vec_padded")
     e <= 2 ? replay_vec_tile<PaddedLayout<64>>(e, rec) : replay_vec_tile<PaddedLayout<32>>(e, rec);
   else if (token == "vec_swizzled")
@@ -216,6 +221,7 @@ TileMap technique_tile_map(const std::string& token, int e, int swizzle_bytes, s
   if (token == "smem") return classic_tile_map<RowMajorLayout<32>>(e);
   if (token == "smem_padded") return classic_tile_map<PaddedLayout<32>>(e);
   if (token == "smem_xor") return classic_tile_map<XorLayout<32>>(e);
+  if (token == "smem_wide") return classic_tile_map<XorLayout<64>>(e);
   if (token == "vec_padded")
     return e <= 2 ? classic_tile_map<PaddedLayout<64>>(e) : classic_tile_map<PaddedLayout<32>>(e);
   if (token == "vec_swizzled")

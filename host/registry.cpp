@@ -48,6 +48,8 @@ std::vector<VariantDef> make_registry() {
           kElems1248 | elem_bit(16), 1, false, kT, k::launch_smem_padded),
       row("smem_xor", "smem with XOR-swizzled columns (CuTe Swizzle<5,0,5>), no padding", 75,
           kElems1248, 1, false, kT, k::launch_smem_xor),
+      row("smem_wide", "smem_xor with a 64x64 tile: 16 elements per thread (cuBLAS geam's shape)",
+          75, kElems1248, 1, false, kT, k::launch_smem_wide),
       row("vec_padded", "16-byte global loads/stores, padded shared tile", 75, kElems1248, 16,
           false, kT, k::launch_vec_padded),
       row("vec_swizzled", "16-byte global loads/stores, XOR-swizzled shared tile", 75, kElems1248,

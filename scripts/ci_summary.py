@@ -19,10 +19,18 @@ def ctest_counts(paths):
     total = failed = skipped = 0
     for p in paths:
         text = open(p).read()
+        # ctest ends with "N% tests passed, F tests failed out of T", or with
+        # "100% tests passed out of T" when none failed.
         m = re.findall(r"(\d+) tests failed out of (\d+)", text)
+        ok = re.findall(r"100% tests passed out of (\d+)", text)
         if m:
             failed += int(m[-1][0])
             total += int(m[-1][1])
+        elif ok:
+            total += int(ok[-1])
+        else:
+            failed += 1  # a log without a closing line: ctest did not finish
+            total += 1
         skipped += len(re.findall(r"\(Skipped\)", text))
     return total, failed, skipped
 
@@ -48,7 +56,7 @@ def main():
     total, failed, skipped = ctest_counts(a.ctest)
     print("# tmakit sm_90 CI run\n")
     print("- GPU, compute capability, driver: %s" % gpu)
-    print("- date: %s UTC" % datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M"))
+    print("- date: %s UTC" % datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"))
     print("- result: **%s**" % ("PASS" if a.status == 0 and failed == 0 and skipped == 0 else "FAIL"))
     print("- ctest (TMAKIT_REQUIRE_GPU=1): %d tests, %d passed, %d failed, %d skipped\n"
           % (total, total - failed - skipped, failed, skipped))

@@ -34,7 +34,8 @@ import sys
 ROWS = COLS = 1024
 TOLERANCE = 0.05
 CASES = (
-    [(v, e, None) for v in ("smem", "smem_padded", "smem_xor", "vec_swizzled") for e in (4, 1)]
+    [(v, e, None) for v in ("smem", "smem_padded", "smem_xor", "smem_wide", "vec_swizzled")
+     for e in (4, 1)]
     + [("tma_load_store", e, sw) for sw in (0, 32, 64, 128) for e in (4, 1)]
     + [("int4_8x8", 16, sw) for sw in (0, 128)]
 )
@@ -70,6 +71,8 @@ def find_ncu(cuda_bin):
 
 
 def tile_side(variant, e):
+    if variant == "smem_wide":
+        return 64
     if variant in ("smem", "smem_padded", "smem_xor"):
         return 32
     if variant.startswith("vec_"):
