@@ -60,16 +60,17 @@ int default_swizzle_bytes(const VariantInfo& info) {
 }
 
 std::string classic_best(int elem_bytes) {
-  // The fastest classic technique per element size, measured with `tmakit --elem-bytes E` at
-  // 8192x8192 on the H100 (docs/perf-notes.md, 2026-11-21): 1 B vec_padded 85.9% of copy,
-  // 2 B vec_padded 83.6%, 4 B smem_xor 92.8%, 8 B smem_padded 97.8%. 16 B: the only classic
-  // technique that takes it.
+  // The fastest classic technique per element size, measured with `tmakit --elem-bytes E` on
+  // the H100 (docs/perf-notes.md, 2026-11-21): 1 B vec_padded 85.9% of copy, 2 B vec_padded
+  // 83.6% (8192^2); 4 B smem_wide 96.1% at 16384^2 (smem_xor 92.0%), 96.0% at 32768^2;
+  // 8 B smem_padded 97.8% (8192^2; smem_xor / smem_wide tie at 16384^2). 16 B: the only
+  // classic technique that takes it.
   switch (elem_bytes) {
     case 1:
     case 2:
       return "vec_padded";
     case 4:
-      return "smem_xor";
+      return "smem_wide";
     default:
       return "smem_padded";
   }
@@ -100,7 +101,7 @@ std::string auto_variant(std::int64_t /*rows*/, std::int64_t /*cols*/, int elem_
   // says why) where TMA cannot run. Percent of cudaMemcpyAsync at 8192^2 / 16384^2:
   //   1 B: tma_load_store 92.8 / 91.0 (tma_pipeline 94.6 / 90.0, vec_padded 86.5 / 85.1)
   //   2 B: tma_load_store 93.3 / 92.7 (tma_pipeline 93.4 / 91.1, vec_padded 83.5 / 84.0)
-  //   4 B: smem_xor 92.8 / 92.1 (tma_pipeline 92.5 / 92.0: a tie, the classic one kept)
+  //   4 B: smem_wide - / 96.1 (smem_xor 92.8 / 92.0, tma_pipeline 92.5 / 91.9)
   //   8 B: smem_padded 97.8 / 96.8 (every TMA technique 92-93)
   //  16 B: smem_padded (int4_8x8 is the Programming Guide's teaching example, not fast)
   if (elem_bytes == 1 || elem_bytes == 2) return "tma_load_store";

@@ -133,7 +133,7 @@ TEST(ApiErrors, AxesNeedANamedTechnique) {
 
 TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(fallback_variant("tma_copy", 4), "copy");
-  EXPECT_EQ(fallback_variant("tma_pipeline", 4), "smem_xor");
+  EXPECT_EQ(fallback_variant("tma_pipeline", 4), "smem_wide");
   EXPECT_EQ(fallback_variant("tma_load_store", 1), "vec_padded");
   EXPECT_EQ(fallback_variant("int4_8x8", 16), "smem_padded");
   for (const VariantInfo& v : variants()) {
