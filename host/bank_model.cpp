@@ -53,6 +53,28 @@ struct Recorder {
   }
 };
 
+// The shared layout of each classic technique (its kernel file's choice), in one place for the
+// replay and the bank map: calls f(Layout{}, is_vec_tile) and returns true for a classic
+// token, false otherwise. vec_* use 64x64 tiles for 1- and 2-byte elements (kVecTileSide).
+template <class F>
+bool with_classic_layout(const std::string& token, int e, F&& f) {
+  if (token == "smem")
+    f(RowMajorLayout<32>{}, false);
+  else if (token == "smem_padded")
+    f(PaddedLayout<32>{}, false);
+  else if (token == "smem_xor")
+    f(XorLayout<32>{}, false);
+  else if (token == "smem_wide")
+    f(XorLayout<64>{}, false);
+  else if (token == "vec_padded")
+    e <= 2 ? f(PaddedLayout<64>{}, true) : f(PaddedLayout<32>{}, true);
+  else if (token == "vec_swizzled")
+    e <= 2 ? f(XorLayout<64>{}, true) : f(XorLayout<32>{}, true);
+  else
+    return false;
+  return true;
+}
+
 // kernels/primitives/smem_tile.cuh: N x N tile (N = 32 or 64), threads (tx = 0..31,
 // ty = 0..7), warp = ty; rows ty+j, columns tx+i.
 template <class Layout>
@@ -144,19 +166,12 @@ std::vector<AccessReport> technique_bank_report(const std::string& token, int e,
     if (why) *why = "element size " + std::to_string(e) + " is not modelled for " + token;
     return {};
   }
-  if (token == "smem")
-    replay_smem_tile<RowMajorLayout<32>>(e, rec);
-  else if (token == "smem_padded")
-    replay_smem_tile<PaddedLayout<32>>(e, rec);
-  else if (token == "smem_xor")
-    replay_smem_tile<XorLayout<32>>(e, rec);
-  else if (token == "smem_wide")
-    replay_smem_tile<XorLayout<64>>(e, rec);
-  else if (token == "vec_padded")
-    e <= 2 ? replay_vec_tile<PaddedLayout<64>>(e, rec) : replay_vec_tile<PaddedLayout<32>>(e, rec);
-  else if (token == "vec_swizzled")
-    e <= 2 ? replay_vec_tile<XorLayout<64>>(e, rec) : replay_vec_tile<XorLayout<32>>(e, rec);
-  else if (token == "tma_load_store" || token == "tma_pipeline")
+  const bool classic = with_classic_layout(token, e, [&](auto layout, bool vec_tile) {
+    using Layout = decltype(layout);
+    vec_tile ? replay_vec_tile<Layout>(e, rec) : replay_smem_tile<Layout>(e, rec);
+  });
+  if (classic) return rec.sites;
+  if (token == "tma_load_store" || token == "tma_pipeline")
     replay_tma_tile(e, tma_swizzle_mode_from_bytes(swizzle_bytes), true, true, rec);
   else if (token == "tma_load")
     replay_tma_tile(e, tma_swizzle_mode_from_bytes(swizzle_bytes), true, false, rec);
@@ -218,14 +233,10 @@ TileMap technique_tile_map(const std::string& token, int e, int swizzle_bytes, s
       }
     return m;
   }
-  if (token == "smem") return classic_tile_map<RowMajorLayout<32>>(e);
-  if (token == "smem_padded") return classic_tile_map<PaddedLayout<32>>(e);
-  if (token == "smem_xor") return classic_tile_map<XorLayout<32>>(e);
-  if (token == "smem_wide") return classic_tile_map<XorLayout<64>>(e);
-  if (token == "vec_padded")
-    return e <= 2 ? classic_tile_map<PaddedLayout<64>>(e) : classic_tile_map<PaddedLayout<32>>(e);
-  if (token == "vec_swizzled")
-    return e <= 2 ? classic_tile_map<XorLayout<64>>(e) : classic_tile_map<XorLayout<32>>(e);
+  TileMap classic;
+  if (with_classic_layout(
+          token, e, [&](auto layout, bool) { classic = classic_tile_map<decltype(layout)>(e); }))
+    return classic;
   return tma_tile_map(e, tma_swizzle_mode_from_bytes(swizzle_bytes));  // the tma_* techniques
 }
 
