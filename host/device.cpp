@@ -1,9 +1,24 @@
+#include <algorithm>
 #include <array>
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <host/device.hpp>
 #include <host/error.hpp>
 
 namespace tmakit {
+namespace {
+
+// TMAKIT_SIMULATE_CC, or a value above every real device when unset or malformed.
+int simulated_cc() {
+  const char* e = std::getenv("TMAKIT_SIMULATE_CC");
+  if (e == nullptr || *e == '\0') return 1 << 30;
+  char* end = nullptr;
+  const long v = std::strtol(e, &end, 10);
+  return (*end == '\0' && v > 0 && v < (1 << 30)) ? static_cast<int>(v) : (1 << 30);
+}
+
+}  // namespace
 
 Status current_device_caps(DeviceCaps* caps) {
   int count = 0;
@@ -23,6 +38,7 @@ Status current_device_caps(DeviceCaps* caps) {
   std::lock_guard<std::mutex> lock(mu);
   if (dev >= 0 && dev < 64 && cached[dev]) {
     *caps = cache[dev];
+    caps->cc = std::min(caps->cc, simulated_cc());
     return {};
   }
   DeviceCaps c;
@@ -37,7 +53,45 @@ Status current_device_caps(DeviceCaps* caps) {
     cached[dev] = true;
   }
   *caps = c;
+  caps->cc = std::min(caps->cc, simulated_cc());
   return {};
+}
+
+std::string simulated_cc_note(int reported_cc) {
+  return reported_cc == simulated_cc()
+             ? " (simulated by TMAKIT_SIMULATE_CC=" + std::to_string(reported_cc) + ")"
+             : std::string();
+}
+
+std::string sticky_error_text(int device, cudaError_t err) {
+  return "the CUDA context of device " + std::to_string(device) +
+         " is unusable: an earlier kernel or call failed with " + cuda_error_text(err) +
+         ", a sticky error (every CUDA call in this process now returns it); nothing was "
+         "launched: the process must exit to recover";
+}
+
+Status check_context(int device) {
+  if (cudaGetLastError() == cudaSuccess) return {};
+  // Non-sticky errors are cleared by the first call; a sticky one comes back.
+  const cudaError_t again = cudaGetLastError();
+  if (again == cudaSuccess) return {};
+  return make_status(StatusCode::kCudaError, sticky_error_text(device, again));
+}
+
+Status check_stream(cudaStream_t stream) {
+  if (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread) return {};
+  const cudaError_t err = cudaStreamQuery(stream);
+  if (err == cudaSuccess || err == cudaErrorNotReady) return {};
+  if (cudaGetLastError() != cudaSuccess && cudaGetLastError() != cudaSuccess) {
+    int dev = 0;
+    cudaGetDevice(&dev);
+    return make_status(StatusCode::kCudaError, sticky_error_text(dev, err));
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%p", static_cast<void*>(stream));
+  return make_status(StatusCode::kInvalidArgument,
+                     std::string("options.stream (") + buf + ") is not a usable stream: " +
+                         cuda_error_text(err) + " (destroyed, or from another context?)");
 }
 
 Status query_device(DeviceInfo* info) {

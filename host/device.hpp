@@ -1,5 +1,7 @@
 // Cheap per-call device facts for the dispatcher, cached per device index (thread-safe).
 #pragma once
+#include <string>
+#include <cuda_runtime_api.h>
 #include <tmakit/tmakit.hpp>
 
 namespace tmakit {
@@ -10,6 +12,25 @@ struct DeviceCaps {
   int sm_count = 0;
 };
 
+// The current device. TMAKIT_SIMULATE_CC=80 (any major*10+minor) makes it report at most that
+// compute capability: how tests and users see the pre-sm_90 paths (fallbacks, errors) on a
+// Hopper machine. The message of any refusal it causes says it was simulated.
 Status current_device_caps(DeviceCaps* caps);
+
+// Ok unless the context of `device` holds a sticky error from an earlier fault (an illegal
+// address, a trap, ...): then every CUDA call fails and the message names that earlier error,
+// so it is not mistaken for a problem of this call. A pending non-sticky error of an earlier
+// call is cleared, so that it is not blamed on this call's launch.
+Status check_context(int device);
+
+// Ok for the default streams and any live stream; a destroyed or foreign handle is an error.
+Status check_stream(cudaStream_t stream);
+
+// " (simulated by TMAKIT_SIMULATE_CC=N)" when that variable lowers the reported capability,
+// else "": appended to every message that quotes the capability.
+std::string simulated_cc_note(int reported_cc);
+
+// The text used when a CUDA call fails because the context was already unusable.
+std::string sticky_error_text(int device, cudaError_t err);
 
 }  // namespace tmakit

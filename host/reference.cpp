@@ -3,6 +3,8 @@
 #include <cstring>
 #include <string>
 #include <host/error.hpp>
+#include <host/layout.hpp>
+#include <kernels/common/elem.hpp>
 #include <host/reference.hpp>
 
 namespace tmakit {
@@ -27,6 +29,37 @@ void reference_typed(const T* src, T* dst, std::int64_t rows, std::int64_t cols,
 }
 
 }  // namespace
+
+Status reference_transpose(const void* src, void* dst, std::int64_t rows, std::int64_t cols,
+                           int elem_bytes, const MatrixLayout& layout, bool copy) {
+  if (src == nullptr || dst == nullptr)
+    return make_status(StatusCode::kInvalidArgument, "reference_transpose: null pointer");
+  if (rows < 1 || cols < 1)
+    return make_status(StatusCode::kInvalidArgument,
+                       "reference_transpose: rows and cols must be >= 1");
+  if (elem_bit(elem_bytes) == 0)
+    return make_status(StatusCode::kInvalidArgument,
+                       "reference_transpose: element size " + std::to_string(elem_bytes) +
+                           " bytes is not one of 1, 2, 4, 8, 16");
+  ResolvedLayout lay;
+  if (Status s = resolve_layout(rows, cols, elem_bytes, layout, copy, &lay); !s) return s;
+  const BatchStrides& st = lay.strides;
+  const auto* in = static_cast<const unsigned char*>(src);
+  auto* out = static_cast<unsigned char*>(dst);
+  const std::size_t e = static_cast<std::size_t>(elem_bytes);
+  // Element (i, j) of matrix b: src at b*src_batch + i*src_ld + j; dst (j, i) at
+  // b*dst_batch + j*dst_ld + i (a copy: (i, j) at b*dst_batch + i*dst_ld + j).
+  for (std::int64_t b = 0; b < st.batch; ++b)
+    for (std::int64_t i = 0; i < rows; ++i)
+      for (std::int64_t j = 0; j < cols; ++j) {
+        const std::int64_t from = b * st.src_batch_elems + i * st.src_ld_elems + j;
+        const std::int64_t to = b * st.dst_batch_elems +
+                                (copy ? i * st.dst_ld_elems + j : j * st.dst_ld_elems + i);
+        std::memcpy(out + static_cast<std::size_t>(to) * e, in + static_cast<std::size_t>(from) * e,
+                    e);
+      }
+  return {};
+}
 
 Status reference_transpose(const void* src, void* dst, std::int64_t rows, std::int64_t cols,
                            int elem_bytes) {

@@ -22,6 +22,12 @@ VariantDef row(const char* token, const char* description, int min_cc, unsigned 
 
 constexpr auto kT = VariantKind::kTranspose;
 
+// A technique that walks one dense buffer: no leading dimensions or batch strides.
+VariantDef dense_only(VariantDef d) {
+  d.info.strided = false;
+  return d;
+}
+
 // A TMA technique: compute capability 9.0, 16-byte alignment, a planner for its tensor maps.
 VariantDef tma_row(const char* token, const char* description, unsigned elem_mask, VariantKind kind,
                    std::vector<int> swizzles, bool barrier_axis, kernels::Launcher launch,
@@ -54,8 +60,8 @@ std::vector<VariantDef> make_registry() {
           false, kT, k::launch_vec_padded),
       row("vec_swizzled", "16-byte global loads/stores, XOR-swizzled shared tile", 75, kElems1248,
           16, false, kT, k::launch_vec_swizzled),
-      row("copy", "16-byte LDG/STG copy, no transpose: the roofline", 75, kElems1248, 16, false,
-          VariantKind::kCopy, k::launch_copy),
+      dense_only(row("copy", "16-byte LDG/STG copy, no transpose: the roofline", 75, kElems1248,
+                     16, false, VariantKind::kCopy, k::launch_copy)),
       tma_row("tma_copy", "TMA load + TMA store of 256-line boxes, no transpose: TMA's roofline",
               kElems1248, VariantKind::kCopy, {0}, true, k::launch_tma_copy, k::plan_tma_copy),
       tma_row("tma_load_store",

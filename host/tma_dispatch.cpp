@@ -1,5 +1,6 @@
 #include <host/tma_dispatch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <host/driver_api.hpp>
@@ -21,42 +22,59 @@ TmaType unsigned_type(int bytes) {
   }
 }
 
-// A row-major matrix of rows x cols elements of elem_bytes, seen by a map of type_bytes
-// elements: the inner extent scales by elem_bytes / type_bytes.
-std::string encode_side(const char* side, const kernels::TmaMapPlan& mp, int swizzle,
-                        const void* address, std::int64_t rows, std::int64_t cols, int elem_bytes,
-                        int cc, CUtensorMap* out) {
-  const std::uint64_t pitch = static_cast<std::uint64_t>(cols) * elem_bytes;
-  const TensorMapSpec spec =
-      matrix_spec(unsigned_type(mp.type_bytes), address, static_cast<std::uint64_t>(rows),
-                  pitch / static_cast<std::uint64_t>(mp.type_bytes), pitch,
+// One side of the call: a batch of `batch` row-major matrices of rows x cols elements of
+// elem_bytes, rows ld_elems apart, matrices batch_elems apart.
+struct Side {
+  const char* name;
+  const void* address;
+  std::int64_t batch, rows, cols, ld_elems, batch_elems;
+};
+
+// The side as a 3-D map (batch, rows, cols) of type_bytes elements, boxes one matrix deep: the
+// inner extent scales by elem_bytes / type_bytes.
+std::string encode_side(const Side& side, const kernels::TmaMapPlan& mp, int swizzle,
+                        int elem_bytes, int cc, CUtensorMap* out) {
+  const auto e = static_cast<std::uint64_t>(elem_bytes);
+  TensorMapSpec spec =
+      matrix_spec(unsigned_type(mp.type_bytes), side.address, static_cast<std::uint64_t>(side.rows),
+                  static_cast<std::uint64_t>(side.cols) * e / static_cast<std::uint64_t>(mp.type_bytes),
+                  static_cast<std::uint64_t>(side.ld_elems) * e,
                   static_cast<std::uint32_t>(mp.box_rows), static_cast<std::uint32_t>(mp.box_cols),
                   static_cast<TmaSwizzle>(swizzle));
+  spec.rank = 3;
+  spec.shape = {static_cast<std::uint64_t>(side.batch), spec.shape[0], spec.shape[1], 0, 0};
+  spec.pitch_bytes = {static_cast<std::uint64_t>(side.batch_elems) * e, spec.pitch_bytes[0], 0, 0,
+                      0};
+  spec.box = {1, spec.box[0], spec.box[1], 0, 0};
   const ValidationReport rep = validate(spec, cc);
+  const std::string prefix = std::string(side.name) + " tensor map (dims: batch, rows, cols): ";
   if (!rep.ok()) {
     std::string msg;  // the errors only: warnings do not stop TMA
     for (const RuleViolation& v : rep.errors) msg += (msg.empty() ? "" : "; ") + v.message;
-    return std::string(side) + " tensor map: " + msg;
+    return prefix + msg;
   }
   Status why;
   const CUresult r = encode_unchecked(spec, out, &why);
-  if (!why.ok()) return std::string(side) + " tensor map: " + why.message;
-  if (r != CUDA_SUCCESS)
-    return std::string(side) + " tensor map: cuTensorMapEncodeTiled returned " + curesult_name(r);
+  if (!why.ok()) return prefix + why.message;
+  if (r != CUDA_SUCCESS) return prefix + "cuTensorMapEncodeTiled returned " + curesult_name(r);
   return {};
 }
 
-// The side a technique reads or writes with 16-byte vectors: 16-byte aligned rows.
-std::string check_vec16(const char* side, const void* p, std::int64_t row_elems, int elem_bytes) {
-  const auto addr = reinterpret_cast<std::uintptr_t>(p);
-  if (addr % 16 != 0)
-    return std::string(side) + " address is not 16-byte aligned (the technique accesses " + side +
-           " with 16-byte vectors)";
-  const std::int64_t pitch = row_elems * elem_bytes;
+// The side a technique reads or writes with 16-byte vectors: a 16-byte aligned address, row
+// pitch and batch stride.
+std::string check_vec16(const Side& side, int elem_bytes) {
+  const std::string why = std::string(" (the technique accesses ") + side.name +
+                          " with 16-byte vectors)";
+  if (reinterpret_cast<std::uintptr_t>(side.address) % 16 != 0)
+    return std::string(side.name) + " address is not 16-byte aligned" + why;
+  const std::int64_t pitch = side.ld_elems * elem_bytes;
   if (pitch % 16 != 0)
-    return std::string(side) + " row pitch " + std::to_string(pitch) +
-           " bytes is not a multiple of 16 (the technique accesses " + side +
-           " with 16-byte vectors)";
+    return std::string(side.name) + " row pitch " + std::to_string(pitch) +
+           " bytes is not a multiple of 16" + why;
+  const std::int64_t stride = side.batch_elems * elem_bytes;
+  if (side.batch > 1 && stride % 16 != 0)
+    return std::string(side.name) + " batch stride " + std::to_string(stride) +
+           " bytes is not a multiple of 16" + why;
   return {};
 }
 
@@ -73,36 +91,48 @@ std::string prepare_tma(const VariantDef& def, bool allow_tma, const DeviceCaps&
   if (tma_disabled_by_env()) return "TMA disabled by TMAKIT_DISABLE_TMA=1";
   if (caps.cc < 90)
     return "device " + std::to_string(caps.device) + " has compute capability " +
-           std::to_string(caps.cc / 10) + "." + std::to_string(caps.cc % 10) + "; TMA needs 9.0";
+           std::to_string(caps.cc / 10) + "." + std::to_string(caps.cc % 10) +
+           simulated_cc_note(caps.cc) + "; TMA needs 9.0";
   PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
   if (Status s = driver_encode_tiled(&fn); !s)
     return "cuTensorMapEncodeTiled is unavailable: " + s.message;
-  constexpr std::int64_t kMaxCoord = INT32_MAX;
-  if (args->rows > kMaxCoord || args->cols > kMaxCoord)
-    return "TMA coordinates are 32-bit signed: rows and cols must be < 2^31 (got " +
-           std::to_string(args->rows) + " x " + std::to_string(args->cols) + ")";
   if (def.plan == nullptr) return "no tensor-map plan for '" + def.info.token + "'";
 
   const kernels::TmaPlan plan = def.plan(*args);
   const bool copy = def.info.kind == VariantKind::kCopy;
   const int e = args->elem_bytes;
+  const BatchStrides& st = args->strides;
   // dst is cols x rows (a copy: rows x cols).
-  const std::int64_t dst_rows = copy ? args->rows : args->cols;
-  const std::int64_t dst_cols = copy ? args->cols : args->rows;
+  const Side src{"src", args->src, st.batch, args->rows, args->cols, st.src_ld_elems,
+                 st.src_batch_elems};
+  const Side dst{"dst", args->dst, st.batch, copy ? args->rows : args->cols,
+                 copy ? args->cols : args->rows, st.dst_ld_elems, st.dst_batch_elems};
+  // TMA coordinates are 32-bit signed, counted in the map's elements (int4_8x8: 4-byte words).
+  constexpr std::int64_t kMaxCoord = INT32_MAX;
+  for (const kernels::TmaMapPlan* mp : {&plan.src, &plan.dst}) {
+    if (!mp->used) continue;
+    const std::int64_t words = std::max(args->rows, args->cols) * e / mp->type_bytes;
+    if (std::max(args->rows, args->cols) > kMaxCoord || words > kMaxCoord)
+      return "TMA coordinates are 32-bit signed: rows and cols (in " +
+             std::to_string(mp->type_bytes) + "-byte map elements) must be < 2^31 (got " +
+             std::to_string(args->rows) + " x " + std::to_string(args->cols) + " of " +
+             std::to_string(e) + "-byte elements)";
+    if (st.batch > kMaxCoord)
+      return "TMA coordinates are 32-bit signed: the batch must be < 2^31 (got " +
+             std::to_string(st.batch) + ")";
+  }
   if (plan.src_vec16)
-    if (std::string w = check_vec16("src", args->src, args->cols, e); !w.empty()) return w;
+    if (std::string w = check_vec16(src, e); !w.empty()) return w;
   if (plan.dst_vec16)
-    if (std::string w = check_vec16("dst", args->dst, dst_cols, e); !w.empty()) return w;
+    if (std::string w = check_vec16(dst, e); !w.empty()) return w;
   if (plan.src.used) {
-    if (std::string w = encode_side("src", plan.src, plan.swizzle, args->src, args->rows,
-                                    args->cols, e, caps.cc, &maps->src);
+    if (std::string w = encode_side(src, plan.src, plan.swizzle, e, caps.cc, &maps->src);
         !w.empty())
       return w;
     args->src_map = &maps->src;
   }
   if (plan.dst.used) {
-    if (std::string w = encode_side("dst", plan.dst, plan.swizzle, args->dst, dst_rows, dst_cols, e,
-                                    caps.cc, &maps->dst);
+    if (std::string w = encode_side(dst, plan.dst, plan.swizzle, e, caps.cc, &maps->dst);
         !w.empty())
       return w;
     args->dst_map = &maps->dst;

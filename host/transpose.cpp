@@ -4,8 +4,10 @@
 #include <cinttypes>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <host/device.hpp>
 #include <host/error.hpp>
+#include <host/layout.hpp>
 #include <host/registry.hpp>
 #include <host/tma_dispatch.hpp>
 #include <kernels/common/elem.hpp>
@@ -36,7 +38,12 @@ Status check_device_pointer(const void* p, const char* name) {
   cudaPointerAttributes attr{};
   const cudaError_t err = cudaPointerGetAttributes(&attr, p);
   if (err != cudaSuccess) {
-    cudaGetLastError();  // clear the non-sticky error
+    // A non-sticky error is cleared by the first call; a sticky one (an earlier fault) stays.
+    if (cudaGetLastError() != cudaSuccess && cudaGetLastError() != cudaSuccess) {
+      int dev = 0;
+      cudaGetDevice(&dev);
+      return make_status(StatusCode::kCudaError, sticky_error_text(dev, err));
+    }
     return invalid(std::string(name) + " (" + hex_ptr(p) +
                    ") is not a CUDA pointer: " + cuda_error_text(err));
   }
@@ -110,6 +117,11 @@ std::string auto_variant(std::int64_t /*rows*/, std::int64_t /*cols*/, int elem_
 
 Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t cols, int elem_bytes,
                  const TransposeOptions& options) {
+  return transpose(src, dst, rows, cols, elem_bytes, MatrixLayout{}, options);
+}
+
+Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t cols, int elem_bytes,
+                 const MatrixLayout& layout, const TransposeOptions& options) {
   // 1. The variant and its axes.
   const bool is_auto = options.variant == "auto";
   const VariantDef* def = nullptr;
@@ -148,21 +160,32 @@ Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t col
     return make_status(StatusCode::kUnsupported, "variant '" + def->info.token +
                                                      "' does not support " +
                                                      std::to_string(elem_bytes) + "-byte elements");
-  // rows * cols * elem_bytes must fit in a signed 64-bit byte count.
-  constexpr std::int64_t kMaxBytes = INT64_MAX / 2;
-  if (rows > kMaxBytes / cols || rows * cols > kMaxBytes / elem_bytes)
-    return invalid("matrix of " + std::to_string(rows) + " x " + std::to_string(cols) + " x " +
-                   std::to_string(elem_bytes) + " bytes is too large to address");
-  const std::int64_t bytes = rows * cols * elem_bytes;
+  for (const auto& [p, name] : {std::pair<const void*, const char*>{src, "src"}, {dst, "dst"}})
+    if (reinterpret_cast<std::uintptr_t>(p) % static_cast<std::uintptr_t>(elem_bytes) != 0)
+      return invalid(std::string(name) + " (" + hex_ptr(p) + ") is not aligned to the " +
+                     std::to_string(elem_bytes) + "-byte element size");
+  const bool copy = def != nullptr && def->info.kind == VariantKind::kCopy;
+  ResolvedLayout lay;
+  if (Status s = resolve_layout(rows, cols, elem_bytes, layout, copy, &lay); !s) return s;
+  if (def != nullptr && !def->info.strided && !lay.dense)
+    return make_status(StatusCode::kUnsupported,
+                       "variant '" + def->info.token +
+                           "' takes dense operands only (leading dimensions and batch strides "
+                           "must be the defaults)");
   const auto s0 = reinterpret_cast<std::uintptr_t>(src), d0 = reinterpret_cast<std::uintptr_t>(dst);
-  if (s0 < d0 + static_cast<std::uintptr_t>(bytes) && d0 < s0 + static_cast<std::uintptr_t>(bytes))
-    return invalid("src [" + hex_ptr(src) + ", +" + std::to_string(bytes) + ") and dst [" +
-                   hex_ptr(dst) + ", +" + std::to_string(bytes) +
+  const auto s_span = static_cast<std::uintptr_t>(lay.src_span_bytes),
+             d_span = static_cast<std::uintptr_t>(lay.dst_span_bytes);
+  if (s0 < d0 + d_span && d0 < s0 + s_span)
+    return invalid("src [" + hex_ptr(src) + ", +" + std::to_string(lay.src_span_bytes) +
+                   ") and dst [" + hex_ptr(dst) + ", +" + std::to_string(lay.dst_span_bytes) +
                    ") overlap: transpose is out-of-place");
 
-  // 3. The device, the technique that will run, and (for TMA) its tensor maps.
+  // 3. The device (and a context an earlier fault left unusable), the stream, the technique
+  // that will run, and (for TMA) its tensor maps.
   DeviceCaps caps;
   if (Status s = current_device_caps(&caps); !s) return s;
+  if (Status s = check_context(caps.device); !s) return s;
+  if (Status s = check_stream(options.stream); !s) return s;
   if (is_auto) def = find_variant_def(auto_variant(rows, cols, elem_bytes));
   kernels::LaunchArgs args;
   args.src = src;
@@ -170,6 +193,7 @@ Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t col
   args.rows = rows;
   args.cols = cols;
   args.elem_bytes = elem_bytes;
+  args.strides = lay.strides;
   args.stream = options.stream;
   args.sm_count = caps.sm_count;
   args.swizzle = tma_swizzle_mode_from_bytes(sw == -1 ? default_swizzle_bytes(def->info) : sw);
@@ -180,7 +204,18 @@ Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t col
   if (def->info.uses_tma) {
     const std::string why = prepare_tma(*def, options.allow_tma, caps, &args, &maps);
     if (!why.empty()) {
-      def = find_variant_def(fallback_variant(def->info.token, elem_bytes));
+      if (!is_auto && !options.allow_fallback)
+        return make_status(StatusCode::kUnsupported,
+                           "variant '" + def->info.token + "' cannot run this call: " + why +
+                               " (allow_fallback = false, so its classic fallback '" +
+                               fallback_variant(def->info.token, elem_bytes) + "' did not run)");
+      const VariantDef* fb = find_variant_def(fallback_variant(def->info.token, elem_bytes));
+      if (!fb->info.strided && !lay.dense)
+        return make_status(StatusCode::kUnsupported,
+                           "variant '" + def->info.token + "' cannot run this call: " + why +
+                               "; its fallback '" + fb->info.token +
+                               "' takes dense operands only");
+      def = fb;
       result.fallback_reason = why;
     }
   }
@@ -191,7 +226,7 @@ Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t col
                            std::to_string(def->info.min_cc / 10) + "." +
                            std::to_string(def->info.min_cc % 10) + "; device " +
                            std::to_string(caps.device) + " has " + std::to_string(caps.cc / 10) +
-                           "." + std::to_string(caps.cc % 10));
+                           "." + std::to_string(caps.cc % 10) + simulated_cc_note(caps.cc));
   if (Status s = check_device_pointer(src, "src"); !s) return s;
   if (Status s = check_device_pointer(dst, "dst"); !s) return s;
 

@@ -6,16 +6,18 @@
 #include <cstdint>
 #include <cuda.h>  // CUtensorMap (a plain struct; nothing is linked)
 #include <cuda_runtime_api.h>
+#include <kernels/common/grid.hpp>
 #include <kernels/common/tma_tile.hpp>
 
 namespace tmakit::kernels {
 
 struct LaunchArgs {
-  const void* src = nullptr;  // rows x cols, row-major (copy: rows*cols elements)
-  void* dst = nullptr;        // cols x rows, row-major
+  const void* src = nullptr;  // a batch of rows x cols matrices, row-major (see BatchStrides)
+  void* dst = nullptr;        // a batch of cols x rows matrices (a copy: rows x cols)
   std::int64_t rows = 0;
   std::int64_t cols = 0;
   int elem_bytes = 0;  // 1, 2, 4, 8 (16 for int4_8x8)
+  BatchStrides strides;  // the host fills every field
   cudaStream_t stream = nullptr;
   int sm_count = 1;  // for grids sized from the machine (copy, persistent kernels)
   // TMA techniques only:
@@ -29,9 +31,10 @@ using Launcher = cudaError_t (*)(const LaunchArgs&);
 
 // What a TMA technique needs from the host for one call: which tensor maps (and their box, in
 // elements of the map's type), and which side it accesses with 16-byte vectors instead. The
-// host builds the maps (src: rows x cols of src; dst: cols x rows of dst, or rows x cols for a
-// copy), validates them against every tensor-map rule and falls back to a classic technique
-// when one fails.
+// host builds 3-D maps (src: batch x rows x cols of src; dst: batch x cols x rows of dst, or
+// batch x rows x cols for a copy; the boxes are one matrix deep, the kernels pass the matrix
+// index as the outermost coordinate), validates them against every tensor-map rule and falls
+// back to a classic technique when one fails.
 struct TmaMapPlan {
   bool used = false;
   int box_rows = 0, box_cols = 0;

@@ -2,7 +2,9 @@
 // transpose is measured against: a transpose reads and writes each byte once, exactly like a
 // copy, so the copy's bandwidth is what a perfect transpose reaches. A grid of a few blocks
 // per SM strides over the buffer, each thread keeping kUnroll independent 16-byte loads in
-// flight before it stores. Unaligned pointers take an element-wide path.
+// flight before it stores. Unaligned pointers take an element-wide path. It copies a dense
+// buffer only: a batch of dense matrices is one longer buffer (the host refuses leading
+// dimensions and batch strides other than dense for it: the registry's `strided` flag).
 #include <algorithm>
 #include <kernels/common/elem.hpp>
 #include <kernels/common/grid.hpp>
@@ -55,7 +57,7 @@ __global__ void __launch_bounds__(kThreads)
 cudaError_t kernels::launch_copy(const LaunchArgs& a) {
   return dispatch_elem_1248(a.elem_bytes, [&](auto t) {
     using T = decltype(t);
-    const std::int64_t n = a.rows * a.cols;
+    const std::int64_t n = a.strides.batch * a.rows * a.cols;
     const unsigned blocks = static_cast<unsigned>(std::max<std::int64_t>(
         1, std::min<std::int64_t>(ceil_div(n, kThreads), std::int64_t(a.sm_count) * kBlocksPerSm)));
     const T* s = static_cast<const T*>(a.src);

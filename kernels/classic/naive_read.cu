@@ -11,17 +11,19 @@ namespace {
 
 constexpr int kBlock = 16;
 
-// Thread (x, y) of tile (ty, tx) reads input (r, c) = (ty*16 + y, tx*16 + x) and writes it to
-// output (c, r), at c*rows + r.
+// Thread (x, y) of tile (ty, tx) of matrix b reads input (r, c) = (ty*16 + y, tx*16 + x), at
+// b*src_batch + r*src_ld + c, and writes it to output (c, r), at b*dst_batch + c*dst_ld + r.
 template <class T>
 __global__ void __launch_bounds__(kBlock* kBlock)
     naive_read_kernel(const T* __restrict__ src, T* __restrict__ dst, std::int64_t rows,
-                      std::int64_t cols) {
-  for_each_tile(ceil_div(rows, kBlock), ceil_div(cols, kBlock),
-                [&](std::int64_t tile_y, std::int64_t tile_x) {
+                      std::int64_t cols, BatchStrides st) {
+  for_each_tile(st.batch, ceil_div(rows, kBlock), ceil_div(cols, kBlock),
+                [&](std::int64_t b, std::int64_t tile_y, std::int64_t tile_x) {
                   const std::int64_t r = tile_y * kBlock + threadIdx.y;
                   const std::int64_t c = tile_x * kBlock + threadIdx.x;
-                  if (r < rows && c < cols) dst[c * rows + r] = src[r * cols + c];
+                  if (r < rows && c < cols)
+                    dst[b * st.dst_batch_elems + c * st.dst_ld_elems + r] =
+                        src[b * st.src_batch_elems + r * st.src_ld_elems + c];
                 });
 }
 
@@ -30,9 +32,10 @@ __global__ void __launch_bounds__(kBlock* kBlock)
 cudaError_t kernels::launch_naive_read(const LaunchArgs& a) {
   return dispatch_elem_1248(a.elem_bytes, [&](auto t) {
     using T = decltype(t);
-    const TileGrid g = tile_grid(ceil_div(a.rows, kBlock), ceil_div(a.cols, kBlock));
-    naive_read_kernel<T><<<dim3(g.x, g.y), dim3(kBlock, kBlock), 0, a.stream>>>(
-        static_cast<const T*>(a.src), static_cast<T*>(a.dst), a.rows, a.cols);
+    const TileGrid g =
+        tile_grid(ceil_div(a.rows, kBlock), ceil_div(a.cols, kBlock), a.strides.batch);
+    naive_read_kernel<T><<<dim3(g.x, g.y, g.z), dim3(kBlock, kBlock), 0, a.stream>>>(
+        static_cast<const T*>(a.src), static_cast<T*>(a.dst), a.rows, a.cols, a.strides);
     return cudaGetLastError();
   });
 }

@@ -13,16 +13,19 @@ namespace {
 constexpr int kBlock = 16;
 
 // The grid covers the OUTPUT (cols x rows). Thread (x, y) of output tile (ty, tx) writes
-// output (i, j) = (ty*16 + y, tx*16 + x), which is input (j, i), at j*cols + i.
+// output (i, j) = (ty*16 + y, tx*16 + x) of matrix b, which is input (j, i): dst at
+// b*dst_batch + i*dst_ld + j, src at b*src_batch + j*src_ld + i.
 template <class T>
 __global__ void __launch_bounds__(kBlock* kBlock)
     naive_write_kernel(const T* __restrict__ src, T* __restrict__ dst, std::int64_t rows,
-                       std::int64_t cols) {
-  for_each_tile(ceil_div(cols, kBlock), ceil_div(rows, kBlock),
-                [&](std::int64_t tile_y, std::int64_t tile_x) {
+                       std::int64_t cols, BatchStrides st) {
+  for_each_tile(st.batch, ceil_div(cols, kBlock), ceil_div(rows, kBlock),
+                [&](std::int64_t b, std::int64_t tile_y, std::int64_t tile_x) {
                   const std::int64_t i = tile_y * kBlock + threadIdx.y;  // output row
                   const std::int64_t j = tile_x * kBlock + threadIdx.x;  // output col
-                  if (i < cols && j < rows) dst[i * rows + j] = src[j * cols + i];
+                  if (i < cols && j < rows)
+                    dst[b * st.dst_batch_elems + i * st.dst_ld_elems + j] =
+                        src[b * st.src_batch_elems + j * st.src_ld_elems + i];
                 });
 }
 
@@ -31,9 +34,10 @@ __global__ void __launch_bounds__(kBlock* kBlock)
 cudaError_t kernels::launch_naive_write(const LaunchArgs& a) {
   return dispatch_elem_1248(a.elem_bytes, [&](auto t) {
     using T = decltype(t);
-    const TileGrid g = tile_grid(ceil_div(a.cols, kBlock), ceil_div(a.rows, kBlock));
-    naive_write_kernel<T><<<dim3(g.x, g.y), dim3(kBlock, kBlock), 0, a.stream>>>(
-        static_cast<const T*>(a.src), static_cast<T*>(a.dst), a.rows, a.cols);
+    const TileGrid g =
+        tile_grid(ceil_div(a.cols, kBlock), ceil_div(a.rows, kBlock), a.strides.batch);
+    naive_write_kernel<T><<<dim3(g.x, g.y, g.z), dim3(kBlock, kBlock), 0, a.stream>>>(
+        static_cast<const T*>(a.src), static_cast<T*>(a.dst), a.rows, a.cols, a.strides);
     return cudaGetLastError();
   });
 }

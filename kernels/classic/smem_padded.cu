@@ -16,7 +16,7 @@ namespace tmakit {
 cudaError_t kernels::launch_smem_padded(const LaunchArgs& a) {
   auto go = [&](auto t) {
     return launch_smem_tile<decltype(t), PaddedLayout<kSmemTile>>(a.src, a.dst, a.rows, a.cols,
-                                                                  a.stream);
+                                                                  a.strides, a.stream);
   };
   // 16-byte elements too: the classic fallback of int4_8x8 (a 32x33 tile of uint4 is 16.5 KB).
   if (a.elem_bytes == 16) return go(uint4{});
@@ -36,8 +36,8 @@ __global__ void __launch_bounds__(kLeetTile* kLeetTile)
                          int cols) {
   __shared__ float tile[kLeetTile][kLeetTile + 1];
   const int x = threadIdx.x, y = threadIdx.y;
-  for_each_tile(ceil_div(rows, kLeetTile), ceil_div(cols, kLeetTile),
-                [&](std::int64_t tile_y, std::int64_t tile_x) {
+  for_each_tile(1, ceil_div(rows, kLeetTile), ceil_div(cols, kLeetTile),
+                [&](std::int64_t, std::int64_t tile_y, std::int64_t tile_x) {
                   const std::int64_t r0 = tile_y * kLeetTile, c0 = tile_x * kLeetTile;
                   if (r0 + y < rows && c0 + x < cols)
                     tile[y][x] = input[(r0 + y) * cols + (c0 + x)];

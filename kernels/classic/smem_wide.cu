@@ -17,7 +17,7 @@ inline constexpr int kWideTile = 64;
 cudaError_t kernels::launch_smem_wide(const LaunchArgs& a) {
   return dispatch_elem_1248(a.elem_bytes, [&](auto t) {
     return launch_smem_tile<decltype(t), XorLayout<kWideTile>>(a.src, a.dst, a.rows, a.cols,
-                                                               a.stream);
+                                                               a.strides, a.stream);
   });
 }
 

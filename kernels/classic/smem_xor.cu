@@ -12,7 +12,7 @@ namespace tmakit {
 cudaError_t kernels::launch_smem_xor(const LaunchArgs& a) {
   return dispatch_elem_1248(a.elem_bytes, [&](auto t) {
     return launch_smem_tile<decltype(t), XorLayout<kSmemTile>>(a.src, a.dst, a.rows, a.cols,
-                                                               a.stream);
+                                                               a.strides, a.stream);
   });
 }
 

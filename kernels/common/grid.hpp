@@ -1,7 +1,8 @@
 // Grid sizing shared by every tiled launcher. A matrix is cut into tiles_y x tiles_x tiles;
 // the grid covers them with at most 2^31-1 blocks in x and 65535 in y, and the kernels walk
-// the remainder with a 2-D grid-stride loop (kernels/primitives/tile_loop.cuh). So any shape
-// whose element count fits in 64 bits can be launched.
+// the remainder with a grid-stride loop (kernels/primitives/tile_loop.cuh). A batch of
+// matrices takes grid z (at most 65535; the kernels stride over the rest of the batch). So any
+// shape whose element count fits in 64 bits can be launched.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -18,14 +19,25 @@ inline constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
   return (a + b - 1) / b;
 }
 
-struct TileGrid {
-  unsigned x, y;  // blocks along the column tiles (x) and the row tiles (y)
+// Where the matrices of a batch and their rows sit, in elements: matrix b of src starts at
+// src + b * src_batch_elems and its row i at + i * src_ld_elems; likewise dst. Dense
+// operands: src_ld_elems = cols, dst_ld_elems = rows (a copy: cols), batch strides = one
+// matrix.
+struct BatchStrides {
+  std::int64_t batch = 1;
+  std::int64_t src_ld_elems = 0, dst_ld_elems = 0;
+  std::int64_t src_batch_elems = 0, dst_batch_elems = 0;
 };
 
-inline TileGrid tile_grid(std::int64_t tiles_y, std::int64_t tiles_x) {
-  constexpr std::int64_t kMaxX = 0x7fffffff, kMaxY = 65535;
+struct TileGrid {
+  unsigned x, y, z;  // blocks along the column tiles (x), the row tiles (y), the batch (z)
+};
+
+inline TileGrid tile_grid(std::int64_t tiles_y, std::int64_t tiles_x, std::int64_t batch = 1) {
+  constexpr std::int64_t kMaxX = 0x7fffffff, kMaxY = 65535, kMaxZ = 65535;
   return {static_cast<unsigned>(std::min(tiles_x, kMaxX)),
-          static_cast<unsigned>(std::min(tiles_y, kMaxY))};
+          static_cast<unsigned>(std::min(tiles_y, kMaxY)),
+          static_cast<unsigned>(std::min(batch, kMaxZ))};
 }
 
 // The launch order of tiles. Tile n of a tiles_r x tiles_c grid, in groups of `group` tile

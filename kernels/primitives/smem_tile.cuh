@@ -7,8 +7,9 @@
 // ty = 0..7, handles tile rows ty+j (j = 0, 8, .., N-8) and columns tx+i (i = 0, 32, .., N-32):
 //   load : tile(ty+j, tx+i)  <- in[r0+ty+j][c0+tx+i]   a warp reads 32 consecutive elements
 //   store: out[c0+ty+j][r0+tx+i] <- tile(tx+i, ty+j)   a warp writes 32 consecutive elements
-// (out is cols x rows, so out[i][j] sits at i*rows + j.) N = 32 is the classic kernel
-// (4 elements per thread); N = 64 gives each thread 16.
+// (in[r][c] sits at r*src_ld + c of its matrix, out[i][j] at i*dst_ld + j; matrix b of the
+// batch at b*src_batch and b*dst_batch.) N = 32 is the classic kernel (4 elements per
+// thread); N = 64 gives each thread 16.
 #pragma once
 #include <cstdint>
 #include <kernels/common/grid.hpp>
@@ -21,15 +22,20 @@ inline constexpr int kSmemTileRows = 8;  // threadIdx.y extent: 32x8 = 256 threa
 
 template <class T, class Layout>
 __global__ void __launch_bounds__(kSmemTile* kSmemTileRows)
-    smem_tile_kernel(const T* __restrict__ src, T* __restrict__ dst, std::int64_t rows,
-                     std::int64_t cols) {
+    smem_tile_kernel(const T* __restrict__ src_base, T* __restrict__ dst_base, std::int64_t rows,
+                     std::int64_t cols, BatchStrides st) {
   constexpr int N = Layout::kN;
   static_assert(N % kSmemTile == 0, "the 32x8 kernel needs a tile side that is a multiple of 32");
   __shared__ T tile[Layout::kElems];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const std::int64_t tiles_y = ceil_div(rows, N), tiles_x = ceil_div(cols, N);
 
-  for_each_tile(tiles_y, tiles_x, [&](std::int64_t tile_y, std::int64_t tile_x) {
+  const std::int64_t lds = st.src_ld_elems, ldd = st.dst_ld_elems;
+
+  for_each_tile(st.batch, tiles_y, tiles_x, [&](std::int64_t b, std::int64_t tile_y,
+                                                std::int64_t tile_x) {
+    const T* src = src_base + b * st.src_batch_elems;
+    T* dst = dst_base + b * st.dst_batch_elems;
     const std::int64_t r0 = tile_y * N, c0 = tile_x * N;
     const bool full = r0 + N <= rows && c0 + N <= cols;
     if (full) {  // fast path: no bounds checks
@@ -37,14 +43,14 @@ __global__ void __launch_bounds__(kSmemTile* kSmemTileRows)
       for (int j = 0; j < N; j += kSmemTileRows)
 #pragma unroll
         for (int i = 0; i < N; i += kSmemTile)
-          tile[Layout::index(ty + j, tx + i)] = src[(r0 + ty + j) * cols + (c0 + tx + i)];
+          tile[Layout::index(ty + j, tx + i)] = src[(r0 + ty + j) * lds + (c0 + tx + i)];
     } else {  // edge path: the tile hangs over the last row or column
 #pragma unroll
       for (int j = 0; j < N; j += kSmemTileRows)
 #pragma unroll
         for (int i = 0; i < N; i += kSmemTile)
           if (r0 + ty + j < rows && c0 + tx + i < cols)
-            tile[Layout::index(ty + j, tx + i)] = src[(r0 + ty + j) * cols + (c0 + tx + i)];
+            tile[Layout::index(ty + j, tx + i)] = src[(r0 + ty + j) * lds + (c0 + tx + i)];
     }
     __syncthreads();
     if (full) {
@@ -52,14 +58,14 @@ __global__ void __launch_bounds__(kSmemTile* kSmemTileRows)
       for (int j = 0; j < N; j += kSmemTileRows)
 #pragma unroll
         for (int i = 0; i < N; i += kSmemTile)
-          dst[(c0 + ty + j) * rows + (r0 + tx + i)] = tile[Layout::index(tx + i, ty + j)];
+          dst[(c0 + ty + j) * ldd + (r0 + tx + i)] = tile[Layout::index(tx + i, ty + j)];
     } else {
 #pragma unroll
       for (int j = 0; j < N; j += kSmemTileRows)
 #pragma unroll
         for (int i = 0; i < N; i += kSmemTile)
           if (c0 + ty + j < cols && r0 + tx + i < rows)
-            dst[(c0 + ty + j) * rows + (r0 + tx + i)] = tile[Layout::index(tx + i, ty + j)];
+            dst[(c0 + ty + j) * ldd + (r0 + tx + i)] = tile[Layout::index(tx + i, ty + j)];
     }
     __syncthreads();  // the next tile overwrites `tile`
   });
@@ -67,11 +73,11 @@ __global__ void __launch_bounds__(kSmemTile* kSmemTileRows)
 
 template <class T, class Layout>
 cudaError_t launch_smem_tile(const void* src, void* dst, std::int64_t rows, std::int64_t cols,
-                             cudaStream_t stream) {
+                             const BatchStrides& st, cudaStream_t stream) {
   constexpr int N = Layout::kN;
-  const TileGrid g = tile_grid(ceil_div(rows, N), ceil_div(cols, N));
-  smem_tile_kernel<T, Layout><<<dim3(g.x, g.y), dim3(kSmemTile, kSmemTileRows), 0, stream>>>(
-      static_cast<const T*>(src), static_cast<T*>(dst), rows, cols);
+  const TileGrid g = tile_grid(ceil_div(rows, N), ceil_div(cols, N), st.batch);
+  smem_tile_kernel<T, Layout><<<dim3(g.x, g.y, g.z), dim3(kSmemTile, kSmemTileRows), 0, stream>>>(
+      static_cast<const T*>(src), static_cast<T*>(dst), rows, cols, st);
   return cudaGetLastError();
 }
 

@@ -1,6 +1,7 @@
-// Grid-stride walk over tiles in the launch order of grouped_tile (kernels/common/grid.hpp):
-// the block with linear index b = blockIdx.y * gridDim.x + blockIdx.x takes tiles
-// n = b, b + blocks, ... and tile n is grouped_tile(n). The trip count is the same for every
+// Grid-stride walk over the tiles of a batch of matrices. Matrix b = blockIdx.z,
+// blockIdx.z + gridDim.z, ...; inside it, the block with linear index
+// k = blockIdx.y * gridDim.x + blockIdx.x takes tiles n = k, k + blocks, ... in the launch
+// order of grouped_tile (kernels/common/grid.hpp). The trip counts are the same for every
 // thread of a block, so a __syncthreads() inside the body is safe.
 #pragma once
 #include <cstdint>
@@ -8,20 +9,23 @@
 
 namespace tmakit {
 
+// body(b, tile_y, tile_x) for every tile of every matrix b of the batch.
 template <class Body>
-__device__ __forceinline__ void for_each_tile(std::int64_t tiles_y, std::int64_t tiles_x,
-                                              Body&& body) {
+__device__ __forceinline__ void for_each_tile(std::int64_t batch, std::int64_t tiles_y,
+                                              std::int64_t tiles_x, Body&& body) {
   // 32-bit tile math: far fewer instructions than 64-bit division (a call that makes ptxas
-  // spill). Tiles are at least 8 x 8 elements (int4_8x8), so 2^32 tiles would be a 4 TiB
-  // matrix; a grid of that many is refused here rather than walked wrongly.
+  // spill). Tiles are at least 8 x 8 elements (int4_8x8), so 2^32 tiles of one matrix would be
+  // a 4 TiB matrix; a grid of that many is refused here rather than walked wrongly.
   using U = std::uint32_t;
   const std::int64_t tiles = tiles_y * tiles_x;
   if (tiles > 0xffffffffLL) __trap();
   const std::int64_t blocks = std::int64_t(gridDim.x) * gridDim.y;
-  for (std::int64_t n = std::int64_t(blockIdx.y) * gridDim.x + blockIdx.x; n < tiles; n += blocks) {
-    const TileAt<U> t = grouped_tile<U>(U(n), U(tiles_y), U(tiles_x), U(kTileGroup));
-    body(std::int64_t(t.r), std::int64_t(t.c));
-  }
+  for (std::int64_t b = blockIdx.z; b < batch; b += gridDim.z)
+    for (std::int64_t n = std::int64_t(blockIdx.y) * gridDim.x + blockIdx.x; n < tiles;
+         n += blocks) {
+      const TileAt<U> t = grouped_tile<U>(U(n), U(tiles_y), U(tiles_x), U(kTileGroup));
+      body(b, std::int64_t(t.r), std::int64_t(t.c));
+    }
 }
 
 }  // namespace tmakit

@@ -7,6 +7,7 @@
 #include <cuda.h>  // CUtensorMap (cuda/barrier only forward-declares it)
 #include <cuda/barrier>
 #include <cuda/ptx>
+#include <cstdio>
 #include <kernels/common/arch.hpp>
 
 namespace tmakit::tma {
@@ -62,16 +63,72 @@ __device__ __forceinline__ bool mbar_try_wait_parity(std::uint64_t* bar, std::ui
 #endif
 }
 
-__device__ __forceinline__ void mbar_wait_parity(std::uint64_t* bar, std::uint32_t parity) {
-  while (!mbar_try_wait_parity(bar, parity)) {
+// ---- The mbarrier watchdog ----------------------------------------------------------------
+// On in debug builds (NDEBUG undefined) and with -DTMAKIT_MBARRIER_WATCHDOG=1 (CMake option
+// TMAKIT_MBARRIER_WATCHDOG) in release builds: a wait that has not completed after
+// TMAKIT_WATCHDOG_MS milliseconds (default 500) prints the block, thread, stage, phase and the
+// bytes the phase expected, then traps, so the launch fails (cudaErrorLaunchFailure) instead
+// of hanging forever on a transfer that will never arrive.
+#ifndef TMAKIT_MBARRIER_WATCHDOG
+#ifdef NDEBUG
+#define TMAKIT_MBARRIER_WATCHDOG 0
+#else
+#define TMAKIT_MBARRIER_WATCHDOG 1
+#endif
+#endif
+#ifndef TMAKIT_WATCHDOG_MS
+#define TMAKIT_WATCHDOG_MS 500
+#endif
+
+// What a wait is for, for the watchdog's report: the ring stage (0 for single-buffer kernels),
+// the phase number (how many times this barrier completed before; the wait is on its parity)
+// and the transaction bytes the phase expects.
+struct WaitSite {
+  std::uint32_t stage;
+  std::uint32_t phase;
+  std::uint32_t expected_bytes;
+};
+
+static __device__ unsigned int watchdog_reported;  // one report per module, then trap
+
+static __device__ __noinline__ void watchdog_fire(const WaitSite& site, std::uint64_t waited_ns) {
+  if (atomicExch(&watchdog_reported, 1u) == 0u)
+    printf(
+        "tmakit mbarrier watchdog: block (%u, %u, %u) thread %u waited %llu ms on stage %u, "
+        "phase %u (parity %u), which expects %u bytes: the transfers never completed (the "
+        "expected byte count exceeds what was loaded, or a load was never issued); trapping\n",
+        blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x,
+        static_cast<unsigned long long>(waited_ns / 1000000u), site.stage, site.phase,
+        site.phase & 1u, site.expected_bytes);
+  __trap();
+}
+
+// Waits until the phase `site.phase` of `bar` has completed (try_wait on its parity). With
+// Watchdog, bounded as described above.
+template <bool Watchdog = (TMAKIT_MBARRIER_WATCHDOG != 0)>
+__device__ __forceinline__ void mbar_wait(std::uint64_t* bar, const WaitSite& site) {
+  const std::uint32_t parity = site.phase & 1u;
+  if constexpr (Watchdog) {
+#if TMAKIT_DEVICE_HAS_TMA
+    if (mbar_try_wait_parity(bar, parity)) return;
+    const std::uint64_t t0 = ptx::get_sreg_globaltimer();
+    while (!mbar_try_wait_parity(bar, parity)) {
+      const std::uint64_t waited = ptx::get_sreg_globaltimer() - t0;
+      if (waited > std::uint64_t(TMAKIT_WATCHDOG_MS) * 1000000u) watchdog_fire(site, waited);
+    }
+#else
+    __trap();
+#endif
+  } else {
+    while (!mbar_try_wait_parity(bar, parity)) {
+    }
   }
 }
 
 // cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes
-//   [dst], [map, {x, y}], [bar]     x = innermost (column) coordinate, y = row; may be negative
-//   or past the end: out-of-bounds elements are filled (zero or NaN), and the full box bytes
-//   are always credited to the barrier.
-__device__ __forceinline__ void load_2d(void* dst, const CUtensorMap* map, int x, int y, std::uint64_t* bar) {
+//   [dst], [map, {x, y}], [bar]: the rank-2 form (the TMA probes of tests/sm90 use it).
+__device__ __forceinline__ void load_2d(void* dst, const CUtensorMap* map, int x, int y,
+                                        std::uint64_t* bar) {
 #if TMAKIT_DEVICE_HAS_TMA
   const std::int32_t coords[2] = {x, y};
   ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, dst, map, coords, bar);
@@ -80,12 +137,27 @@ __device__ __forceinline__ void load_2d(void* dst, const CUtensorMap* map, int x
 #endif
 }
 
-// cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [map, {x, y}], [src]
+// cp.async.bulk.tensor.3d.shared::cta.global.tile.mbarrier::complete_tx::bytes
+//   [dst], [map, {x, y, z}], [bar]   x = innermost (column) coordinate, y = row, z = matrix of
+//   the batch; x and y may be negative or past the end: out-of-bounds elements are filled
+//   (zero or NaN), and the full box bytes are always credited to the barrier.
+__device__ __forceinline__ void load_3d(void* dst, const CUtensorMap* map, int x, int y, int z,
+                                        std::uint64_t* bar) {
+#if TMAKIT_DEVICE_HAS_TMA
+  const std::int32_t coords[3] = {x, y, z};
+  ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, dst, map, coords, bar);
+#else
+  __trap();
+#endif
+}
+
+// cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [map, {x, y, z}], [src]
 //   Elements past the tensor's end are clipped. x and y must be >= 0 (a negative store
 //   coordinate faults on the H100).
-__device__ __forceinline__ void store_2d(const CUtensorMap* map, int x, int y, const void* src) {
+__device__ __forceinline__ void store_3d(const CUtensorMap* map, int x, int y, int z,
+                                         const void* src) {
 #if TMAKIT_DEVICE_HAS_TMA
-  const std::int32_t coords[2] = {x, y};
+  const std::int32_t coords[3] = {x, y, z};
   ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, map, coords, src);
 #else
   __trap();

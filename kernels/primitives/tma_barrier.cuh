@@ -2,7 +2,8 @@
 // kernel is written once and instantiated for both:
 //   init(count)          one thread, then fence_proxy_async_smem() + __syncthreads()
 //   arrive_expect_tx(n)  the producer thread: add n bytes to the phase and arrive once
-//   wait(parity)         every consumer: until the phase with that parity has completed
+//   wait(site)           every consumer: until phase site.phase has completed (its parity;
+//                        bounded by the watchdog where it is on, kernels/primitives/tma.cuh)
 //   handle()             the raw mbarrier for cp.async.bulk.tensor's complete_tx
 // Kernels initialise with count 1 (only the producer arrives) and wait by phase parity, the
 // pattern a multi-stage ring needs. int4_8x8 shows the token form of the Programming Guide.
@@ -33,7 +34,7 @@ struct TxBarrier<BarrierStyle::kPtx> {
   __device__ explicit TxBarrier(void* storage) : raw(static_cast<std::uint64_t*>(storage)) {}
   __device__ void init(std::uint32_t count) { mbar_init(raw, count); }
   __device__ void arrive_expect_tx(std::uint32_t bytes) { mbar_arrive_expect_tx(raw, bytes); }
-  __device__ void wait(std::uint32_t parity) { mbar_wait_parity(raw, parity); }
+  __device__ void wait(const WaitSite& site) { mbar_wait(raw, site); }
   __device__ std::uint64_t* handle() { return raw; }
 };
 
@@ -51,8 +52,12 @@ struct TxBarrier<BarrierStyle::kCudaBarrier> {
     __trap();
 #endif
   }
-  __device__ void wait(std::uint32_t parity) {
-    bar->wait_parity(parity != 0);
+  __device__ void wait(const WaitSite& site) {
+#if TMAKIT_MBARRIER_WATCHDOG && TMAKIT_DEVICE_HAS_TMA
+    mbar_wait(cuda::device::barrier_native_handle(*bar), site);  // the bounded loop
+#else
+    bar->wait_parity((site.phase & 1u) != 0);
+#endif
   }
   __device__ std::uint64_t* handle() {
 #if TMAKIT_DEVICE_HAS_TMA

@@ -22,33 +22,34 @@ inline constexpr int kChunkElems = 16 / E;  // V: elements per 16-byte chunk
 template <int E, std::uint32_t R, std::uint32_t C>
 inline constexpr std::uint32_t kTileBytes = R* C* E;
 
-// One thread: the C / W loads of a tile into `smem`, each crediting `bar` with its box bytes.
+// One thread: the C / W loads of a tile of matrix z into `smem`, each crediting `bar` with its
+// box bytes.
 // The caller has already called arrive_expect_tx(kTileBytes) (boxes partly or wholly out of
 // bounds still deliver full box bytes, zero-filled).
 template <int E, int Mode, std::uint32_t R, std::uint32_t C>
 __device__ __forceinline__ void load_tile(unsigned char* smem, const CUtensorMap* map,
-                                          std::int32_t row0, std::int32_t col0,
+                                          std::int32_t row0, std::int32_t col0, std::int32_t z,
                                           std::uint64_t* bar) {
   constexpr std::uint32_t kW = tma_tile_box_cols(Mode, E), kSpan = tma_tile_span_bytes(Mode);
   static_assert(C % kW == 0 && R % 8 == 0, "tile = whole boxes, 8-line aligned");
 #pragma unroll
   for (std::uint32_t b = 0; b < C / kW; ++b)
-    load_2d(smem + b * R * kSpan, map, col0 + static_cast<std::int32_t>(b * kW), row0, bar);
+    load_3d(smem + b * R * kSpan, map, col0 + static_cast<std::int32_t>(b * kW), row0, z, bar);
 }
 
 // One thread: the R / W stores of a transposed tile (C lines of R elements) to `map` at
-// (row0, col0) of the destination. Boxes starting at or past `dst_cols` are skipped (they would
+// (row0, col0) of destination matrix z. Boxes starting at or past `dst_cols` are skipped (they would
 // be clipped entirely); coordinates are never negative.
 template <int E, int Mode, std::uint32_t R, std::uint32_t C>
 __device__ __forceinline__ void store_tile(const CUtensorMap* map, std::int32_t row0,
-                                           std::int32_t col0, std::int64_t dst_cols,
-                                           const unsigned char* smem) {
+                                           std::int32_t col0, std::int32_t z,
+                                           std::int64_t dst_cols, const unsigned char* smem) {
   constexpr std::uint32_t kW = tma_tile_box_cols(Mode, E), kSpan = tma_tile_span_bytes(Mode);
   static_assert(R % kW == 0 && C % 8 == 0, "tile = whole boxes, 8-line aligned");
 #pragma unroll
   for (std::uint32_t b = 0; b < R / kW; ++b) {
     const std::int32_t x = col0 + static_cast<std::int32_t>(b * kW);
-    if (x < dst_cols) store_2d(map, x, row0, smem + b * C * kSpan);
+    if (x < dst_cols) store_3d(map, x, row0, z, smem + b * C * kSpan);
   }
 }
 
@@ -110,7 +111,8 @@ namespace tmakit::tma {
 
 // The global side of tma_load / tma_store: one chunk of V elements at `p`, of which the first
 // n (0 < n <= V) are inside the matrix. Full chunks move as one 16-byte access (the host
-// checked the pointer and the pitch are 16-byte aligned); partial ones element by element.
+// checked the pointer, the pitch and the batch stride are 16-byte aligned); partial ones
+// element by element.
 template <int E>
 __device__ __forceinline__ void store_chunk_global(unsigned char* p, const Chunk16& y, int n) {
   using T = typename ElemOf<E>::type;

@@ -10,10 +10,13 @@
 //   store: out row  oc = v / VPR, vector cv = v % VPR  -> out[c0+oc][r0+cv*W .. +W-1], whose
 //          element k is tile(cv*W+k, oc): a column of the tile read as a row of the output.
 // Consecutive lanes take consecutive vectors of one row, so every warp access is coalesced.
+// (in[r][c] sits at r*src_ld + c of its matrix, out[i][j] at i*dst_ld + j; matrix b of the
+// batch at b*src_batch and b*dst_batch.)
 //
-// The vector path of a side needs 16-byte aligned base pointers and rows (input side: cols*T,
-// output side: rows*T) that are a multiple of 16 bytes; then a vector is entirely inside or
-// entirely outside the matrix. Otherwise that side takes the scalar path (VecIn/VecOut false):
+// The vector path of a side needs a 16-byte aligned base pointer, a row pitch (ld) and a
+// batch stride that are multiples of 16 bytes, and a row length (input side: cols, output
+// side: rows) that is a whole number of vectors; then a vector is entirely inside or entirely
+// outside the matrix. Otherwise that side takes the scalar path (VecIn/VecOut false):
 // same tile, one element per access, still coalesced, bounds-checked per element.
 #pragma once
 #include <cstdint>
@@ -30,22 +33,27 @@ inline constexpr int kVecTileThreads = 256;
 
 template <class T, class Layout, bool VecIn, bool VecOut>
 __global__ void __launch_bounds__(kVecTileThreads)
-    vec_tile_kernel(const T* __restrict__ src, T* __restrict__ dst, std::int64_t rows,
-                    std::int64_t cols) {
+    vec_tile_kernel(const T* __restrict__ src_base, T* __restrict__ dst_base, std::int64_t rows,
+                    std::int64_t cols, BatchStrides st) {
   constexpr int N = Layout::kN, W = kElemsPerVec<T>, VPR = N / W, kVecs = N * VPR;
   static_assert(N % W == 0 && kVecs % kVecTileThreads == 0, "tile must split into vectors");
   __shared__ T tile[Layout::kElems];
   const int tid = threadIdx.x;
   const std::int64_t tiles_y = ceil_div(rows, N), tiles_x = ceil_div(cols, N);
 
-  for_each_tile(tiles_y, tiles_x, [&](std::int64_t tile_y, std::int64_t tile_x) {
+  const std::int64_t lds = st.src_ld_elems, ldd = st.dst_ld_elems;
+
+  for_each_tile(st.batch, tiles_y, tiles_x, [&](std::int64_t b, std::int64_t tile_y,
+                                                std::int64_t tile_x) {
+    const T* src = src_base + b * st.src_batch_elems;
+    T* dst = dst_base + b * st.dst_batch_elems;
     const std::int64_t r0 = tile_y * N, c0 = tile_x * N;
     if constexpr (VecIn) {
 #pragma unroll
       for (int v = tid; v < kVecs; v += kVecTileThreads) {
         const int r = v / VPR, c = (v % VPR) * W;
         if (r0 + r < rows && c0 + c < cols) {
-          const Vec16<T> x = load_vec16(src + (r0 + r) * cols + (c0 + c));
+          const Vec16<T> x = load_vec16(src + (r0 + r) * lds + (c0 + c));
 #pragma unroll
           for (int k = 0; k < W; ++k) tile[Layout::index(r, c + k)] = x.e[k];
         }
@@ -55,7 +63,7 @@ __global__ void __launch_bounds__(kVecTileThreads)
       for (int i = tid; i < N * N; i += kVecTileThreads) {
         const int r = i / N, c = i % N;
         if (r0 + r < rows && c0 + c < cols)
-          tile[Layout::index(r, c)] = src[(r0 + r) * cols + (c0 + c)];
+          tile[Layout::index(r, c)] = src[(r0 + r) * lds + (c0 + c)];
       }
     }
     __syncthreads();
@@ -67,7 +75,7 @@ __global__ void __launch_bounds__(kVecTileThreads)
           Vec16<T> x;
 #pragma unroll
           for (int k = 0; k < W; ++k) x.e[k] = tile[Layout::index(orr + k, oc)];
-          store_vec16(dst + (c0 + oc) * rows + (r0 + orr), x);
+          store_vec16(dst + (c0 + oc) * ldd + (r0 + orr), x);
         }
       }
     } else {
@@ -75,7 +83,7 @@ __global__ void __launch_bounds__(kVecTileThreads)
       for (int i = tid; i < N * N; i += kVecTileThreads) {
         const int oc = i / N, orr = i % N;
         if (c0 + oc < cols && r0 + orr < rows)
-          dst[(c0 + oc) * rows + (r0 + orr)] = tile[Layout::index(orr, oc)];
+          dst[(c0 + oc) * ldd + (r0 + orr)] = tile[Layout::index(orr, oc)];
       }
     }
     __syncthreads();
@@ -84,23 +92,25 @@ __global__ void __launch_bounds__(kVecTileThreads)
 
 template <class T, template <int> class Layout>
 cudaError_t launch_vec_tile(const void* src, void* dst, std::int64_t rows, std::int64_t cols,
-                            cudaStream_t stream) {
+                            const BatchStrides& st, cudaStream_t stream) {
   using L = Layout<kVecTileSide<T>>;
   constexpr int W = kElemsPerVec<T>;
-  const bool vec_in = is_aligned(src, kVecBytes) && cols % W == 0;
-  const bool vec_out = is_aligned(dst, kVecBytes) && rows % W == 0;
-  const TileGrid g = tile_grid(ceil_div(rows, L::kN), ceil_div(cols, L::kN));
-  const dim3 grid(g.x, g.y), block(kVecTileThreads);
+  const bool vec_in = is_aligned(src, kVecBytes) && cols % W == 0 && st.src_ld_elems % W == 0 &&
+                      st.src_batch_elems % W == 0;
+  const bool vec_out = is_aligned(dst, kVecBytes) && rows % W == 0 && st.dst_ld_elems % W == 0 &&
+                       st.dst_batch_elems % W == 0;
+  const TileGrid g = tile_grid(ceil_div(rows, L::kN), ceil_div(cols, L::kN), st.batch);
+  const dim3 grid(g.x, g.y, g.z), block(kVecTileThreads);
   const T* s = static_cast<const T*>(src);
   T* d = static_cast<T*>(dst);
   if (vec_in && vec_out)
-    vec_tile_kernel<T, L, true, true><<<grid, block, 0, stream>>>(s, d, rows, cols);
+    vec_tile_kernel<T, L, true, true><<<grid, block, 0, stream>>>(s, d, rows, cols, st);
   else if (vec_in)
-    vec_tile_kernel<T, L, true, false><<<grid, block, 0, stream>>>(s, d, rows, cols);
+    vec_tile_kernel<T, L, true, false><<<grid, block, 0, stream>>>(s, d, rows, cols, st);
   else if (vec_out)
-    vec_tile_kernel<T, L, false, true><<<grid, block, 0, stream>>>(s, d, rows, cols);
+    vec_tile_kernel<T, L, false, true><<<grid, block, 0, stream>>>(s, d, rows, cols, st);
   else
-    vec_tile_kernel<T, L, false, false><<<grid, block, 0, stream>>>(s, d, rows, cols);
+    vec_tile_kernel<T, L, false, false><<<grid, block, 0, stream>>>(s, d, rows, cols, st);
   return cudaGetLastError();
 }
 

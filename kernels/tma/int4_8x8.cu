@@ -4,7 +4,9 @@
 // as the guide writes it (cuda::barrier with the arrival-token pattern, cde:: bulk-tensor
 // calls, the swizzled index formulas), and without the swizzle, where every column store is an
 // 8-way bank conflict. Generalised only in that each CTA takes one 8x8 tile of a larger matrix
-// (grid-stride), with separate source and destination maps. The guide's index math lives in
+// (grid-stride), with separate source and destination maps, and that the maps are 3-D (the
+// outermost coordinate picks the matrix of a batch), so the bulk-tensor calls are the _3d
+// forms. The guide's index math lives in
 // kernels/common/swizzle.hpp (int4_8x8_swizzled_col) for the bank model.
 #include <kernels/common/grid.hpp>
 #include <kernels/common/swizzle.hpp>
@@ -31,7 +33,7 @@ template <int Mode, BarrierStyle Style>
 __global__ void __launch_bounds__(kThreads)
     int4_8x8_kernel(const __grid_constant__ CUtensorMap src_map,
                     const __grid_constant__ CUtensorMap dst_map, std::int64_t rows,
-                    std::int64_t cols) {
+                    std::int64_t cols, std::int64_t batch) {
 #if TMAKIT_DEVICE_HAS_TMA
   namespace cde = cuda::device::experimental;
   // With the 128-byte swizzle mode the buffers must be 1024-byte aligned (the guide).
@@ -51,16 +53,19 @@ __global__ void __launch_bounds__(kThreads)
   }
   __syncthreads();
 
-  std::uint32_t parity = 0;
-  for_each_tile(ceil_div(rows, kN), ceil_div(cols, kN), [&](std::int64_t ty, std::int64_t tx) {
-    // In int32 words: the tile's source box starts at (x = tx*8*4, y = ty*8), its transposed
-    // destination box at (x = ty*8*4, y = tx*8).
+  std::uint32_t phase = 0;
+  for_each_tile(batch, ceil_div(rows, kN), ceil_div(cols, kN), [&](std::int64_t b, std::int64_t ty,
+                                                                   std::int64_t tx) {
+    // In int32 words: the tile's source box starts at (x = tx*8*4, y = ty*8) of matrix z = b,
+    // its transposed destination box at (x = ty*8*4, y = tx*8). The host checked that the
+    // word coordinates fit in 32 bits.
     const auto sx = static_cast<int>(tx * kN * kWordsPerElem), sy = static_cast<int>(ty * kN);
     const auto dx = static_cast<int>(ty * kN * kWordsPerElem), dy = static_cast<int>(tx * kN);
+    const auto z = static_cast<int>(b);
     if constexpr (Style == BarrierStyle::kCudaBarrier) {  // the guide, verbatim
       tma::block_barrier::arrival_token token;
       if (threadIdx.x == 0) {
-        cde::cp_async_bulk_tensor_2d_global_to_shared(&smem_buffer, &src_map, sx, sy, bar);
+        cde::cp_async_bulk_tensor_3d_global_to_shared(&smem_buffer, &src_map, sx, sy, z, bar);
         token = cuda::device::barrier_arrive_tx(bar, 1, sizeof(smem_buffer));
       } else {
         token = bar.arrive();
@@ -69,10 +74,9 @@ __global__ void __launch_bounds__(kThreads)
     } else {  // the same with raw cuda::ptx mbarrier calls
       if (threadIdx.x == 0) {
         tma::mbar_arrive_expect_tx(&raw_bar, sizeof(smem_buffer));
-        tma::load_2d(&smem_buffer, &src_map, sx, sy, &raw_bar);
+        tma::load_3d(&smem_buffer, &src_map, sx, sy, z, &raw_bar);
       }
-      tma::mbar_wait_parity(&raw_bar, parity);
-      parity ^= 1;
+      tma::mbar_wait(&raw_bar, {0, phase++, static_cast<std::uint32_t>(sizeof(smem_buffer))});
     }
 
     // Thread j reads row i of the tile and writes it to column i of the transpose.
@@ -88,7 +92,7 @@ __global__ void __launch_bounds__(kThreads)
     cde::fence_proxy_async_shared_cta();
     __syncthreads();
     if (threadIdx.x == 0) {  // the store 'unswizzles' the data
-      cde::cp_async_bulk_tensor_2d_shared_to_global(&dst_map, dx, dy, &smem_buffer_tr);
+      cde::cp_async_bulk_tensor_3d_shared_to_global(&dst_map, dx, dy, z, &smem_buffer_tr);
       cde::cp_async_bulk_commit_group();
       cde::cp_async_bulk_wait_group_read<0>();
     }
@@ -115,8 +119,9 @@ kernels::TmaPlan kernels::plan_int4_8x8(const LaunchArgs& a) {
 cudaError_t kernels::launch_int4_8x8(const LaunchArgs& a) {
   if (a.elem_bytes != 16) return cudaErrorInvalidValue;
   auto go = [&](auto kernel) {
-    const TileGrid g = tile_grid(ceil_div(a.rows, kN), ceil_div(a.cols, kN));
-    kernel<<<dim3(g.x, g.y), kThreads, 0, a.stream>>>(*a.src_map, *a.dst_map, a.rows, a.cols);
+    const TileGrid g = tile_grid(ceil_div(a.rows, kN), ceil_div(a.cols, kN), a.strides.batch);
+    kernel<<<dim3(g.x, g.y, g.z), kThreads, 0, a.stream>>>(*a.src_map, *a.dst_map, a.rows, a.cols,
+                                                           a.strides.batch);
     return cudaGetLastError();
   };
   const bool swz = a.swizzle == kSwizzle128B;

@@ -30,7 +30,7 @@ template <int E, int Mode, BarrierStyle Style>
 __global__ void __launch_bounds__(kThreads)
     tma_load_store_kernel(const __grid_constant__ CUtensorMap src_map,
                           const __grid_constant__ CUtensorMap dst_map, std::int64_t rows,
-                          std::int64_t cols) {
+                          std::int64_t cols, std::int64_t batch) {
 #if TMAKIT_DEVICE_HAS_TMA
   constexpr std::uint32_t T = kSide<E>, kBytes = tma::kTileBytes<E, T, T>;
   extern __shared__ unsigned char tma_load_store_smem[];
@@ -46,20 +46,21 @@ __global__ void __launch_bounds__(kThreads)
   }
   __syncthreads();
 
-  std::uint32_t parity = 0;
-  for_each_tile(ceil_div(rows, T), ceil_div(cols, T), [&](std::int64_t ty, std::int64_t tx) {
+  std::uint32_t phase = 0;
+  for_each_tile(batch, ceil_div(rows, T), ceil_div(cols, T), [&](std::int64_t b, std::int64_t ty,
+                                                                  std::int64_t tx) {
     const auto row0 = static_cast<std::int32_t>(ty * T), col0 = static_cast<std::int32_t>(tx * T);
+    const auto z = static_cast<std::int32_t>(b);  // the matrix: the maps' outermost coordinate
     if (tid == 0) {
       full.arrive_expect_tx(kBytes);
-      tma::load_tile<E, Mode, T, T>(in, &src_map, row0, col0, full.handle());
+      tma::load_tile<E, Mode, T, T>(in, &src_map, row0, col0, z, full.handle());
     }
-    full.wait(parity);
-    parity ^= 1;
+    full.wait({0, phase++, kBytes});
     tma::transpose_tile<E, Mode, T, T, kThreads>(in, out, tid);
     tma::fence_proxy_async_smem();  // our shared writes -> visible to the TMA store
     __syncthreads();
     if (tid == 0) {  // dst tile at (col0, row0): T lines of T elements
-      tma::store_tile<E, Mode, T, T>(&dst_map, col0, row0, rows, out);
+      tma::store_tile<E, Mode, T, T>(&dst_map, col0, row0, z, rows, out);
       tma::store_commit();
       tma::store_wait_read<0>();  // `out` (and `in`, via the barrier below) free again
     }
@@ -87,9 +88,9 @@ cudaError_t kernels::launch_tma_load_store(const LaunchArgs& a) {
         constexpr int E = decltype(e)::value;
         auto* kernel = tma_load_store_kernel<E, decltype(mode)::value, decltype(style)::value>;
         constexpr std::uint32_t kSmem = smem_bytes<E>();
-        return launch_on_tiles(kernel, kSmem, ceil_div(a.rows, kSide<E>),
+        return launch_on_tiles(kernel, kSmem, a.strides.batch, ceil_div(a.rows, kSide<E>),
                                ceil_div(a.cols, kSide<E>), kThreads, a.stream, *a.src_map,
-                               *a.dst_map, a.rows, a.cols);
+                               *a.dst_map, a.rows, a.cols, a.strides.batch);
       });
     });
   });

@@ -8,7 +8,8 @@
 // barrier style are axes.
 //
 // Ring bookkeeping: the CTA's it-th tile uses stage s = it % kStages; its barrier completes
-// once per use, so the wait is on parity (it / kStages) & 1.
+// once per use, so the wait is for phase it / kStages (on its parity). A batch of matrices is
+// one list of tiles: tile n is tile n % per of matrix n / per (per = tiles of one matrix).
 #include <algorithm>
 #include <kernels/common/grid.hpp>
 #include <kernels/launchers.hpp>
@@ -57,7 +58,7 @@ template <int E, class Cfg, int Mode, BarrierStyle Style>
 __global__ void __launch_bounds__(kThreads<E, Cfg>)
     tma_pipeline_kernel(const __grid_constant__ CUtensorMap src_map,
                         const __grid_constant__ CUtensorMap dst_map, std::int64_t rows,
-                        std::int64_t cols) {
+                        std::int64_t cols, std::int64_t batch) {
 #if TMAKIT_DEVICE_HAS_TMA
   constexpr std::uint32_t R = Cfg::kRows, C = Cfg::kCols, S = Cfg::kStages,
                           kBytes = kTileBytes<E, Cfg>;
@@ -69,19 +70,26 @@ __global__ void __launch_bounds__(kThreads<E, Cfg>)
 
   const std::uint32_t tid = threadIdx.x;
   const std::int64_t tiles_r = ceil_div(rows, R), tiles_c = ceil_div(cols, C),
-                     tiles = tiles_r * tiles_c;
-  // Tile n (launch order of grouped_tile) covers source rows t.r * R.., columns t.c * C..;
-  // TMA coordinates are 32-bit (the planner refuses larger shapes), so the math is too.
+                     per = tiles_r * tiles_c, tiles = batch * per;
+  // Tile n covers source rows t.r * R.., columns t.c * C.. of matrix z = n / per (t: the
+  // launch order of grouped_tile inside the matrix). TMA coordinates are 32-bit (the host
+  // refuses larger shapes), so the in-matrix math is too.
   using U = std::uint32_t;
+  struct Tile {
+    TileAt<U> t;
+    std::int32_t z;
+  };
   auto tile_at = [&](std::int64_t n) {
-    return grouped_tile<U>(U(n), U(tiles_r), U(tiles_c), U(kTileGroup));
+    const std::int64_t z = batch == 1 ? 0 : n / per;
+    return Tile{grouped_tile<U>(U(n - z * per), U(tiles_r), U(tiles_c), U(kTileGroup)),
+                static_cast<std::int32_t>(z)};
   };
   auto issue_load = [&](std::int64_t n, std::uint32_t s) {
     auto bar = full(s);
     bar.arrive_expect_tx(kBytes);
-    const TileAt<U> t = tile_at(n);
-    tma::load_tile<E, Mode, R, C>(in + s * kBytes, &src_map, static_cast<std::int32_t>(t.r * R),
-                                  static_cast<std::int32_t>(t.c * C), bar.handle());
+    const Tile at = tile_at(n);
+    tma::load_tile<E, Mode, R, C>(in + s * kBytes, &src_map, static_cast<std::int32_t>(at.t.r * R),
+                                  static_cast<std::int32_t>(at.t.c * C), at.z, bar.handle());
   };
 
   if (tid == 0) {
@@ -100,7 +108,7 @@ __global__ void __launch_bounds__(kThreads<E, Cfg>)
   for (std::int64_t n = blockIdx.x; n < tiles; n += gridDim.x, ++it) {
     const std::uint32_t s = it % S;
     unsigned char* ob = out + (it % kOutBuffers) * kBytes;
-    full(s).wait((it / S) & 1u);
+    full(s).wait({s, it / S, kBytes});
     tma::transpose_tile<E, Mode, R, C, kThreads<E, Cfg>>(in + s * kBytes, ob, tid);
     tma::fence_proxy_async_smem();
     // The previous tile's store must have finished reading its buffer before the next tile
@@ -108,9 +116,9 @@ __global__ void __launch_bounds__(kThreads<E, Cfg>)
     if (tid == 0) tma::store_wait_read<0>();
     __syncthreads();
     if (tid == 0) {
-      const TileAt<U> t = tile_at(n);
-      tma::store_tile<E, Mode, R, C>(&dst_map, static_cast<std::int32_t>(t.c * C),
-                                     static_cast<std::int32_t>(t.r * R), rows, ob);
+      const Tile at = tile_at(n);
+      tma::store_tile<E, Mode, R, C>(&dst_map, static_cast<std::int32_t>(at.t.c * C),
+                                     static_cast<std::int32_t>(at.t.r * R), at.z, rows, ob);
       tma::store_commit();
       const std::int64_t next = n + static_cast<std::int64_t>(S) * gridDim.x;
       if (next < tiles) issue_load(next, s);  // stage s was consumed by every thread
@@ -127,10 +135,12 @@ cudaError_t launch_config(const kernels::LaunchArgs& a) {
   auto* kernel = tma_pipeline_kernel<E, Cfg, Mode, Style>;
   constexpr std::uint32_t kSmem = smem_bytes<E, Cfg>();
   if (cudaError_t err = allow_dynamic_smem(kernel, kSmem); err != cudaSuccess) return err;
-  const std::int64_t tiles = ceil_div(a.rows, Cfg::kRows) * ceil_div(a.cols, Cfg::kCols);
+  const std::int64_t tiles =
+      a.strides.batch * ceil_div(a.rows, Cfg::kRows) * ceil_div(a.cols, Cfg::kCols);
   const auto grid = static_cast<unsigned>(
       std::min<std::int64_t>(tiles, static_cast<std::int64_t>(a.sm_count) * Cfg::kCtasPerSm));
-  kernel<<<grid, kThreads<E, Cfg>, kSmem, a.stream>>>(*a.src_map, *a.dst_map, a.rows, a.cols);
+  kernel<<<grid, kThreads<E, Cfg>, kSmem, a.stream>>>(*a.src_map, *a.dst_map, a.rows, a.cols,
+                                                       a.strides.batch);
   return cudaGetLastError();
 }
 

@@ -26,7 +26,7 @@ template <int E, int Mode>
 __global__ void __launch_bounds__(kThreads)
     tma_store_kernel(const unsigned char* __restrict__ src,
                      const __grid_constant__ CUtensorMap dst_map, std::int64_t rows,
-                     std::int64_t cols) {
+                     std::int64_t cols, BatchStrides st) {
 #if TMAKIT_DEVICE_HAS_TMA
   constexpr std::uint32_t T = kSide<E>;
   constexpr int V = tma::kChunkElems<E>;
@@ -35,10 +35,13 @@ __global__ void __launch_bounds__(kThreads)
   const std::uint32_t tid = threadIdx.x;
   if (tid == 0) tma::prefetch_map(&dst_map);
 
-  for_each_tile(ceil_div(rows, T), ceil_div(cols, T), [&](std::int64_t ty, std::int64_t tx) {
+  for_each_tile(st.batch, ceil_div(rows, T), ceil_div(cols, T), [&](std::int64_t b,
+                                                                     std::int64_t ty,
+                                                                     std::int64_t tx) {
     const std::int64_t row0 = ty * T, col0 = tx * T;
     const tma::BlockCoords<E, T> at(tid);
-    // x[i] = source row row0 + r0 + i, columns col0 + c0 .. + V - 1 (zeros outside).
+    // x[i] = source row row0 + r0 + i, columns col0 + c0 .. + V - 1 of matrix b (zeros
+    // outside): at b*src_batch + (row0 + r0 + i)*src_ld + col0 + c0 elements.
     const std::int64_t in_col = col0 + at.c0;
     const int n = static_cast<int>(cols - in_col < V ? cols - in_col : V);
     Chunk16 x[V], y[V];
@@ -46,7 +49,8 @@ __global__ void __launch_bounds__(kThreads)
     for (int i = 0; i < V; ++i) {
       const std::int64_t in_row = row0 + at.r0 + i;
       x[i] = (n > 0 && in_row < rows)
-                 ? tma::load_chunk_global<E>(src + (in_row * cols + in_col) * E, n)
+                 ? tma::load_chunk_global<E>(
+                       src + (b * st.src_batch_elems + in_row * st.src_ld_elems + in_col) * E, n)
                  : Chunk16{};
     }
     transpose_chunks<E>(x, y);
@@ -55,7 +59,8 @@ __global__ void __launch_bounds__(kThreads)
     __syncthreads();
     if (tid == 0) {
       tma::store_tile<E, Mode, T, T>(&dst_map, static_cast<std::int32_t>(col0),
-                                     static_cast<std::int32_t>(row0), rows, out);
+                                     static_cast<std::int32_t>(row0),
+                                     static_cast<std::int32_t>(b), rows, out);
       tma::store_commit();
       tma::store_wait_read<0>();
     }
@@ -82,9 +87,10 @@ cudaError_t kernels::launch_tma_store(const LaunchArgs& a) {
       constexpr int E = decltype(e)::value;
       auto* kernel = tma_store_kernel<E, decltype(mode)::value>;
       constexpr std::uint32_t kSmem = smem_bytes<E>();
-      return launch_on_tiles(kernel, kSmem, ceil_div(a.rows, kSide<E>), ceil_div(a.cols, kSide<E>),
-                             kThreads, a.stream, static_cast<const unsigned char*>(a.src),
-                             *a.dst_map, a.rows, a.cols);
+      return launch_on_tiles(kernel, kSmem, a.strides.batch, ceil_div(a.rows, kSide<E>),
+                             ceil_div(a.cols, kSide<E>), kThreads, a.stream,
+                             static_cast<const unsigned char*>(a.src), *a.dst_map, a.rows, a.cols,
+                             a.strides);
     });
   });
 }

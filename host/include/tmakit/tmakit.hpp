@@ -39,6 +39,8 @@ struct VariantInfo {
   std::string token;             // its one name: file, CLI --variant, benchmark, test, docs anchor
   std::string description;       // what it adds over the previous rung
   int min_cc = 75;               // minimum compute capability, major*10 + minor
+  bool strided = true;           // takes MatrixLayout's leading dimensions and batch strides
+                                 // (false: dense operands only, a batch of them included)
   unsigned elem_bytes_mask = 0;  // bit for each supported element size: 1, 2, 4, 8, 16 bytes
   int fast_align_bytes = 1;      // pointer alignment of its fast path (unaligned input still works)
   bool uses_tma = false;
@@ -67,6 +69,24 @@ struct TransposeOptions {
   // false: TMA techniques (and `auto`) run the classic fallback instead, with the reason in
   // Status::fallback_reason. The environment variable TMAKIT_DISABLE_TMA=1 does the same.
   bool allow_tma = true;
+  // false: a named TMA technique that cannot run this call (pre-sm_90 device, TMA disabled,
+  // a tensor-map rule the operands break) is an error (kUnsupported, the reason in the
+  // message) instead of running its classic fallback. Ignored for `auto`.
+  bool allow_fallback = true;
+};
+
+// Batched and strided operands, like cuBLAS's lda/ldc and strided-batched calls. Matrix b of
+// the batch (b = 0 .. batch-1) of src starts src_batch_stride_elems elements after matrix
+// b-1, and its row i src_ld_elems elements after row i-1; likewise dst. 0 means dense:
+// src_ld = cols, dst_ld = rows (a copy variant: cols), batch strides = one matrix
+// (rows * src_ld, and dst_ld times the dst row count). Leading dimensions must cover a row
+// (src_ld >= cols, dst_ld >= rows) and batch strides a matrix, so no two elements alias.
+struct MatrixLayout {
+  std::int64_t batch = 1;
+  std::int64_t src_ld_elems = 0;
+  std::int64_t dst_ld_elems = 0;
+  std::int64_t src_batch_stride_elems = 0;
+  std::int64_t dst_batch_stride_elems = 0;
 };
 
 // dst[j][i] = src[i][j] for a rows x cols row-major matrix of elem_bytes-sized elements;
@@ -75,6 +95,13 @@ struct TransposeOptions {
 // A copy variant (kind kCopy) copies rows*cols elements instead: the roofline.
 Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t cols, int elem_bytes,
                  const TransposeOptions& options = {});
+
+// The same for a batch of strided matrices, in one launch: for b < layout.batch,
+// dst_b[j][i] = src_b[i][j] with the pitches of `layout`. TMA techniques use 3-D tensor maps
+// when the pitches and strides meet TMA's rules (16-byte multiples) and fall back, saying
+// which rule failed, when they do not.
+Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t cols, int elem_bytes,
+                 const MatrixLayout& layout, const TransposeOptions& options = {});
 
 template <class T>
 Status transpose(const T* src, T* dst, std::int64_t rows, std::int64_t cols,
@@ -94,6 +121,11 @@ std::string fallback_variant(const std::string& token, int elem_bytes);
 // verify every GPU result. Rejects null pointers, empty shapes and other element sizes.
 Status reference_transpose(const void* src, void* dst, std::int64_t rows, std::int64_t cols,
                            int elem_bytes);
+// With a layout (dense defaults resolved as transpose() does; copy = true copies instead).
+// Elements of dst outside the matrices (padding past a row, gaps between matrices) are left
+// as they are.
+Status reference_transpose(const void* src, void* dst, std::int64_t rows, std::int64_t cols,
+                           int elem_bytes, const MatrixLayout& layout, bool copy = false);
 
 struct DeviceInfo {
   int device = 0;
