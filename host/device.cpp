@@ -70,23 +70,37 @@ std::string sticky_error_text(int device, cudaError_t err) {
          "launched: the process must exit to recover";
 }
 
-Status check_context(int device) {
-  if (cudaGetLastError() == cudaSuccess) return {};
-  // Non-sticky errors are cleared by the first call; a sticky one comes back.
-  const cudaError_t again = cudaGetLastError();
-  if (again == cudaSuccess) return {};
-  return make_status(StatusCode::kCudaError, sticky_error_text(device, again));
+bool is_sticky_error(cudaError_t err) {
+  switch (err) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorAssert:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorContextIsDestroyed:
+      return true;
+    default:
+      return false;
+  }
 }
 
-Status check_stream(cudaStream_t stream) {
-  if (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread) return {};
+Status check_context_and_stream(int device, cudaStream_t stream) {
+  // A pending error of an earlier call: sticky ones mean the context is gone; others are
+  // cleared so that they are not blamed on this call's launch.
+  if (const cudaError_t stale = cudaGetLastError(); is_sticky_error(stale))
+    return make_status(StatusCode::kCudaError, sticky_error_text(device, stale));
+  // The stream query touches the context: it returns a sticky error a fault left behind
+  // even after the caller already received (and cleared) it.
   const cudaError_t err = cudaStreamQuery(stream);
   if (err == cudaSuccess || err == cudaErrorNotReady) return {};
-  if (cudaGetLastError() != cudaSuccess && cudaGetLastError() != cudaSuccess) {
-    int dev = 0;
-    cudaGetDevice(&dev);
-    return make_status(StatusCode::kCudaError, sticky_error_text(dev, err));
-  }
+  cudaGetLastError();
+  if (is_sticky_error(err))
+    return make_status(StatusCode::kCudaError, sticky_error_text(device, err));
   char buf[32];
   std::snprintf(buf, sizeof buf, "%p", static_cast<void*>(stream));
   return make_status(StatusCode::kInvalidArgument,

@@ -18,13 +18,14 @@ struct DeviceCaps {
 Status current_device_caps(DeviceCaps* caps);
 
 // Ok unless the context of `device` holds a sticky error from an earlier fault (an illegal
-// address, a trap, ...): then every CUDA call fails and the message names that earlier error,
-// so it is not mistaken for a problem of this call. A pending non-sticky error of an earlier
-// call is cleared, so that it is not blamed on this call's launch.
-Status check_context(int device);
+// address, a trap, a failed device assertion, ...): then every CUDA call fails, and the
+// message names that earlier error so it is not mistaken for a problem of this call. A pending
+// non-sticky error of an earlier call is cleared, so that it is not blamed on this call's
+// launch. Also rejects a stream that cudaStreamQuery does not know.
+Status check_context_and_stream(int device, cudaStream_t stream);
 
-// Ok for the default streams and any live stream; a destroyed or foreign handle is an error.
-Status check_stream(cudaStream_t stream);
+// The errors after which a CUDA context is unusable (a fault inside a kernel).
+bool is_sticky_error(cudaError_t err);
 
 // " (simulated by TMAKIT_SIMULATE_CC=N)" when that variable lowers the reported capability,
 // else "": appended to every message that quotes the capability.

@@ -18,7 +18,9 @@ Status invalid(std::string msg) {
   return make_status(StatusCode::kInvalidArgument, std::move(msg));
 }
 
-std::string n(std::int64_t v) { return std::to_string(v); }
+std::string n(std::int64_t v) {
+  return std::to_string(v);
+}
 
 // One side: `lines` lines of `line_elems` elements; resolves ld and the batch stride in place
 // and returns its span in elements (-1 on overflow).
@@ -48,7 +50,8 @@ Status resolve_side(const char* side, std::int64_t lines, std::int64_t line_elem
   }
   *span_elems = mul_add(batch - 1, *batch_stride, one);
   if (*span_elems < 0)
-    return invalid(std::string(side) + " batch of " + n(batch) + " matrices is too large to address");
+    return invalid(std::string(side) + " batch of " + n(batch) +
+                   " matrices is too large to address");
   return {};
 }
 
@@ -75,14 +78,14 @@ Status resolve_layout(std::int64_t rows, std::int64_t cols, int elem_bytes,
       !s)
     return s;
   if (src_span > kMaxBytes / elem_bytes || dst_span > kMaxBytes / elem_bytes)
-    return invalid("batch of " + n(st.batch) + " matrices of " + n(rows) + " x " + n(cols) +
-                   " x " + n(elem_bytes) + " bytes is too large to address");
+    return invalid("batch of " + n(st.batch) + " matrices of " + n(rows) + " x " + n(cols) + " x " +
+                   n(elem_bytes) + " bytes is too large to address");
   r.src_span_bytes = src_span * elem_bytes;
   r.dst_span_bytes = dst_span * elem_bytes;
   const std::int64_t dst_line = copy ? cols : rows, dst_lines = copy ? rows : cols;
   r.dense = st.src_ld_elems == cols && st.dst_ld_elems == dst_line &&
-            (st.batch == 1 || (st.src_batch_elems == rows * cols &&
-                               st.dst_batch_elems == dst_lines * dst_line));
+            (st.batch == 1 ||
+             (st.src_batch_elems == rows * cols && st.dst_batch_elems == dst_lines * dst_line));
   *out = r;
   return {};
 }

@@ -35,12 +35,11 @@ struct Side {
 std::string encode_side(const Side& side, const kernels::TmaMapPlan& mp, int swizzle,
                         int elem_bytes, int cc, CUtensorMap* out) {
   const auto e = static_cast<std::uint64_t>(elem_bytes);
-  TensorMapSpec spec =
-      matrix_spec(unsigned_type(mp.type_bytes), side.address, static_cast<std::uint64_t>(side.rows),
-                  static_cast<std::uint64_t>(side.cols) * e / static_cast<std::uint64_t>(mp.type_bytes),
-                  static_cast<std::uint64_t>(side.ld_elems) * e,
-                  static_cast<std::uint32_t>(mp.box_rows), static_cast<std::uint32_t>(mp.box_cols),
-                  static_cast<TmaSwizzle>(swizzle));
+  TensorMapSpec spec = matrix_spec(
+      unsigned_type(mp.type_bytes), side.address, static_cast<std::uint64_t>(side.rows),
+      static_cast<std::uint64_t>(side.cols) * e / static_cast<std::uint64_t>(mp.type_bytes),
+      static_cast<std::uint64_t>(side.ld_elems) * e, static_cast<std::uint32_t>(mp.box_rows),
+      static_cast<std::uint32_t>(mp.box_cols), static_cast<TmaSwizzle>(swizzle));
   spec.rank = 3;
   spec.shape = {static_cast<std::uint64_t>(side.batch), spec.shape[0], spec.shape[1], 0, 0};
   spec.pitch_bytes = {static_cast<std::uint64_t>(side.batch_elems) * e, spec.pitch_bytes[0], 0, 0,
@@ -63,8 +62,8 @@ std::string encode_side(const Side& side, const kernels::TmaMapPlan& mp, int swi
 // The side a technique reads or writes with 16-byte vectors: a 16-byte aligned address, row
 // pitch and batch stride.
 std::string check_vec16(const Side& side, int elem_bytes) {
-  const std::string why = std::string(" (the technique accesses ") + side.name +
-                          " with 16-byte vectors)";
+  const std::string why =
+      std::string(" (the technique accesses ") + side.name + " with 16-byte vectors)";
   if (reinterpret_cast<std::uintptr_t>(side.address) % 16 != 0)
     return std::string(side.name) + " address is not 16-byte aligned" + why;
   const std::int64_t pitch = side.ld_elems * elem_bytes;
@@ -103,10 +102,15 @@ std::string prepare_tma(const VariantDef& def, bool allow_tma, const DeviceCaps&
   const int e = args->elem_bytes;
   const BatchStrides& st = args->strides;
   // dst is cols x rows (a copy: rows x cols).
-  const Side src{"src", args->src, st.batch, args->rows, args->cols, st.src_ld_elems,
-                 st.src_batch_elems};
-  const Side dst{"dst", args->dst, st.batch, copy ? args->rows : args->cols,
-                 copy ? args->cols : args->rows, st.dst_ld_elems, st.dst_batch_elems};
+  const Side src{"src",      args->src,       st.batch,          args->rows,
+                 args->cols, st.src_ld_elems, st.src_batch_elems};
+  const Side dst{"dst",
+                 args->dst,
+                 st.batch,
+                 copy ? args->rows : args->cols,
+                 copy ? args->cols : args->rows,
+                 st.dst_ld_elems,
+                 st.dst_batch_elems};
   // TMA coordinates are 32-bit signed, counted in the map's elements (int4_8x8: 4-byte words).
   constexpr std::int64_t kMaxCoord = INT32_MAX;
   for (const kernels::TmaMapPlan* mp : {&plan.src, &plan.dst}) {
@@ -136,6 +140,15 @@ std::string prepare_tma(const VariantDef& def, bool allow_tma, const DeviceCaps&
         !w.empty())
       return w;
     args->dst_map = &maps->dst;
+    // Not a cuTensorMapEncodeTiled rule: with a row length that is not a multiple of 16 bytes
+    // the H100 wrote past each row's end (tests/tools/sanitize_target.cpp found a 40-byte row
+    // with a 48-byte pitch written at bytes 40..), into the padding a pitch leaves, and past
+    // the last row into memory that may not be the caller's.
+    if ((dst.cols * e) % 16 != 0)
+      return "dst rows are " + std::to_string(dst.cols * e) +
+             " bytes long, not a multiple of 16: TMA stores write past such a row's end (into "
+             "the padding of dst_ld_elems; measured on the H100: a 40-byte row with a 48-byte "
+             "pitch had bytes 40.. written)";
   }
   return {};
 }

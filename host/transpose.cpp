@@ -38,8 +38,8 @@ Status check_device_pointer(const void* p, const char* name) {
   cudaPointerAttributes attr{};
   const cudaError_t err = cudaPointerGetAttributes(&attr, p);
   if (err != cudaSuccess) {
-    // A non-sticky error is cleared by the first call; a sticky one (an earlier fault) stays.
-    if (cudaGetLastError() != cudaSuccess && cudaGetLastError() != cudaSuccess) {
+    cudaGetLastError();
+    if (is_sticky_error(err)) {
       int dev = 0;
       cudaGetDevice(&dev);
       return make_status(StatusCode::kCudaError, sticky_error_text(dev, err));
@@ -184,8 +184,7 @@ Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t col
   // that will run, and (for TMA) its tensor maps.
   DeviceCaps caps;
   if (Status s = current_device_caps(&caps); !s) return s;
-  if (Status s = check_context(caps.device); !s) return s;
-  if (Status s = check_stream(options.stream); !s) return s;
+  if (Status s = check_context_and_stream(caps.device, options.stream); !s) return s;
   if (is_auto) def = find_variant_def(auto_variant(rows, cols, elem_bytes));
   kernels::LaunchArgs args;
   args.src = src;
@@ -213,8 +212,7 @@ Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t col
       if (!fb->info.strided && !lay.dense)
         return make_status(StatusCode::kUnsupported,
                            "variant '" + def->info.token + "' cannot run this call: " + why +
-                               "; its fallback '" + fb->info.token +
-                               "' takes dense operands only");
+                               "; its fallback '" + fb->info.token + "' takes dense operands only");
       def = fb;
       result.fallback_reason = why;
     }

@@ -16,7 +16,7 @@ struct LaunchArgs {
   void* dst = nullptr;        // a batch of cols x rows matrices (a copy: rows x cols)
   std::int64_t rows = 0;
   std::int64_t cols = 0;
-  int elem_bytes = 0;  // 1, 2, 4, 8 (16 for int4_8x8)
+  int elem_bytes = 0;    // 1, 2, 4, 8 (16 for int4_8x8)
   BatchStrides strides;  // the host fills every field
   cudaStream_t stream = nullptr;
   int sm_count = 1;  // for grids sized from the machine (copy, persistent kernels)

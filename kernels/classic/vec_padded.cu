@@ -14,7 +14,8 @@ namespace tmakit {
 
 cudaError_t kernels::launch_vec_padded(const LaunchArgs& a) {
   return dispatch_elem_1248(a.elem_bytes, [&](auto t) {
-    return launch_vec_tile<decltype(t), PaddedLayout>(a.src, a.dst, a.rows, a.cols, a.strides, a.stream);
+    return launch_vec_tile<decltype(t), PaddedLayout>(a.src, a.dst, a.rows, a.cols, a.strides,
+                                                      a.stream);
   });
 }
 

@@ -32,43 +32,43 @@ __global__ void __launch_bounds__(kSmemTile* kSmemTileRows)
 
   const std::int64_t lds = st.src_ld_elems, ldd = st.dst_ld_elems;
 
-  for_each_tile(st.batch, tiles_y, tiles_x, [&](std::int64_t b, std::int64_t tile_y,
-                                                std::int64_t tile_x) {
-    const T* src = src_base + b * st.src_batch_elems;
-    T* dst = dst_base + b * st.dst_batch_elems;
-    const std::int64_t r0 = tile_y * N, c0 = tile_x * N;
-    const bool full = r0 + N <= rows && c0 + N <= cols;
-    if (full) {  // fast path: no bounds checks
+  for_each_tile(
+      st.batch, tiles_y, tiles_x, [&](std::int64_t b, std::int64_t tile_y, std::int64_t tile_x) {
+        const T* src = src_base + b * st.src_batch_elems;
+        T* dst = dst_base + b * st.dst_batch_elems;
+        const std::int64_t r0 = tile_y * N, c0 = tile_x * N;
+        const bool full = r0 + N <= rows && c0 + N <= cols;
+        if (full) {  // fast path: no bounds checks
 #pragma unroll
-      for (int j = 0; j < N; j += kSmemTileRows)
+          for (int j = 0; j < N; j += kSmemTileRows)
 #pragma unroll
-        for (int i = 0; i < N; i += kSmemTile)
-          tile[Layout::index(ty + j, tx + i)] = src[(r0 + ty + j) * lds + (c0 + tx + i)];
-    } else {  // edge path: the tile hangs over the last row or column
+            for (int i = 0; i < N; i += kSmemTile)
+              tile[Layout::index(ty + j, tx + i)] = src[(r0 + ty + j) * lds + (c0 + tx + i)];
+        } else {  // edge path: the tile hangs over the last row or column
 #pragma unroll
-      for (int j = 0; j < N; j += kSmemTileRows)
+          for (int j = 0; j < N; j += kSmemTileRows)
 #pragma unroll
-        for (int i = 0; i < N; i += kSmemTile)
-          if (r0 + ty + j < rows && c0 + tx + i < cols)
-            tile[Layout::index(ty + j, tx + i)] = src[(r0 + ty + j) * lds + (c0 + tx + i)];
-    }
-    __syncthreads();
-    if (full) {
+            for (int i = 0; i < N; i += kSmemTile)
+              if (r0 + ty + j < rows && c0 + tx + i < cols)
+                tile[Layout::index(ty + j, tx + i)] = src[(r0 + ty + j) * lds + (c0 + tx + i)];
+        }
+        __syncthreads();
+        if (full) {
 #pragma unroll
-      for (int j = 0; j < N; j += kSmemTileRows)
+          for (int j = 0; j < N; j += kSmemTileRows)
 #pragma unroll
-        for (int i = 0; i < N; i += kSmemTile)
-          dst[(c0 + ty + j) * ldd + (r0 + tx + i)] = tile[Layout::index(tx + i, ty + j)];
-    } else {
+            for (int i = 0; i < N; i += kSmemTile)
+              dst[(c0 + ty + j) * ldd + (r0 + tx + i)] = tile[Layout::index(tx + i, ty + j)];
+        } else {
 #pragma unroll
-      for (int j = 0; j < N; j += kSmemTileRows)
+          for (int j = 0; j < N; j += kSmemTileRows)
 #pragma unroll
-        for (int i = 0; i < N; i += kSmemTile)
-          if (c0 + ty + j < cols && r0 + tx + i < rows)
-            dst[(c0 + ty + j) * ldd + (r0 + tx + i)] = tile[Layout::index(tx + i, ty + j)];
-    }
-    __syncthreads();  // the next tile overwrites `tile`
-  });
+            for (int i = 0; i < N; i += kSmemTile)
+              if (c0 + ty + j < cols && r0 + tx + i < rows)
+                dst[(c0 + ty + j) * ldd + (r0 + tx + i)] = tile[Layout::index(tx + i, ty + j)];
+        }
+        __syncthreads();  // the next tile overwrites `tile`
+      });
 }
 
 template <class T, class Layout>

@@ -7,7 +7,6 @@
 #include <cuda.h>  // CUtensorMap (cuda/barrier only forward-declares it)
 #include <cuda/barrier>
 #include <cuda/ptx>
-#include <cstdio>
 #include <kernels/common/arch.hpp>
 
 namespace tmakit::tma {
@@ -37,7 +36,8 @@ __device__ __forceinline__ void fence_proxy_async_smem() {
 // phase's transaction count, then arrive once.
 __device__ __forceinline__ void mbar_arrive_expect_tx(std::uint64_t* bar, std::uint32_t bytes) {
 #if TMAKIT_DEVICE_HAS_TMA
-  (void)ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, bar, bytes);
+  (void)ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, bar,
+                                       bytes);
 #else
   __trap();
 #endif
@@ -66,9 +66,9 @@ __device__ __forceinline__ bool mbar_try_wait_parity(std::uint64_t* bar, std::ui
 // ---- The mbarrier watchdog ----------------------------------------------------------------
 // On in debug builds (NDEBUG undefined) and with -DTMAKIT_MBARRIER_WATCHDOG=1 (CMake option
 // TMAKIT_MBARRIER_WATCHDOG) in release builds: a wait that has not completed after
-// TMAKIT_WATCHDOG_MS milliseconds (default 500) prints the block, thread, stage, phase and the
-// bytes the phase expected, then traps, so the launch fails (cudaErrorLaunchFailure) instead
-// of hanging forever on a transfer that will never arrive.
+// TMAKIT_WATCHDOG_MS milliseconds (default 500) reports the block, thread, stage, phase and
+// the bytes the phase expected as a failed device assertion, so the launch fails
+// (cudaErrorAssert) instead of hanging forever on a transfer that will never arrive.
 #ifndef TMAKIT_MBARRIER_WATCHDOG
 #ifdef NDEBUG
 #define TMAKIT_MBARRIER_WATCHDOG 0
@@ -89,18 +89,50 @@ struct WaitSite {
   std::uint32_t expected_bytes;
 };
 
-static __device__ unsigned int watchdog_reported;  // one report per module, then trap
+// A fixed buffer the watchdog writes its report into (device code has no snprintf).
+struct WatchdogText {
+  char buf[320];
+  int n = 0;
+  __device__ WatchdogText& operator<<(const char* t) {
+    while (*t != '\0' && n + 1 < int(sizeof buf)) buf[n++] = *t++;
+    buf[n] = '\0';
+    return *this;
+  }
+  __device__ WatchdogText& operator<<(unsigned long long v) {
+    char digits[24];
+    int k = 0;
+    do {
+      digits[k++] = static_cast<char>('0' + v % 10);
+      v /= 10;
+    } while (v != 0);
+    while (k > 0 && n + 1 < int(sizeof buf)) buf[n++] = digits[--k];
+    buf[n] = '\0';
+    return *this;
+  }
+};
 
+// Reports through the device assertion path, whose message the driver prints even though the
+// kernel then dies (a printf before a trap is lost with the context; measured on the H100).
+// The launch fails with cudaErrorAssert.
 static __device__ __noinline__ void watchdog_fire(const WaitSite& site, std::uint64_t waited_ns) {
-  if (atomicExch(&watchdog_reported, 1u) == 0u)
-    printf(
-        "tmakit mbarrier watchdog: block (%u, %u, %u) thread %u waited %llu ms on stage %u, "
-        "phase %u (parity %u), which expects %u bytes: the transfers never completed (the "
-        "expected byte count exceeds what was loaded, or a load was never issued); trapping\n",
-        blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x,
-        static_cast<unsigned long long>(waited_ns / 1000000u), site.stage, site.phase,
-        site.phase & 1u, site.expected_bytes);
-  __trap();
+  WatchdogText t;
+  t << "tmakit mbarrier watchdog: block (" << blockIdx.x << ", " << blockIdx.y << ", "
+    << blockIdx.z << ") thread " << threadIdx.x << " waited "
+    << static_cast<unsigned long long>(waited_ns / 1000000u) << " ms on stage " << site.stage
+    << ", phase " << site.phase << " (parity " << (site.phase & 1u) << "), which expects "
+    << site.expected_bytes
+    << " bytes: the transfers never completed (the expected byte count exceeds what was "
+       "loaded, or a load was never issued)";
+  __assert_fail(t.buf, __FILE__, __LINE__, "tmakit::tma::mbar_wait");
+}
+
+static __device__ unsigned int watchdog_fired;  // one report per module: the first waiter
+
+// The first waiter past its deadline reports (and the grid dies with it); the others return
+// to waiting until then.
+static __device__ __forceinline__ void watchdog_report_once(const WaitSite& site,
+                                                            std::uint64_t waited_ns) {
+  if (atomicExch(&watchdog_fired, 1u) == 0u) watchdog_fire(site, waited_ns);
 }
 
 // Waits until the phase `site.phase` of `bar` has completed (try_wait on its parity). With
@@ -112,9 +144,13 @@ __device__ __forceinline__ void mbar_wait(std::uint64_t* bar, const WaitSite& si
 #if TMAKIT_DEVICE_HAS_TMA
     if (mbar_try_wait_parity(bar, parity)) return;
     const std::uint64_t t0 = ptx::get_sreg_globaltimer();
+    bool reported = false;
     while (!mbar_try_wait_parity(bar, parity)) {
       const std::uint64_t waited = ptx::get_sreg_globaltimer() - t0;
-      if (waited > std::uint64_t(TMAKIT_WATCHDOG_MS) * 1000000u) watchdog_fire(site, waited);
+      if (!reported && waited > std::uint64_t(TMAKIT_WATCHDOG_MS) * 1000000u) {
+        reported = true;
+        watchdog_report_once(site, waited);
+      }
     }
 #else
     __trap();

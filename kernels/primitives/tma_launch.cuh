@@ -68,9 +68,9 @@ cudaError_t allow_dynamic_smem(Kernel* kernel, std::uint32_t bytes) {
 // per block on a grid covering tiles_y x tiles_x tiles of `batch` matrices (the kernel
 // grid-strides the rest: kernels/primitives/tile_loop.cuh).
 template <class... Params, class... Args>
-cudaError_t launch_on_tiles(void (*kernel)(Params...), std::uint32_t smem_bytes,
-                            std::int64_t batch, std::int64_t tiles_y, std::int64_t tiles_x,
-                            unsigned threads, cudaStream_t stream, Args&&... args) {
+cudaError_t launch_on_tiles(void (*kernel)(Params...), std::uint32_t smem_bytes, std::int64_t batch,
+                            std::int64_t tiles_y, std::int64_t tiles_x, unsigned threads,
+                            cudaStream_t stream, Args&&... args) {
   if (cudaError_t err = allow_dynamic_smem(kernel, smem_bytes); err != cudaSuccess) return err;
   const TileGrid g = tile_grid(tiles_y, tiles_x, batch);
   kernel<<<dim3(g.x, g.y, g.z), threads, smem_bytes, stream>>>(std::forward<Args>(args)...);

@@ -38,12 +38,12 @@ __device__ __forceinline__ void load_tile(unsigned char* smem, const CUtensorMap
 }
 
 // One thread: the R / W stores of a transposed tile (C lines of R elements) to `map` at
-// (row0, col0) of destination matrix z. Boxes starting at or past `dst_cols` are skipped (they would
-// be clipped entirely); coordinates are never negative.
+// (row0, col0) of destination matrix z. Boxes starting at or past `dst_cols` are skipped (they
+// would be clipped entirely); coordinates are never negative.
 template <int E, int Mode, std::uint32_t R, std::uint32_t C>
 __device__ __forceinline__ void store_tile(const CUtensorMap* map, std::int32_t row0,
-                                           std::int32_t col0, std::int32_t z,
-                                           std::int64_t dst_cols, const unsigned char* smem) {
+                                           std::int32_t col0, std::int32_t z, std::int64_t dst_cols,
+                                           const unsigned char* smem) {
   constexpr std::uint32_t kW = tma_tile_box_cols(Mode, E), kSpan = tma_tile_span_bytes(Mode);
   static_assert(R % kW == 0 && C % 8 == 0, "tile = whole boxes, 8-line aligned");
 #pragma unroll

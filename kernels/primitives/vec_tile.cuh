@@ -43,51 +43,51 @@ __global__ void __launch_bounds__(kVecTileThreads)
 
   const std::int64_t lds = st.src_ld_elems, ldd = st.dst_ld_elems;
 
-  for_each_tile(st.batch, tiles_y, tiles_x, [&](std::int64_t b, std::int64_t tile_y,
-                                                std::int64_t tile_x) {
-    const T* src = src_base + b * st.src_batch_elems;
-    T* dst = dst_base + b * st.dst_batch_elems;
-    const std::int64_t r0 = tile_y * N, c0 = tile_x * N;
-    if constexpr (VecIn) {
+  for_each_tile(
+      st.batch, tiles_y, tiles_x, [&](std::int64_t b, std::int64_t tile_y, std::int64_t tile_x) {
+        const T* src = src_base + b * st.src_batch_elems;
+        T* dst = dst_base + b * st.dst_batch_elems;
+        const std::int64_t r0 = tile_y * N, c0 = tile_x * N;
+        if constexpr (VecIn) {
 #pragma unroll
-      for (int v = tid; v < kVecs; v += kVecTileThreads) {
-        const int r = v / VPR, c = (v % VPR) * W;
-        if (r0 + r < rows && c0 + c < cols) {
-          const Vec16<T> x = load_vec16(src + (r0 + r) * lds + (c0 + c));
+          for (int v = tid; v < kVecs; v += kVecTileThreads) {
+            const int r = v / VPR, c = (v % VPR) * W;
+            if (r0 + r < rows && c0 + c < cols) {
+              const Vec16<T> x = load_vec16(src + (r0 + r) * lds + (c0 + c));
 #pragma unroll
-          for (int k = 0; k < W; ++k) tile[Layout::index(r, c + k)] = x.e[k];
-        }
-      }
-    } else {
+              for (int k = 0; k < W; ++k) tile[Layout::index(r, c + k)] = x.e[k];
+            }
+          }
+        } else {
 #pragma unroll 4
-      for (int i = tid; i < N * N; i += kVecTileThreads) {
-        const int r = i / N, c = i % N;
-        if (r0 + r < rows && c0 + c < cols)
-          tile[Layout::index(r, c)] = src[(r0 + r) * lds + (c0 + c)];
-      }
-    }
-    __syncthreads();
-    if constexpr (VecOut) {
-#pragma unroll
-      for (int v = tid; v < kVecs; v += kVecTileThreads) {
-        const int oc = v / VPR, orr = (v % VPR) * W;  // output row oc, output col orr (in tile)
-        if (c0 + oc < cols && r0 + orr < rows) {
-          Vec16<T> x;
-#pragma unroll
-          for (int k = 0; k < W; ++k) x.e[k] = tile[Layout::index(orr + k, oc)];
-          store_vec16(dst + (c0 + oc) * ldd + (r0 + orr), x);
+          for (int i = tid; i < N * N; i += kVecTileThreads) {
+            const int r = i / N, c = i % N;
+            if (r0 + r < rows && c0 + c < cols)
+              tile[Layout::index(r, c)] = src[(r0 + r) * lds + (c0 + c)];
+          }
         }
-      }
-    } else {
+        __syncthreads();
+        if constexpr (VecOut) {
+#pragma unroll
+          for (int v = tid; v < kVecs; v += kVecTileThreads) {
+            const int oc = v / VPR, orr = (v % VPR) * W;  // output row oc, output col orr (in tile)
+            if (c0 + oc < cols && r0 + orr < rows) {
+              Vec16<T> x;
+#pragma unroll
+              for (int k = 0; k < W; ++k) x.e[k] = tile[Layout::index(orr + k, oc)];
+              store_vec16(dst + (c0 + oc) * ldd + (r0 + orr), x);
+            }
+          }
+        } else {
 #pragma unroll 4
-      for (int i = tid; i < N * N; i += kVecTileThreads) {
-        const int oc = i / N, orr = i % N;
-        if (c0 + oc < cols && r0 + orr < rows)
-          dst[(c0 + oc) * ldd + (r0 + orr)] = tile[Layout::index(orr, oc)];
-      }
-    }
-    __syncthreads();
-  });
+          for (int i = tid; i < N * N; i += kVecTileThreads) {
+            const int oc = i / N, orr = i % N;
+            if (c0 + oc < cols && r0 + orr < rows)
+              dst[(c0 + oc) * ldd + (r0 + orr)] = tile[Layout::index(orr, oc)];
+          }
+        }
+        __syncthreads();
+      });
 }
 
 template <class T, template <int> class Layout>

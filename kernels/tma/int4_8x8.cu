@@ -54,50 +54,51 @@ __global__ void __launch_bounds__(kThreads)
   __syncthreads();
 
   std::uint32_t phase = 0;
-  for_each_tile(batch, ceil_div(rows, kN), ceil_div(cols, kN), [&](std::int64_t b, std::int64_t ty,
-                                                                   std::int64_t tx) {
-    // In int32 words: the tile's source box starts at (x = tx*8*4, y = ty*8) of matrix z = b,
-    // its transposed destination box at (x = ty*8*4, y = tx*8). The host checked that the
-    // word coordinates fit in 32 bits.
-    const auto sx = static_cast<int>(tx * kN * kWordsPerElem), sy = static_cast<int>(ty * kN);
-    const auto dx = static_cast<int>(ty * kN * kWordsPerElem), dy = static_cast<int>(tx * kN);
-    const auto z = static_cast<int>(b);
-    if constexpr (Style == BarrierStyle::kCudaBarrier) {  // the guide, verbatim
-      tma::block_barrier::arrival_token token;
-      if (threadIdx.x == 0) {
-        cde::cp_async_bulk_tensor_3d_global_to_shared(&smem_buffer, &src_map, sx, sy, z, bar);
-        token = cuda::device::barrier_arrive_tx(bar, 1, sizeof(smem_buffer));
-      } else {
-        token = bar.arrive();
-      }
-      bar.wait(std::move(token));
-    } else {  // the same with raw cuda::ptx mbarrier calls
-      if (threadIdx.x == 0) {
-        tma::mbar_arrive_expect_tx(&raw_bar, sizeof(smem_buffer));
-        tma::load_3d(&smem_buffer, &src_map, sx, sy, z, &raw_bar);
-      }
-      tma::mbar_wait(&raw_bar, {0, phase++, static_cast<std::uint32_t>(sizeof(smem_buffer))});
-    }
+  for_each_tile(
+      batch, ceil_div(rows, kN), ceil_div(cols, kN),
+      [&](std::int64_t b, std::int64_t ty, std::int64_t tx) {
+        // In int32 words: the tile's source box starts at (x = tx*8*4, y = ty*8) of matrix z = b,
+        // its transposed destination box at (x = ty*8*4, y = tx*8). The host checked that the
+        // word coordinates fit in 32 bits.
+        const auto sx = static_cast<int>(tx * kN * kWordsPerElem), sy = static_cast<int>(ty * kN);
+        const auto dx = static_cast<int>(ty * kN * kWordsPerElem), dy = static_cast<int>(tx * kN);
+        const auto z = static_cast<int>(b);
+        if constexpr (Style == BarrierStyle::kCudaBarrier) {  // the guide, verbatim
+          tma::block_barrier::arrival_token token;
+          if (threadIdx.x == 0) {
+            cde::cp_async_bulk_tensor_3d_global_to_shared(&smem_buffer, &src_map, sx, sy, z, bar);
+            token = cuda::device::barrier_arrive_tx(bar, 1, sizeof(smem_buffer));
+          } else {
+            token = bar.arrive();
+          }
+          bar.wait(std::move(token));
+        } else {  // the same with raw cuda::ptx mbarrier calls
+          if (threadIdx.x == 0) {
+            tma::mbar_arrive_expect_tx(&raw_bar, sizeof(smem_buffer));
+            tma::load_3d(&smem_buffer, &src_map, sx, sy, z, &raw_bar);
+          }
+          tma::mbar_wait(&raw_bar, {0, phase++, static_cast<std::uint32_t>(sizeof(smem_buffer))});
+        }
 
-    // Thread j reads row i of the tile and writes it to column i of the transpose.
-    for (int sidx_j = threadIdx.x; sidx_j < kN; sidx_j += blockDim.x) {
-      for (int sidx_i = 0; sidx_i < kN; ++sidx_i) {
-        const int swiz_j_idx = smem_col<Mode>(sidx_i, sidx_j);
-        const int swiz_i_idx_tr = smem_col<Mode>(sidx_j, sidx_i);
-        smem_buffer_tr[sidx_j][swiz_i_idx_tr] = smem_buffer[sidx_i][swiz_j_idx];
-      }
-    }
+        // Thread j reads row i of the tile and writes it to column i of the transpose.
+        for (int sidx_j = threadIdx.x; sidx_j < kN; sidx_j += blockDim.x) {
+          for (int sidx_i = 0; sidx_i < kN; ++sidx_i) {
+            const int swiz_j_idx = smem_col<Mode>(sidx_i, sidx_j);
+            const int swiz_i_idx_tr = smem_col<Mode>(sidx_j, sidx_i);
+            smem_buffer_tr[sidx_j][swiz_i_idx_tr] = smem_buffer[sidx_i][swiz_j_idx];
+          }
+        }
 
-    // Wait for shared memory writes to be visible to the TMA engine.
-    cde::fence_proxy_async_shared_cta();
-    __syncthreads();
-    if (threadIdx.x == 0) {  // the store 'unswizzles' the data
-      cde::cp_async_bulk_tensor_3d_shared_to_global(&dst_map, dx, dy, z, &smem_buffer_tr);
-      cde::cp_async_bulk_commit_group();
-      cde::cp_async_bulk_wait_group_read<0>();
-    }
-    __syncthreads();  // both buffers are reused by the next tile
-  });
+        // Wait for shared memory writes to be visible to the TMA engine.
+        cde::fence_proxy_async_shared_cta();
+        __syncthreads();
+        if (threadIdx.x == 0) {  // the store 'unswizzles' the data
+          cde::cp_async_bulk_tensor_3d_shared_to_global(&dst_map, dx, dy, z, &smem_buffer_tr);
+          cde::cp_async_bulk_commit_group();
+          cde::cp_async_bulk_wait_group_read<0>();
+        }
+        __syncthreads();  // both buffers are reused by the next tile
+      });
   if constexpr (Style == BarrierStyle::kCudaBarrier) {
     if (threadIdx.x == 0) (&bar)->~barrier();  // destroy the barrier (mbarrier.inval)
   }

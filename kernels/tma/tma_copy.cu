@@ -39,25 +39,25 @@ __global__ void __launch_bounds__(kThreads)
   }
   __syncthreads();
   std::uint32_t phase = 0;
-  for_each_tile(
-      batch, ceil_div(rows, kRows), ceil_div(cols, kCols<E>),
-      [&](std::int64_t b, std::int64_t ty, std::int64_t tx) {
-        const auto row0 = static_cast<std::int32_t>(ty * kRows);
-        const auto col0 = static_cast<std::int32_t>(tx * kCols<E>);
-        const auto z = static_cast<std::int32_t>(b);
-        if (leader) {
-          full.arrive_expect_tx(kBytes);
-          tma::load_tile<E, kSwizzleNone, kRows, kCols<E>>(buf, &src_map, row0, col0, z,
-                                                           full.handle());
-        }
-        full.wait({0, phase++, kBytes});
-        if (leader) {
-          tma::store_3d(&dst_map, col0, row0, z, buf);  // same box, same place: clipped at edges
-          tma::store_commit();
-          tma::store_wait_read<0>();  // buf is reused by the next tile
-        }
-        __syncwarp();
-      });
+  for_each_tile(batch, ceil_div(rows, kRows), ceil_div(cols, kCols<E>),
+                [&](std::int64_t b, std::int64_t ty, std::int64_t tx) {
+                  const auto row0 = static_cast<std::int32_t>(ty * kRows);
+                  const auto col0 = static_cast<std::int32_t>(tx * kCols<E>);
+                  const auto z = static_cast<std::int32_t>(b);
+                  if (leader) {
+                    full.arrive_expect_tx(kBytes);
+                    tma::load_tile<E, kSwizzleNone, kRows, kCols<E>>(buf, &src_map, row0, col0, z,
+                                                                     full.handle());
+                  }
+                  full.wait({0, phase++, kBytes});
+                  if (leader) {
+                    tma::store_3d(&dst_map, col0, row0, z,
+                                  buf);  // same box, same place: clipped at edges
+                    tma::store_commit();
+                    tma::store_wait_read<0>();  // buf is reused by the next tile
+                  }
+                  __syncwarp();
+                });
 #else
   __trap();
 #endif
@@ -80,8 +80,8 @@ cudaError_t kernels::launch_tma_copy(const LaunchArgs& a) {
       auto* kernel = tma_copy_kernel<E, decltype(style)::value>;
       constexpr std::uint32_t kSmem = smem_bytes<E>();
       return launch_on_tiles(kernel, kSmem, a.strides.batch, ceil_div(a.rows, kRows),
-                             ceil_div(a.cols, kCols<E>), kThreads, a.stream, *a.src_map,
-                             *a.dst_map, a.rows, a.cols, a.strides.batch);
+                             ceil_div(a.cols, kCols<E>), kThreads, a.stream, *a.src_map, *a.dst_map,
+                             a.rows, a.cols, a.strides.batch);
     });
   });
 }

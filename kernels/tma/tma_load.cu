@@ -43,34 +43,34 @@ __global__ void __launch_bounds__(kThreads)
   __syncthreads();
 
   std::uint32_t phase = 0;
-  for_each_tile(st.batch, ceil_div(rows, T), ceil_div(cols, T), [&](std::int64_t b,
-                                                                     std::int64_t ty,
-                                                                     std::int64_t tx) {
-    const std::int64_t row0 = ty * T, col0 = tx * T;
-    if (tid == 0) {
-      full.arrive_expect_tx(kBytes);
-      tma::load_tile<E, Mode, T, T>(in, &src_map, static_cast<std::int32_t>(row0),
-                                    static_cast<std::int32_t>(col0), static_cast<std::int32_t>(b),
-                                    full.handle());
-    }
-    full.wait({0, phase++, kBytes});
-    const tma::BlockCoords<E, T> at(tid);  // 64 threads, 64 blocks
-    Chunk16 x[V], y[V];
-    tma::load_chunks<E, Mode, T>(in, at.r0, at.c0 * E, x);
-    transpose_chunks<E>(x, y);
-    // y[j] = dst row col0 + c0 + j, dst columns row0 + r0 .. + V - 1 of matrix b: at
-    // b*dst_batch + (col0 + c0 + j)*dst_ld + row0 + r0 elements.
-    const std::int64_t out_col = row0 + at.r0;
-    const int n = static_cast<int>(rows - out_col < V ? rows - out_col : V);
+  for_each_tile(st.batch, ceil_div(rows, T), ceil_div(cols, T),
+                [&](std::int64_t b, std::int64_t ty, std::int64_t tx) {
+                  const std::int64_t row0 = ty * T, col0 = tx * T;
+                  if (tid == 0) {
+                    full.arrive_expect_tx(kBytes);
+                    tma::load_tile<E, Mode, T, T>(in, &src_map, static_cast<std::int32_t>(row0),
+                                                  static_cast<std::int32_t>(col0),
+                                                  static_cast<std::int32_t>(b), full.handle());
+                  }
+                  full.wait({0, phase++, kBytes});
+                  const tma::BlockCoords<E, T> at(tid);  // 64 threads, 64 blocks
+                  Chunk16 x[V], y[V];
+                  tma::load_chunks<E, Mode, T>(in, at.r0, at.c0 * E, x);
+                  transpose_chunks<E>(x, y);
+                  // y[j] = dst row col0 + c0 + j, dst columns row0 + r0 .. + V - 1 of matrix b: at
+                  // b*dst_batch + (col0 + c0 + j)*dst_ld + row0 + r0 elements.
+                  const std::int64_t out_col = row0 + at.r0;
+                  const int n = static_cast<int>(rows - out_col < V ? rows - out_col : V);
 #pragma unroll
-    for (int j = 0; j < V; ++j) {
-      const std::int64_t out_row = col0 + at.c0 + j;
-      if (n > 0 && out_row < cols)
-        tma::store_chunk_global<E>(
-            dst + (b * st.dst_batch_elems + out_row * st.dst_ld_elems + out_col) * E, y[j], n);
-    }
-    __syncthreads();  // `in` is reloaded for the next tile
-  });
+                  for (int j = 0; j < V; ++j) {
+                    const std::int64_t out_row = col0 + at.c0 + j;
+                    if (n > 0 && out_row < cols)
+                      tma::store_chunk_global<E>(
+                          dst + (b * st.dst_batch_elems + out_row * st.dst_ld_elems + out_col) * E,
+                          y[j], n);
+                  }
+                  __syncthreads();  // `in` is reloaded for the next tile
+                });
 #else
   __trap();
 #endif

@@ -47,25 +47,27 @@ __global__ void __launch_bounds__(kThreads)
   __syncthreads();
 
   std::uint32_t phase = 0;
-  for_each_tile(batch, ceil_div(rows, T), ceil_div(cols, T), [&](std::int64_t b, std::int64_t ty,
-                                                                  std::int64_t tx) {
-    const auto row0 = static_cast<std::int32_t>(ty * T), col0 = static_cast<std::int32_t>(tx * T);
-    const auto z = static_cast<std::int32_t>(b);  // the matrix: the maps' outermost coordinate
-    if (tid == 0) {
-      full.arrive_expect_tx(kBytes);
-      tma::load_tile<E, Mode, T, T>(in, &src_map, row0, col0, z, full.handle());
-    }
-    full.wait({0, phase++, kBytes});
-    tma::transpose_tile<E, Mode, T, T, kThreads>(in, out, tid);
-    tma::fence_proxy_async_smem();  // our shared writes -> visible to the TMA store
-    __syncthreads();
-    if (tid == 0) {  // dst tile at (col0, row0): T lines of T elements
-      tma::store_tile<E, Mode, T, T>(&dst_map, col0, row0, z, rows, out);
-      tma::store_commit();
-      tma::store_wait_read<0>();  // `out` (and `in`, via the barrier below) free again
-    }
-    __syncthreads();
-  });
+  for_each_tile(
+      batch, ceil_div(rows, T), ceil_div(cols, T),
+      [&](std::int64_t b, std::int64_t ty, std::int64_t tx) {
+        const auto row0 = static_cast<std::int32_t>(ty * T),
+                   col0 = static_cast<std::int32_t>(tx * T);
+        const auto z = static_cast<std::int32_t>(b);  // the matrix: the maps' outermost coordinate
+        if (tid == 0) {
+          full.arrive_expect_tx(kBytes);
+          tma::load_tile<E, Mode, T, T>(in, &src_map, row0, col0, z, full.handle());
+        }
+        full.wait({0, phase++, kBytes});
+        tma::transpose_tile<E, Mode, T, T, kThreads>(in, out, tid);
+        tma::fence_proxy_async_smem();  // our shared writes -> visible to the TMA store
+        __syncthreads();
+        if (tid == 0) {  // dst tile at (col0, row0): T lines of T elements
+          tma::store_tile<E, Mode, T, T>(&dst_map, col0, row0, z, rows, out);
+          tma::store_commit();
+          tma::store_wait_read<0>();  // `out` (and `in`, via the barrier below) free again
+        }
+        __syncthreads();
+      });
 #else
   __trap();  // sm_90 only; the host never launches it on older devices
 #endif

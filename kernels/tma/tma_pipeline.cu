@@ -140,7 +140,7 @@ cudaError_t launch_config(const kernels::LaunchArgs& a) {
   const auto grid = static_cast<unsigned>(
       std::min<std::int64_t>(tiles, static_cast<std::int64_t>(a.sm_count) * Cfg::kCtasPerSm));
   kernel<<<grid, kThreads<E, Cfg>, kSmem, a.stream>>>(*a.src_map, *a.dst_map, a.rows, a.cols,
-                                                       a.strides.batch);
+                                                      a.strides.batch);
   return cudaGetLastError();
 }
 

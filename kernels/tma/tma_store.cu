@@ -35,37 +35,38 @@ __global__ void __launch_bounds__(kThreads)
   const std::uint32_t tid = threadIdx.x;
   if (tid == 0) tma::prefetch_map(&dst_map);
 
-  for_each_tile(st.batch, ceil_div(rows, T), ceil_div(cols, T), [&](std::int64_t b,
-                                                                     std::int64_t ty,
-                                                                     std::int64_t tx) {
-    const std::int64_t row0 = ty * T, col0 = tx * T;
-    const tma::BlockCoords<E, T> at(tid);
-    // x[i] = source row row0 + r0 + i, columns col0 + c0 .. + V - 1 of matrix b (zeros
-    // outside): at b*src_batch + (row0 + r0 + i)*src_ld + col0 + c0 elements.
-    const std::int64_t in_col = col0 + at.c0;
-    const int n = static_cast<int>(cols - in_col < V ? cols - in_col : V);
-    Chunk16 x[V], y[V];
+  for_each_tile(
+      st.batch, ceil_div(rows, T), ceil_div(cols, T),
+      [&](std::int64_t b, std::int64_t ty, std::int64_t tx) {
+        const std::int64_t row0 = ty * T, col0 = tx * T;
+        const tma::BlockCoords<E, T> at(tid);
+        // x[i] = source row row0 + r0 + i, columns col0 + c0 .. + V - 1 of matrix b (zeros
+        // outside): at b*src_batch + (row0 + r0 + i)*src_ld + col0 + c0 elements.
+        const std::int64_t in_col = col0 + at.c0;
+        const int n = static_cast<int>(cols - in_col < V ? cols - in_col : V);
+        Chunk16 x[V], y[V];
 #pragma unroll
-    for (int i = 0; i < V; ++i) {
-      const std::int64_t in_row = row0 + at.r0 + i;
-      x[i] = (n > 0 && in_row < rows)
-                 ? tma::load_chunk_global<E>(
-                       src + (b * st.src_batch_elems + in_row * st.src_ld_elems + in_col) * E, n)
-                 : Chunk16{};
-    }
-    transpose_chunks<E>(x, y);
-    tma::store_chunks<E, Mode, T>(out, at.c0, at.r0 * E, y);
-    tma::fence_proxy_async_smem();
-    __syncthreads();
-    if (tid == 0) {
-      tma::store_tile<E, Mode, T, T>(&dst_map, static_cast<std::int32_t>(col0),
-                                     static_cast<std::int32_t>(row0),
-                                     static_cast<std::int32_t>(b), rows, out);
-      tma::store_commit();
-      tma::store_wait_read<0>();
-    }
-    __syncthreads();  // `out` is rewritten for the next tile
-  });
+        for (int i = 0; i < V; ++i) {
+          const std::int64_t in_row = row0 + at.r0 + i;
+          x[i] =
+              (n > 0 && in_row < rows)
+                  ? tma::load_chunk_global<E>(
+                        src + (b * st.src_batch_elems + in_row * st.src_ld_elems + in_col) * E, n)
+                  : Chunk16{};
+        }
+        transpose_chunks<E>(x, y);
+        tma::store_chunks<E, Mode, T>(out, at.c0, at.r0 * E, y);
+        tma::fence_proxy_async_smem();
+        __syncthreads();
+        if (tid == 0) {
+          tma::store_tile<E, Mode, T, T>(&dst_map, static_cast<std::int32_t>(col0),
+                                         static_cast<std::int32_t>(row0),
+                                         static_cast<std::int32_t>(b), rows, out);
+          tma::store_commit();
+          tma::store_wait_read<0>();
+        }
+        __syncthreads();  // `out` is rewritten for the next tile
+      });
 #else
   __trap();
 #endif

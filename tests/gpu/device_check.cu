@@ -16,15 +16,16 @@ __global__ void fill_kernel(unsigned char* p, std::int64_t n) {
     p[i] = byte_pattern(static_cast<std::uint64_t>(i));
 }
 
-// out is cols x rows: out[c][r] must be in[r][c] = byte_pattern(r*cols + c).
-__global__ void check_kernel(const unsigned char* out, std::int64_t rows, std::int64_t cols,
-                             unsigned long long* errors) {
-  const std::int64_t n = rows * cols;
+// out is a batch of cols x rows matrices: out[b][c][r] must be in[b][r][c] =
+// byte_pattern(b*rows*cols + r*cols + c).
+__global__ void check_kernel(const unsigned char* out, std::int64_t batch, std::int64_t rows,
+                             std::int64_t cols, unsigned long long* errors) {
+  const std::int64_t per = rows * cols, n = batch * per;
   unsigned long long bad = 0;
   for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += std::int64_t(gridDim.x) * blockDim.x) {
-    const std::int64_t c = i / rows, r = i % rows;
-    bad += out[i] != byte_pattern(static_cast<std::uint64_t>(r * cols + c));
+    const std::int64_t b = i / per, k = i % per, c = k / rows, r = k % rows;
+    bad += out[i] != byte_pattern(static_cast<std::uint64_t>(b * per + r * cols + c));
   }
   if (bad) atomicAdd(errors, bad);
 }
@@ -37,12 +38,13 @@ cudaError_t fill_byte_pattern(unsigned char* p, std::int64_t n) {
 }
 
 cudaError_t count_transpose_errors_u8(const unsigned char* out, std::int64_t rows,
-                                      std::int64_t cols, unsigned long long* errors) {
+                                      std::int64_t cols, unsigned long long* errors,
+                                      std::int64_t batch) {
   unsigned long long* d_err = nullptr;
   cudaError_t e = cudaMalloc(&d_err, sizeof *d_err);
   if (e != cudaSuccess) return e;
   cudaMemset(d_err, 0, sizeof *d_err);
-  check_kernel<<<4096, 256>>>(out, rows, cols, d_err);
+  check_kernel<<<4096, 256>>>(out, batch, rows, cols, d_err);
   e = cudaGetLastError();
   if (e == cudaSuccess) e = cudaMemcpy(errors, d_err, sizeof *d_err, cudaMemcpyDeviceToHost);
   cudaFree(d_err);

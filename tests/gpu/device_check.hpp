@@ -8,8 +8,10 @@
 namespace tmakit::test {
 
 cudaError_t fill_byte_pattern(unsigned char* p, std::int64_t n);
-// Counts output elements (of a cols x rows transpose of the pattern) that are wrong.
+// Counts output elements (of a batch of cols x rows transposes of the pattern, dense) that are
+// wrong.
 cudaError_t count_transpose_errors_u8(const unsigned char* out, std::int64_t rows,
-                                      std::int64_t cols, unsigned long long* errors);
+                                      std::int64_t cols, unsigned long long* errors,
+                                      std::int64_t batch = 1);
 
 }  // namespace tmakit::test

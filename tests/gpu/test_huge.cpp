@@ -1,6 +1,7 @@
-// Past 2^31 elements: 46341 x 46349 one-byte elements (2,147,858,409 > 2^31 = 2,147,483,648),
-// so any 32-bit index arithmetic wraps. Filled and checked on the device (a host check would
-// take minutes); guard bytes after the output are checked too.
+// Past 2^31 elements: 65536 x 40000 one-byte elements (2,621,440,000 > 2^31 = 2,147,483,648),
+// so any 32-bit index arithmetic wraps; and a batch of two 32768 x 40000 matrices, whose
+// second matrix starts past 2^31. Filled and checked on the device (a host check would take
+// minutes); guard bytes after the output are checked too.
 #include <string>
 #include <vector>
 #include <gtest/gtest.h>
@@ -13,11 +14,9 @@ namespace {
 
 class Huge : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(Huge, PastTwoToThe31Elements) {
-  const VariantInfo* info = find_variant(GetParam());
-  ASSERT_NE(info, nullptr);
-  TMAKIT_NEED_GPU(info->min_cc);
-  const std::int64_t rows = 46341, cols = 46349, n = rows * cols;
+void expect_huge_transpose(const VariantInfo& info, std::int64_t batch, std::int64_t rows,
+                           std::int64_t cols) {
+  const std::int64_t n = batch * rows * cols;
   ASSERT_GT(n, std::int64_t(1) << 31);
   const std::size_t guard = 4096;
   unsigned char *src = nullptr, *dst = nullptr;
@@ -26,23 +25,37 @@ TEST_P(Huge, PastTwoToThe31Elements) {
   ASSERT_EQ(test::fill_byte_pattern(src, n), cudaSuccess);
   ASSERT_EQ(cudaMemset(dst, kPoisonByte, n + guard), cudaSuccess);
   TransposeOptions opt;
-  opt.variant = info->token;
+  opt.variant = info.token;
   opt.synchronize = true;
-  const Status s = transpose(src, dst, rows, cols, 1, opt);
+  const Status s = transpose(src, dst, rows, cols, 1, MatrixLayout{batch, 0, 0, 0, 0}, opt);
   ASSERT_TRUE(s.ok()) << s.message;
   unsigned long long errors = 0;
-  if (info->kind == VariantKind::kCopy) {
+  if (info.kind == VariantKind::kCopy) {
     // copy: out == in, i.e. the pattern itself; check it as a 1 x n "transpose".
     ASSERT_EQ(test::count_transpose_errors_u8(dst, 1, n, &errors), cudaSuccess);
   } else {
-    ASSERT_EQ(test::count_transpose_errors_u8(dst, rows, cols, &errors), cudaSuccess);
+    ASSERT_EQ(test::count_transpose_errors_u8(dst, rows, cols, &errors, batch), cudaSuccess);
   }
-  EXPECT_EQ(errors, 0ull) << info->token;
+  EXPECT_EQ(errors, 0ull) << info.token << " ran " << s.variant << " " << s.fallback_reason;
   std::vector<unsigned char> tail(guard);
   ASSERT_EQ(cudaMemcpy(tail.data(), dst + n, guard, cudaMemcpyDeviceToHost), cudaSuccess);
   for (std::size_t i = 0; i < guard; ++i) ASSERT_EQ(tail[i], kPoisonByte) << "guard byte " << i;
   cudaFree(src);
   cudaFree(dst);
+}
+
+TEST_P(Huge, PastTwoToThe31Elements) {
+  const VariantInfo* info = find_variant(GetParam());
+  ASSERT_NE(info, nullptr);
+  TMAKIT_NEED_GPU(info->min_cc);
+  expect_huge_transpose(*info, 1, 65536, 40000);
+}
+
+TEST_P(Huge, BatchWhoseSecondMatrixStartsPastTwoToThe31) {
+  const VariantInfo* info = find_variant(GetParam());
+  ASSERT_NE(info, nullptr);
+  TMAKIT_NEED_GPU(info->min_cc);
+  expect_huge_transpose(*info, 2, 32768, 40000);
 }
 
 std::vector<std::string> one_byte_variants() {

@@ -1,5 +1,6 @@
 // Bad input gets a clear error before anything is launched. These checks run without a GPU:
 // the pointers below are never dereferenced because validation rejects the call first.
+#include <cstring>
 #include <string>
 #include <gtest/gtest.h>
 #include <tmakit/tmakit.hpp>
@@ -147,6 +148,61 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
       EXPECT_EQ(fb->kind, v.kind) << v.token;
     }
   }
+}
+
+}  // namespace
+}  // namespace tmakit
+
+namespace tmakit {
+namespace {
+
+// Layout rules are checked before any device work, so these hold on machines without a GPU.
+TEST(LayoutErrors, EachRuleNamesItsField) {
+  auto call = [](MatrixLayout l, std::int64_t rows = 8, std::int64_t cols = 8,
+                 const char* variant = "auto") {
+    TransposeOptions o;
+    o.variant = variant;
+    return transpose(g_a, g_b + 1024, rows, cols, 4, l, o);
+  };
+  expect_error(call({0, 0, 0, 0, 0}), StatusCode::kInvalidArgument, "batch must be >= 1 (got 0)");
+  expect_error(call({1, 7, 0, 0, 0}), StatusCode::kInvalidArgument,
+               "src_ld_elems = 7 is smaller than a src row (cols = 8 elements)");
+  expect_error(call({1, 0, 5, 0, 0}, 6, 8), StatusCode::kInvalidArgument,
+               "dst_ld_elems = 5 is smaller than a dst row (rows = 6 elements)");
+  expect_error(call({1, -1, 0, 0, 0}), StatusCode::kInvalidArgument, "src_ld_elems must be >= 0");
+  expect_error(call({2, 0, 0, 63, 0}), StatusCode::kInvalidArgument,
+               "src_batch_stride_elems = 63 is smaller than one src matrix (64 elements");
+  expect_error(call({2, 0, 0, 0, 10}), StatusCode::kInvalidArgument,
+               "matrices of the batch would overlap");
+  expect_error(call({std::int64_t(1) << 60, 0, 0, 0, 0}), StatusCode::kInvalidArgument,
+               "too large to address");
+  expect_error(call({1, 16, 0, 0, 0}, 8, 8, "copy"), StatusCode::kUnsupported,
+               "'copy' takes dense operands only");
+}
+
+TEST(LayoutErrors, OverlapCountsTheWholeStridedSpan) {
+  // src: 2 matrices of 4 x 4 with ld 16, 128 elements apart: its span is 128 + 3*16 + 4 = 180
+  // elements (720 bytes). dst 700 bytes in overlaps; 720 bytes in does not.
+  const MatrixLayout l{2, 16, 0, 128, 0};
+  expect_error(transpose(g_a, g_a + 700, 4, 4, 4, l), StatusCode::kInvalidArgument, "overlap");
+  const Status s = transpose(g_a, g_a + 720, 4, 4, 4, l);
+  EXPECT_EQ(s.message.find("overlap"), std::string::npos) << s.message;
+}
+
+TEST(LayoutErrors, ElementAlignmentIsChecked) {
+  expect_error(transpose(g_a + 1, g_b, 4, 4, 4), StatusCode::kInvalidArgument,
+               "is not aligned to the 4-byte element size");
+}
+
+TEST(ReferenceLayout, StridedBatchLeavesPaddingAlone) {
+  // 2 matrices of 2 x 3 bytes, src ld 4, dst ld 3, dst matrices 8 apart.
+  const unsigned char src[] = {1, 2, 3, 0, 4,  5,  6, 0,  // matrix 0 (row pitch 4)
+                               7, 8, 9, 0, 10, 11, 12};   // matrix 1
+  unsigned char dst[16];
+  std::memset(dst, 0xEE, sizeof dst);
+  ASSERT_TRUE(reference_transpose(src, dst, 2, 3, 1, MatrixLayout{2, 4, 3, 8, 8}).ok());
+  const unsigned char want[16] = {1, 4, 0xEE, 2, 5, 0xEE, 3, 6, 7, 10, 0xEE, 8, 11, 0xEE, 9, 12};
+  for (int i = 0; i < 16; ++i) EXPECT_EQ(dst[i], want[i]) << "byte " << i;
 }
 
 }  // namespace

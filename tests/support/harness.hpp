@@ -74,6 +74,68 @@ inline std::string check_transpose(std::int64_t rows, std::int64_t cols, int ele
   return err;
 }
 
+// The same for a batch of strided matrices: src spans what `layout` says (padding and gaps
+// filled with the pattern too), dst is poisoned over its whole span plus guard bands, and
+// after the call every byte of it must equal the reference: the matrices transposed (or
+// copied), padding between rows and gaps between matrices still poison.
+inline std::string check_transpose_layout(std::int64_t rows, std::int64_t cols, int elem_bytes,
+                                          bool expect_copy, const MatrixLayout& layout,
+                                          const std::function<Status(const void*, void*)>& run) {
+  // Spans in elements, the dense defaults resolved as transpose() does.
+  const std::int64_t src_ld = layout.src_ld_elems ? layout.src_ld_elems : cols;
+  const std::int64_t dst_line = expect_copy ? cols : rows, dst_lines = expect_copy ? rows : cols;
+  const std::int64_t dst_ld = layout.dst_ld_elems ? layout.dst_ld_elems : dst_line;
+  const std::int64_t src_bs =
+      layout.src_batch_stride_elems ? layout.src_batch_stride_elems : rows * src_ld;
+  const std::int64_t dst_bs =
+      layout.dst_batch_stride_elems ? layout.dst_batch_stride_elems : dst_lines * dst_ld;
+  const std::int64_t src_n = (layout.batch - 1) * src_bs + (rows - 1) * src_ld + cols;
+  const std::int64_t dst_n = (layout.batch - 1) * dst_bs + (dst_lines - 1) * dst_ld + dst_line;
+  const std::size_t e = static_cast<std::size_t>(elem_bytes);
+  std::vector<unsigned char> src;
+  fill_index_pattern(src, src_n, elem_bytes);
+  std::vector<unsigned char> ref(dst_n * e + 2 * kGuardBytes, kPoisonByte);
+  if (Status s = reference_transpose(src.data(), ref.data() + kGuardBytes, rows, cols, elem_bytes,
+                                     layout, expect_copy);
+      !s)
+    return "reference: " + s.message;
+  unsigned char *d_src = nullptr, *d_dst = nullptr;
+  std::string err;
+  auto cuda = [&](cudaError_t c, const char* what) {
+    if (c != cudaSuccess && err.empty()) err = std::string(what) + ": " + cudaGetErrorName(c);
+    return c == cudaSuccess;
+  };
+  if (cuda(cudaMalloc(reinterpret_cast<void**>(&d_src), src.size()), "cudaMalloc src") &&
+      cuda(cudaMalloc(reinterpret_cast<void**>(&d_dst), ref.size()), "cudaMalloc dst") &&
+      cuda(cudaMemcpy(d_src, src.data(), src.size(), cudaMemcpyHostToDevice), "H2D") &&
+      cuda(cudaMemset(d_dst, kPoisonByte, ref.size()), "poison")) {
+    const Status s = run(d_src, d_dst + kGuardBytes);
+    if (!s) err = "call failed: " + s.message;
+    if (err.empty() && cuda(cudaDeviceSynchronize(), "kernel")) {
+      std::vector<unsigned char> out(ref.size());
+      if (cuda(cudaMemcpy(out.data(), d_dst, out.size(), cudaMemcpyDeviceToHost), "D2H"))
+        for (std::size_t i = 0; i < out.size() && err.empty(); ++i)
+          if (out[i] != ref[i]) {
+            const std::int64_t at = static_cast<std::int64_t>(i) - std::int64_t(kGuardBytes);
+            if (at < 0 || at >= dst_n * std::int64_t(e)) {
+              err = "wrote outside dst (byte " + std::to_string(at) + " of its span)";
+            } else {
+              const std::int64_t el = at / std::int64_t(e), b = el / dst_bs,
+                                 in_m = el % dst_bs, line = in_m / dst_ld, pos = in_m % dst_ld;
+              err = "dst element " + std::to_string(el) + " (matrix " + std::to_string(b) +
+                    ", row " + std::to_string(line) + ", column " + std::to_string(pos) + ") " +
+                    (ref[i] == kPoisonByte ? "is padding but was written"
+                     : out[i] == kPoisonByte ? "was never written"
+                                             : "has the wrong value");
+            }
+          }
+    }
+  }
+  cudaFree(d_src);
+  cudaFree(d_dst);
+  return err;
+}
+
 struct Shape {
   std::int64_t rows, cols;
 };

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# ctest: run one compute-sanitizer tool over one TMA technique (tests/tools/sanitize_target.cpp).
+# ctest: run one compute-sanitizer tool over one technique (tests/tools/sanitize_target.cpp).
 # Usage: run_sanitizer.sh TOOL TARGET VARIANT CUDA_BIN_DIR
 # compute-sanitizer is taken from the PATH, else from the CUDA toolkit's bin directory.
-# Exit 77 (skip) when it is missing or there is no sm_90 device, unless TMAKIT_REQUIRE_GPU=1.
+# Exit 77 (skip) when it is missing or the technique has no suitable device, unless TMAKIT_REQUIRE_GPU=1.
 set -u
 tool=$1 target=$2 variant=$3
 cs=$(command -v compute-sanitizer || true)

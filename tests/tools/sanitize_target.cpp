@@ -1,11 +1,13 @@
-// The program compute-sanitizer runs (tests/tools/run_sanitizer.sh): one TMA technique over
-// every swizzle mode x barrier style x element size it has, at small TMA-eligible shapes with
-// edges, each result checked against the CPU reference. Prints one line per run.
-// Exit: 0 all correct, 1 a mismatch or error, 77 no sm_90 device (skip) unless
+// The program compute-sanitizer runs (tests/tools/run_sanitizer.sh): one technique, classic or
+// TMA, over each swizzle mode and barrier style and every element size it has, at small shapes with
+// edges (including 1 x 1 and single rows and columns) and one batched strided layout, each
+// result checked against the CPU reference. Prints one line per run.
+// Exit: 0 all correct, 1 a mismatch or error, 77 no suitable device (skip) unless
 // TMAKIT_REQUIRE_GPU=1.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 #include <tests/support/harness.hpp>
 #include <tmakit/tmakit.hpp>
@@ -17,45 +19,68 @@ int main(int argc, char** argv) {
     return 1;
   }
   const VariantInfo* v = find_variant(argv[1]);
-  if (v == nullptr || !v->uses_tma) {
-    std::fprintf(stderr, "'%s' is not a TMA technique\n", argv[1]);
+  if (v == nullptr) {
+    std::fprintf(stderr, "'%s' is not a registered technique\n", argv[1]);
     return 1;
   }
   DeviceInfo dev;
   const Status ds = query_device(&dev);
-  if (!ds || dev.cc < 90) {
-    std::printf("skipped: needs an sm_90 device (%s)\n",
+  if (!ds || dev.cc < v->min_cc) {
+    std::printf("skipped: '%s' needs compute capability %d (%s)\n", v->token.c_str(), v->min_cc,
                 ds ? (dev.name + " is " + std::to_string(dev.cc)).c_str() : ds.message.c_str());
     const char* req = std::getenv("TMAKIT_REQUIRE_GPU");
     return req != nullptr && std::string(req) == "1" ? 1 : 77;
   }
+  const bool copy = v->kind == VariantKind::kCopy;
   std::vector<TmaBarrier> barriers = {TmaBarrier::kDefault};
   if (v->barrier_axis) barriers = {TmaBarrier::kPtx, TmaBarrier::kCudaBarrier};
+  std::vector<int> swizzles = v->swizzle_axis_bytes;
+  if (swizzles.empty()) swizzles = {-1};
+  struct Case {
+    test::Shape shape;
+    MatrixLayout layout;
+    bool tma_eligible;  // TMA must run itself (no fallback) on this case
+  };
+  // The strided case: 48 x 144 (rows and columns 16-byte multiples for every element size, as
+  // TMA stores need), pitches and gaps that are 16-byte multiples too.
+  MatrixLayout strided{3, 160, copy ? 176 : 64, 48 * 160 + 32, (copy ? 48 * 176 : 144 * 64) + 16};
+  if (!v->strided) strided = {3, 0, 0, 0, 0};
+  const std::vector<Case> cases = {
+      {{48, 80}, {}, true},   {{144, 272}, {}, true}, {{1, 1}, {}, false},
+      {{1, 257}, {}, false},  {{33, 31}, {}, false},  {{48, 144}, strided, true},
+  };
+  // Every swizzle mode with the first barrier style, every other barrier style with the
+  // default (widest) swizzle: each kernel instantiation's code paths, not their product.
+  std::vector<std::pair<int, TmaBarrier>> axes;
+  for (int sw : swizzles) axes.push_back({sw, barriers.front()});
+  for (std::size_t i = 1; i < barriers.size(); ++i) axes.push_back({swizzles.back(), barriers[i]});
   int failures = 0, runs = 0;
-  for (int sw : v->swizzle_axis_bytes)
-    for (TmaBarrier b : barriers)
-      for (int e : {1, 2, 4, 8, 16}) {
-        if (!v->supports_elem_bytes(e)) continue;
-        for (const test::Shape s : {test::Shape{48, 80}, test::Shape{144, 272}}) {
-          TransposeOptions opt;
-          opt.variant = v->token;
-          opt.swizzle_bytes = sw;
-          opt.barrier = b;
-          Status st;
-          const std::string err = test::check_transpose(
-              s.rows, s.cols, e, v->kind == VariantKind::kCopy, 0, [&](const void* src, void* dst) {
-                st = transpose(src, dst, s.rows, s.cols, e, opt);
-                return st;
-              });
-          const bool ok = err.empty() && st.variant == v->token;
-          ++runs;
-          failures += ok ? 0 : 1;
-          std::printf("%s sw%d %s %dB %lldx%lld: %s%s\n", v->token.c_str(), sw, to_string(b), e,
-                      static_cast<long long>(s.rows), static_cast<long long>(s.cols),
-                      ok ? "ok" : "FAIL ",
-                      ok ? "" : (err + " ran " + st.variant + " " + st.fallback_reason).c_str());
-        }
+  for (const auto& [sw, b] : axes)
+    for (int e : {1, 2, 4, 8, 16}) {
+      if (!v->supports_elem_bytes(e)) continue;
+      for (const Case& c : cases) {
+        TransposeOptions opt;
+        opt.variant = v->token;
+        opt.swizzle_bytes = sw;
+        opt.barrier = b;
+        Status st;
+        const std::string err = test::check_transpose_layout(
+            c.shape.rows, c.shape.cols, e, copy, c.layout, [&](const void* src, void* dst) {
+              st = transpose(src, dst, c.shape.rows, c.shape.cols, e, c.layout, opt);
+              return st;
+            });
+        const bool must_be_itself = !v->uses_tma || c.tma_eligible || e == 16;
+        const bool ok = err.empty() && (!must_be_itself || st.variant == v->token);
+        ++runs;
+        failures += ok ? 0 : 1;
+        std::printf("%s sw%d %s %dB %lldx%lld batch %lld: %s%s%s\n", v->token.c_str(), sw,
+                    to_string(b), e, static_cast<long long>(c.shape.rows),
+                    static_cast<long long>(c.shape.cols), static_cast<long long>(c.layout.batch),
+                    ok ? "ok" : "FAIL ",
+                    ok ? "" : (err + " ran " + st.variant + " " + st.fallback_reason).c_str(),
+                    ok && st.variant != v->token ? (" (ran " + st.variant + ")").c_str() : "");
       }
+    }
   std::printf("%d runs, %d failed\n", runs, failures);
   return failures == 0 ? 0 : 1;
 }
