@@ -5,8 +5,10 @@
 #   3. cuobjdump: TMA kernels have sm_90 code, the fallbacks pre-sm_90 code
 #      (ctest cubins_tma_and_fallbacks, run first and on its own)
 #   4. every test with TMAKIT_REQUIRE_GPU=1 and TMAKIT_REQUIRE_NCU=1 (no skip passes), which
-#      includes the compute-sanitizer and ncu tests (labels gpu, sm90)
-#   5. the `quick` benchmark: JSON, and a one-page markdown summary (GPU, driver, date, pass
+#      includes the compute-sanitizer (every technique), fault and ncu tests (labels gpu, sm90)
+#   5. a second build with the mbarrier watchdog on (-DTMAKIT_MBARRIER_WATCHDOG=ON): the TMA
+#      transpose tests again, so no real wait trips it
+#   6. the `quick` benchmark: JSON, and a one-page markdown summary (GPU, driver, date, pass
 #      counts, fp32 and bf16 headline ratios) in the results folder
 # Usage: scripts/ci-sm90.sh [RESULTS_DIR]   (default: $OUT when set, else ci-results/)
 set -uo pipefail
@@ -47,6 +49,19 @@ ctest --test-dir "$build" -R '^ncu_banks_vs_model$' --output-on-failure > "$resu
   fail "ncu_banks_vs_model (see ncu.log)"
 grep -E "tests passed|tests failed|\(Failed\)|\(Skipped\)|Not Run|Timeout" "$results/ctest.log" | tail -15
 grep -E "cases,|FAIL" "$results/ncu.log" | tail -5
+
+step "watchdog build: the TMA tests again with every mbarrier wait bounded"
+# Release with -DTMAKIT_MBARRIER_WATCHDOG=ON, sm_90 only: no real wait may trip it.
+wd="$build-watchdog"
+if cmake -S . -B "$wd" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+     -DTMAKIT_MBARRIER_WATCHDOG=ON -DTMAKIT_BUILD_BENCH=OFF > "$results/watchdog.log" 2>&1 &&
+   cmake --build "$wd" -j"$(nproc)" --target tmakit_sm90_tests >> "$results/watchdog.log" 2>&1 &&
+   "$wd/tests/tmakit_sm90_tests" --gtest_filter='TmaTranspose*:TmaFallback*' --gtest_brief=1 \
+     >> "$results/watchdog.log" 2>&1; then
+  grep -E "^\[  PASSED" "$results/watchdog.log"
+else
+  fail "TMA tests with the watchdog on (see watchdog.log)"; tail -5 "$results/watchdog.log"
+fi
 
 step "quick benchmark"
 "$build/bench/tmakit_bench" --preset=quick --benchmark_out="$results/bench-quick.json" \
