@@ -38,9 +38,9 @@ Status reference_transpose(const void* src, void* dst, std::int64_t rows, std::i
     return make_status(StatusCode::kInvalidArgument,
                        "reference_transpose: rows and cols must be >= 1");
   if (elem_bit(elem_bytes) == 0)
-    return make_status(StatusCode::kInvalidArgument,
-                       "reference_transpose: element size " + std::to_string(elem_bytes) +
-                           " bytes is not one of 1, 2, 4, 8, 16");
+    return make_status(StatusCode::kInvalidArgument, "reference_transpose: element size " +
+                                                         std::to_string(elem_bytes) +
+                                                         " bytes is not one of 1, 2, 4, 8, 16");
   ResolvedLayout lay;
   if (Status s = resolve_layout(rows, cols, elem_bytes, layout, copy, &lay); !s) return s;
   const BatchStrides& st = lay.strides;
@@ -53,8 +53,8 @@ Status reference_transpose(const void* src, void* dst, std::int64_t rows, std::i
     for (std::int64_t i = 0; i < rows; ++i)
       for (std::int64_t j = 0; j < cols; ++j) {
         const std::int64_t from = b * st.src_batch_elems + i * st.src_ld_elems + j;
-        const std::int64_t to = b * st.dst_batch_elems +
-                                (copy ? i * st.dst_ld_elems + j : j * st.dst_ld_elems + i);
+        const std::int64_t to =
+            b * st.dst_batch_elems + (copy ? i * st.dst_ld_elems + j : j * st.dst_ld_elems + i);
         std::memcpy(out + static_cast<std::size_t>(to) * e, in + static_cast<std::size_t>(from) * e,
                     e);
       }

@@ -116,8 +116,8 @@ struct WatchdogText {
 // The launch fails with cudaErrorAssert.
 static __device__ __noinline__ void watchdog_fire(const WaitSite& site, std::uint64_t waited_ns) {
   WatchdogText t;
-  t << "tmakit mbarrier watchdog: block (" << blockIdx.x << ", " << blockIdx.y << ", "
-    << blockIdx.z << ") thread " << threadIdx.x << " waited "
+  t << "tmakit mbarrier watchdog: block (" << blockIdx.x << ", " << blockIdx.y << ", " << blockIdx.z
+    << ") thread " << threadIdx.x << " waited "
     << static_cast<unsigned long long>(waited_ns / 1000000u) << " ms on stage " << site.stage
     << ", phase " << site.phase << " (parity " << (site.phase & 1u) << "), which expects "
     << site.expected_bytes

@@ -78,8 +78,8 @@ TEST_P(Layout, BatchedAndStridedMatchTheReference) {
       return st;
     };
     if (!info->strided && !dense) {  // dense-only techniques refuse, naming why
-      const std::string err = test::check_transpose_layout(lc.rows, lc.cols, c.elem_bytes, copy,
-                                                           layout, run);
+      const std::string err =
+          test::check_transpose_layout(lc.rows, lc.cols, c.elem_bytes, copy, layout, run);
       EXPECT_EQ(st.code, StatusCode::kUnsupported) << lc.name << ": " << err;
       EXPECT_NE(st.message.find("dense operands only"), std::string::npos) << st.message;
       continue;

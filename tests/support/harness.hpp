@@ -120,11 +120,11 @@ inline std::string check_transpose_layout(std::int64_t rows, std::int64_t cols, 
             if (at < 0 || at >= dst_n * std::int64_t(e)) {
               err = "wrote outside dst (byte " + std::to_string(at) + " of its span)";
             } else {
-              const std::int64_t el = at / std::int64_t(e), b = el / dst_bs,
-                                 in_m = el % dst_bs, line = in_m / dst_ld, pos = in_m % dst_ld;
+              const std::int64_t el = at / std::int64_t(e), b = el / dst_bs, in_m = el % dst_bs,
+                                 line = in_m / dst_ld, pos = in_m % dst_ld;
               err = "dst element " + std::to_string(el) + " (matrix " + std::to_string(b) +
                     ", row " + std::to_string(line) + ", column " + std::to_string(pos) + ") " +
-                    (ref[i] == kPoisonByte ? "is padding but was written"
+                    (ref[i] == kPoisonByte   ? "is padding but was written"
                      : out[i] == kPoisonByte ? "was never written"
                                              : "has the wrong value");
             }

@@ -46,8 +46,8 @@ int main(int argc, char** argv) {
   MatrixLayout strided{3, 160, copy ? 176 : 64, 48 * 160 + 32, (copy ? 48 * 176 : 144 * 64) + 16};
   if (!v->strided) strided = {3, 0, 0, 0, 0};
   const std::vector<Case> cases = {
-      {{48, 80}, {}, true},   {{144, 272}, {}, true}, {{1, 1}, {}, false},
-      {{1, 257}, {}, false},  {{33, 31}, {}, false},  {{48, 144}, strided, true},
+      {{48, 80}, {}, true},  {{144, 272}, {}, true}, {{1, 1}, {}, false},
+      {{1, 257}, {}, false}, {{33, 31}, {}, false},  {{48, 144}, strided, true},
   };
   // Every swizzle mode with the first barrier style, every other barrier style with the
   // default (widest) swizzle: each kernel instantiation's code paths, not their product.
