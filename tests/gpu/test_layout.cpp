@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <tests/support/gpu.hpp>
 #include <tests/support/harness.hpp>
+#include <tests/support/variant_cases.hpp>
 #include <tmakit/tmakit.hpp>
 
 namespace tmakit {
@@ -39,22 +40,7 @@ const std::vector<LayoutCase>& layout_cases() {
   return cases;
 }
 
-struct Case {
-  std::string variant;
-  int elem_bytes;
-};
-
-void PrintTo(const Case& c, std::ostream* os) {
-  *os << c.variant << "/" << c.elem_bytes << "B";
-}
-
-std::vector<Case> all_cases() {
-  std::vector<Case> cases;
-  for (const VariantInfo& v : variants())
-    for (int e : {1, 2, 4, 8, 16})
-      if (v.supports_elem_bytes(e)) cases.push_back({v.token, e});
-  return cases;
-}
+using Case = test::VariantCase;
 
 class Layout : public ::testing::TestWithParam<Case> {};
 
@@ -123,10 +109,8 @@ TEST_P(Layout, BatchedAndStridedMatchTheReference) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Registry, Layout, ::testing::ValuesIn(all_cases()),
-                         [](const ::testing::TestParamInfo<Case>& p) {
-                           return p.param.variant + "_" + std::to_string(p.param.elem_bytes) + "B";
-                         });
+INSTANTIATE_TEST_SUITE_P(Registry, Layout, ::testing::ValuesIn(test::all_variant_cases()),
+                         test::variant_case_name);
 
 }  // namespace
 }  // namespace tmakit

@@ -4,27 +4,13 @@
 #include <gtest/gtest.h>
 #include <tests/support/gpu.hpp>
 #include <tests/support/harness.hpp>
+#include <tests/support/variant_cases.hpp>
 #include <tmakit/tmakit.hpp>
 
 namespace tmakit {
 namespace {
 
-struct Case {
-  std::string variant;
-  int elem_bytes;
-};
-
-void PrintTo(const Case& c, std::ostream* os) {
-  *os << c.variant << "/" << c.elem_bytes << "B";
-}
-
-std::vector<Case> all_cases() {
-  std::vector<Case> cases;
-  for (const VariantInfo& v : variants())
-    for (int e : {1, 2, 4, 8, 16})
-      if (v.supports_elem_bytes(e)) cases.push_back({v.token, e});
-  return cases;
-}
+using Case = test::VariantCase;
 
 class Transpose : public ::testing::TestWithParam<Case> {};
 
@@ -58,10 +44,8 @@ TEST_P(Transpose, MatchesReferenceWithUnalignedPointers) {
   expect_matches_reference(GetParam(), {{64, 64}, {33, 31}, {1000, 999}}, GetParam().elem_bytes);
 }
 
-INSTANTIATE_TEST_SUITE_P(Registry, Transpose, ::testing::ValuesIn(all_cases()),
-                         [](const ::testing::TestParamInfo<Case>& p) {
-                           return p.param.variant + "_" + std::to_string(p.param.elem_bytes) + "B";
-                         });
+INSTANTIATE_TEST_SUITE_P(Registry, Transpose, ::testing::ValuesIn(test::all_variant_cases()),
+                         test::variant_case_name);
 
 class AutoVariant : public ::testing::TestWithParam<int> {};
 
