@@ -1,15 +1,21 @@
-// tmakit_bench: one Google Benchmark family per registered technique (iterating the registry),
-// plus the peers cudaMemcpyAsync D2D and cuBLAS geam (OP_T), for element sizes 1, 2, 4, 8 and
-// the preset's shapes.
+// tmakit_bench: every registered technique (iterating the registry), `auto`, and the libraries
+// a user would pick instead (bench/peers.hpp: cudaMemcpyAsync, cuBLAS geam, cuBLASLt, cuTENSOR
+// when found), over shape classes that real callers pass, for element sizes 1, 2, 4, 8, 16.
 //
-// Names: <technique>/e<bytes>/<rows>x<cols>; peers are memcpy/... and cublas_geam/....
-// Timing: CUDA events around the launch only (UseManualTime); buffers, verification and any
-// descriptor encoding stay outside; 3 warm-up launches; L2 (50 MB) flushed by overwriting a
-// 2 x L2 scratch buffer before every timed launch; --benchmark_repetitions with the median
-// aggregate (set by the presets). Counters: GBps (decimal, bytes read + written) and
-// pct_of_copy (this run's GB/s over the best copy measured so far in this process for the same
-// shape and element size: cudaMemcpyAsync, `copy`, and `tma_copy` when registered; copies run
-// first for each shape). Every result is verified once against the CPU reference first.
+// Names: <token>/e<bytes>/<class>/<shape>, shape = <rows>x<cols> or <batch>x<rows>x<cols>;
+// classes: square (large, 16-byte-aligned rows), odd (no row a multiple of 16 bytes), skinny
+// (k x N and N x k, k <= 32, N in the millions), batched (thousands of small matrices, one
+// batch of odd-sized ones). Plus host_overhead/<token>/e4/64x64: host microseconds per
+// transpose() call (synchronize = false), 10,000 calls.
+//
+// Timing: CUDA events around the launch only (UseManualTime); buffers, verification,
+// descriptors and plans stay outside; 3 warm-up launches; L2 flushed by overwriting a 2 x L2
+// scratch buffer before every timed launch; --benchmark_repetitions with the median aggregate.
+// Counters: GBps (decimal, bytes read + written) and pct_of_copy (over the best copy measured
+// so far in this process for the same shape and element size: cudaMemcpyAsync, `copy`,
+// `tma_copy`; the copies run first for each shape). Every result, peers included, is verified
+// bit for bit against the CPU reference before it is timed; a TMA technique that cannot run a
+// call is skipped with its reason (allow_fallback = false), never timed as its fallback.
 //
 //   tmakit_bench --preset=quick|full [google benchmark flags]
 #include <algorithm>
@@ -25,19 +31,27 @@
 #include <thread>
 #include <vector>
 #include <benchmark/benchmark.h>
-#include <cublas_v2.h>
 #include <host/error.hpp>
 #include <host/reference.hpp>
 #include <host/testdata.hpp>
 #include <host/timing.hpp>
 #include <tmakit/tmakit.hpp>
+#include "peers.hpp"
 
 namespace tmakit::bench {
 namespace {
 
 struct Shape {
-  std::int64_t rows, cols;
+  const char* cls;
+  std::int64_t batch, rows, cols;
+  std::string name() const {
+    return (batch > 1 ? std::to_string(batch) + "x" : std::string()) + std::to_string(rows) + "x" +
+           std::to_string(cols);
+  }
 };
+
+// One buffer larger than this is not run (32768^2 of 16-byte elements would be 17 GB).
+constexpr std::size_t kMaxBufferBytes = 9'000'000'000ull;
 
 void skip(benchmark::State& state, const std::string& why) {
 #if defined(TMAKIT_BENCH_HAS_SKIP_MESSAGE)
@@ -64,7 +78,7 @@ void parallel_for(std::int64_t n, F&& f) {  // f(begin, end) over [0, n) in band
 struct Problem {
   Shape shape{};
   int elem_bytes = 0;
-  std::size_t bytes = 0;
+  std::size_t bytes = 0;  // one operand: batch * rows * cols * elem_bytes
   void* src = nullptr;
   void* dst = nullptr;
   std::vector<unsigned char> h_src, h_ref;
@@ -72,19 +86,25 @@ struct Problem {
     cudaFree(src);
     cudaFree(dst);
   }
+  std::int64_t elems() const { return shape.batch * shape.rows * shape.cols; }
 };
 
 Problem* problem_for(const Shape& s, int e, std::string* error) {
   static std::unique_ptr<Problem> current;
-  if (current && current->shape.rows == s.rows && current->shape.cols == s.cols &&
-      current->elem_bytes == e)
+  if (current && current->shape.batch == s.batch && current->shape.rows == s.rows &&
+      current->shape.cols == s.cols && current->elem_bytes == e)
     return current.get();
   current.reset();
   auto p = std::make_unique<Problem>();
   p->shape = s;
   p->elem_bytes = e;
-  const std::int64_t n = s.rows * s.cols;
+  const std::int64_t n = p->elems();
   p->bytes = static_cast<std::size_t>(n) * e;
+  if (p->bytes > kMaxBufferBytes) {
+    *error = "not run: one operand would be " + std::to_string(p->bytes) + " bytes (limit " +
+             std::to_string(kMaxBufferBytes) + ")";
+    return nullptr;
+  }
   if (cudaMalloc(&p->src, p->bytes) != cudaSuccess ||
       cudaMalloc(&p->dst, p->bytes) != cudaSuccess) {
     cudaGetLastError();
@@ -95,13 +115,24 @@ Problem* problem_for(const Shape& s, int e, std::string* error) {
   p->h_ref.resize(p->bytes);
   unsigned char* src = p->h_src.data();
   unsigned char* ref = p->h_ref.data();
+  // Integer-valued floats of each peer's type: every library's alpha = 1 is then bit-exact.
   parallel_for(n, [&](std::int64_t b, std::int64_t en) {
-    fill_index_pattern_range(src + b * e, b, en - b, e);
+    fill_peer_values_range(src + b * e, b, en - b, e);
   });
-  // The CPU reference, by bands of input rows (each band writes its own output columns).
-  parallel_for(s.rows, [&](std::int64_t r0, std::int64_t r1) {
-    reference_transpose_rows(src, ref, s.rows, s.cols, e, r0, r1);
-  });
+  // The CPU reference: matrix by matrix, each by bands of input rows (a band writes its own
+  // output columns); a batch of small matrices is split by matrices instead.
+  const std::size_t mat_bytes = static_cast<std::size_t>(s.rows * s.cols) * e;
+  if (s.batch > 1) {
+    parallel_for(s.batch, [&](std::int64_t b0, std::int64_t b1) {
+      for (std::int64_t b = b0; b < b1; ++b)
+        reference_transpose_rows(src + b * mat_bytes, ref + b * mat_bytes, s.rows, s.cols, e, 0,
+                                 s.rows);
+    });
+  } else {
+    parallel_for(s.rows, [&](std::int64_t r0, std::int64_t r1) {
+      reference_transpose_rows(src, ref, s.rows, s.cols, e, r0, r1);
+    });
+  }
   if (cudaMemcpy(p->src, src, p->bytes, cudaMemcpyHostToDevice) != cudaSuccess) {
     *error = "cudaMemcpy of the input failed";
     return nullptr;
@@ -112,44 +143,34 @@ Problem* problem_for(const Shape& s, int e, std::string* error) {
 
 DeviceInfo g_dev;
 std::unique_ptr<L2Flusher> g_flusher;
-cublasHandle_t g_cublas = nullptr;
-std::map<std::string, double> g_best_copy_gbps;  // "<rows>x<cols>/e<bytes>" -> GB/s
+std::vector<std::unique_ptr<Peer>> g_peers;
+std::map<std::string, double> g_best_copy_gbps;  // "<shape>/e<bytes>" -> GB/s
 
-std::string key_of(const Shape& s, int e) {
-  return std::to_string(s.rows) + "x" + std::to_string(s.cols) + "/e" + std::to_string(e);
-}
-
-// Verify once (poisoned output, bit-for-bit), then time each iteration with events.
-void run(benchmark::State& state, const std::string& name, const Shape& s, int e, bool is_copy,
-         const std::function<Status(Problem&)>& launch) {
-  std::string err;
-  Problem* p = problem_for(s, e, &err);
-  if (p == nullptr) {
-    state.SkipWithError(err.c_str());
-    return;
-  }
-  // Verified once per benchmark (repetitions call this function again).
-  static std::set<std::string> verified;
+// Verify once (poisoned output, bit for bit), then time each iteration with events.
+void run(benchmark::State& state, const std::string& name, Problem& p, bool is_copy,
+         const std::function<Status()>& launch) {
+  static std::set<std::string> verified;  // repetitions call this function again
   Status st;
   if (!verified.count(name)) {
-    cudaMemset(p->dst, kPoisonByte, p->bytes);
-    st = launch(*p);
+    cudaMemset(p.dst, kPoisonByte, p.bytes);
+    st = launch();
     if (st) st = cuda_status(cudaDeviceSynchronize(), "kernel");
     if (!st) {
       state.SkipWithError(st.message.c_str());
       return;
     }
-    std::vector<unsigned char> out(p->bytes);
-    cudaMemcpy(out.data(), p->dst, p->bytes, cudaMemcpyDeviceToHost);
+    std::vector<unsigned char> out(p.bytes);
+    cudaMemcpy(out.data(), p.dst, p.bytes, cudaMemcpyDeviceToHost);
     const std::int64_t bad =
-        first_mismatch(out.data(), is_copy ? p->h_src.data() : p->h_ref.data(), s.rows * s.cols, e);
+        first_mismatch(out.data(), is_copy ? p.h_src.data() : p.h_ref.data(), p.elems(),
+                       p.elem_bytes);
     if (bad >= 0) {
       state.SkipWithError(("verification failed at element " + std::to_string(bad)).c_str());
       return;
     }
     verified.insert(name);
   }
-  for (int i = 0; i < 3; ++i) launch(*p);
+  for (int i = 0; i < 3; ++i) launch();
   cudaEvent_t a, b;
   cudaEventCreate(&a);
   cudaEventCreate(&b);
@@ -157,7 +178,7 @@ void run(benchmark::State& state, const std::string& name, const Shape& s, int e
   for (auto _ : state) {
     g_flusher->flush(nullptr);
     cudaEventRecord(a);
-    st = launch(*p);
+    st = launch();
     cudaEventRecord(b);
     cudaEventSynchronize(b);
     if (!st) {
@@ -172,9 +193,9 @@ void run(benchmark::State& state, const std::string& name, const Shape& s, int e
   cudaEventDestroy(a);
   cudaEventDestroy(b);
   if (!st || state.iterations() == 0) return;
-  const double moved = 2.0 * static_cast<double>(p->bytes);
+  const double moved = 2.0 * static_cast<double>(p.bytes);
   const double gbps = moved / (total_ms / state.iterations() * 1e6);
-  const std::string key = key_of(s, e);
+  const std::string key = p.shape.name() + "/e" + std::to_string(p.elem_bytes);
   if (is_copy) g_best_copy_gbps[key] = std::max(g_best_copy_gbps[key], gbps);
   state.counters["GBps"] =
       benchmark::Counter(moved / 1e9, benchmark::Counter::kIsIterationInvariantRate);
@@ -184,73 +205,144 @@ void run(benchmark::State& state, const std::string& name, const Shape& s, int e
   state.counters["bytes_moved"] = moved;
 }
 
-void register_all(const std::vector<Shape>& shapes, int iterations, int repetitions) {
-  auto add = [&](const std::string& name, std::function<void(benchmark::State&)> fn) {
-    benchmark::RegisterBenchmark(name.c_str(), fn)
+void add(const std::string& name, std::function<void(benchmark::State&)> fn, int iterations,
+         int repetitions) {
+  benchmark::RegisterBenchmark(name.c_str(), fn)
+      ->UseManualTime()
+      ->Unit(benchmark::kMicrosecond)
+      ->Iterations(iterations)
+      ->Repetitions(repetitions)
+      ->ReportAggregatesOnly(false);
+}
+
+void register_shape(const Shape& s, int e, int iterations, int repetitions) {
+  const std::string suffix = "/e" + std::to_string(e) + "/" + s.cls + "/" + s.name();
+  auto peer_bench = [=](Peer* peer) {
+    return [=](benchmark::State& st) {
+      const PeerCall probe{nullptr, nullptr, s.batch, s.rows, s.cols, e};
+      if (std::string why = peer->unsupported(probe); !why.empty()) return skip(st, why);
+      std::string err;
+      Problem* p = problem_for(s, e, &err);
+      if (p == nullptr) return skip(st, err);
+      const PeerCall call{p->src, p->dst, s.batch, s.rows, s.cols, e};
+      if (Status ps = peer->prepare(call); !ps) return st.SkipWithError(ps.message.c_str());
+      st.SetLabel(peer->type_name(e));
+      run(st, peer->token() + suffix, *p, peer->is_copy(), [peer] { return peer->launch(); });
+    };
+  };
+  auto technique_bench = [=](const std::string& token) {
+    return [=](benchmark::State& st) {
+      const VariantInfo* info = token == "auto" ? nullptr : find_variant(token);
+      if (info != nullptr && !info->supports_elem_bytes(e))
+        return skip(st, token + " does not support " + std::to_string(e) + "-byte elements");
+      if (info != nullptr && g_dev.cc < info->min_cc)
+        return skip(st, token + " needs compute capability " + std::to_string(info->min_cc));
+      std::string err;
+      Problem* p = problem_for(s, e, &err);
+      if (p == nullptr) return skip(st, err);
+      TransposeOptions o;
+      o.variant = token;
+      o.allow_fallback = false;  // time the technique itself or nothing
+      MatrixLayout lay;
+      lay.batch = s.batch;
+      // Which technique runs (auto's pick; a refusal is a skip with its reason).
+      Status probe = transpose(p->src, p->dst, s.rows, s.cols, e, lay, o);
+      if (probe.code == StatusCode::kUnsupported) return skip(st, probe.message);
+      if (!probe) return st.SkipWithError(probe.message.c_str());
+      if (token == "auto") st.SetLabel("ran " + probe.variant);
+      const bool is_copy = info != nullptr && info->kind == VariantKind::kCopy;
+      run(st, token + suffix, *p, is_copy,
+          [=] { return transpose(p->src, p->dst, s.rows, s.cols, e, lay, o); });
+    };
+  };
+  // Copies first, so the transposes of this shape can be put against the best of them.
+  for (auto& peer : g_peers)
+    if (peer->is_copy()) add(peer->token() + suffix, peer_bench(peer.get()), iterations, repetitions);
+  for (const VariantInfo& v : variants())
+    if (v.kind == VariantKind::kCopy) add(v.token + suffix, technique_bench(v.token), iterations, repetitions);
+  for (const VariantInfo& v : variants())
+    if (v.kind != VariantKind::kCopy) add(v.token + suffix, technique_bench(v.token), iterations, repetitions);
+  add("auto" + suffix, technique_bench("auto"), iterations, repetitions);
+  for (auto& peer : g_peers)
+    if (!peer->is_copy()) add(peer->token() + suffix, peer_bench(peer.get()), iterations, repetitions);
+}
+
+// Host time of one transpose() call that does not wait (a 64x64 fp32 matrix): what a caller
+// pays per call on the CPU, tensor-map encoding included. 100 calls per iteration, timed with
+// a host clock; the device is drained between iterations, outside the timed region, so the
+// launch queue never fills.
+void register_overhead(int calls_per_iter, int iters) {
+  std::vector<std::string> tokens = {"auto"};
+  for (const VariantInfo& v : variants())
+    if (v.supports_elem_bytes(4)) tokens.push_back(v.token);
+  for (const std::string& token : tokens) {
+    benchmark::RegisterBenchmark(("host_overhead/" + token + "/e4/64x64").c_str(),
+                                 [=](benchmark::State& st) {
+                                   const VariantInfo* info =
+                                       token == "auto" ? nullptr : find_variant(token);
+                                   if (info != nullptr && g_dev.cc < info->min_cc)
+                                     return skip(st, token + " needs a newer GPU");
+                                   void *src = nullptr, *dst = nullptr;
+                                   cudaMalloc(&src, 64 * 64 * 4);
+                                   cudaMalloc(&dst, 64 * 64 * 4);
+                                   TransposeOptions o;
+                                   o.variant = token;
+                                   Status s = transpose(src, dst, 64, 64, 4, o);
+                                   if (s.ok()) s = cuda_status(cudaDeviceSynchronize(), "kernel");
+                                   if (!s) {
+                                     cudaFree(src);
+                                     cudaFree(dst);
+                                     return st.SkipWithError(s.message.c_str());
+                                   }
+                                   st.SetLabel("ran " + s.variant);
+                                   double total_s = 0;
+                                   for (auto _ : st) {
+                                     const auto t0 = std::chrono::steady_clock::now();
+                                     for (int i = 0; i < calls_per_iter; ++i)
+                                       s = transpose(src, dst, 64, 64, 4, o);
+                                     const auto t1 = std::chrono::steady_clock::now();
+                                     cudaDeviceSynchronize();
+                                     const double dt = std::chrono::duration<double>(t1 - t0).count();
+                                     total_s += dt;
+                                     st.SetIterationTime(dt);
+                                   }
+                                   st.counters["us_per_call"] =
+                                       1e6 * total_s / (static_cast<double>(st.iterations()) * calls_per_iter);
+                                   cudaFree(src);
+                                   cudaFree(dst);
+                                   if (!s) st.SkipWithError(s.message.c_str());
+                                 })
         ->UseManualTime()
         ->Unit(benchmark::kMicrosecond)
-        ->Iterations(iterations)
-        ->Repetitions(repetitions)
+        ->Iterations(iters)
+        ->Repetitions(3)
         ->ReportAggregatesOnly(false);
-  };
-  for (const Shape& s : shapes)
-    for (int e : {1, 2, 4, 8}) {
-      const std::string suffix =
-          "/e" + std::to_string(e) + "/" + std::to_string(s.rows) + "x" + std::to_string(s.cols);
-      // Copies first, so the transposes of this shape can be put against the best of them.
-      add("memcpy" + suffix, [=](benchmark::State& st) {
-        run(st, "memcpy" + suffix, s, e, true, [](Problem& p) {
-          return cuda_status(
-              cudaMemcpyAsync(p.dst, p.src, p.bytes, cudaMemcpyDeviceToDevice, nullptr),
-              "cudaMemcpyAsync");
-        });
-      });
-      std::vector<const VariantInfo*> ordered;
-      for (const VariantInfo& v : variants())
-        if (v.kind == VariantKind::kCopy) ordered.push_back(&v);
-      for (const VariantInfo& v : variants())
-        if (v.kind != VariantKind::kCopy) ordered.push_back(&v);
-      for (const VariantInfo* v : ordered) {
-        const std::string token = v->token;
-        const bool is_copy = v->kind == VariantKind::kCopy;
-        add(token + suffix, [=](benchmark::State& st) {
-          const VariantInfo* info = find_variant(token);
-          if (!info->supports_elem_bytes(e))
-            return skip(st, token + " does not support " + std::to_string(e) + "-byte elements");
-          if (g_dev.cc < info->min_cc)
-            return skip(st, token + " needs compute capability " + std::to_string(info->min_cc));
-          TransposeOptions o;
-          o.variant = token;
-          run(st, token + suffix, s, e, is_copy,
-              [&](Problem& p) { return transpose(p.src, p.dst, s.rows, s.cols, e, o); });
-        });
-      }
-      add("cublas_geam" + suffix, [=](benchmark::State& st) {
-        if (e != 4 && e != 8)
-          return skip(st, "cuBLAS geam has no " + std::to_string(e) + "-byte type");
-        // Row-major rows x cols is column-major cols x rows (lda = cols); C = A^T is column-major
-        // rows x cols = row-major cols x rows (ldc = rows).
-        run(st, "cublas_geam" + suffix, s, e, false, [&](Problem& p) {
-          const int m = static_cast<int>(s.rows), n = static_cast<int>(s.cols);
-          cublasStatus_t r;
-          if (e == 4) {
-            const float one = 1, zero = 0;
-            r = cublasSgeam(g_cublas, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one,
-                            static_cast<const float*>(p.src), n, &zero,
-                            static_cast<const float*>(p.dst), m, static_cast<float*>(p.dst), m);
-          } else {
-            const double one = 1, zero = 0;
-            r = cublasDgeam(g_cublas, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one,
-                            static_cast<const double*>(p.src), n, &zero,
-                            static_cast<const double*>(p.dst), m, static_cast<double*>(p.dst), m);
-          }
-          return r == CUBLAS_STATUS_SUCCESS
-                     ? Status{}
-                     : make_status(StatusCode::kCudaError,
-                                   "cublas geam failed: " + std::to_string(r));
-        });
-      });
-    }
+  }
+}
+
+// The presets. quick: one or two shapes of each class, every technique, a few minutes (the sm_90
+// CI script runs it). full: every class at several sizes (docs/results.md).
+std::vector<Shape> preset_shapes(const std::string& preset) {
+  if (preset == "quick")
+    return {{"square", 1, 8192, 2048},   {"square", 1, 16384, 16384}, {"odd", 1, 12345, 6789},
+            {"skinny", 1, 4, 4000000},   {"skinny", 1, 4000000, 4},   {"batched", 4096, 64, 64},
+            {"batched", 3000, 97, 75}};
+  if (preset != "full") return {};
+  std::vector<Shape> v = {{"square", 1, 2048, 2048},   {"square", 1, 4096, 4096},
+                          {"square", 1, 8192, 2048},   {"square", 1, 16384, 16384},
+                          {"square", 1, 32768, 32768}, {"odd", 1, 12345, 6789},
+                          {"odd", 1, 6789, 12345},     {"odd", 1, 3001, 4999}};
+  // k x N and N x k: k = 1 is a copy; 2, 4 and 16 divide a 16-byte vector's elements or not
+  // depending on the element size; 7 never does; 32 is the widest skinny.
+  for (std::int64_t k : {1, 2, 4, 7, 16, 32}) {
+    v.push_back({"skinny", 1, k, 4000000});
+    v.push_back({"skinny", 1, 4000000, k});
+  }
+  const Shape batched[] = {{"batched", 16384, 32, 32},  {"batched", 4096, 64, 64},
+                           {"batched", 2048, 128, 128}, {"batched", 1024, 256, 256},
+                           {"batched", 1000, 512, 512}, {"batched", 3000, 97, 75}};
+  v.insert(v.end(), std::begin(batched), std::end(batched));
+  return v;
 }
 
 }  // namespace
@@ -267,16 +359,10 @@ int main(int argc, char** argv) {
     else
       args.push_back(argv[i]);
   }
-  // quick: a few shapes, every technique, a few minutes; full: the articles' shapes plus
-  // 4096^2 and 16384^2 (32768^2 is 4.3 GB per fp32 buffer).
-  std::vector<Shape> shapes;
-  int iterations = 10, repetitions = 3;
-  if (preset == "quick") {
-    shapes = {{8192, 2048}, {16384, 16384}};
-  } else if (preset == "full") {
-    shapes = {{2048, 2048}, {4096, 4096}, {8192, 2048}, {16384, 16384}, {32768, 32768}};
-  } else {
-    std::fprintf(stderr, "tmakit_bench: --preset must be quick or full\n");
+  const std::vector<Shape> shapes = preset_shapes(preset);
+  if (shapes.empty()) {
+    std::fprintf(stderr, "tmakit_bench: --preset must be quick or full (got '%s')\n",
+                 preset.c_str());
     return 2;
   }
   if (Status s = query_device(&g_dev); !s) {
@@ -288,10 +374,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "tmakit_bench: %s\n", s.message.c_str());
     return 1;
   }
-  if (cublasCreate(&g_cublas) != CUBLAS_STATUS_SUCCESS) {
-    std::fprintf(stderr, "tmakit_bench: cublasCreate failed\n");
-    return 1;
-  }
+  std::string cutensor;
+  g_peers = make_peers(&cutensor);
+  std::string peer_list;
+  for (const auto& p : g_peers) peer_list += (peer_list.empty() ? "" : ", ") + std::string(p->token());
   char date[32];
   const std::time_t now = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
@@ -306,11 +392,16 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("runtime_version", std::to_string(g_dev.runtime_version));
   benchmark::AddCustomContext("date", date);
   benchmark::AddCustomContext("preset", preset);
-  register_all(shapes, iterations, repetitions);
+  benchmark::AddCustomContext("cutensor", cutensor);
+  benchmark::AddCustomContext("peers", peer_list);
+  const int iterations = 10, repetitions = 3;
+  for (const Shape& s : shapes)
+    for (int e : {1, 2, 4, 8, 16}) register_shape(s, e, iterations, repetitions);
+  register_overhead(100, 100);
   int bargc = static_cast<int>(args.size());
   benchmark::Initialize(&bargc, args.data());
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
-  cublasDestroy(g_cublas);
+  g_peers.clear();
   return 0;
 }

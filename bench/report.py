@@ -1,147 +1,373 @@
 #!/usr/bin/env python3
-"""Turn tmakit_bench --benchmark_out JSON into docs/results.md and PNG charts.
+"""Turn tmakit_bench --benchmark_out JSON files into docs/results.md, PNG charts and the
+README's headline table.
 
-usage: bench/report.py BENCH.json [--md docs/results.md] [--img docs/img] [--command "..."]
+usage: bench/report.py BENCH.json [BENCH.json ...] [--md docs/results.md] [--img docs/img]
+                       [--readme README.md] [--command "..."]
 
-Tables: technique x shape, GB/s and percent of the best copy, per element size, with the GPU,
-driver and date from the benchmark context. Charts: GB/s per technique per shape, the best copy
-drawn as a line over each shape group. Uses the median aggregate of the repetitions.
+Several files of one GPU (a run split by --benchmark_filter) merge; files of several GPUs give
+one section per GPU, each naming its GPU, driver, date and cuTENSOR. For every shape of every
+class: the best copy, tmakit's best technique, the best peer (cuBLAS geam, cuBLASLt, cuTENSOR),
+the ratio of tmakit's best to it, and what `auto` ran. A table and a chart per class, the
+per-technique tables per class and element size, the host overhead per call. With --readme,
+the text between <!-- headline:begin --> and <!-- headline:end --> is replaced by the headline
+table (per GPU, class and element size: tmakit against the best peer, losses counted).
+Medians of the repetitions.
 """
 import argparse
 import json
+import math
 import os
 import sys
 from collections import OrderedDict
 
 COPIES = ("memcpy", "copy", "tma_copy")
+PEERS = ("cublas_geam", "cublas_geam_c", "cublaslt", "cutensor")
+CLASSES = ("square", "odd", "skinny", "batched")
+PEER_NAMES = {"cublas_geam": "cuBLAS geam", "cublas_geam_c": "cuBLAS geam (C)",
+              "cublaslt": "cuBLASLt", "cutensor": "cuTENSOR"}
 
 
-def load(path):
-    with open(path) as f:
-        data = json.load(f)
-    rows = OrderedDict()  # (elem, shape) -> OrderedDict(technique -> (gbps, pct or None, error))
-    for b in data["benchmarks"]:
-        name = b.get("run_name", b["name"])
-        parts = name.split("/")[:3]  # <technique>/e<bytes>/<rows>x<cols>[/iterations:..]
-        if len(parts) != 3 or not parts[1].startswith("e"):
-            continue
-        tech, elem, shape = parts[0], int(parts[1][1:]), parts[2]
-        aggregate = b.get("aggregate_name")
-        skipped = b.get("error_occurred") or b.get("skipped")
-        if aggregate not in (None, "median"):
-            continue
-        if aggregate is None and not skipped:
-            continue  # per-repetition rows: the median aggregate stands for them
-        cell = rows.setdefault((elem, shape), OrderedDict())
-        if skipped:
-            cell.setdefault(tech, (None, None, b.get("error_message") or b.get("skip_message") or "skipped"))
-        else:
-            cell[tech] = (b.get("GBps", 0) / 1e9 if b.get("GBps", 0) > 1e6 else b.get("GBps", 0), b.get("pct_of_copy"), None)
-    return data.get("context", {}), rows
+class Cell:
+    """One benchmark's median: GB/s and percent of the best copy, or why it did not run."""
+
+    def __init__(self, gbps=None, pct=None, error=None, label=""):
+        self.gbps, self.pct, self.error, self.label = gbps, pct, error, label
+
+    def ran(self):
+        return self.gbps is not None
 
 
-def shape_key(s):
-    r, c = s.split("x")
-    return int(r) * int(c), int(r)
+class Run:
+    """The benchmarks of one GPU: context, cells and host-overhead rows."""
+
+    def __init__(self, ctx):
+        self.ctx = dict(ctx)
+        self.cells = OrderedDict()  # (cls, shape, elem) -> OrderedDict(token -> Cell)
+        self.overhead = OrderedDict()  # token -> (us_per_call, label) or (None, error)
 
 
-def write_md(ctx, rows, md_path, img_rel, command):
-    elems = sorted({e for e, _ in rows})
-    lines = ["# Benchmark results", ""]
-    lines.append("GPU: %s (compute capability %s, %s SMs, SM clock %s MHz, memory clock %s MHz), driver %s, CUDA runtime %s, %s. Preset `%s`." % (
-        ctx.get("gpu", "?"), ctx.get("compute_capability", "?"), ctx.get("sm_count", "?"), ctx.get("sm_clock_mhz", "?"),
-        ctx.get("mem_clock_mhz", "?"), ctx.get("driver_version", "?"), ctx.get("runtime_version", "?"), ctx.get("date", "?"),
-        ctx.get("preset", "?")))
-    lines.append("")
-    if command:
-        lines += ["Command: `%s`" % command, ""]
-    lines.append("Each cell: GB/s (decimal, bytes read + written) and, in parentheses, percent of the best copy "
-                 "(the fastest repetition of cudaMemcpyAsync D2D, `copy` and `tma_copy` measured in the same process for "
-                 "the same shape and element size, so a copy's own median is a little under 100%). Median of the repetitions; CUDA events around the launch only; L2 flushed "
-                 "before every timed launch; every result verified against the CPU reference before timing.")
-    lines.append("")
-    for e in elems:
-        shapes = sorted({s for ee, s in rows if ee == e}, key=shape_key)
-        techs = []
-        for s in shapes:
-            for t in rows[(e, s)]:
-                if t not in techs:
-                    techs.append(t)
-        lines.append("## %d-byte elements" % e)
-        lines.append("")
-        lines.append("| technique | " + " | ".join(shapes) + " |")
-        lines.append("|---|" + "---|" * len(shapes))
-        for t in techs:
-            cells = []
-            for s in shapes:
-                v = rows[(e, s)].get(t)
-                if v is None:
-                    cells.append("")
-                elif v[0] is None:
-                    cells.append("skipped")
+def parse_name(name):
+    """'<token>/e<E>/<class>/<shape>' -> (token, elem, cls, shape); the pre-class form
+    '<token>/e<E>/<shape>' is the square class. None for other names."""
+    parts = name.split("/")
+    parts = [p for p in parts if ":" not in p]  # google benchmark's /iterations:N, /repeats:N
+    if len(parts) == 3 and parts[1].startswith("e") and parts[1][1:].isdigit():
+        return parts[0], int(parts[1][1:]), "square", parts[2]
+    if len(parts) == 4 and parts[1].startswith("e") and parts[1][1:].isdigit():
+        return parts[0], int(parts[1][1:]), parts[2], parts[3]
+    return None
+
+
+def shape_dims(shape):
+    """'RxC' -> (1, R, C); 'BxRxC' -> (B, R, C)."""
+    d = [int(x) for x in shape.split("x")]
+    return (1, d[0], d[1]) if len(d) == 2 else (d[0], d[1], d[2])
+
+
+def shape_key(shape):
+    b, r, c = shape_dims(shape)
+    return b * r * c, b, r
+
+
+def gbps_of(b):
+    g = b.get("GBps", 0)
+    return g / 1e9 if g > 1e6 else g  # older files stored bytes per second
+
+
+def load(paths):
+    """-> OrderedDict(gpu name -> Run), files of one GPU merged (later files win per cell)."""
+    runs = OrderedDict()
+    for path in paths:
+        with open(path) as f:
+            data = json.load(f)
+        ctx = data.get("context", {})
+        run = runs.setdefault(ctx.get("gpu", "?"), Run(ctx))
+        for k in ("date", "driver_version", "cutensor", "peers"):
+            if k in ctx and k not in run.ctx:
+                run.ctx[k] = ctx[k]
+        for b in data["benchmarks"]:
+            name = b.get("run_name", b["name"])
+            aggregate = b.get("aggregate_name")
+            skipped = b.get("error_occurred") or b.get("skipped")
+            if aggregate not in (None, "median"):
+                continue
+            if aggregate is None and not skipped:
+                continue  # per-repetition rows: the median aggregate stands for them
+            why = b.get("error_message") or b.get("skip_message") or "skipped"
+            if name.startswith("host_overhead/"):
+                parts = name.split("/")
+                if skipped:
+                    run.overhead.setdefault(parts[1], (None, why))
                 else:
-                    pct = "" if v[1] is None else " (%.1f%%)" % v[1]
-                    cells.append("%.0f%s" % (v[0], pct))
-            lines.append("| `%s` | %s |" % (t, " | ".join(cells)))
-        lines.append("")
-        if img_rel:
-            lines.append("![GB/s, %d-byte elements](%s/results_e%d.png)" % (e, img_rel, e))
+                    run.overhead[parts[1]] = (b.get("us_per_call"), b.get("label", ""))
+                continue
+            parsed = parse_name(name)
+            if parsed is None:
+                continue
+            token, elem, cls, shape = parsed
+            cell = run.cells.setdefault((cls, shape, elem), OrderedDict())
+            if skipped:
+                if token not in cell or not cell[token].ran():
+                    cell[token] = Cell(error=why)
+            else:
+                cell[token] = Cell(gbps_of(b), b.get("pct_of_copy"), None, b.get("label", ""))
+    return runs
+
+
+def best(cell, tokens):
+    """(token, Cell) of the fastest that ran among tokens, or (None, None)."""
+    ran = [(t, c) for t, c in cell.items() if t in tokens and c.ran()]
+    return max(ran, key=lambda tc: tc[1].gbps) if ran else (None, None)
+
+
+def is_technique(token):
+    return token not in COPIES and token not in PEERS and token != "auto"
+
+
+def verdict(cell):
+    """Per shape: memcpy, best copy, tmakit's best, the best peer, ratio, auto's run."""
+    techs = [t for t in cell if is_technique(t)]
+    tk, tc = best(cell, techs)
+    pk, pc = best(cell, PEERS)
+    ck, cc = best(cell, COPIES)
+    m = cell.get("memcpy")
+    memcpy = m.gbps if m is not None and m.ran() else None
+    auto = cell.get("auto")
+    return {
+        "memcpy": memcpy,
+        "best_copy": (ck, cc.gbps) if cc else (None, None),
+        "tmakit": (tk, tc.gbps) if tc else (None, None),
+        "peer": (pk, pc.gbps) if pc else (None, None),
+        "ratio": (tc.gbps / pc.gbps) if tc and pc else None,
+        "auto": (auto.label.replace("ran ", ""), auto.gbps) if auto is not None and auto.ran() else (None, None),
+    }
+
+
+def pct(x, of):
+    return "%.1f%%" % (100.0 * x / of) if x and of else "-"
+
+
+def gpu_header(run):
+    c = run.ctx
+    ct = c.get("cutensor", "not recorded")
+    return ("GPU: **%s** (compute capability %s, %s SMs, SM clock %s MHz, memory clock %s MHz, L2 %s bytes), "
+            "driver %s, CUDA runtime %s, %s. Preset `%s`. cuTENSOR: %s. Peers in the run: %s." % (
+                c.get("gpu", "?"), c.get("compute_capability", "?"), c.get("sm_count", "?"),
+                c.get("sm_clock_mhz", "?"), c.get("mem_clock_mhz", "?"), c.get("l2_bytes", "?"),
+                c.get("driver_version", "?"), c.get("runtime_version", "?"), c.get("date", "?"),
+                c.get("preset", "?"), ct, c.get("peers", "not recorded")))
+
+
+def cell_text(run, token, c):
+    if c is None:
+        if token == "cutensor" and run.ctx.get("cutensor", "not found") == "not found":
+            return "not run (cuTENSOR: not found)"
+        return ""
+    if not c.ran():
+        return "n/a"
+    return "%.0f%s" % (c.gbps, "" if c.pct is None else " (%.1f%%)" % c.pct)
+
+
+def slug(s):
+    return "".join(ch if ch.isalnum() else "-" for ch in s.lower()).strip("-")
+
+
+def losses(run):
+    """[(cls, shape, elem, tmakit token, GB/s, peer token, GB/s, ratio)] where the best peer wins."""
+    out = []
+    for (cls, shape, e), cell in run.cells.items():
+        v = verdict(cell)
+        if v["ratio"] is not None and v["ratio"] < 1.0:
+            out.append((cls, shape, e, v["tmakit"][0], v["tmakit"][1], v["peer"][0], v["peer"][1], v["ratio"]))
+    return out
+
+
+def class_summary(run, cls, e):
+    """(geomean ratio, worst ratio, worst shape, shapes lost, shapes compared, mean % of memcpy)."""
+    ratios, pcts = [], []
+    worst = (None, None)
+    for (c, shape, ee), cell in run.cells.items():
+        if c != cls or ee != e:
+            continue
+        v = verdict(cell)
+        if v["tmakit"][1] and v["memcpy"]:
+            pcts.append(100.0 * v["tmakit"][1] / v["memcpy"])
+        if v["ratio"] is None:
+            continue
+        ratios.append(v["ratio"])
+        if worst[0] is None or v["ratio"] < worst[0]:
+            worst = (v["ratio"], shape)
+    if not ratios and not pcts:
+        return None
+    geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios)) if ratios else None
+    return (geo, worst[0], worst[1], sum(1 for r in ratios if r < 1.0), len(ratios),
+            min(pcts) if pcts else None)
+
+
+def headline(runs):
+    lines = ["| GPU | class | elements | tmakit / best peer (geomean) | worst ratio (shape) | shapes lost | lowest % of memcpy |",
+             "|---|---|---|---|---|---|---|"]
+    for gpu, run in runs.items():
+        for cls in CLASSES:
+            for e in sorted({e for (c, _, e) in run.cells if c == cls}):
+                s = class_summary(run, cls, e)
+                if s is None:
+                    continue
+                geo, worst, wshape, lost, n, low = s
+                lines.append("| %s | %s | %d B | %s | %s | %s | %s |" % (
+                    gpu.replace("NVIDIA ", ""), cls, e,
+                    "%.2f" % geo if geo else "no peer",
+                    "%.2f (%s)" % (worst, wshape) if worst else "-",
+                    "%d of %d" % (lost, n) if n else "-",
+                    "%.0f%%" % low if low else "-"))
+    return "\n".join(lines)
+
+
+def write_md(runs, md_path, img_rel, command):
+    lines = ["# Benchmark results", ""]
+    if command:
+        lines += ["Command: `%s` (on each GPU), then `bench/report.py` over the JSON files." % command, ""]
+    lines += [
+        "GB/s are decimal, bytes read + written (2 x elements x element size). Medians of the repetitions; "
+        "CUDA events around the launch only; L2 flushed before every timed launch; every result, the peers' "
+        "included, verified bit for bit against the CPU reference before timing (inputs are integer-valued "
+        "floats of each peer's type, so alpha = 1 is exact). *tmakit best* is the fastest registered "
+        "technique (copies excluded) that ran the call itself: a TMA technique that cannot run a shape is "
+        "n/a, never timed as its fallback. *best peer*: the fastest of cuBLAS geam (S, D, C, Z), "
+        "cuBLASLt `cublasLtMatrixTransform` (8I, 16BF, 32F, 64F, C_64F) and cuTENSOR `cutensorPermute` "
+        "(16BF, 32F, 64F, C_64F). *ratio* = tmakit best / best peer; below 1.00 is a loss (**bold**). "
+        "*auto* = what `variant = \"auto\"` ran and its GB/s.", "",
+        "Classes: *square* (large, 16-byte-aligned rows), *odd* (no row a multiple of 16 bytes), *skinny* "
+        "(k x N and N x k, N = 4,000,000), *batched* (B x rows x cols: thousands of small matrices, one batch "
+        "of odd-sized ones).", ""]
+    lines += ["## Headline", "", headline(runs), ""]
+    for gpu, run in runs.items():
+        g = slug(gpu)
+        lines += ["## %s" % gpu, "", gpu_header(run), ""]
+        lost = losses(run)
+        lines += ["Shapes where tmakit loses to the best peer: %d of %d compared." % (
+            len(lost), sum(1 for c in run.cells.values() if verdict(c)["ratio"] is not None)), ""]
+        for cls in CLASSES:
+            keys = [k for k in run.cells if k[0] == cls]
+            if not keys:
+                continue
+            keys.sort(key=lambda k: (k[2], shape_key(k[1])))
+            lines += ["### %s: %s" % (gpu.replace("NVIDIA ", ""), cls), ""]
+            lines += ["| shape | elements | memcpy GB/s | tmakit best | GB/s | % of memcpy | best peer | GB/s | % of memcpy | ratio | auto ran (GB/s) |",
+                      "|---|---|---|---|---|---|---|---|---|---|---|"]
+            for (c, shape, e) in keys:
+                v = verdict(run.cells[(c, shape, e)])
+                tk, tg = v["tmakit"]
+                pk, pg = v["peer"]
+                r = v["ratio"]
+                ratio = "-" if r is None else ("**%.2f**" % r if r < 1.0 else "%.2f" % r)
+                ak, ag = v["auto"]
+                lines.append("| %s | %d B | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                    shape, e, "%.0f" % v["memcpy"] if v["memcpy"] else "-", "`%s`" % tk if tk else "-",
+                    "%.0f" % tg if tg else "-", pct(tg, v["memcpy"]),
+                    PEER_NAMES.get(pk, "-") if pk else "-", "%.0f" % pg if pg else "-", pct(pg, v["memcpy"]),
+                    ratio, "`%s` (%.0f)" % (ak, ag) if ak else "-"))
+            lines.append("")
+            if img_rel:
+                lines += ["![%s, %s: memcpy, tmakit best, best peer](%s/results_%s_%s.png)" % (gpu, cls, img_rel, g, cls), ""]
+            for e in sorted({k[2] for k in keys}):
+                shapes = sorted({k[1] for k in keys if k[2] == e}, key=shape_key)
+                tokens = []
+                for s in shapes:
+                    for t in run.cells[(cls, s, e)]:
+                        if t not in tokens:
+                            tokens.append(t)
+                if run.ctx.get("cutensor", "not found") == "not found" and "cutensor" not in tokens:
+                    tokens.append("cutensor")
+                lines += ["<details><summary>%s, %s, %d-byte elements: every technique and peer (GB/s, %% of best copy)</summary>" % (
+                    gpu.replace("NVIDIA ", ""), cls, e), "",
+                          "| technique | " + " | ".join(shapes) + " |", "|---|" + "---|" * len(shapes)]
+                for t in tokens:
+                    lines.append("| `%s` | %s |" % (t, " | ".join(cell_text(run, t, run.cells[(cls, s, e)].get(t)) for s in shapes)))
+                lines += ["", "</details>", ""]
+        if run.overhead:
+            lines += ["### %s: host overhead per call" % gpu.replace("NVIDIA ", ""), "",
+                      "`host_overhead/<token>/e4/64x64`: host microseconds from calling `transpose()` (synchronize = false) "
+                      "to its return, 10,000 calls per repetition, median of 3.", "",
+                      "| token | ran | us per call |", "|---|---|---|"]
+            for t, (us, label) in run.overhead.items():
+                lines.append("| `%s` | %s | %s |" % (t, label.replace("ran ", "") if us is not None else "n/a",
+                                                      "%.2f" % us if us is not None else label))
             lines.append("")
     with open(md_path, "w") as f:
         f.write("\n".join(lines))
 
 
-def write_charts(rows, img_dir):
+def write_charts(runs, img_dir):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     os.makedirs(img_dir, exist_ok=True)
-    for e in sorted({e for e, _ in rows}):
-        shapes = sorted({s for ee, s in rows if ee == e}, key=shape_key)
-        techs = []
-        for s in shapes:
-            for t, v in rows[(e, s)].items():
-                if t not in techs and t not in COPIES and v[0] is not None:
-                    techs.append(t)
-        fig, ax = plt.subplots(figsize=(max(9, 1.8 * len(shapes) * max(1, len(techs)) / 6 + 2), 5))
-        width = 0.8 / max(1, len(techs))
-        for i, t in enumerate(techs):
-            xs, ys = [], []
-            for k, s in enumerate(shapes):
-                v = rows[(e, s)].get(t)
-                if v and v[0] is not None:
-                    xs.append(k - 0.4 + width * (i + 0.5))
-                    ys.append(v[0])
-            ax.bar(xs, ys, width, label=t)
-        for k, s in enumerate(shapes):
-            best = max([v[0] for t, v in rows[(e, s)].items() if t in COPIES and v[0] is not None] or [0])
-            if best:
-                ax.hlines(best, k - 0.45, k + 0.45, colors="black", linestyles="--", label="best copy" if k == 0 else None)
-        ax.set_xticks(range(len(shapes)))
-        ax.set_xticklabels(shapes)
-        ax.set_ylabel("GB/s (read + write)")
-        ax.set_title("Transpose bandwidth, %d-byte elements (dashed: best copy)" % e)
-        ax.set_ylim(0, ax.get_ylim()[1] * 1.05)
-        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-        fig.tight_layout()
-        fig.savefig(os.path.join(img_dir, "results_e%d.png" % e), dpi=110)
-        plt.close(fig)
+    for gpu, run in runs.items():
+        for cls in CLASSES:
+            keys = sorted([k for k in run.cells if k[0] == cls], key=lambda k: (k[2], shape_key(k[1])))
+            if not keys:
+                continue
+            fig, ax = plt.subplots(figsize=(max(8, 0.55 * len(keys) + 2), 4.8))
+            w = 0.27
+            for i, (c, shape, e) in enumerate(keys):
+                v = verdict(run.cells[(c, shape, e)])
+                bars = [(v["memcpy"], "#bbbbbb", "memcpy"), (v["tmakit"][1], "#1f77b4", "tmakit best"),
+                        (v["peer"][1], "#d62728", "best peer")]
+                for j, (val, col, lab) in enumerate(bars):
+                    if val:
+                        ax.bar(i + (j - 1) * w, val, w, color=col, label=lab if i == 0 else None)
+                if v["ratio"] is not None:
+                    top = max(x for x in (v["memcpy"], v["tmakit"][1], v["peer"][1]) if x)
+                    ax.text(i, top * 1.02, "%.2f" % v["ratio"], ha="center", fontsize=7,
+                            color="black" if v["ratio"] >= 1 else "#d62728", fontweight="bold")
+            ax.set_xticks(range(len(keys)))
+            ax.set_xticklabels(["%s\n%dB" % (s, e) for (_, s, e) in keys], rotation=90, fontsize=7)
+            ax.set_ylabel("GB/s (read + write)")
+            ax.set_title("%s, %s: tmakit best vs best peer (number: ratio, red = loss)" % (gpu.replace("NVIDIA ", ""), cls), fontsize=9)
+            ax.set_ylim(0, ax.get_ylim()[1] * 1.08)
+            handles, labels = ax.get_legend_handles_labels()
+            if handles:
+                ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+            fig.tight_layout()
+            fig.savefig(os.path.join(img_dir, "results_%s_%s.png" % (slug(gpu), cls)), dpi=100)
+            plt.close(fig)
 
 
-def main():
+def update_readme(path, runs):
+    text = open(path).read()
+    begin, end = "<!-- headline:begin -->", "<!-- headline:end -->"
+    if begin not in text or end not in text:
+        sys.exit("report.py: %s has no %s ... %s markers" % (path, begin, end))
+    head, rest = text.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    with open(path, "w") as f:
+        f.write(head + begin + "\n" + headline(runs) + "\n" + end + tail)
+
+
+def main(argv=None):
     ap = argparse.ArgumentParser()
-    ap.add_argument("json")
+    ap.add_argument("json", nargs="+")
     ap.add_argument("--md", default="docs/results.md")
     ap.add_argument("--img", default="docs/img")
+    ap.add_argument("--readme", default="")
     ap.add_argument("--command", default="")
-    a = ap.parse_args()
-    ctx, rows = load(a.json)
-    if not rows:
-        sys.exit("report.py: no benchmark rows in %s" % a.json)
+    a = ap.parse_args(argv)
+    runs = load(a.json)
+    if not any(r.cells for r in runs.values()):
+        sys.exit("report.py: no benchmark rows in %s" % ", ".join(a.json))
     img_rel = os.path.relpath(a.img, os.path.dirname(os.path.abspath(a.md)) or ".") if a.img else ""
-    write_md(ctx, rows, a.md, img_rel, a.command)
+    write_md(runs, a.md, img_rel, a.command)
     if a.img:
-        write_charts(rows, a.img)
+        write_charts(runs, a.img)
+    if a.readme:
+        update_readme(a.readme, runs)
+    for gpu, run in runs.items():
+        lost = losses(run)
+        print("%s: %d shapes where tmakit loses to the best peer" % (gpu, len(lost)))
+        for cls, shape, e, tk, tg, pk, pg, r in lost:
+            print("  %-8s %-18s %2d B  %-14s %6.0f  %-13s %6.0f  %.2f" % (cls, shape, e, tk, tg, pk, pg, r))
 
 
 if __name__ == "__main__":

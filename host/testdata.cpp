@@ -35,6 +35,60 @@ void fill_index_pattern_range(unsigned char* out, std::int64_t first, std::int64
   }
 }
 
+namespace {
+
+// An integer-valued float of `mant_bits` mantissa bits and bias `bias`: sign, exponent and
+// mantissa from the index. The exponent stays in [bias + mant_bits, bias + mant_bits + range):
+// there every mantissa value makes an integer, far below the type's largest finite value.
+std::uint64_t integer_float_bits(std::uint64_t i, int mant_bits, std::uint64_t bias,
+                                 std::uint64_t range) {
+  const std::uint64_t mant = i & ((1ull << mant_bits) - 1);
+  const std::uint64_t hi = i >> mant_bits;
+  const std::uint64_t exp = bias + static_cast<std::uint64_t>(mant_bits) + hi % range;
+  const std::uint64_t sign = (hi / range) & 1;
+  const int exp_bits = mant_bits == 7 ? 8 : mant_bits == 23 ? 8 : 11;
+  return (sign << (mant_bits + exp_bits)) | (exp << mant_bits) | mant;
+}
+
+}  // namespace
+
+void fill_peer_values_range(unsigned char* out, std::int64_t first, std::int64_t n,
+                            int elem_bytes) {
+  for (std::int64_t i = first; i < first + n; ++i) {
+    unsigned char* e = out + (i - first) * elem_bytes;
+    const auto u = static_cast<std::uint64_t>(i);
+    switch (elem_bytes) {
+      case 1: {
+        const auto v = static_cast<std::uint8_t>(mix(u));  // int8: every bit pattern is one
+        std::memcpy(e, &v, 1);
+        break;
+      }
+      case 2: {  // bf16: 7 mantissa bits, bias 127, exponents 134..253
+        const auto v = static_cast<std::uint16_t>(integer_float_bits(u, 7, 127, 120));
+        std::memcpy(e, &v, 2);
+        break;
+      }
+      case 4: {  // fp32: 23 mantissa bits, exponents 150..253
+        const auto v = static_cast<std::uint32_t>(integer_float_bits(u, 23, 127, 104));
+        std::memcpy(e, &v, 4);
+        break;
+      }
+      default: {  // fp64 (and both halves of complex fp64): 52 mantissa bits, bias 1023
+        for (int b = 0; b < elem_bytes; b += 8) {
+          const std::uint64_t v =
+              integer_float_bits(b == 0 ? u : mix(u) >> 12, 52, 1023, 900);
+          std::memcpy(e + b, &v, 8);
+        }
+      }
+    }
+    bool all_poison = true;
+    for (int b = 0; b < elem_bytes; ++b) all_poison = all_poison && e[b] == kPoisonByte;
+    // A low mantissa bit: still an integer. Not bit 0, which would repeat the element before
+    // (its mantissa is one less).
+    if (all_poison) e[0] ^= 2;
+  }
+}
+
 std::int64_t first_mismatch(const unsigned char* a, const unsigned char* b, std::int64_t n,
                             int elem_bytes) {
   const std::size_t bytes = static_cast<std::size_t>(n) * elem_bytes;

@@ -3,16 +3,15 @@
 
 usage: ci_summary.py --gpu gpu.txt --ctest ctest.log [--ctest more.log ...] --bench bench.json
                      [--status N]
-Headline ratios: for 4-byte (fp32) and 2-byte (bf16) elements at each shape of the benchmark,
-the fastest transpose (not a copy, not cuBLAS), its GB/s, percent of the best copy measured in
-the same run, and its ratio to cuBLAS geam.
+Then, for every class, shape and element size of the benchmark: tmakit's fastest technique,
+its GB/s and percent of memcpy, the best peer and the ratio to it (bench/report.py's verdict).
 """
 import argparse
 import datetime
-import json
+import os
 import re
+import sys
 
-COPIES = {"memcpy", "copy", "tma_copy"}
 
 
 def ctest_counts(paths):
@@ -35,14 +34,11 @@ def ctest_counts(paths):
     return total, failed, skipped
 
 
-def medians(bench):
-    out = {}  # (elem, shape) -> {technique: (gbps, pct)}
-    for b in json.load(open(bench))["benchmarks"]:
-        if b.get("aggregate_name") != "median" or b.get("error_occurred"):
-            continue
-        tech, elem, shape = b["run_name"].split("/")[:3]
-        out.setdefault((int(elem[1:]), shape), {})[tech] = (b.get("GBps", 0.0), b.get("pct_of_copy"))
-    return out
+def load_bench(path):
+    # bench/report.py is the one parser of tmakit_bench names (classes, peers, skips).
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
+    import report
+    return report, report.load([path])
 
 
 def main():
@@ -61,26 +57,23 @@ def main():
     print("- ctest (TMAKIT_REQUIRE_GPU=1): %d tests, %d passed, %d failed, %d skipped\n"
           % (total, total - failed - skipped, failed, skipped))
     try:
-        m = medians(a.bench)
+        report, runs = load_bench(a.bench)
     except (OSError, ValueError, KeyError) as e:
         print("benchmark JSON unreadable: %s" % e)
         return 1
-    print("## Headline ratios (benchmark preset `quick`, medians)\n")
-    print("| elements | shape | best transpose | GB/s | % of best copy | vs cuBLAS geam |")
-    print("|---|---|---|---|---|---|")
-    for elem, label in ((4, "fp32 (4 B)"), (2, "bf16 (2 B)")):
-        for (e, shape), techs in sorted(m.items()):
-            if e != elem:
+    print("## Quick benchmark against the best peer (medians)\n")
+    print("| class | shape | elements | tmakit best | GB/s | % of memcpy | best peer | GB/s | ratio |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for run in runs.values():
+        for (cls, shape, e), cell in run.cells.items():
+            v = report.verdict(cell)
+            tk, tg = v["tmakit"]
+            pk, pg = v["peer"]
+            if tk is None:
                 continue
-            cands = {t: v for t, v in techs.items() if t not in COPIES and t != "cublas_geam"}
-            if not cands:
-                continue
-            best = max(cands, key=lambda t: cands[t][0])
-            gbps, pct = cands[best]
-            geam = techs.get("cublas_geam", (None,))[0]
-            ratio = "%.3f" % (gbps / geam) if geam else "n/a"
-            print("| %s | %s | `%s` | %.0f | %s | %s |" % (
-                label, shape, best, gbps, "%.1f%%" % pct if pct is not None else "n/a", ratio))
+            print("| %s | %s | %d B | `%s` | %.0f | %s | %s | %s | %s |" % (
+                cls, shape, e, tk, tg, report.pct(tg, v["memcpy"]), pk or "-",
+                "%.0f" % pg if pg else "-", "%.3f" % v["ratio"] if v["ratio"] else "n/a"))
     return 0 if a.status == 0 and failed == 0 and skipped == 0 else 1
 
 

@@ -1,3 +1,4 @@
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -60,6 +61,56 @@ TEST(TestData, PatternAvoidsPoisonAndWideElementsAreDistinct) {
         std::memcpy(&low, &v[i * e], 4);
         ASSERT_EQ(low, std::uint32_t(i));
       }
+  }
+}
+
+// The benchmark's inputs for library peers: each element, read as the peer's type at its size,
+// is a finite, normal, integer-valued number (so alpha = 1 is exact), never the poison
+// pattern, and neighbours differ (2 bytes and wider).
+double as_peer_value(const unsigned char* p, int e, int part) {
+  switch (e) {
+    case 2: {  // bf16: the high half of an fp32
+      std::uint16_t h;
+      std::memcpy(&h, p, 2);
+      const std::uint32_t w = std::uint32_t(h) << 16;
+      float f;
+      std::memcpy(&f, &w, 4);
+      return f;
+    }
+    case 4: {
+      float f;
+      std::memcpy(&f, p, 4);
+      return f;
+    }
+    default: {
+      double d;
+      std::memcpy(&d, p + 8 * part, 8);
+      return d;
+    }
+  }
+}
+
+TEST(TestData, PeerValuesAreIntegerValuedFiniteAndDistinctNeighbours) {
+  for (int e : {1, 2, 4, 8, 16}) {
+    // A run near the start and one past 2^32 elements (the exponent and sign bits in use).
+    for (std::int64_t first : {std::int64_t(0), std::int64_t(5'000'000'000)}) {
+      const std::int64_t n = 20000;
+      std::vector<unsigned char> v(std::size_t(n) * e);
+      fill_peer_values_range(v.data(), first, n, e);
+      for (std::int64_t i = 0; i < n; ++i) {
+        const unsigned char* p = &v[i * e];
+        bool all_poison = true;
+        for (int b = 0; b < e; ++b) all_poison = all_poison && p[b] == kPoisonByte;
+        ASSERT_FALSE(all_poison) << "element " << first + i << " of size " << e;
+        if (e == 1) continue;  // int8: every pattern is an integer (a hash: neighbours may repeat)
+        for (int part = 0; part < (e == 16 ? 2 : 1); ++part) {
+          const double x = as_peer_value(p, e, part);
+          ASSERT_TRUE(std::isfinite(x) && std::isnormal(x)) << x << " at " << first + i;
+          ASSERT_EQ(x, std::trunc(x)) << "element " << first + i << " of size " << e;
+        }
+        if (i > 0) ASSERT_NE(std::memcmp(p, p - e, e), 0) << "element " << first + i << " of size " << e;
+      }
+    }
   }
 }
 

@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""ctest (host): bench/report.py parses tmakit_bench JSON (names with classes, the older form
+without, peers, skips, host overhead), merges files of one GPU, picks the best peer and the
+ratio, lists the losses, marks cuTENSOR cells of a run without it as not run, and rewrites the
+README's headline markers. Charts are not drawn (no matplotlib needed)."""
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+import report  # noqa: E402
+
+
+def bench(name, gbps=None, skip=None, label="", pct=None, us=None):
+    """A median row (or a skipped row) as Google Benchmark writes it."""
+    if skip is not None:
+        return {"name": name, "run_name": name, "run_type": "iteration", "error_occurred": True,
+                "error_message": skip}
+    row = {"name": name + "_median", "run_name": name, "run_type": "aggregate",
+           "aggregate_name": "median", "label": label}
+    if gbps is not None:
+        row["GBps"] = gbps * 1e9
+    if pct is not None:
+        row["pct_of_copy"] = pct
+    if us is not None:
+        row["us_per_call"] = us
+    return row
+
+
+def ctx(gpu, cutensor):
+    return {"gpu": gpu, "driver_version": "13000", "date": "2026-11-22 10:00 UTC", "preset": "full",
+            "cutensor": cutensor, "peers": "memcpy, cublas_geam, cublaslt" + (", cutensor" if cutensor != "not found" else "")}
+
+
+class ReportTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        h100_a = {"context": ctx("NVIDIA H100 80GB HBM3", "2.8.0"), "benchmarks": [
+            bench("memcpy/e4/odd/12345x6789", 3000),
+            bench("copy/e4/odd/12345x6789", 2900),
+            bench("smem_wide/e4/odd/12345x6789", 2000, pct=66.7),
+            bench("tma_load_store/e4/odd/12345x6789", skip="variant 'tma_load_store' cannot run this call"),
+            bench("auto/e4/odd/12345x6789", 1990, label="ran smem_wide"),
+            bench("cublas_geam/e4/odd/12345x6789", 2100, label="fp32 (S)"),
+            bench("cublaslt/e4/odd/12345x6789", 1900, label="fp32 (32F)"),
+            bench("cutensor/e4/odd/12345x6789", 2400, label="fp32 (32F)"),
+            bench("host_overhead/auto/e4/64x64", us=3.5, label="ran smem_wide"),
+        ]}
+        # The same GPU, split off by --benchmark_filter: another class and an old-style name.
+        h100_b = {"context": ctx("NVIDIA H100 80GB HBM3", "2.8.0"), "benchmarks": [
+            bench("memcpy/e2/batched/4096x64x64/iterations:10/repeats:3", 2800),
+            bench("tma_pipeline/e2/batched/4096x64x64/iterations:10/repeats:3", 2750),
+            bench("cublaslt/e2/batched/4096x64x64/iterations:10/repeats:3", 2500, label="bf16 (16BF)"),
+            bench("cublas_geam/e2/batched/4096x64x64", skip="cuBLAS geam has no 2-byte type"),
+            bench("smem/e1/2048x2048", 1500),
+        ]}
+        h200 = {"context": ctx("NVIDIA H200", "not found"), "benchmarks": [
+            bench("memcpy/e4/skinny/4x4000000", 4000),
+            bench("smem_wide/e4/skinny/4x4000000", 3000),
+            bench("cublas_geam/e4/skinny/4x4000000", 2000),
+        ]}
+        self.paths = []
+        for i, d in enumerate((h100_a, h100_b, h200)):
+            p = os.path.join(self.dir, "b%d.json" % i)
+            with open(p, "w") as f:
+                json.dump(d, f)
+            self.paths.append(p)
+
+    def test_parse_name(self):
+        self.assertEqual(report.parse_name("cutensor/e16/batched/1000x512x512"),
+                         ("cutensor", 16, "batched", "1000x512x512"))
+        self.assertEqual(report.parse_name("smem/e1/2048x2048/iterations:10"), ("smem", 1, "square", "2048x2048"))
+        self.assertIsNone(report.parse_name("host_overhead/auto/e4"))
+        self.assertEqual(report.shape_dims("3000x97x75"), (3000, 97, 75))
+        self.assertEqual(report.shape_dims("4x4000000"), (1, 4, 4000000))
+
+    def test_merge_and_verdict(self):
+        runs = report.load(self.paths)
+        self.assertEqual(list(runs), ["NVIDIA H100 80GB HBM3", "NVIDIA H200"])
+        h100 = runs["NVIDIA H100 80GB HBM3"]
+        self.assertIn(("batched", "4096x64x64", 2), h100.cells)  # merged from the second file
+        self.assertIn(("square", "2048x2048", 1), h100.cells)  # old-style name
+        v = report.verdict(h100.cells[("odd", "12345x6789", 4)])
+        self.assertEqual(v["tmakit"], ("smem_wide", 2000))  # a skipped TMA technique is not best
+        self.assertEqual(v["peer"], ("cutensor", 2400))
+        self.assertAlmostEqual(v["ratio"], 2000 / 2400)
+        self.assertEqual(v["auto"], ("smem_wide", 1990))
+        self.assertEqual(v["best_copy"], ("memcpy", 3000))
+        vb = report.verdict(h100.cells[("batched", "4096x64x64", 2)])
+        self.assertEqual(vb["peer"], ("cublaslt", 2500))
+        self.assertAlmostEqual(vb["ratio"], 1.1)
+        self.assertEqual(h100.overhead["auto"], (3.5, "ran smem_wide"))
+
+    def test_losses_and_headline(self):
+        runs = report.load(self.paths)
+        lost = report.losses(runs["NVIDIA H100 80GB HBM3"])
+        self.assertEqual([(l[0], l[1], l[2], l[5]) for l in lost], [("odd", "12345x6789", 4, "cutensor")])
+        self.assertEqual(report.losses(runs["NVIDIA H200"]), [])
+        head = report.headline(runs)
+        self.assertIn("| H100 80GB HBM3 | odd | 4 B | 0.83 | 0.83 (12345x6789) | 1 of 1 | 67% |", head)
+        self.assertIn("| H200 | skinny | 4 B | 1.50 |", head)
+
+    def test_markdown_and_readme(self):
+        md = os.path.join(self.dir, "results.md")
+        readme = os.path.join(self.dir, "README.md")
+        with open(readme, "w") as f:
+            f.write("intro\n<!-- headline:begin -->\nold table\n<!-- headline:end -->\nrest\n")
+        report.main(self.paths + ["--md", md, "--img", "", "--readme", readme, "--command", "scripts/bench.sh full"])
+        text = open(md).read()
+        self.assertIn("## NVIDIA H100 80GB HBM3", text)
+        self.assertIn("## NVIDIA H200", text)
+        self.assertIn("cuTENSOR: 2.8.0", text)
+        self.assertIn("not run (cuTENSOR: not found)", text)  # the H200 run had no cuTENSOR
+        self.assertIn("| 12345x6789 | 4 B | 3000 | `smem_wide` | 2000 | 66.7% | cuTENSOR | 2400 | 80.0% | **0.83** | `smem_wide` (1990) |", text)
+        self.assertIn("| `auto` | smem_wide | 3.50 |", text)
+        self.assertIn("| `tma_load_store` | n/a |", text)
+        r = open(readme).read()
+        self.assertNotIn("old table", r)
+        self.assertTrue(r.startswith("intro\n<!-- headline:begin -->\n| GPU |"))
+        self.assertTrue(r.endswith("<!-- headline:end -->\nrest\n"))
+
+
+if __name__ == "__main__":
+    unittest.main()
