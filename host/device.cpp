@@ -5,6 +5,7 @@
 #include <mutex>
 #include <host/device.hpp>
 #include <host/error.hpp>
+#include <kernels/launchers.hpp>
 
 namespace tmakit {
 namespace {
@@ -48,6 +49,7 @@ Status current_device_caps(DeviceCaps* caps) {
   TMAKIT_CUDA_TRY(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
   TMAKIT_CUDA_TRY(cudaDeviceGetAttribute(&c.sm_count, cudaDevAttrMultiProcessorCount, dev));
   c.cc = major * 10 + minor;
+  c.code_error = kernels::device_code_ptx_version(&c.code_ptx_version);
   if (dev >= 0 && dev < 64) {
     cache[dev] = c;
     cached[dev] = true;
@@ -55,6 +57,16 @@ Status current_device_caps(DeviceCaps* caps) {
   *caps = c;
   caps->cc = std::min(caps->cc, simulated_cc());
   return {};
+}
+
+std::string missing_device_code(const DeviceCaps& caps) {
+  if (caps.code_error == cudaSuccess) return {};
+  return "this tmakit was built without device code for device " + std::to_string(caps.device) +
+         " (CMAKE_CUDA_ARCHITECTURES=" + kernels::built_cuda_architectures() +
+         ": no cubin for it and no PTX the driver can compile for it; cudaFuncGetAttributes "
+         "returned " + cuda_error_text(caps.code_error) +
+         "); rebuild with its architecture in CMAKE_CUDA_ARCHITECTURES (e.g. 90 for an H100) or "
+         "with a PTX target (\"80\" rather than \"80-real\"); nothing was launched";
 }
 
 std::string simulated_cc_note(int reported_cc) {

@@ -10,7 +10,16 @@ struct DeviceCaps {
   int device = 0;
   int cc = 0;  // major*10 + minor
   int sm_count = 0;
+  // The device code this build runs on it (kernels/device_code.cu): the virtual architecture
+  // it was compiled from (90 for sm_90 code; 80 for compute_80 PTX JIT-compiled here), or the
+  // error when there is none (cudaErrorNoKernelImageForDevice).
+  int code_ptx_version = 0;
+  cudaError_t code_error = cudaSuccess;
 };
+
+// Empty when this build has device code for `caps`' device, else the whole message: which
+// build, which device, how to rebuild. transpose() refuses every call with it before launching.
+std::string missing_device_code(const DeviceCaps& caps);
 
 // The current device. TMAKIT_SIMULATE_CC=80 (any major*10+minor) makes it report at most that
 // compute capability: how tests and users see the pre-sm_90 paths (fallbacks, errors) on a

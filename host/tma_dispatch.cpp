@@ -84,17 +84,31 @@ bool tma_disabled_by_env() {
   return e != nullptr && std::string(e) == "1";
 }
 
-std::string prepare_tma(const VariantDef& def, bool allow_tma, const DeviceCaps& caps,
-                        kernels::LaunchArgs* args, TmaMaps* maps) {
+std::string tma_unavailable(bool allow_tma, const DeviceCaps& caps) {
   if (!allow_tma) return "TMA disabled by TransposeOptions::allow_tma = false";
   if (tma_disabled_by_env()) return "TMA disabled by TMAKIT_DISABLE_TMA=1";
   if (caps.cc < 90)
     return "device " + std::to_string(caps.device) + " has compute capability " +
            std::to_string(caps.cc / 10) + "." + std::to_string(caps.cc % 10) +
            simulated_cc_note(caps.cc) + "; TMA needs 9.0";
+  // The device has TMA; the build may not (a package built for "80", a project's own
+  // CMAKE_CUDA_ARCHITECTURES without 90): its TMA kernels would be PTX compiled without TMA,
+  // whose bodies trap.
+  if (caps.code_error == cudaSuccess && caps.code_ptx_version < 90)
+    return "this tmakit was built without sm_90 code (CMAKE_CUDA_ARCHITECTURES=" +
+           std::string(kernels::built_cuda_architectures()) + "): on device " +
+           std::to_string(caps.device) + " its kernels run as compute_" +
+           std::to_string(caps.code_ptx_version) +
+           " PTX compiled by the driver, which has no TMA; add 90 to CMAKE_CUDA_ARCHITECTURES";
   PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
   if (Status s = driver_encode_tiled(&fn); !s)
     return "cuTensorMapEncodeTiled is unavailable: " + s.message;
+  return {};
+}
+
+std::string prepare_tma(const VariantDef& def, bool allow_tma, const DeviceCaps& caps,
+                        kernels::LaunchArgs* args, TmaMaps* maps) {
+  if (std::string why = tma_unavailable(allow_tma, caps); !why.empty()) return why;
   if (def.plan == nullptr) return "no tensor-map plan for '" + def.info.token + "'";
 
   const kernels::TmaPlan plan = def.plan(*args);

@@ -16,10 +16,14 @@ struct TmaMaps {
 // True when the environment variable TMAKIT_DISABLE_TMA is "1".
 bool tma_disabled_by_env();
 
+// Empty when TMA techniques can run at all on a device with these caps; else why not: the
+// switch (allow_tma / TMAKIT_DISABLE_TMA), compute capability 9.0, sm_90 code in this build,
+// the driver's encoder.
+std::string tma_unavailable(bool allow_tma, const DeviceCaps& caps);
+
 // Empty when `def` (a TMA technique) can run `args` on a device with these caps; the maps it
 // needs are then encoded into *maps and args->src_map / dst_map point at them. Otherwise the
-// reason, naming the rule or condition that failed. Checks, in order: the switch
-// (allow_tma / TMAKIT_DISABLE_TMA), compute capability 9.0, the driver's encoder, 32-bit
+// reason, naming the rule or condition that failed. Checks, in order: tma_unavailable(), 32-bit
 // coordinates, the 16-byte vector sides, then every tensor-map rule of each map.
 std::string prepare_tma(const VariantDef& def, bool allow_tma, const DeviceCaps& caps,
                         kernels::LaunchArgs* args, TmaMaps* maps);

@@ -185,6 +185,8 @@ Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t col
   DeviceCaps caps;
   if (Status s = current_device_caps(&caps); !s) return s;
   if (Status s = check_context_and_stream(caps.device, options.stream); !s) return s;
+  if (std::string why = missing_device_code(caps); !why.empty())
+    return make_status(StatusCode::kUnsupported, why);
   if (is_auto) def = find_variant_def(auto_variant(rows, cols, elem_bytes));
   kernels::LaunchArgs args;
   args.src = src;
@@ -242,6 +244,13 @@ Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t col
     if (const cudaError_t err = cudaStreamSynchronize(options.stream); err != cudaSuccess)
       return failed(err, "running");
   return result;
+}
+
+std::string tma_unavailable_reason(const TransposeOptions& options) {
+  DeviceCaps caps;
+  if (Status s = current_device_caps(&caps); !s) return s.message;
+  if (std::string why = missing_device_code(caps); !why.empty()) return why;
+  return tma_unavailable(options.allow_tma, caps);
 }
 
 }  // namespace tmakit

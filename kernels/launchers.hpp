@@ -52,6 +52,12 @@ inline TmaMapPlan tile_map_plan(int lines, int swizzle, int elem_bytes) {
   return {true, lines, static_cast<int>(tma_tile_box_cols(swizzle, elem_bytes)), elem_bytes};
 }
 
+// kernels/device_code.cu: the virtual architecture (major*10 + minor) of the code this build
+// runs on the current device, or the error (cudaErrorNoKernelImageForDevice: none at all).
+cudaError_t device_code_ptx_version(int* ptx_version);
+// CMAKE_CUDA_ARCHITECTURES of this build, for messages.
+const char* built_cuda_architectures();
+
 // kernels/classic/
 cudaError_t launch_naive_read(const LaunchArgs&);
 cudaError_t launch_naive_write(const LaunchArgs&);

@@ -8,7 +8,10 @@
 #      includes the compute-sanitizer (every technique), fault and ncu tests (labels gpu, sm90)
 #   5. a second build with the mbarrier watchdog on (-DTMAKIT_MBARRIER_WATCHDOG=ON): the TMA
 #      transpose tests again, so no real wait trips it
-#   6. the `quick` benchmark: JSON, and a one-page markdown summary (GPU, driver, date, pass
+#   6. an arch-80-only build (CMAKE_CUDA_ARCHITECTURES=80) on this GPU: BuildCode and the TMA
+#      transpose tests with TMAKIT_EXPECT_NO_SM90_CODE=1 (every TMA technique falls back and
+#      says the build is why; results correct), and the CLI's TMA rows
+#   7. the `quick` benchmark: JSON, and a one-page markdown summary (GPU, driver, date, pass
 #      counts, fp32 and bf16 headline ratios) in the results folder
 # Usage: scripts/ci-sm90.sh [RESULTS_DIR]   (default: $OUT when set, else ci-results/)
 set -uo pipefail
@@ -61,6 +64,24 @@ if cmake -S . -B "$wd" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITEC
   grep -E "^\[  PASSED" "$results/watchdog.log"
 else
   fail "TMA tests with the watchdog on (see watchdog.log)"; tail -5 "$results/watchdog.log"
+fi
+
+step "arch-80-only build on this sm_90 GPU: every TMA technique must fall back, results correct"
+# What many users run: a package built for 80, a `native` configure on an A100, a project's
+# own CMAKE_CUDA_ARCHITECTURES without 90. "80" = sm_80 cubins + compute_80 PTX, which the
+# driver JIT-compiles here, with TMA compiled out. Then the CLI from issue 17, which used to
+# kill the context ("unspecified launch failure") on its first TMA row.
+b80="$build-arch80"
+if cmake -S . -B "$b80" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=80 \
+     -DTMAKIT_BUILD_BENCH=OFF > "$results/arch80.log" 2>&1 &&
+   cmake --build "$b80" -j"$(nproc)" --target tmakit_sm90_tests tmakit_cli >> "$results/arch80.log" 2>&1 &&
+   TMAKIT_EXPECT_NO_SM90_CODE=1 "$b80/tests/tmakit_sm90_tests" \
+     --gtest_filter='BuildCode.*:Registry/TmaTranspose.*' --gtest_brief=1 >> "$results/arch80.log" 2>&1 &&
+   "$b80/tmakit" --rows 4096 --cols 4096 --elem-bytes 2 \
+     --variant tma_load_store,tma_pipeline,tma_copy,smem_padded >> "$results/arch80.log" 2>&1; then
+  grep -E "^\[  PASSED|tma_load_store|built without" "$results/arch80.log" | head -5
+else
+  fail "arch-80-only build (see arch80.log)"; tail -15 "$results/arch80.log"
 fi
 
 step "quick benchmark"

@@ -114,6 +114,13 @@ Status transpose(const T* src, T* dst, std::int64_t rows, std::int64_t cols,
 // TMA technique that cannot run the call, transpose() runs fallback_variant() and says why.
 std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes);
 
+// Empty when TMA techniques can run on the current device with this build and these options;
+// else the reason every TMA call would fall back with: no device, compute capability below 9.0,
+// a build without sm_90 device code (CMAKE_CUDA_ARCHITECTURES lacking 90), TMA switched off
+// (allow_tma = false, TMAKIT_DISABLE_TMA=1), no driver encoder. Per-call reasons (a pitch that
+// is not a multiple of 16 bytes, a misaligned pointer) come on top, in Status::fallback_reason.
+std::string tma_unavailable_reason(const TransposeOptions& options = {});
+
 // The classic (LDG/STG) technique a TMA technique falls back to for this element size.
 std::string fallback_variant(const std::string& token, int elem_bytes);
 
