@@ -51,7 +51,8 @@ def parse_name(name):
     """'<token>/e<E>/<class>/<shape>' -> (token, elem, cls, shape); the pre-class form
     '<token>/e<E>/<shape>' is the square class. None for other names."""
     parts = name.split("/")
-    parts = [p for p in parts if ":" not in p]  # google benchmark's /iterations:N, /repeats:N
+    # google benchmark's /iterations:N, /repeats:N, /manual_time
+    parts = [p for p in parts if ":" not in p and p not in ("manual_time", "real_time")]
     if len(parts) == 3 and parts[1].startswith("e") and parts[1][1:].isdigit():
         return parts[0], int(parts[1][1:]), "square", parts[2]
     if len(parts) == 4 and parts[1].startswith("e") and parts[1][1:].isdigit():

@@ -22,12 +22,6 @@ VariantDef row(const char* token, const char* description, int min_cc, unsigned 
 
 constexpr auto kT = VariantKind::kTranspose;
 
-// A technique that walks one dense buffer: no leading dimensions or batch strides.
-VariantDef dense_only(VariantDef d) {
-  d.info.strided = false;
-  return d;
-}
-
 // A TMA technique: compute capability 9.0, 16-byte alignment, a planner for its tensor maps.
 VariantDef tma_row(const char* token, const char* description, unsigned elem_mask, VariantKind kind,
                    std::vector<int> swizzles, bool barrier_axis, kernels::Launcher launch,
@@ -56,12 +50,16 @@ std::vector<VariantDef> make_registry() {
           kElems1248, 1, false, kT, k::launch_smem_xor),
       row("smem_wide", "smem_xor with a 64x64 tile: 16 elements per thread (cuBLAS geam's shape)",
           75, kElems1248, 1, false, kT, k::launch_smem_wide),
+      row("smem_strip",
+          "a tile spanning a short side (<= 32) whole and ~16 KB of the long one: skinny and "
+          "small matrices read and write long runs",
+          75, kElems1248 | elem_bit(16), 1, false, kT, k::launch_smem_strip),
       row("vec_padded", "16-byte global loads/stores, padded shared tile", 75, kElems1248, 16,
           false, kT, k::launch_vec_padded),
       row("vec_swizzled", "16-byte global loads/stores, XOR-swizzled shared tile", 75, kElems1248,
           16, false, kT, k::launch_vec_swizzled),
-      dense_only(row("copy", "16-byte LDG/STG copy, no transpose: the roofline", 75, kElems1248, 16,
-                     false, VariantKind::kCopy, k::launch_copy)),
+      row("copy", "16-byte LDG/STG copy, no transpose: the roofline (pitched rows: row-wise)", 75,
+          kElems1248, 16, false, VariantKind::kCopy, k::launch_copy),
       tma_row("tma_copy", "TMA load + TMA store of 256-line boxes, no transpose: TMA's roofline",
               kElems1248, VariantKind::kCopy, {0}, true, k::launch_tma_copy, k::plan_tma_copy),
       tma_row("tma_load_store",

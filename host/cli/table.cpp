@@ -192,13 +192,15 @@ int run_table(const TableOptions& opt) {
     to.barrier = spec.barrier;
     // Verify once: poisoned output, one run, bit-for-bit comparison.
     cudaMemset(d_dst.p, kPoisonByte, bytes);
-    Status s = transpose(d_src.p, d_dst.p, opt.rows, opt.cols, opt.elem_bytes, to);
+    // `ran` keeps what transpose() said ran and why; `s` goes on to the sync and copy-back.
+    const Status ran = transpose(d_src.p, d_dst.p, opt.rows, opt.cols, opt.elem_bytes, to);
+    Status s = ran;
     if (s) s = cuda_status(cudaDeviceSynchronize(), "kernel execution");
     if (s)
       s = cuda_status(cudaMemcpy(h_out.data(), d_dst.p, bytes, cudaMemcpyDeviceToHost),
                       "cudaMemcpy(dst)");
-    row.ran = s.variant.empty() ? token : s.variant;
-    if (!s.fallback_reason.empty()) row.note = "ran " + row.ran + ": " + s.fallback_reason;
+    row.ran = ran.variant.empty() ? token : ran.variant;
+    if (!ran.fallback_reason.empty()) row.note = "ran " + row.ran + ": " + ran.fallback_reason;
     if (!s) {
       row.note = s.message;
       ++failures;

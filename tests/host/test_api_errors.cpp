@@ -176,8 +176,6 @@ TEST(LayoutErrors, EachRuleNamesItsField) {
                "matrices of the batch would overlap");
   expect_error(call({std::int64_t(1) << 60, 0, 0, 0, 0}), StatusCode::kInvalidArgument,
                "too large to address");
-  expect_error(call({1, 16, 0, 0, 0}, 8, 8, "copy"), StatusCode::kUnsupported,
-               "'copy' takes dense operands only");
 }
 
 TEST(LayoutErrors, OverlapCountsTheWholeStridedSpan) {

@@ -44,6 +44,12 @@ TEST(Registry, PublicViewMatchesAndLooksUpByToken) {
   EXPECT_EQ(find_variant("auto"), nullptr);
 }
 
+// Every technique takes leading dimensions and batch strides (issue 17: `copy` used to be
+// dense-only, so strided tma_copy calls that TMA could not take had no fallback).
+TEST(Registry, EveryTechniqueTakesStridedOperands) {
+  for (const VariantInfo& v : variants()) EXPECT_TRUE(v.strided) << v.token;
+}
+
 TEST(Registry, TheClassicLadderIsThere) {
   for (const char* t : {"naive_read", "naive_write", "smem", "smem_padded", "smem_xor",
                         "vec_padded", "vec_swizzled", "copy"}) {

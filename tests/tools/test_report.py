@@ -71,7 +71,7 @@ class ReportTest(unittest.TestCase):
     def test_parse_name(self):
         self.assertEqual(report.parse_name("cutensor/e16/batched/1000x512x512"),
                          ("cutensor", 16, "batched", "1000x512x512"))
-        self.assertEqual(report.parse_name("smem/e1/2048x2048/iterations:10"), ("smem", 1, "square", "2048x2048"))
+        self.assertEqual(report.parse_name("smem/e1/2048x2048/iterations:10/manual_time"), ("smem", 1, "square", "2048x2048"))
         self.assertIsNone(report.parse_name("host_overhead/auto/e4"))
         self.assertEqual(report.shape_dims("3000x97x75"), (3000, 97, 75))
         self.assertEqual(report.shape_dims("4x4000000"), (1, 4, 4000000))
