@@ -155,16 +155,14 @@ std::string prepare_tma(const VariantDef& def, bool allow_tma, const DeviceCaps&
       return w;
     args->dst_map = &maps->dst;
     // Not a cuTensorMapEncodeTiled rule, measured on the H100 (tests/sm90/
-    // test_tma_store_rows.cpp, docs/tensor-maps.md): a TMA store through a map of 1- or 2-byte
-    // elements whose box crosses a row's end also writes the rest of that row's last 16-byte
-    // granule, i.e. into the padding a pitch leaves (a 40-byte row with a 48-byte pitch: bytes
-    // 40..47). Maps of 4- and 8-byte elements write exactly the row.
-    if (plan.dst.type_bytes <= 2 && (dst.cols * e) % 16 != 0)
+    // test_tma_store_rows.cpp, docs/tensor-maps.md): a TMA store whose box crosses a row's end
+    // also writes the rest of that row's last 16-byte granule, into the padding a pitch leaves
+    // (a 40-byte row with a 48-byte pitch: bytes 40..47), for every element type; never past
+    // that granule. Rows that are 16-byte multiples have no such granule.
+    if ((dst.cols * e) % 16 != 0)
       return "dst rows are " + std::to_string(dst.cols * e) +
-             " bytes long, not a multiple of 16: a TMA store of " +
-             std::to_string(plan.dst.type_bytes) +
-             "-byte elements writes on to the row's next 16-byte boundary, into the padding of "
-             "dst_ld_elems (measured on the H100; 4- and 8-byte elements do not)";
+             " bytes long, not a multiple of 16: a TMA store writes on to the row's next 16-byte "
+             "boundary, into the padding of dst_ld_elems (measured on the H100)";
   }
   return {};
 }

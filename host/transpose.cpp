@@ -66,18 +66,28 @@ int default_swizzle_bytes(const VariantInfo& info) {
   return info.swizzle_axis_bytes.empty() ? 0 : info.swizzle_axis_bytes.back();
 }
 
-std::string classic_best(int elem_bytes) {
-  // The fastest classic technique per element size, measured with `tmakit --elem-bytes E` on
-  // the H100 (docs/perf-notes.md, 2026-11-21): 1 B vec_padded 85.9% of copy, 2 B vec_padded
-  // 83.6% (8192^2); 4 B smem_wide 96.1% at 16384^2 (smem_xor 92.0%), 96.0% at 32768^2;
-  // 8 B smem_padded 97.8% (8192^2; smem_xor / smem_wide tie at 16384^2). 16 B: the only
-  // classic technique that takes it.
+// The fastest classic technique for a shape class, measured on the H100 (docs/perf-notes.md):
+//  - a side of at most 32 elements (k x N, N x k, small matrices): smem_strip, whose tile spans
+//    that side (2026-11-22 quick run: 4x4000000 / 4000000x4 at 43/67/91/98/98% of memcpy for
+//    1/2/4/8/16 B, where the square tiles reached 7-32%);
+//  - rows 16-byte multiples (the vector rungs run): 1 B vec_padded 85.9% of copy, 2 B
+//    vec_padded 83.6% (8192^2); 4 B smem_wide 96.1% at 16384^2 (smem_xor 92.0%), 96.0% at
+//    32768^2; 8 B smem_padded 97.8% (8192^2; smem_xor / smem_wide tie at 16384^2)
+//    (2026-11-21);
+//  - odd rows (no 16-byte vectors): smem_wide for 1-8 B (12345x6789: 1283/1651/2026/2537 GB/s,
+//    where vec_padded ran 481/864 at 1/2 B and smem_padded 2182 at 8 B, 2026-11-22);
+//  - 16 B: smem_padded (smem_strip ties on odd shapes).
+std::string classic_best(std::int64_t rows, std::int64_t cols, int elem_bytes) {
+  if (std::min(rows, cols) <= 32) return "smem_strip";
+  const bool rows16 = (cols * elem_bytes) % 16 == 0 && (rows * elem_bytes) % 16 == 0;
   switch (elem_bytes) {
     case 1:
     case 2:
-      return "vec_padded";
+      return rows16 ? "vec_padded" : "smem_wide";
     case 4:
       return "smem_wide";
+    case 8:
+      return rows16 ? "smem_padded" : "smem_wide";
     default:
       return "smem_padded";
   }
@@ -96,23 +106,27 @@ const char* to_string(TmaBarrier barrier) {
   }
 }
 
-std::string fallback_variant(const std::string& token, int elem_bytes) {
+std::string fallback_variant(const std::string& token, std::int64_t rows, std::int64_t cols,
+                             int elem_bytes) {
   const VariantDef* def = find_variant_def(token);
   if (def != nullptr && def->info.kind == VariantKind::kCopy) return "copy";
-  return classic_best(elem_bytes);
+  return classic_best(rows, cols, elem_bytes);
 }
 
-std::string auto_variant(std::int64_t /*rows*/, std::int64_t /*cols*/, int elem_bytes) {
-  // The fastest technique per element size on the H100 (tmakit tables at 8192^2 and 16384^2,
-  // docs/perf-notes.md, 2026-11-21), TMA where it won; the dispatcher falls back from it (and
-  // says why) where TMA cannot run. Percent of cudaMemcpyAsync at 8192^2 / 16384^2:
+std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes) {
+  // The fastest technique per shape class and element size on the H100, TMA where it won; the
+  // dispatcher falls back from it (and says why) where TMA cannot run. Percent of
+  // cudaMemcpyAsync at 8192^2 / 16384^2 (2026-11-21):
   //   1 B: tma_load_store 92.8 / 91.0 (tma_pipeline 94.6 / 90.0, vec_padded 86.5 / 85.1)
   //   2 B: tma_load_store 93.3 / 92.7 (tma_pipeline 93.4 / 91.1, vec_padded 83.5 / 84.0)
   //   4 B: smem_wide - / 96.1 (smem_xor 92.8 / 92.0, tma_pipeline 92.5 / 91.9)
   //   8 B: smem_padded 97.8 / 96.8 (every TMA technique 92-93)
   //  16 B: smem_padded (int4_8x8 is the Programming Guide's teaching example, not fast)
-  if (elem_bytes == 1 || elem_bytes == 2) return "tma_load_store";
-  return classic_best(elem_bytes);
+  // Skinny and odd shapes: classic_best (above); TMA needs 16-byte rows.
+  const bool rows16 = (cols * elem_bytes) % 16 == 0 && (rows * elem_bytes) % 16 == 0;
+  if ((elem_bytes == 1 || elem_bytes == 2) && rows16 && std::min(rows, cols) > 32)
+    return "tma_load_store";
+  return classic_best(rows, cols, elem_bytes);
 }
 
 Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t cols, int elem_bytes,
@@ -209,8 +223,9 @@ Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t col
         return make_status(StatusCode::kUnsupported,
                            "variant '" + def->info.token + "' cannot run this call: " + why +
                                " (allow_fallback = false, so its classic fallback '" +
-                               fallback_variant(def->info.token, elem_bytes) + "' did not run)");
-      const VariantDef* fb = find_variant_def(fallback_variant(def->info.token, elem_bytes));
+                               fallback_variant(def->info.token, rows, cols, elem_bytes) + "' did not run)");
+      const VariantDef* fb =
+          find_variant_def(fallback_variant(def->info.token, rows, cols, elem_bytes));
       if (!fb->info.strided && !lay.dense)
         return make_status(StatusCode::kUnsupported,
                            "variant '" + def->info.token + "' cannot run this call: " + why +

@@ -145,7 +145,7 @@ TEST(BadCalls, SimulatedPreSm90FallsBackAndSaysWhy) {
   const Status s = transpose(src, dst, rows, cols, 4, o);
   ASSERT_EQ(unsetenv("TMAKIT_SIMULATE_CC"), 0);
   ASSERT_TRUE(s.ok()) << s.message;
-  EXPECT_EQ(s.variant, fallback_variant("tma_load_store", 4));
+  EXPECT_EQ(s.variant, fallback_variant("tma_load_store", rows, cols, 4));
   EXPECT_NE(s.fallback_reason.find("TMA needs 9.0"), std::string::npos) << s.fallback_reason;
   ASSERT_EQ(cudaMemcpy(out.data(), dst, out.size(), cudaMemcpyDeviceToHost), cudaSuccess);
   EXPECT_EQ(first_mismatch(out.data(), ref.data(), rows * cols, 4), -1);

@@ -70,9 +70,9 @@ TEST_P(Layout, BatchedAndStridedMatchTheReference) {
       EXPECT_NE(st.message.find("dense operands only"), std::string::npos) << st.message;
       continue;
     }
-    // What TMA needs here: every pitch and batch stride a multiple of 16 bytes, and for 1- and
-    // 2-byte elements the destination row too (the TMA-store row rule, tests/sm90/
-    // test_tma_store_rows.cpp; it binds techniques that TMA-store, i.e. all but tma_load).
+    // What TMA needs here: every pitch and batch stride, and the destination row, a multiple
+    // of 16 bytes (the TMA-store row rule, tests/sm90/test_tma_store_rows.cpp; it binds the
+    // techniques that TMA-store, i.e. all but tma_load).
     const std::int64_t e = c.elem_bytes, dst_line = copy ? lc.cols : lc.rows;
     auto m16 = [&](std::int64_t elems) { return (elems * e) % 16 == 0; };
     const std::int64_t src_ld = layout.src_ld_elems ? layout.src_ld_elems : lc.cols;
@@ -83,10 +83,10 @@ TEST_P(Layout, BatchedAndStridedMatchTheReference) {
          (m16(layout.src_batch_stride_elems ? layout.src_batch_stride_elems : lc.rows * src_ld) &&
           m16(layout.dst_batch_stride_elems ? layout.dst_batch_stride_elems
                                             : (copy ? lc.rows : lc.cols) * dst_ld)));
-    const bool row_ok = m16(dst_line) || c.variant == "tma_load" || e >= 4;
+    const bool row_ok = m16(dst_line) || c.variant == "tma_load";
     const bool tma_runs = info->uses_tma && dev.cc >= 90 && pitches_ok && row_ok;
     const bool fallback_dense_only =
-        info->uses_tma && !find_variant(fallback_variant(c.variant, c.elem_bytes))->strided;
+        info->uses_tma && !find_variant(fallback_variant(c.variant, lc.rows, lc.cols, c.elem_bytes))->strided;
     const std::string err =
         test::check_transpose_layout(lc.rows, lc.cols, c.elem_bytes, copy, layout, run);
     if (fallback_dense_only && !dense && !tma_runs) {  // tma_copy: its fallback `copy` cannot

@@ -133,15 +133,23 @@ TEST(ApiErrors, AxesNeedANamedTechnique) {
 }
 
 TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
-  EXPECT_EQ(fallback_variant("tma_copy", 4), "copy");
-  EXPECT_EQ(fallback_variant("tma_pipeline", 4), "smem_wide");
-  EXPECT_EQ(fallback_variant("tma_load_store", 1), "vec_padded");
-  EXPECT_EQ(fallback_variant("int4_8x8", 16), "smem_padded");
+  EXPECT_EQ(fallback_variant("tma_copy", 4096, 4096, 4), "copy");
+  EXPECT_EQ(fallback_variant("tma_pipeline", 4096, 4096, 4), "smem_wide");
+  EXPECT_EQ(fallback_variant("tma_load_store", 4096, 4096, 1), "vec_padded");
+  EXPECT_EQ(fallback_variant("int4_8x8", 4096, 4096, 16), "smem_padded");
+  // Shape classes: odd rows (no 16-byte vectors) and a side of at most 32 elements.
+  EXPECT_EQ(fallback_variant("tma_load_store", 12345, 6789, 1), "smem_wide");
+  EXPECT_EQ(fallback_variant("tma_load_store", 4, 4000000, 2), "smem_strip");
+  EXPECT_EQ(fallback_variant("tma_pipeline", 4000000, 32, 8), "smem_strip");
+  EXPECT_EQ(auto_variant(4096, 4096, 1), "tma_load_store");
+  EXPECT_EQ(auto_variant(12345, 6789, 2), "smem_wide");
+  EXPECT_EQ(auto_variant(7, 4000000, 4), "smem_strip");
+  EXPECT_EQ(auto_variant(16384, 16384, 8), "smem_padded");
   for (const VariantInfo& v : variants()) {
     if (!v.uses_tma) continue;
     for (int e : {1, 2, 4, 8, 16}) {
       if (!v.supports_elem_bytes(e)) continue;
-      const VariantInfo* fb = find_variant(fallback_variant(v.token, e));
+      const VariantInfo* fb = find_variant(fallback_variant(v.token, 4096, 4096, e));
       ASSERT_NE(fb, nullptr) << v.token;
       EXPECT_FALSE(fb->uses_tma) << v.token << " falls back to " << fb->token;
       EXPECT_TRUE(fb->supports_elem_bytes(e)) << v.token << " -> " << fb->token << " " << e;

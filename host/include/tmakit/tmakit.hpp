@@ -110,7 +110,8 @@ Status transpose(const T* src, T* dst, std::int64_t rows, std::int64_t cols,
                    static_cast<int>(sizeof(T)), options);
 }
 
-// Which technique `auto` picks for this problem (the fastest measured on an H100). When it is a
+// Which technique `auto` picks for this problem (the fastest measured on an H100 for its shape
+// class: square with 16-byte rows, odd rows, a side <= 32 elements). When it is a
 // TMA technique that cannot run the call, transpose() runs fallback_variant() and says why.
 std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes);
 
@@ -122,7 +123,10 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes);
 std::string tma_unavailable_reason(const TransposeOptions& options = {});
 
 // The classic (LDG/STG) technique a TMA technique falls back to for this element size.
-std::string fallback_variant(const std::string& token, int elem_bytes);
+// rows x cols picks the shape class (a side <= 32 elements, rows that are 16-byte multiples
+// or not), as auto_variant() does.
+std::string fallback_variant(const std::string& token, std::int64_t rows, std::int64_t cols,
+                             int elem_bytes);
 
 // CPU reference: the same contract on host memory (element sizes 1, 2, 4, 8, 16). Used to
 // verify every GPU result. Rejects null pointers, empty shapes and other element sizes.
