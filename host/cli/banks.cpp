@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 #include <host/bank_model.hpp>
+#include <host/cli/args.hpp>
 #include <host/cli/commands.hpp>
 #include <tmakit/tmakit.hpp>
 
@@ -63,36 +64,52 @@ int run_banks(const std::vector<std::string>& args) {
   std::string variant, svg;
   bool csv = false;
   int e = 4, sw = -1;
+  auto usage = [] {
+    std::fprintf(stderr,
+                 "usage: tmakit banks [--variant V] [--elem-bytes E] [--swizzle 0|32|64|128]\n"
+                 "                    [--csv] [--svg FILE]\n"
+                 "Predicted shared-memory wavefronts per request of each shared load/store of\n"
+                 "a technique (all techniques without --variant; every swizzle mode of a TMA\n"
+                 "technique without --swizzle), from the sm_90 bank model. --csv prints\n"
+                 "machine-readable rows; --svg FILE draws the bank map of one tile of\n"
+                 "--variant (swizzle 0 unless given), outlining its most conflicted request.\n");
+  };
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    const bool has = i + 1 < args.size();
-    if (a == "--variant" && has)
-      variant = args[++i];
-    else if (a == "--elem-bytes" && has)
-      e = std::atoi(args[++i].c_str());
-    else if (a == "--swizzle" && has)
-      sw = std::atoi(args[++i].c_str());
-    else if (a == "--svg" && has)
-      svg = args[++i];
-    else if (a == "--csv")
+    long long v = 0;
+    if (a == "--help" || a == "-h") {
+      usage();
+      return 0;
+    } else if (a == "--variant") {
+      if (!take_value(args, &i, &variant))
+        return arg_error("banks", "--variant needs a technique token (see `tmakit list`)");
+      if (std::string why = check_technique(variant, false); !why.empty())
+        return arg_error("banks", "--variant: " + why);
+    } else if (a == "--elem-bytes") {
+      if (!take_integer("banks", args, &i, 1, 16, &v)) return 2;
+      if (v != 1 && v != 2 && v != 4 && v != 8 && v != 16)
+        return arg_error("banks", "--elem-bytes: " + std::to_string(v) + " is not 1, 2, 4, 8 or 16");
+      e = static_cast<int>(v);
+    } else if (a == "--swizzle") {
+      if (!take_integer("banks", args, &i, 0, 128, &v)) return 2;
+      if (v != 0 && v != 32 && v != 64 && v != 128)
+        return arg_error("banks", "--swizzle: " + std::to_string(v) + " is not 0, 32, 64 or 128");
+      sw = static_cast<int>(v);
+    } else if (a == "--svg") {
+      if (!take_value(args, &i, &svg)) return arg_error("banks", "--svg needs a file name");
+    } else if (a == "--csv") {
       csv = true;
-    else {
-      std::fprintf(stderr,
-                   "usage: tmakit banks [--variant V] [--elem-bytes E] [--swizzle 0|32|64|128]\n"
-                   "                    [--csv] [--svg FILE]\n"
-                   "Predicted shared-memory wavefronts per request of each shared load/store of\n"
-                   "a technique (all techniques without --variant; every swizzle mode of a TMA\n"
-                   "technique without --swizzle), from the sm_90 bank model. --csv prints\n"
-                   "machine-readable rows; --svg FILE draws the bank map of one tile of\n"
-                   "--variant (swizzle 0 unless given), outlining its most conflicted request.\n");
+    } else {
+      arg_error("banks", "unknown argument '" + a + "'");
+      usage();
       return 2;
     }
   }
+  if (!variant.empty() && !find_variant(variant)->supports_elem_bytes(e))
+    return arg_error("banks", "--variant " + variant + " does not take " + std::to_string(e) +
+                                  "-byte elements (--elem-bytes)");
   if (!svg.empty()) {
-    if (variant.empty() || find_variant(variant) == nullptr) {
-      std::fprintf(stderr, "tmakit banks: --svg needs --variant with a known technique\n");
-      return 2;
-    }
+    if (variant.empty()) return arg_error("banks", "--svg needs --variant (the technique to draw)");
     return write_svg(variant, e, sw < 0 ? 0 : sw, svg);
   }
   if (csv)

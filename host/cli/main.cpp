@@ -7,6 +7,8 @@
 #include <cstring>
 #include <string>
 #include <vector>
+#include <algorithm>
+#include <host/cli/args.hpp>
 #include <host/cli/commands.hpp>
 
 namespace {
@@ -22,7 +24,7 @@ void usage(std::FILE* out) {
                "options for the table:\n"
                "  --rows R          matrix rows (default 8192)\n"
                "  --cols C          matrix columns (default 8192)\n"
-               "  --elem-bytes E    element size in bytes: 1, 2, 4, 8 (default 4)\n"
+               "  --elem-bytes E    element size in bytes: 1, 2, 4, 8, 16 (default 4)\n"
                "  --variant V[,W]  only these variants (tokens from `tmakit list`, or auto)\n"
                "  --iters N         timed runs per variant, median reported (default 20, >= 1)\n"
                "  --swizzle S       TMA techniques: swizzle bytes 0, 32, 64 or 128 (default: 128)\n"
@@ -38,14 +40,6 @@ void usage(std::FILE* out) {
                "in the same run.\n");
 }
 
-bool parse_int(const char* text, long long* out) {
-  char* end = nullptr;
-  const long long v = std::strtoll(text, &end, 10);
-  if (end == text || *end != '\0') return false;
-  *out = v;
-  return true;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -54,58 +48,71 @@ int main(int argc, char** argv) {
     usage(stdout);
     return 0;
   }
-  if (!args.empty() && args[0] == "list") return tmakit::cli::run_list();
+  if (!args.empty() && args[0] == "list") {
+    if (args.size() > 1)
+      return tmakit::cli::arg_error("list", "takes no arguments (got '" + args[1] + "')");
+    return tmakit::cli::run_list();
+  }
   if (!args.empty() && args[0] == "banks")
     return tmakit::cli::run_banks(std::vector<std::string>(args.begin() + 1, args.end()));
   if (!args.empty() && args[0] == "tensormap")
     return tmakit::cli::run_tensormap(std::vector<std::string>(args.begin() + 1, args.end()));
 
+  using tmakit::cli::arg_error;
   tmakit::cli::TableOptions opt;
+  // Every value is checked here, whole, before the table touches a GPU.
+  constexpr long long kMaxSide = 1ll << 31;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    auto need_value = [&](long long* v) {
-      if (i + 1 >= args.size() || !parse_int(args[i + 1].c_str(), v)) {
-        std::fprintf(stderr, "tmakit: %s needs an integer value\n", a.c_str());
-        return false;
-      }
-      ++i;
-      return true;
-    };
     long long v = 0;
+    std::string text;
+    auto integer = [&](long long lo, long long hi) {
+      return tmakit::cli::take_integer("", args, &i, lo, hi, &v);
+    };
     if (a == "--rows") {
-      if (!need_value(&v)) return 2;
+      if (!integer(1, kMaxSide)) return 2;
       opt.rows = v;
     } else if (a == "--cols") {
-      if (!need_value(&v)) return 2;
+      if (!integer(1, kMaxSide)) return 2;
       opt.cols = v;
     } else if (a == "--elem-bytes") {
-      if (!need_value(&v)) return 2;
+      if (!integer(1, 16)) return 2;
+      if (v != 1 && v != 2 && v != 4 && v != 8 && v != 16)
+        return arg_error("", "--elem-bytes: " + std::to_string(v) + " is not 1, 2, 4, 8 or 16");
       opt.elem_bytes = static_cast<int>(v);
     } else if (a == "--iters") {
-      if (!need_value(&v)) return 2;
+      if (!integer(1, 100000)) return 2;
       opt.iters = static_cast<int>(v);
     } else if (a == "--variant") {
-      if (i + 1 >= args.size()) {
-        std::fprintf(stderr, "tmakit: --variant needs a token (see `tmakit list`)\n");
-        return 2;
+      if (!tmakit::cli::take_value(args, &i, &text))
+        return arg_error("", "--variant needs a technique token or a comma-separated list (see "
+                             "`tmakit list`)");
+      std::size_t at = 0;
+      while (at <= text.size()) {
+        const std::size_t comma = std::min(text.find(',', at), text.size());
+        if (std::string why = tmakit::cli::check_technique(text.substr(at, comma - at), true);
+            !why.empty())
+          return arg_error("", "--variant: " + why);
+        at = comma + 1;
       }
-      opt.variant = args[++i];
+      opt.variant = text;
     } else if (a == "--swizzle") {
-      if (!need_value(&v)) return 2;
+      if (!integer(0, 128)) return 2;
+      if (v != 0 && v != 32 && v != 64 && v != 128)
+        return arg_error("", "--swizzle: " + std::to_string(v) + " is not 0, 32, 64 or 128");
       opt.swizzle_bytes = static_cast<int>(v);
     } else if (a == "--barrier") {
-      if (i + 1 >= args.size()) {
-        std::fprintf(stderr, "tmakit: --barrier needs ptx or cuda_barrier\n");
-        return 2;
-      }
-      opt.barrier = args[++i];
+      if (!tmakit::cli::take_value(args, &i, &text))
+        return arg_error("", "--barrier needs ptx or cuda_barrier");
+      if (text != "ptx" && text != "cuda_barrier")
+        return arg_error("", "--barrier: '" + text + "' is not ptx or cuda_barrier");
+      opt.barrier = text;
     } else if (a == "--axes") {
       opt.all_axes = true;
     } else if (a == "--json") {
       opt.json = true;
     } else {
-      std::fprintf(stderr, "tmakit: unknown argument '%s'\n\n", a.c_str());
-      usage(stderr);
+      arg_error("", "unknown argument '" + a + "' (see tmakit --help)");
       return 2;
     }
   }

@@ -1,10 +1,12 @@
 // `tmakit tensormap`: validate a descriptor, describe it, draw where the box's 16-byte chunks
 // land in shared memory for the first swizzle period; or fuzz validate() against the driver.
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
 #include <string>
 #include <vector>
+#include <host/cli/args.hpp>
 #include <host/cli/commands.hpp>
 #include <host/driver_api.hpp>
 #include <host/tensor_map_fuzz.hpp>
@@ -44,8 +46,9 @@ bool parse_list(const std::string& text, char sep, std::vector<std::uint64_t>* o
   std::string item;
   while (std::getline(ss, item, sep)) {
     char* end = nullptr;
+    errno = 0;
     const unsigned long long v = std::strtoull(item.c_str(), &end, 10);
-    if (item.empty() || *end != '\0') return false;
+    if (item.empty() || item[0] == '-' || errno == ERANGE || *end != '\0') return false;
     out->push_back(v);
   }
   return !out->empty() && out->size() <= kTmaMaxRank;
@@ -203,28 +206,33 @@ int run_tensormap(const std::vector<std::string>& args) {
       ok = parse_enum(v, {"none", "64B", "128B", "256B"}, &s.l2_promotion);
     else if (a == "--oob")
       ok = parse_enum(v, {"zero", "nan"}, &s.oob_fill);
-    else if (a == "--address-offset")
-      offset = std::strtoull(v.c_str(), nullptr, 10);
-    else if (a == "--cc")
-      cc = std::atoi(v.c_str());
-    else if (a == "--fuzz")
-      fuzz = std::strtoull(v.c_str(), nullptr, 10);
-    else if (a == "--seed")
-      seed = std::strtoull(v.c_str(), nullptr, 10);
+    else if (a == "--address-offset" || a == "--cc" || a == "--fuzz" || a == "--seed") {
+      long long n = 0;
+      const long long hi = a == "--cc" ? 1000 : a == "--fuzz" ? 100000000 : (1ll << 62);
+      if (!parse_integer(v, 0, hi, &n))
+        return arg_error("tensormap", a + ": '" + v + "' is not an integer from 0 to " +
+                                          std::to_string(hi));
+      if (a == "--address-offset") offset = static_cast<std::uint64_t>(n);
+      if (a == "--cc") cc = static_cast<int>(n);
+      if (a == "--fuzz") fuzz = static_cast<std::uint64_t>(n);
+      if (a == "--seed") seed = static_cast<std::uint64_t>(n);
+    }
     else if (a == "--dump")
       dump = v;
     else {
-      std::fprintf(stderr, "tmakit tensormap: unknown option %s\n\n", a.c_str());
+      std::fprintf(stderr, "tmakit tensormap: unknown argument '%s'\n\n", a.c_str());
       usage(stderr);
       return 2;
     }
     if (!ok) {
-      std::fprintf(stderr, "tmakit tensormap: bad value '%s' for %s\n", v.c_str(), a.c_str());
+      std::fprintf(stderr, "tmakit tensormap: %s: bad value '%s'\n", a.c_str(), v.c_str());
       return 2;
     }
   }
   if (fuzz > 0) return run_fuzz(fuzz, seed, dump);
   if (shape.empty() || box.empty()) {
+    arg_error("tensormap", std::string(shape.empty() ? "--shape" : "--box") +
+                               " is required (or --fuzz N, or --rules)");
     usage(stderr);
     return 2;
   }

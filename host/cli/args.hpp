@@ -1,0 +1,27 @@
+// Command-line values, checked whole: every bad argument of every subcommand is one line on
+// stderr that names the argument and what is wrong with it, before anything touches a GPU.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tmakit::cli {
+
+// "tmakit <cmd>: <what>" on stderr (cmd empty: "tmakit: <what>"); returns 2, the usage-error
+// exit code of every subcommand.
+int arg_error(const std::string& cmd, const std::string& what);
+
+// A whole decimal integer in [lo, hi] (no sign games, no trailing text, no overflow).
+bool parse_integer(const std::string& text, long long lo, long long hi, long long* out);
+
+// The value after option args[i], advancing i; false (nothing printed) when there is none.
+bool take_value(const std::vector<std::string>& args, std::size_t* i, std::string* out);
+
+// take_value + parse_integer, printing the one-line error itself; false on any failure.
+bool take_integer(const std::string& cmd, const std::vector<std::string>& args, std::size_t* i,
+                  long long lo, long long hi, long long* out);
+
+// Empty when token names a registered technique (or "auto" where allowed), else the error.
+std::string check_technique(const std::string& token, bool allow_auto);
+
+}  // namespace tmakit::cli

@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""ctest (host): every bad argument of every tmakit subcommand is refused with exit code 2 and a
+first stderr line that names the argument and what is wrong, before any GPU is touched (this
+runs where there is none, so a late check would print a device error instead).
+
+usage: check_cli_errors.py path/to/tmakit
+
+Every subcommand that `tmakit --help` lists must have cases here, so a new one cannot slip past.
+"""
+import re
+import subprocess
+import sys
+
+tmakit = sys.argv[1]
+
+# (subcommand, arguments, words the first stderr line must contain)
+CASES = [
+    ("table", ["--rows", "99999999999999999999", "--cols", "5"], ["--rows", "99999999999999999999", "not an integer"]),
+    ("table", ["--rows", "0"], ["--rows", "'0'"]),
+    ("table", ["--cols", "-3"], ["--cols", "'-3'"]),
+    ("table", ["--cols", "12abc"], ["--cols", "'12abc'"]),
+    ("table", ["--rows"], ["--rows", "needs an integer"]),
+    ("table", ["--elem-bytes", "3"], ["--elem-bytes", "3 is not 1, 2, 4, 8 or 16"]),
+    ("table", ["--iters", "0"], ["--iters", "'0'"]),
+    ("table", ["--variant", "nope"], ["--variant", "'nope' is not a technique"]),
+    ("table", ["--variant", "smem,,copy"], ["--variant", "'' is not a technique"]),
+    ("table", ["--variant"], ["--variant", "needs"]),
+    ("table", ["--swizzle", "48"], ["--swizzle", "48 is not 0, 32, 64 or 128"]),
+    ("table", ["--barrier", "fence"], ["--barrier", "'fence'"]),
+    ("table", ["--frob"], ["unknown argument", "'--frob'"]),
+    ("list", ["extra"], ["list", "takes no arguments", "'extra'"]),
+    ("banks", ["--variant", "nope"], ["banks", "--variant", "'nope' is not a technique"]),
+    ("banks", ["--variant", "auto"], ["banks", "--variant", "'auto' is not a technique"]),
+    ("banks", ["--variant"], ["banks", "--variant", "needs"]),
+    ("banks", ["--elem-bytes", "3"], ["banks", "--elem-bytes", "3 is not"]),
+    ("banks", ["--elem-bytes", "x"], ["banks", "--elem-bytes", "'x'"]),
+    ("banks", ["--swizzle", "7"], ["banks", "--swizzle", "7 is not"]),
+    ("banks", ["--variant", "copy", "--elem-bytes", "16"], ["banks", "copy", "16-byte"]),
+    ("banks", ["--svg", "out.svg"], ["banks", "--svg", "--variant"]),
+    ("banks", ["--svg"], ["banks", "--svg", "needs"]),
+    ("banks", ["--frob"], ["banks", "unknown argument", "'--frob'"]),
+    ("tensormap", ["--cc", "abc"], ["tensormap", "--cc", "'abc'"]),
+    ("tensormap", ["--fuzz", "-1"], ["tensormap", "--fuzz", "'-1'"]),
+    ("tensormap", ["--seed", "1e9"], ["tensormap", "--seed", "'1e9'"]),
+    ("tensormap", ["--address-offset", "99999999999999999999"], ["tensormap", "--address-offset"]),
+    ("tensormap", ["--shape", "10x-1", "--box", "1x1"], ["tensormap", "--shape", "'10x-1'"]),
+    ("tensormap", ["--shape", "99999999999999999999999x2", "--box", "1x1"], ["tensormap", "--shape"]),
+    ("tensormap", ["--elem", "u9", "--shape", "8x8", "--box", "8x8"], ["tensormap", "--elem", "'u9'"]),
+    ("tensormap", ["--swizzle", "17B"], ["tensormap", "--swizzle", "'17B'"]),
+    ("tensormap", ["--elem"], ["tensormap", "--elem", "needs a value"]),
+    ("tensormap", ["--shape", "8x8"], ["tensormap", "--box", "required"]),
+    ("tensormap", ["--frob", "1"], ["tensormap", "unknown argument", "'--frob'"]),
+]
+
+failures = []
+for sub, args, words in CASES:
+    argv = [tmakit] + ([] if sub == "table" else [sub]) + args
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    first = (r.stderr.strip().splitlines() or [""])[0]
+    where = "tmakit %s" % " ".join(argv[1:])
+    if r.returncode != 2:
+        failures.append("%s: exit code %d, expected 2 (stderr: %r)" % (where, r.returncode, first))
+    missing = [w for w in words if w not in first]
+    if missing:
+        failures.append("%s: first stderr line %r lacks %s" % (where, first, missing))
+    if re.search(r"cudaError|CUDA_ERROR|no usable CUDA device|no CUDA device", r.stderr + r.stdout):
+        failures.append("%s: reached the GPU before refusing the argument: %r" % (where, r.stderr))
+
+# Every subcommand the help lists has cases (the table is the command without one).
+help_text = subprocess.run([tmakit, "--help"], capture_output=True, text=True).stdout
+subs = set(re.findall(r"^\s*(?:usage:)?\s*tmakit ([a-z]+)\b", help_text, re.M)) - {"options"}
+covered = {c[0] for c in CASES}
+for s in sorted(subs):
+    if s not in covered:
+        failures.append("subcommand '%s' (from tmakit --help) has no bad-argument case here" % s)
+if "table" not in covered:
+    failures.append("the table (tmakit [options]) has no bad-argument case here")
+
+for f in failures:
+    print("FAIL:", f)
+print("%d passed, %d failed" % (len(CASES) + len(subs) - len(failures), len(failures)))
+sys.exit(1 if failures else 0)
