@@ -36,6 +36,7 @@
 #include <host/testdata.hpp>
 #include <host/timing.hpp>
 #include <tmakit/tmakit.hpp>
+#include "device_compare.hpp"
 #include "peers.hpp"
 
 namespace tmakit::bench {
@@ -81,10 +82,11 @@ struct Problem {
   std::size_t bytes = 0;  // one operand: batch * rows * cols * elem_bytes
   void* src = nullptr;
   void* dst = nullptr;
-  std::vector<unsigned char> h_src, h_ref;
+  void* ref = nullptr;  // the CPU reference's transpose, on the device (outputs are compared there)
   ~Problem() {
     cudaFree(src);
     cudaFree(dst);
+    cudaFree(ref);
   }
   std::int64_t elems() const { return shape.batch * shape.rows * shape.cols; }
 };
@@ -106,15 +108,14 @@ Problem* problem_for(const Shape& s, int e, std::string* error) {
     return nullptr;
   }
   if (cudaMalloc(&p->src, p->bytes) != cudaSuccess ||
-      cudaMalloc(&p->dst, p->bytes) != cudaSuccess) {
+      cudaMalloc(&p->dst, p->bytes) != cudaSuccess || cudaMalloc(&p->ref, p->bytes) != cudaSuccess) {
     cudaGetLastError();
-    *error = "cannot allocate 2 x " + std::to_string(p->bytes) + " bytes";
+    *error = "cannot allocate 3 x " + std::to_string(p->bytes) + " bytes";
     return nullptr;
   }
-  p->h_src.resize(p->bytes);
-  p->h_ref.resize(p->bytes);
-  unsigned char* src = p->h_src.data();
-  unsigned char* ref = p->h_ref.data();
+  std::vector<unsigned char> h_src(p->bytes), h_ref(p->bytes);
+  unsigned char* src = h_src.data();
+  unsigned char* ref = h_ref.data();
   // Integer-valued floats of each peer's type: every library's alpha = 1 is then bit-exact.
   parallel_for(n, [&](std::int64_t b, std::int64_t en) {
     fill_peer_values_range(src + b * e, b, en - b, e);
@@ -133,8 +134,9 @@ Problem* problem_for(const Shape& s, int e, std::string* error) {
       reference_transpose_rows(src, ref, s.rows, s.cols, e, r0, r1);
     });
   }
-  if (cudaMemcpy(p->src, src, p->bytes, cudaMemcpyHostToDevice) != cudaSuccess) {
-    *error = "cudaMemcpy of the input failed";
+  if (cudaMemcpy(p->src, src, p->bytes, cudaMemcpyHostToDevice) != cudaSuccess ||
+      cudaMemcpy(p->ref, ref, p->bytes, cudaMemcpyHostToDevice) != cudaSuccess) {
+    *error = "cudaMemcpy of the input or the reference failed";
     return nullptr;
   }
   current = std::move(p);
@@ -146,7 +148,8 @@ std::unique_ptr<L2Flusher> g_flusher;
 std::vector<std::unique_ptr<Peer>> g_peers;
 std::map<std::string, double> g_best_copy_gbps;  // "<shape>/e<bytes>" -> GB/s
 
-// Verify once (poisoned output, bit for bit), then time each iteration with events.
+// Verify once (poisoned output, bit for bit against the CPU reference, compared on the device),
+// then time each iteration with events.
 void run(benchmark::State& state, const std::string& name, Problem& p, bool is_copy,
          const std::function<Status()>& launch) {
   static std::set<std::string> verified;  // repetitions call this function again
@@ -159,13 +162,14 @@ void run(benchmark::State& state, const std::string& name, Problem& p, bool is_c
       state.SkipWithError(st.message.c_str());
       return;
     }
-    std::vector<unsigned char> out(p.bytes);
-    cudaMemcpy(out.data(), p.dst, p.bytes, cudaMemcpyDeviceToHost);
-    const std::int64_t bad =
-        first_mismatch(out.data(), is_copy ? p.h_src.data() : p.h_ref.data(), p.elems(),
-                       p.elem_bytes);
-    if (bad >= 0) {
-      state.SkipWithError(("verification failed at element " + std::to_string(bad)).c_str());
+    unsigned long long diffs = 0;
+    st = cuda_status(count_differences(p.dst, is_copy ? p.src : p.ref, p.bytes, &diffs),
+                     "verification");
+    if (!st || diffs != 0) {
+      state.SkipWithError(!st ? st.message.c_str()
+                              : ("verification failed: " + std::to_string(diffs) +
+                                 " words differ from the CPU reference")
+                                    .c_str());
       return;
     }
     verified.insert(name);

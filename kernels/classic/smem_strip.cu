@@ -16,6 +16,8 @@
 // with h x w the tile's extent inside the matrix. The tile row stride is odd (in elements), so
 // the store's column walk (consecutive r) spreads over the banks.
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <kernels/common/grid.hpp>
 #include <kernels/launchers.hpp>
 #include <kernels/primitives/dispatch.cuh>
@@ -48,6 +50,16 @@ StripTile strip_tile(std::int64_t rows, std::int64_t cols, int elem_bytes) {
     t.rows = long_side(cols, rows);
   } else {
     t.rows = t.cols = elem_bytes >= 8 ? 32 : 64;
+    // Experiment knob (docs/perf-notes.md, odd shapes): TMAKIT_STRIP_TILE=RxC sets the tile of
+    // this case, e.g. 256x64, as long as it fits in 48 KB of shared memory.
+    if (const char* env = std::getenv("TMAKIT_STRIP_TILE")) {
+      int r = 0, c = 0;
+      if (std::sscanf(env, "%dx%d", &r, &c) == 2 && r >= 1 && c >= 1 &&
+          std::int64_t(r) * (c | 1) * elem_bytes <= 48 * 1024) {
+        t.rows = r;
+        t.cols = c;
+      }
+    }
   }
   t.stride = t.cols | 1;
   return t;
