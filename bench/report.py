@@ -271,7 +271,7 @@ def write_md(runs, md_path, img_rel, command):
                     ratio, "`%s` (%.0f)" % (ak, ag) if ak else "-"))
             lines.append("")
             if img_rel:
-                lines += ["![%s, %s: memcpy, tmakit best, best peer](%s/results_%s_%s.png)" % (gpu, cls, img_rel, g, cls), ""]
+                lines += ["![%s, %s: tmakit best / best peer per shape and element size](%s/results_%s_%s.png)" % (gpu, cls, img_rel, g, cls), ""]
             for e in sorted({k[2] for k in keys}):
                 shapes = sorted({k[1] for k in keys if k[2] == e}, key=shape_key)
                 tokens = []
@@ -301,36 +301,41 @@ def write_md(runs, md_path, img_rel, command):
 
 
 def write_charts(runs, img_dir):
+    """Per GPU and class, a heatmap: shapes down, element sizes across; colour and number are
+    tmakit's best over the best peer (red: a loss), the small number tmakit's % of memcpy."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.colors import TwoSlopeNorm
     os.makedirs(img_dir, exist_ok=True)
     for gpu, run in runs.items():
         for cls in CLASSES:
-            keys = sorted([k for k in run.cells if k[0] == cls], key=lambda k: (k[2], shape_key(k[1])))
+            keys = [k for k in run.cells if k[0] == cls]
             if not keys:
                 continue
-            fig, ax = plt.subplots(figsize=(max(8, 0.55 * len(keys) + 2), 4.8))
-            w = 0.27
-            for i, (c, shape, e) in enumerate(keys):
-                v = verdict(run.cells[(c, shape, e)])
-                bars = [(v["memcpy"], "#bbbbbb", "memcpy"), (v["tmakit"][1], "#1f77b4", "tmakit best"),
-                        (v["peer"][1], "#d62728", "best peer")]
-                for j, (val, col, lab) in enumerate(bars):
-                    if val:
-                        ax.bar(i + (j - 1) * w, val, w, color=col, label=lab if i == 0 else None)
-                if v["ratio"] is not None:
-                    top = max(x for x in (v["memcpy"], v["tmakit"][1], v["peer"][1]) if x)
-                    ax.text(i, top * 1.02, "%.2f" % v["ratio"], ha="center", fontsize=7,
-                            color="black" if v["ratio"] >= 1 else "#d62728", fontweight="bold")
-            ax.set_xticks(range(len(keys)))
-            ax.set_xticklabels(["%s\n%dB" % (s, e) for (_, s, e) in keys], rotation=90, fontsize=7)
-            ax.set_ylabel("GB/s (read + write)")
-            ax.set_title("%s, %s: tmakit best vs best peer (number: ratio, red = loss)" % (gpu.replace("NVIDIA ", ""), cls), fontsize=9)
-            ax.set_ylim(0, ax.get_ylim()[1] * 1.08)
-            handles, labels = ax.get_legend_handles_labels()
-            if handles:
-                ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+            shapes = sorted({k[1] for k in keys}, key=shape_key)
+            elems = sorted({k[2] for k in keys})
+            grid = [[float("nan")] * len(elems) for _ in shapes]
+            fig, ax = plt.subplots(figsize=(1.3 * len(elems) + 2.6, 0.42 * len(shapes) + 1.4))
+            for i, sh in enumerate(shapes):
+                for j, e in enumerate(elems):
+                    cell = run.cells.get((cls, sh, e))
+                    if cell is None:
+                        continue
+                    v = verdict(cell)
+                    if v["ratio"] is not None:
+                        grid[i][j] = v["ratio"]
+                    txt = "%.2f" % v["ratio"] if v["ratio"] is not None else "no peer"
+                    if v["tmakit"][1] and v["memcpy"]:
+                        txt += "\n%.0f%%" % (100.0 * v["tmakit"][1] / v["memcpy"])
+                    ax.text(j, i, txt, ha="center", va="center", fontsize=7)
+            ax.imshow(grid, cmap="RdYlGn", norm=TwoSlopeNorm(vmin=0.5, vcenter=1.0, vmax=1.5), aspect="auto")
+            ax.set_xticks(range(len(elems)))
+            ax.set_xticklabels(["%d B" % e for e in elems])
+            ax.set_yticks(range(len(shapes)))
+            ax.set_yticklabels(shapes, fontsize=8)
+            ax.set_title("%s, %s: tmakit best / best peer\n(small: tmakit %% of memcpy; red = loss)" % (
+                gpu.replace("NVIDIA ", ""), cls), fontsize=9)
             fig.tight_layout()
             fig.savefig(os.path.join(img_dir, "results_%s_%s.png" % (slug(gpu), cls)), dpi=100)
             plt.close(fig)
