@@ -292,13 +292,14 @@ void register_overhead(int calls_per_iter, int iters) {
                                    TransposeOptions o;
                                    o.variant = token;
                                    Status s = transpose(src, dst, 64, 64, 4, o);
+                                   const std::string ran = s.variant;
                                    if (s.ok()) s = cuda_status(cudaDeviceSynchronize(), "kernel");
                                    if (!s) {
                                      cudaFree(src);
                                      cudaFree(dst);
                                      return st.SkipWithError(s.message.c_str());
                                    }
-                                   st.SetLabel("ran " + s.variant);
+                                   st.SetLabel("ran " + ran);
                                    double total_s = 0;
                                    for (auto _ : st) {
                                      const auto t0 = std::chrono::steady_clock::now();

@@ -1,6 +1,8 @@
 #include <host/tma_dispatch.hpp>
 
 #include <algorithm>
+#include <array>
+#include <mutex>
 #include <cstdint>
 #include <cstdlib>
 #include <host/driver_api.hpp>
@@ -106,9 +108,108 @@ std::string tma_unavailable(bool allow_tma, const DeviceCaps& caps) {
   return {};
 }
 
+namespace {
+
+// Everything a technique's plan, its checks and its encoded maps depend on.
+struct MapKey {
+  const VariantDef* def = nullptr;
+  const void* src = nullptr;
+  const void* dst = nullptr;
+  std::int64_t rows = 0, cols = 0;
+  int elem_bytes = 0, swizzle = 0, cc = 0, device = 0;
+  BatchStrides strides;
+  bool operator==(const MapKey& o) const {
+    const BatchStrides &a = strides, &b = o.strides;
+    return def == o.def && src == o.src && dst == o.dst && rows == o.rows && cols == o.cols &&
+           elem_bytes == o.elem_bytes && swizzle == o.swizzle && cc == o.cc &&
+           device == o.device && a.batch == b.batch && a.src_ld_elems == b.src_ld_elems &&
+           a.dst_ld_elems == b.dst_ld_elems && a.src_batch_elems == b.src_batch_elems &&
+           a.dst_batch_elems == b.dst_batch_elems;
+  }
+};
+
+struct MapEntry {
+  MapKey key;
+  std::string why;  // the fallback reason, or empty: then maps (and which are used) hold
+  TmaMaps maps;
+  bool src_used = false, dst_used = false;
+};
+
+// The last few calls' tensor maps: a caller that transposes the same buffers again (the
+// common case in a loop or a layer) skips planning, validating and encoding (issue 16: host
+// time per call). Keyed on the whole call, addresses included, so a hit is exactly what
+// encoding again would give.
+class MapCache {
+ public:
+  bool find(const MapKey& k, MapEntry* out) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const MapEntry& e : ring_)
+      if (e.key.def != nullptr && e.key == k) {
+        *out = e;
+        return true;
+      }
+    return false;
+  }
+  void put(const MapEntry& e) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ring_[next_++ % ring_.size()] = e;
+  }
+
+ private:
+  std::mutex mu_;
+  std::array<MapEntry, 16> ring_{};
+  std::size_t next_ = 0;
+};
+
+MapCache& map_cache() {
+  static MapCache cache;
+  return cache;
+}
+
+std::string plan_and_encode(const VariantDef& def, const DeviceCaps& caps,
+                            kernels::LaunchArgs* args, TmaMaps* maps);
+
+}  // namespace
+
 std::string prepare_tma(const VariantDef& def, bool allow_tma, const DeviceCaps& caps,
                         kernels::LaunchArgs* args, TmaMaps* maps) {
   if (std::string why = tma_unavailable(allow_tma, caps); !why.empty()) return why;
+  MapKey key;
+  key.def = &def;
+  key.src = args->src;
+  key.dst = args->dst;
+  key.rows = args->rows;
+  key.cols = args->cols;
+  key.elem_bytes = args->elem_bytes;
+  key.swizzle = args->swizzle;
+  key.cc = caps.cc;
+  key.device = caps.device;
+  key.strides = args->strides;
+  MapEntry hit;
+  if (map_cache().find(key, &hit)) {
+    if (hit.why.empty()) {
+      *maps = hit.maps;
+      if (hit.src_used) args->src_map = &maps->src;
+      if (hit.dst_used) args->dst_map = &maps->dst;
+    }
+    return hit.why;
+  }
+  MapEntry fresh;
+  fresh.key = key;
+  fresh.why = plan_and_encode(def, caps, args, maps);
+  if (fresh.why.empty()) {
+    fresh.maps = *maps;
+    fresh.src_used = args->src_map != nullptr;
+    fresh.dst_used = args->dst_map != nullptr;
+  }
+  map_cache().put(fresh);
+  return fresh.why;
+}
+
+namespace {
+
+std::string plan_and_encode(const VariantDef& def, const DeviceCaps& caps,
+                            kernels::LaunchArgs* args, TmaMaps* maps) {
   if (def.plan == nullptr) return "no tensor-map plan for '" + def.info.token + "'";
 
   const kernels::TmaPlan plan = def.plan(*args);
@@ -166,5 +267,7 @@ std::string prepare_tma(const VariantDef& def, bool allow_tma, const DeviceCaps&
   }
   return {};
 }
+
+}  // namespace
 
 }  // namespace tmakit

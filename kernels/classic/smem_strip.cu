@@ -14,8 +14,11 @@
 //   load:  i -> tile (r, c) = (i / w, i % w),  src (r0 + r, c0 + c)
 //   store: j -> tile (r, c) = (j % h, j / h),  dst (c0 + c, r0 + r)
 // with h x w the tile's extent inside the matrix. The tile row stride is odd (in elements), so
-// the store's column walk (consecutive r) spreads over the banks.
+// the store's column walk (consecutive r) spreads over the banks. 1- and 2-byte elements move
+// as 4-byte words on each global side whose rows start on a word (a scalar byte per thread
+// leaves the load/store units, not DRAM, as the limit). A single row or column is a copy.
 #include <algorithm>
+#include <type_traits>
 #include <cstdio>
 #include <cstdlib>
 #include <kernels/common/grid.hpp>
@@ -51,10 +54,12 @@ StripTile strip_tile(std::int64_t rows, std::int64_t cols, int elem_bytes) {
   } else {
     t.rows = t.cols = elem_bytes >= 8 ? 32 : 64;
     // Experiment knob (docs/perf-notes.md, odd shapes): TMAKIT_STRIP_TILE=RxC sets the tile of
-    // this case, e.g. 256x64, as long as it fits in 48 KB of shared memory.
+    // this case, e.g. 256x64: multiples of 32 (so word accesses stay aligned) that fit in 48 KB
+    // of shared memory.
     if (const char* env = std::getenv("TMAKIT_STRIP_TILE")) {
       int r = 0, c = 0;
-      if (std::sscanf(env, "%dx%d", &r, &c) == 2 && r >= 1 && c >= 1 &&
+      if (std::sscanf(env, "%dx%d", &r, &c) == 2 && r >= 32 && c >= 32 && r % 32 == 0 &&
+          c % 32 == 0 &&
           std::int64_t(r) * (c | 1) * elem_bytes <= 48 * 1024) {
         t.rows = r;
         t.cols = c;
@@ -65,10 +70,19 @@ StripTile strip_tile(std::int64_t rows, std::int64_t cols, int elem_bytes) {
   return t;
 }
 
-template <class T>
+// One global access of VL (load) or VS (store) consecutive elements: a 4-byte word for 1- and
+// 2-byte elements where the matrix allows it (see strip_vectors), else one element.
+template <class T, int V>
+struct Unit {
+  using type = typename std::conditional<V == 1, T, std::uint32_t>::type;
+};
+
+template <class T, int VL, int VS>
 __global__ void __launch_bounds__(kThreads)
     smem_strip_kernel(const T* __restrict__ src_base, T* __restrict__ dst_base, std::int64_t rows,
                       std::int64_t cols, BatchStrides st, StripTile t) {
+  using LU = typename Unit<T, VL>::type;
+  using SU = typename Unit<T, VS>::type;
   extern __shared__ unsigned char strip_smem_raw[];
   T* tile = reinterpret_cast<T*>(strip_smem_raw);
   const std::int64_t tiles_y = ceil_div(rows, t.rows), tiles_x = ceil_div(cols, t.cols);
@@ -78,33 +92,82 @@ __global__ void __launch_bounds__(kThreads)
     const std::int64_t r0 = ty * t.rows, c0 = tx * t.cols;
     const unsigned h = static_cast<unsigned>(std::min<std::int64_t>(t.rows, rows - r0));
     const unsigned w = static_cast<unsigned>(std::min<std::int64_t>(t.cols, cols - c0));
-    const unsigned n = h * w;
-    for (unsigned i = threadIdx.x; i < n; i += kThreads) {
-      const unsigned r = i / w, c = i - r * w;  // src (r0 + r, c0 + c), row-major in the tile
-      tile[r * t.stride + c] = src[(r0 + r) * st.src_ld_elems + c0 + c];
+    // Load: unit i covers tile (r, c..c+VL-1) = src (r0 + r, c0 + c..), row-major in the tile
+    // (w is a multiple of VL when VL > 1).
+    const unsigned wu = w / VL;
+    for (unsigned i = threadIdx.x; i < h * wu; i += kThreads) {
+      const unsigned r = i / wu, c = (i - r * wu) * VL;
+      const LU u = *reinterpret_cast<const LU*>(src + (r0 + r) * st.src_ld_elems + c0 + c);
+#pragma unroll
+      for (int k = 0; k < VL; ++k) tile[r * t.stride + c + k] = reinterpret_cast<const T*>(&u)[k];
     }
     __syncthreads();
-    for (unsigned j = threadIdx.x; j < n; j += kThreads) {
-      const unsigned c = j / h, r = j - c * h;  // dst (c0 + c, r0 + r), row-major in dst
-      dst[(c0 + c) * st.dst_ld_elems + r0 + r] = tile[r * t.stride + c];
+    // Store: unit j covers dst (c0 + c, r0 + r..r+VS-1) = tile (r.., c), row-major in dst (h is a
+    // multiple of VS when VS > 1).
+    const unsigned hu = h / VS;
+    for (unsigned j = threadIdx.x; j < w * hu; j += kThreads) {
+      const unsigned c = j / hu, r = (j - c * hu) * VS;
+      SU u;
+#pragma unroll
+      for (int k = 0; k < VS; ++k) reinterpret_cast<T*>(&u)[k] = tile[(r + k) * t.stride + c];
+      *reinterpret_cast<SU*>(dst + (c0 + c) * st.dst_ld_elems + r0 + r) = u;
     }
     __syncthreads();  // the tile is reused by the block's next tile
   });
 }
 
+// VL (VS): the elements of one 4-byte word, when every row segment a tile loads (stores) starts
+// on a word: the matrix start, the leading dimension, the batch stride and the row length (cols
+// for loads, rows for stores; tile sides are multiples of 32 or the whole side) all multiples
+// of it. Else 1.
 template <class T>
-cudaError_t launch_strip(const kernels::LaunchArgs& a) {
-  const StripTile t = strip_tile(a.rows, a.cols, static_cast<int>(sizeof(T)));
-  const std::size_t smem = static_cast<std::size_t>(t.rows) * t.stride * sizeof(T);
+int strip_vector(const void* base, std::int64_t line, std::int64_t ld, std::int64_t batch,
+                 std::int64_t batch_stride) {
+  constexpr int W = sizeof(T) < 4 ? 4 / static_cast<int>(sizeof(T)) : 1;
+  const bool ok = W > 1 && reinterpret_cast<std::uintptr_t>(base) % 4 == 0 && line % W == 0 &&
+                  ld % W == 0 && (batch == 1 || batch_stride % W == 0);
+  return ok ? W : 1;
+}
+
+template <class T, int VL, int VS>
+cudaError_t launch_strip_with(const kernels::LaunchArgs& a, const StripTile& t, std::size_t smem) {
   if (smem > 48 * 1024)
-    if (const cudaError_t e = cudaFuncSetAttribute(
-            smem_strip_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+    if (const cudaError_t e = cudaFuncSetAttribute(smem_strip_kernel<T, VL, VS>,
+                                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                   static_cast<int>(smem));
         e != cudaSuccess)
       return e;
   const TileGrid g = tile_grid(ceil_div(a.rows, t.rows), ceil_div(a.cols, t.cols), a.strides.batch);
-  smem_strip_kernel<T><<<dim3(g.x, g.y, g.z), kThreads, smem, a.stream>>>(
+  smem_strip_kernel<T, VL, VS><<<dim3(g.x, g.y, g.z), kThreads, smem, a.stream>>>(
       static_cast<const T*>(a.src), static_cast<T*>(a.dst), a.rows, a.cols, a.strides, t);
   return cudaGetLastError();
+}
+
+template <class T>
+cudaError_t launch_strip(const kernels::LaunchArgs& a) {
+  // A single row or column, dense on both sides: the transpose is a copy of the same bytes.
+  const BatchStrides& st = a.strides;
+  const std::int64_t n = a.rows * a.cols;
+  if ((a.rows == 1 || a.cols == 1) && st.src_ld_elems == (a.rows == 1 ? a.cols : 1) &&
+      st.dst_ld_elems == (a.rows == 1 ? 1 : a.rows) &&
+      (st.batch == 1 || (st.src_batch_elems == n && st.dst_batch_elems == n))) {
+    kernels::LaunchArgs c = a;
+    c.rows = 1;
+    c.cols = n;
+    c.strides.src_ld_elems = c.strides.dst_ld_elems = n;
+    return kernels::launch_copy(c);
+  }
+  const StripTile t = strip_tile(a.rows, a.cols, static_cast<int>(sizeof(T)));
+  const std::size_t smem = static_cast<std::size_t>(t.rows) * t.stride * sizeof(T);
+  const int vl = strip_vector<T>(a.src, a.cols, st.src_ld_elems, st.batch, st.src_batch_elems);
+  const int vs = strip_vector<T>(a.dst, a.rows, st.dst_ld_elems, st.batch, st.dst_batch_elems);
+  constexpr int W = sizeof(T) < 4 ? 4 / static_cast<int>(sizeof(T)) : 1;
+  if constexpr (W > 1) {
+    if (vl > 1 && vs > 1) return launch_strip_with<T, W, W>(a, t, smem);
+    if (vl > 1) return launch_strip_with<T, W, 1>(a, t, smem);
+    if (vs > 1) return launch_strip_with<T, 1, W>(a, t, smem);
+  }
+  return launch_strip_with<T, 1, 1>(a, t, smem);
 }
 
 }  // namespace
