@@ -108,7 +108,8 @@ Problem* problem_for(const Shape& s, int e, std::string* error) {
     return nullptr;
   }
   if (cudaMalloc(&p->src, p->bytes) != cudaSuccess ||
-      cudaMalloc(&p->dst, p->bytes) != cudaSuccess || cudaMalloc(&p->ref, p->bytes) != cudaSuccess) {
+      cudaMalloc(&p->dst, p->bytes) != cudaSuccess ||
+      cudaMalloc(&p->ref, p->bytes) != cudaSuccess) {
     cudaGetLastError();
     *error = "cannot allocate 3 x " + std::to_string(p->bytes) + " bytes";
     return nullptr;
@@ -261,14 +262,18 @@ void register_shape(const Shape& s, int e, int iterations, int repetitions) {
   };
   // Copies first, so the transposes of this shape can be put against the best of them.
   for (auto& peer : g_peers)
-    if (peer->is_copy()) add(peer->token() + suffix, peer_bench(peer.get()), iterations, repetitions);
+    if (peer->is_copy())
+      add(peer->token() + suffix, peer_bench(peer.get()), iterations, repetitions);
   for (const VariantInfo& v : variants())
-    if (v.kind == VariantKind::kCopy) add(v.token + suffix, technique_bench(v.token), iterations, repetitions);
+    if (v.kind == VariantKind::kCopy)
+      add(v.token + suffix, technique_bench(v.token), iterations, repetitions);
   for (const VariantInfo& v : variants())
-    if (v.kind != VariantKind::kCopy) add(v.token + suffix, technique_bench(v.token), iterations, repetitions);
+    if (v.kind != VariantKind::kCopy)
+      add(v.token + suffix, technique_bench(v.token), iterations, repetitions);
   add("auto" + suffix, technique_bench("auto"), iterations, repetitions);
   for (auto& peer : g_peers)
-    if (!peer->is_copy()) add(peer->token() + suffix, peer_bench(peer.get()), iterations, repetitions);
+    if (!peer->is_copy())
+      add(peer->token() + suffix, peer_bench(peer.get()), iterations, repetitions);
 }
 
 // Host time of one transpose() call that does not wait (a 64x64 fp32 matrix): what a caller
@@ -280,43 +285,42 @@ void register_overhead(int calls_per_iter, int iters) {
   for (const VariantInfo& v : variants())
     if (v.supports_elem_bytes(4)) tokens.push_back(v.token);
   for (const std::string& token : tokens) {
-    benchmark::RegisterBenchmark(("host_overhead/" + token + "/e4/64x64").c_str(),
-                                 [=](benchmark::State& st) {
-                                   const VariantInfo* info =
-                                       token == "auto" ? nullptr : find_variant(token);
-                                   if (info != nullptr && g_dev.cc < info->min_cc)
-                                     return skip(st, token + " needs a newer GPU");
-                                   void *src = nullptr, *dst = nullptr;
-                                   cudaMalloc(&src, 64 * 64 * 4);
-                                   cudaMalloc(&dst, 64 * 64 * 4);
-                                   TransposeOptions o;
-                                   o.variant = token;
-                                   Status s = transpose(src, dst, 64, 64, 4, o);
-                                   const std::string ran = s.variant;
-                                   if (s.ok()) s = cuda_status(cudaDeviceSynchronize(), "kernel");
-                                   if (!s) {
-                                     cudaFree(src);
-                                     cudaFree(dst);
-                                     return st.SkipWithError(s.message.c_str());
-                                   }
-                                   st.SetLabel("ran " + ran);
-                                   double total_s = 0;
-                                   for (auto _ : st) {
-                                     const auto t0 = std::chrono::steady_clock::now();
-                                     for (int i = 0; i < calls_per_iter; ++i)
-                                       s = transpose(src, dst, 64, 64, 4, o);
-                                     const auto t1 = std::chrono::steady_clock::now();
-                                     cudaDeviceSynchronize();
-                                     const double dt = std::chrono::duration<double>(t1 - t0).count();
-                                     total_s += dt;
-                                     st.SetIterationTime(dt);
-                                   }
-                                   st.counters["us_per_call"] =
-                                       1e6 * total_s / (static_cast<double>(st.iterations()) * calls_per_iter);
-                                   cudaFree(src);
-                                   cudaFree(dst);
-                                   if (!s) st.SkipWithError(s.message.c_str());
-                                 })
+    benchmark::RegisterBenchmark(
+        ("host_overhead/" + token + "/e4/64x64").c_str(),
+        [=](benchmark::State& st) {
+          const VariantInfo* info = token == "auto" ? nullptr : find_variant(token);
+          if (info != nullptr && g_dev.cc < info->min_cc)
+            return skip(st, token + " needs a newer GPU");
+          void *src = nullptr, *dst = nullptr;
+          cudaMalloc(&src, 64 * 64 * 4);
+          cudaMalloc(&dst, 64 * 64 * 4);
+          TransposeOptions o;
+          o.variant = token;
+          Status s = transpose(src, dst, 64, 64, 4, o);
+          const std::string ran = s.variant;
+          if (s.ok()) s = cuda_status(cudaDeviceSynchronize(), "kernel");
+          if (!s) {
+            cudaFree(src);
+            cudaFree(dst);
+            return st.SkipWithError(s.message.c_str());
+          }
+          st.SetLabel("ran " + ran);
+          double total_s = 0;
+          for (auto _ : st) {
+            const auto t0 = std::chrono::steady_clock::now();
+            for (int i = 0; i < calls_per_iter; ++i) s = transpose(src, dst, 64, 64, 4, o);
+            const auto t1 = std::chrono::steady_clock::now();
+            cudaDeviceSynchronize();
+            const double dt = std::chrono::duration<double>(t1 - t0).count();
+            total_s += dt;
+            st.SetIterationTime(dt);
+          }
+          st.counters["us_per_call"] =
+              1e6 * total_s / (static_cast<double>(st.iterations()) * calls_per_iter);
+          cudaFree(src);
+          cudaFree(dst);
+          if (!s) st.SkipWithError(s.message.c_str());
+        })
         ->UseManualTime()
         ->Unit(benchmark::kMicrosecond)
         ->Iterations(iters)
@@ -329,8 +333,8 @@ void register_overhead(int calls_per_iter, int iters) {
 // CI script runs it). full: every class at several sizes (docs/results.md).
 std::vector<Shape> preset_shapes(const std::string& preset) {
   if (preset == "quick")
-    return {{"square", 1, 8192, 2048},   {"square", 1, 16384, 16384}, {"odd", 1, 12345, 6789},
-            {"skinny", 1, 4, 4000000},   {"skinny", 1, 4000000, 4},   {"batched", 4096, 64, 64},
+    return {{"square", 1, 8192, 2048}, {"square", 1, 16384, 16384}, {"odd", 1, 12345, 6789},
+            {"skinny", 1, 4, 4000000}, {"skinny", 1, 4000000, 4},   {"batched", 4096, 64, 64},
             {"batched", 3000, 97, 75}};
   if (preset != "full") return {};
   std::vector<Shape> v = {{"square", 1, 2048, 2048},   {"square", 1, 4096, 4096},
@@ -382,7 +386,8 @@ int main(int argc, char** argv) {
   std::string cutensor;
   g_peers = make_peers(&cutensor);
   std::string peer_list;
-  for (const auto& p : g_peers) peer_list += (peer_list.empty() ? "" : ", ") + std::string(p->token());
+  for (const auto& p : g_peers)
+    peer_list += (peer_list.empty() ? "" : ", ") + std::string(p->token());
   char date[32];
   const std::time_t now = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));

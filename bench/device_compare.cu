@@ -7,13 +7,14 @@
 namespace tmakit::bench {
 namespace {
 
-__global__ void count_diff_kernel(const unsigned char* a, const unsigned char* b,
-                                  std::size_t bytes, unsigned long long* count) {
+__global__ void count_diff_kernel(const unsigned char* a, const unsigned char* b, std::size_t bytes,
+                                  unsigned long long* count) {
   unsigned long long local = 0;
   const std::size_t threads = std::size_t(gridDim.x) * blockDim.x;
   const std::size_t tid = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   // 16-byte words where both buffers allow it (cudaMalloc'd: they do), then the tail bytes.
-  const bool vec = (reinterpret_cast<std::uintptr_t>(a) | reinterpret_cast<std::uintptr_t>(b)) % 16 == 0;
+  const bool vec =
+      (reinterpret_cast<std::uintptr_t>(a) | reinterpret_cast<std::uintptr_t>(b)) % 16 == 0;
   const std::size_t words = vec ? bytes / 16 : 0;
   const uint4* a4 = reinterpret_cast<const uint4*>(a);
   const uint4* b4 = reinterpret_cast<const uint4*>(b);
@@ -36,7 +37,8 @@ cudaError_t count_differences(const void* a, const void* b, std::size_t bytes,
   count_diff_kernel<<<1024, 256>>>(static_cast<const unsigned char*>(a),
                                    static_cast<const unsigned char*>(b), bytes, d_count);
   e = cudaGetLastError();
-  if (e == cudaSuccess) e = cudaMemcpy(differences, d_count, sizeof *d_count, cudaMemcpyDeviceToHost);
+  if (e == cudaSuccess)
+    e = cudaMemcpy(differences, d_count, sizeof *d_count, cudaMemcpyDeviceToHost);
   cudaFree(d_count);
   return e;
 }

@@ -13,10 +13,9 @@ namespace tmakit::bench {
 namespace {
 
 Status lib_error(const char* lib, const char* what, int code, const char* text = nullptr) {
-  return make_status(StatusCode::kCudaError, std::string(lib) + " " + what + " failed: status " +
-                                                 std::to_string(code) +
-                                                 (text != nullptr ? std::string(" (") + text + ")"
-                                                                  : std::string()));
+  return make_status(StatusCode::kCudaError,
+                     std::string(lib) + " " + what + " failed: status " + std::to_string(code) +
+                         (text != nullptr ? std::string(" (") + text + ")" : std::string()));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -50,7 +49,8 @@ class GeamPeer final : public Peer {
   GeamPeer(cublasHandle_t h, bool complex_at_8) : h_(h), complex_at_8_(complex_at_8) {}
   const char* token() const override { return complex_at_8_ ? "cublas_geam_c" : "cublas_geam"; }
   std::string unsupported(const PeerCall& c) const override {
-    if (complex_at_8_ ? c.elem_bytes != 8 : (c.elem_bytes != 4 && c.elem_bytes != 8 && c.elem_bytes != 16))
+    if (complex_at_8_ ? c.elem_bytes != 8
+                      : (c.elem_bytes != 4 && c.elem_bytes != 8 && c.elem_bytes != 16))
       return std::string("cuBLAS geam has no ") + (complex_at_8_ ? "complex " : "") +
              std::to_string(c.elem_bytes) + "-byte type" +
              (complex_at_8_ ? " (cublas_geam_c is Cgeam, 8 bytes)" : "");
@@ -77,9 +77,9 @@ class GeamPeer final : public Peer {
                       static_cast<cuComplex*>(call_.dst), m);
     } else if (call_.elem_bytes == 4) {
       const float one = 1, zero = 0;
-      r = cublasSgeam(h_, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one, static_cast<const float*>(call_.src),
-                      n, &zero, static_cast<const float*>(call_.dst), m,
-                      static_cast<float*>(call_.dst), m);
+      r = cublasSgeam(h_, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one,
+                      static_cast<const float*>(call_.src), n, &zero,
+                      static_cast<const float*>(call_.dst), m, static_cast<float*>(call_.dst), m);
     } else if (call_.elem_bytes == 8) {
       const double one = 1, zero = 0;
       r = cublasDgeam(h_, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one,
@@ -92,7 +92,8 @@ class GeamPeer final : public Peer {
                       static_cast<const cuDoubleComplex*>(call_.dst), m,
                       static_cast<cuDoubleComplex*>(call_.dst), m);
     }
-    return r == CUBLAS_STATUS_SUCCESS ? Status{} : lib_error("cuBLAS", "geam", r, cublasGetStatusString(r));
+    return r == CUBLAS_STATUS_SUCCESS ? Status{}
+                                      : lib_error("cuBLAS", "geam", r, cublasGetStatusString(r));
   }
 
  private:
@@ -115,11 +116,16 @@ class LtPeer final : public Peer {
   }
   std::string type_name(int e) const override {
     switch (e) {
-      case 1: return "int8 (8I)";
-      case 2: return "bf16 (16BF)";
-      case 4: return "fp32 (32F)";
-      case 8: return "fp64 (64F)";
-      default: return "complex fp64 (C_64F)";
+      case 1:
+        return "int8 (8I)";
+      case 2:
+        return "bf16 (16BF)";
+      case 4:
+        return "fp32 (32F)";
+      case 8:
+        return "fp64 (64F)";
+      default:
+        return "complex fp64 (C_64F)";
     }
   }
   Status prepare(const PeerCall& c) override {
@@ -127,11 +133,26 @@ class LtPeer final : public Peer {
     call_ = c;
     cudaDataType_t type, scale;
     switch (c.elem_bytes) {
-      case 1: type = CUDA_R_8I; scale = CUDA_R_32F; break;
-      case 2: type = CUDA_R_16BF; scale = CUDA_R_32F; break;
-      case 4: type = CUDA_R_32F; scale = CUDA_R_32F; break;
-      case 8: type = CUDA_R_64F; scale = CUDA_R_64F; break;
-      default: type = CUDA_C_64F; scale = CUDA_C_64F; break;
+      case 1:
+        type = CUDA_R_8I;
+        scale = CUDA_R_32F;
+        break;
+      case 2:
+        type = CUDA_R_16BF;
+        scale = CUDA_R_32F;
+        break;
+      case 4:
+        type = CUDA_R_32F;
+        scale = CUDA_R_32F;
+        break;
+      case 8:
+        type = CUDA_R_64F;
+        scale = CUDA_R_64F;
+        break;
+      default:
+        type = CUDA_C_64F;
+        scale = CUDA_C_64F;
+        break;
     }
     std::memset(alpha_, 0, sizeof alpha_);
     std::memset(beta_, 0, sizeof beta_);
@@ -149,9 +170,9 @@ class LtPeer final : public Peer {
                                                   &op_t, sizeof op_t);
     if (r == CUBLAS_STATUS_SUCCESS) r = layout(&a_, type, c.rows, c.cols);
     if (r == CUBLAS_STATUS_SUCCESS) r = layout(&c_, type, c.cols, c.rows);
-    return r == CUBLAS_STATUS_SUCCESS ? Status{}
-                                      : lib_error("cuBLASLt", "descriptor setup", r,
-                                                  cublasLtGetStatusString(r));
+    return r == CUBLAS_STATUS_SUCCESS
+               ? Status{}
+               : lib_error("cuBLASLt", "descriptor setup", r, cublasLtGetStatusString(r));
   }
   Status launch() override {
     const cublasStatus_t r = cublasLtMatrixTransform(h_, desc_, alpha_, call_.src, a_, beta_,
@@ -210,10 +231,14 @@ class CutensorPeer final : public Peer {
   }
   std::string type_name(int e) const override {
     switch (e) {
-      case 2: return "bf16 (16BF)";
-      case 4: return "fp32 (32F)";
-      case 8: return "fp64 (64F)";
-      default: return "complex fp64 (C_64F)";
+      case 2:
+        return "bf16 (16BF)";
+      case 4:
+        return "fp32 (32F)";
+      case 8:
+        return "fp64 (64F)";
+      default:
+        return "complex fp64 (C_64F)";
     }
   }
   Status prepare(const PeerCall& c) override {
@@ -222,14 +247,28 @@ class CutensorPeer final : public Peer {
     cudaDataType_t type;
     cutensorComputeDescriptor_t compute;
     switch (c.elem_bytes) {
-      case 2: type = CUDA_R_16BF; compute = CUTENSOR_COMPUTE_DESC_32F; break;
-      case 4: type = CUDA_R_32F; compute = CUTENSOR_COMPUTE_DESC_32F; break;
-      case 8: type = CUDA_R_64F; compute = CUTENSOR_COMPUTE_DESC_64F; break;
-      default: type = CUDA_C_64F; compute = CUTENSOR_COMPUTE_DESC_64F; break;
+      case 2:
+        type = CUDA_R_16BF;
+        compute = CUTENSOR_COMPUTE_DESC_32F;
+        break;
+      case 4:
+        type = CUDA_R_32F;
+        compute = CUTENSOR_COMPUTE_DESC_32F;
+        break;
+      case 8:
+        type = CUDA_R_64F;
+        compute = CUTENSOR_COMPUTE_DESC_64F;
+        break;
+      default:
+        type = CUDA_C_64F;
+        compute = CUTENSOR_COMPUTE_DESC_64F;
+        break;
     }
     const std::uint32_t modes = c.batch > 1 ? 3 : 2;
-    const std::int64_t ext_a[3] = {c.cols, c.rows, c.batch}, str_a[3] = {1, c.cols, c.rows * c.cols};
-    const std::int64_t ext_b[3] = {c.rows, c.cols, c.batch}, str_b[3] = {1, c.rows, c.rows * c.cols};
+    const std::int64_t ext_a[3] = {c.cols, c.rows, c.batch},
+                       str_a[3] = {1, c.cols, c.rows * c.cols};
+    const std::int64_t ext_b[3] = {c.rows, c.cols, c.batch},
+                       str_b[3] = {1, c.rows, c.rows * c.cols};
     const std::int32_t mode_a[3] = {'j', 'i', 'b'}, mode_b[3] = {'i', 'j', 'b'};
     cutensorStatus_t r =
         cutensorCreateTensorDescriptor(h_, &a_, modes, ext_a, str_a, type, alignment(c.src));
@@ -240,8 +279,8 @@ class CutensorPeer final : public Peer {
                                     compute);
     cudaDataType_t scalar = CUDA_R_32F;
     if (r == CUTENSOR_STATUS_SUCCESS)
-      r = cutensorOperationDescriptorGetAttribute(h_, op_, CUTENSOR_OPERATION_DESCRIPTOR_SCALAR_TYPE,
-                                                  &scalar, sizeof scalar);
+      r = cutensorOperationDescriptorGetAttribute(
+          h_, op_, CUTENSOR_OPERATION_DESCRIPTOR_SCALAR_TYPE, &scalar, sizeof scalar);
     if (r == CUTENSOR_STATUS_SUCCESS)
       r = cutensorCreatePlanPreference(h_, &pref_, CUTENSOR_ALGO_DEFAULT, CUTENSOR_JIT_MODE_NONE);
     if (r == CUTENSOR_STATUS_SUCCESS) r = cutensorCreatePlan(h_, &plan_, op_, pref_, 0);

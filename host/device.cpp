@@ -64,7 +64,8 @@ std::string missing_device_code(const DeviceCaps& caps) {
   return "this tmakit was built without device code for device " + std::to_string(caps.device) +
          " (CMAKE_CUDA_ARCHITECTURES=" + kernels::built_cuda_architectures() +
          ": no cubin for it and no PTX the driver can compile for it; cudaFuncGetAttributes "
-         "returned " + cuda_error_text(caps.code_error) +
+         "returned " +
+         cuda_error_text(caps.code_error) +
          "); rebuild with its architecture in CMAKE_CUDA_ARCHITECTURES (e.g. 90 for an H100) or "
          "with a PTX target (\"80\" rather than \"80-real\"); nothing was launched";
 }

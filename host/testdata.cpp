@@ -19,7 +19,8 @@ void fill_index_pattern(std::vector<unsigned char>& out, std::int64_t n, int ele
   fill_index_pattern_range(out.data(), 0, n, elem_bytes);
 }
 
-void fill_index_pattern_range(unsigned char* out, std::int64_t first, std::int64_t n, int elem_bytes) {
+void fill_index_pattern_range(unsigned char* out, std::int64_t first, std::int64_t n,
+                              int elem_bytes) {
   for (std::int64_t i = first; i < first + n; ++i) {
     unsigned char* e = out + (i - first) * elem_bytes;
     for (int b = 0; b < elem_bytes; b += 8) {
@@ -75,8 +76,7 @@ void fill_peer_values_range(unsigned char* out, std::int64_t first, std::int64_t
       }
       default: {  // fp64 (and both halves of complex fp64): 52 mantissa bits, bias 1023
         for (int b = 0; b < elem_bytes; b += 8) {
-          const std::uint64_t v =
-              integer_float_bits(b == 0 ? u : mix(u) >> 12, 52, 1023, 900);
+          const std::uint64_t v = integer_float_bits(b == 0 ? u : mix(u) >> 12, 52, 1023, 900);
           std::memcpy(e + b, &v, 8);
         }
       }

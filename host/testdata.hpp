@@ -13,7 +13,8 @@ inline constexpr unsigned char kPoisonByte = 0xCD;
 void fill_index_pattern(std::vector<unsigned char>& out, std::int64_t n, int elem_bytes);
 // Elements [first, first + n) of the same pattern into out (n * elem_bytes bytes), so large
 // matrices can be filled by several threads.
-void fill_index_pattern_range(unsigned char* out, std::int64_t first, std::int64_t n, int elem_bytes);
+void fill_index_pattern_range(unsigned char* out, std::int64_t first, std::int64_t n,
+                              int elem_bytes);
 
 // The same contract (elements [first, first + n), never the all-poison element), with values
 // that library peers can scale by alpha = 1 without changing a bit: each element is an

@@ -223,7 +223,8 @@ Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t col
         return make_status(StatusCode::kUnsupported,
                            "variant '" + def->info.token + "' cannot run this call: " + why +
                                " (allow_fallback = false, so its classic fallback '" +
-                               fallback_variant(def->info.token, rows, cols, elem_bytes) + "' did not run)");
+                               fallback_variant(def->info.token, rows, cols, elem_bytes) +
+                               "' did not run)");
       const VariantDef* fb =
           find_variant_def(fallback_variant(def->info.token, rows, cols, elem_bytes));
       if (!fb->info.strided && !lay.dense)

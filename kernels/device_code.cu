@@ -29,6 +29,8 @@ cudaError_t device_code_ptx_version(int* ptx_version) {
   return cudaSuccess;
 }
 
-const char* built_cuda_architectures() { return TMAKIT_CUDA_ARCHITECTURES; }
+const char* built_cuda_architectures() {
+  return TMAKIT_CUDA_ARCHITECTURES;
+}
 
 }  // namespace tmakit::kernels

@@ -88,7 +88,8 @@ int run_banks(const std::vector<std::string>& args) {
     } else if (a == "--elem-bytes") {
       if (!take_integer("banks", args, &i, 1, 16, &v)) return 2;
       if (v != 1 && v != 2 && v != 4 && v != 8 && v != 16)
-        return arg_error("banks", "--elem-bytes: " + std::to_string(v) + " is not 1, 2, 4, 8 or 16");
+        return arg_error("banks",
+                         "--elem-bytes: " + std::to_string(v) + " is not 1, 2, 4, 8 or 16");
       e = static_cast<int>(v);
     } else if (a == "--swizzle") {
       if (!take_integer("banks", args, &i, 0, 128, &v)) return 2;

@@ -85,8 +85,9 @@ int main(int argc, char** argv) {
       opt.iters = static_cast<int>(v);
     } else if (a == "--variant") {
       if (!tmakit::cli::take_value(args, &i, &text))
-        return arg_error("", "--variant needs a technique token or a comma-separated list (see "
-                             "`tmakit list`)");
+        return arg_error("",
+                         "--variant needs a technique token or a comma-separated list (see "
+                         "`tmakit list`)");
       std::size_t at = 0;
       while (at <= text.size()) {
         const std::size_t comma = std::min(text.find(',', at), text.size());

@@ -210,14 +210,13 @@ int run_tensormap(const std::vector<std::string>& args) {
       long long n = 0;
       const long long hi = a == "--cc" ? 1000 : a == "--fuzz" ? 100000000 : (1ll << 62);
       if (!parse_integer(v, 0, hi, &n))
-        return arg_error("tensormap", a + ": '" + v + "' is not an integer from 0 to " +
-                                          std::to_string(hi));
+        return arg_error("tensormap",
+                         a + ": '" + v + "' is not an integer from 0 to " + std::to_string(hi));
       if (a == "--address-offset") offset = static_cast<std::uint64_t>(n);
       if (a == "--cc") cc = static_cast<int>(n);
       if (a == "--fuzz") fuzz = static_cast<std::uint64_t>(n);
       if (a == "--seed") seed = static_cast<std::uint64_t>(n);
-    }
-    else if (a == "--dump")
+    } else if (a == "--dump")
       dump = v;
     else {
       std::fprintf(stderr, "tmakit tensormap: unknown argument '%s'\n\n", a.c_str());

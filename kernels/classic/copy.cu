@@ -64,8 +64,7 @@ __global__ void __launch_bounds__(kThreads)
   const std::int64_t row_units = cols / W;
   const std::int64_t n = st.batch * rows * row_units;
   const std::int64_t threads = std::int64_t(gridDim.x) * blockDim.x;
-  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += threads) {
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += threads) {
     const std::int64_t c = i % row_units, br = i / row_units;  // column unit, batch-row
     const std::int64_t r = br % rows, b = br / rows;
     const V* s = reinterpret_cast<const V*>(src + b * st.src_batch_elems + r * st.src_ld_elems);
@@ -95,12 +94,14 @@ cudaError_t kernels::launch_copy(const LaunchArgs& a) {
       const BatchStrides& st = a.strides;
       const std::int64_t e = sizeof(T);
       auto m16 = [](std::int64_t bytes) { return bytes % kVecBytes == 0; };
-      const bool vec = is_aligned(s, kVecBytes) && is_aligned(d, kVecBytes) && m16(a.cols * e) &&
-                       m16(st.src_ld_elems * e) && m16(st.dst_ld_elems * e) &&
-                       (st.batch == 1 || (m16(st.src_batch_elems * e) && m16(st.dst_batch_elems * e)));
+      const bool vec =
+          is_aligned(s, kVecBytes) && is_aligned(d, kVecBytes) && m16(a.cols * e) &&
+          m16(st.src_ld_elems * e) && m16(st.dst_ld_elems * e) &&
+          (st.batch == 1 || (m16(st.src_batch_elems * e) && m16(st.dst_batch_elems * e)));
       const std::int64_t units = n / (vec ? kElemsPerVec<T> : 1);
       const unsigned rb = static_cast<unsigned>(std::max<std::int64_t>(
-          1, std::min<std::int64_t>(ceil_div(units, kThreads), std::int64_t(a.sm_count) * kBlocksPerSm)));
+          1, std::min<std::int64_t>(ceil_div(units, kThreads),
+                                    std::int64_t(a.sm_count) * kBlocksPerSm)));
       if (vec)
         copy_rows_kernel<T, uint4><<<rb, kThreads, 0, a.stream>>>(s, d, a.rows, a.cols, st);
       else

@@ -59,8 +59,7 @@ StripTile strip_tile(std::int64_t rows, std::int64_t cols, int elem_bytes) {
     if (const char* env = std::getenv("TMAKIT_STRIP_TILE")) {
       int r = 0, c = 0;
       if (std::sscanf(env, "%dx%d", &r, &c) == 2 && r >= 32 && c >= 32 && r % 32 == 0 &&
-          c % 32 == 0 &&
-          std::int64_t(r) * (c | 1) * elem_bytes <= 48 * 1024) {
+          c % 32 == 0 && std::int64_t(r) * (c | 1) * elem_bytes <= 48 * 1024) {
         t.rows = r;
         t.cols = c;
       }

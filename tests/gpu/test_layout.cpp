@@ -86,7 +86,8 @@ TEST_P(Layout, BatchedAndStridedMatchTheReference) {
     const bool row_ok = m16(dst_line) || c.variant == "tma_load";
     const bool tma_runs = info->uses_tma && dev.cc >= 90 && pitches_ok && row_ok;
     const bool fallback_dense_only =
-        info->uses_tma && !find_variant(fallback_variant(c.variant, lc.rows, lc.cols, c.elem_bytes))->strided;
+        info->uses_tma &&
+        !find_variant(fallback_variant(c.variant, lc.rows, lc.cols, c.elem_bytes))->strided;
     const std::string err =
         test::check_transpose_layout(lc.rows, lc.cols, c.elem_bytes, copy, layout, run);
     if (fallback_dense_only && !dense && !tma_runs) {  // tma_copy: its fallback `copy` cannot

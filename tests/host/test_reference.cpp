@@ -108,7 +108,8 @@ TEST(TestData, PeerValuesAreIntegerValuedFiniteAndDistinctNeighbours) {
           ASSERT_TRUE(std::isfinite(x) && std::isnormal(x)) << x << " at " << first + i;
           ASSERT_EQ(x, std::trunc(x)) << "element " << first + i << " of size " << e;
         }
-        if (i > 0) ASSERT_NE(std::memcmp(p, p - e, e), 0) << "element " << first + i << " of size " << e;
+        if (i > 0)
+          ASSERT_NE(std::memcmp(p, p - e, e), 0) << "element " << first + i << " of size " << e;
       }
     }
   }

@@ -46,11 +46,11 @@ TEST(BuildCode, EveryTmaTechniqueRunsOrFallsBackForTheBuild) {
     TransposeOptions opt;
     opt.variant = v.token;
     Status st;
-    const std::string err = test::check_transpose(
-        256, 512, e, v.kind == VariantKind::kCopy, 0, [&](const void* src, void* dst) {
-          st = transpose(src, dst, 256, 512, e, opt);
-          return st;
-        });
+    const std::string err = test::check_transpose(256, 512, e, v.kind == VariantKind::kCopy, 0,
+                                                  [&](const void* src, void* dst) {
+                                                    st = transpose(src, dst, 256, 512, e, opt);
+                                                    return st;
+                                                  });
     EXPECT_EQ(err, "") << v.token;
     if (no_code) {
       EXPECT_EQ(st.variant, fallback_variant(v.token, 256, 512, e)) << v.token;
@@ -77,7 +77,8 @@ TEST(BuildCode, EveryTmaTechniqueRunsOrFallsBackForTheBuild) {
   TransposeOptions o;
   o.variant = "smem";
   const std::string err = test::check_transpose(
-      33, 65, 4, false, 0, [&](const void* src, void* dst) { return transpose(src, dst, 33, 65, 4, o); });
+      33, 65, 4, false, 0,
+      [&](const void* src, void* dst) { return transpose(src, dst, 33, 65, 4, o); });
   EXPECT_EQ(err, "");
 }
 

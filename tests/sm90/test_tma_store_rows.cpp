@@ -38,11 +38,15 @@ std::string name_of(const StoreCase& c) {
          std::to_string(c.pitch_bytes) + "_box" + std::to_string(c.box_bytes) + "Bx" +
          std::to_string(c.box_rows) + "_" + to_string(c.swizzle) + "_y" + std::to_string(c.y);
 }
-void PrintTo(const StoreCase& c, std::ostream* os) { *os << name_of(c); }
+void PrintTo(const StoreCase& c, std::ostream* os) {
+  *os << name_of(c);
+}
 
 constexpr int kRows = 16, kTailBytes = 256;
 
-int round_up16(int bytes) { return (bytes + 15) / 16 * 16; }
+int round_up16(int bytes) {
+  return (bytes + 15) / 16 * 16;
+}
 
 std::vector<StoreCase> cases() {
   std::vector<StoreCase> v;
@@ -77,9 +81,8 @@ TEST_P(TmaStoreRows, WritesTheRowsAndOnlyThe16ByteGranulePastThem) {
   unsigned char* d = nullptr;
   ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&d), bytes), cudaSuccess);
   ASSERT_EQ(cudaMemset(d, kPoisonByte, bytes), cudaSuccess);
-  TensorMapSpec spec =
-      matrix_spec(c.type, d, kRows, c.row_bytes / c.type_bytes, c.pitch_bytes, c.box_rows,
-                  c.box_bytes / c.type_bytes, c.swizzle);
+  TensorMapSpec spec = matrix_spec(c.type, d, kRows, c.row_bytes / c.type_bytes, c.pitch_bytes,
+                                   c.box_rows, c.box_bytes / c.type_bytes, c.swizzle);
   alignas(128) CUtensorMap map;
   const Status es = encode(spec, &map);
   ASSERT_TRUE(es.ok()) << es.message;

@@ -7,8 +7,9 @@ namespace {
 
 constexpr std::uint32_t kProbeSmemBytes = 32 * 1024;
 
-__global__ void probe_kernel(const __grid_constant__ CUtensorMap map, int x, int y, std::uint32_t expect_bytes,
-                             std::uint32_t copy_bytes, unsigned char* out, int* completed) {
+__global__ void probe_kernel(const __grid_constant__ CUtensorMap map, int x, int y,
+                             std::uint32_t expect_bytes, std::uint32_t copy_bytes,
+                             unsigned char* out, int* completed) {
   extern __shared__ unsigned char probe_smem_raw[];
   __shared__ std::uint64_t bar;
   unsigned char* smem = tma::align_smem<unsigned char>(probe_smem_raw, 1024);
@@ -44,8 +45,8 @@ __global__ void store_probe_kernel(const __grid_constant__ CUtensorMap map, int 
   __syncthreads();
   if (threadIdx.x == 0) {
     const std::int32_t coords[2] = {x, y};
-    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_global, cuda::ptx::space_shared, &map,
-                                    coords, smem);
+    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_global, cuda::ptx::space_shared, &map, coords,
+                                    smem);
     cuda::ptx::cp_async_bulk_commit_group();
     cuda::ptx::cp_async_bulk_wait_group(cuda::ptx::n32_t<0>{});  // writes complete
   }
@@ -78,7 +79,8 @@ cudaError_t tma_probe_load(const CUtensorMap& map, int x, int y, std::uint32_t e
   probe_kernel<<<1, 128, smem>>>(map, x, y, expect_bytes, copy_bytes, out, d_completed);
   e = cudaGetLastError();
   if (e == cudaSuccess) e = cudaDeviceSynchronize();
-  if (e == cudaSuccess) e = cudaMemcpy(&result->completed, d_completed, sizeof(int), cudaMemcpyDeviceToHost);
+  if (e == cudaSuccess)
+    e = cudaMemcpy(&result->completed, d_completed, sizeof(int), cudaMemcpyDeviceToHost);
   cudaFree(d_completed);
   return e;
 }
