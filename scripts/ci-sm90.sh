@@ -59,8 +59,13 @@ grep -E "sm_90 |sm_8|ELF|FAIL" "$results/cubins.log" | head -20
 step "tests (TMAKIT_REQUIRE_GPU=1, TMAKIT_REQUIRE_NCU=1)"
 # The ncu test runs alone afterwards: profiling while other tests load the GPU skews nothing
 # it checks, but it serialises the device and is slow under contention.
-ctest --test-dir "$build" -j8 -E '^(cubins_tma_and_fallbacks|ncu_banks_vs_model)$' --output-on-failure \
-  > "$results/ctest.log" 2>&1 || fail "ctest (see ctest.log)"
+# The watchdog tests fault a child process on purpose and time it: run alone afterwards too.
+# (Twice on 2026-11-22, among 8 parallel tests that included compute-sanitizer runs, the
+# cuda_barrier child printed its watchdog report and then did not exit within 30 s.)
+ctest --test-dir "$build" -j8 -E '^(cubins_tma_and_fallbacks|ncu_banks_vs_model)$|Watchdog' \
+  --output-on-failure > "$results/ctest.log" 2>&1 || fail "ctest (see ctest.log)"
+ctest --test-dir "$build" -R 'Watchdog' --output-on-failure > "$results/watchdog-serial.log" 2>&1 ||
+  fail "watchdog tests run alone (see watchdog-serial.log)"
 ctest --test-dir "$build" -R '^ncu_banks_vs_model$' --output-on-failure > "$results/ncu.log" 2>&1 ||
   fail "ncu_banks_vs_model (see ncu.log)"
 grep -E "tests passed|tests failed|\(Failed\)|\(Skipped\)|Not Run|Timeout" "$results/ctest.log" | tail -15
@@ -98,7 +103,7 @@ step "quick benchmark"
 
 step "summary"
 python3 scripts/ci_summary.py --gpu "$results/gpu.txt" --ctest "$results/ctest.log" \
-  --ctest "$results/cubins.log" --ctest "$results/ncu.log" --bench "$results/bench-quick.json" \
+  --ctest "$results/cubins.log" --ctest "$results/ncu.log" --ctest "$results/watchdog-serial.log" --bench "$results/bench-quick.json" \
   --status "$status" > "$results/summary.md" || fail "summary"
 cat "$results/summary.md"
 exit "$status"

@@ -150,10 +150,14 @@ cudaError_t launch_strip(const kernels::LaunchArgs& a) {
   if ((a.rows == 1 || a.cols == 1) && st.src_ld_elems == (a.rows == 1 ? a.cols : 1) &&
       st.dst_ld_elems == (a.rows == 1 ? 1 : a.rows) &&
       (st.batch == 1 || (st.src_batch_elems == n && st.dst_batch_elems == n))) {
+    // `copy` moves 1-8 byte elements: a 16-byte element is two 8-byte ones.
+    const std::int64_t f = sizeof(T) == 16 ? 2 : 1;
     kernels::LaunchArgs c = a;
+    c.elem_bytes = static_cast<int>(sizeof(T) / f);
     c.rows = 1;
-    c.cols = n;
-    c.strides.src_ld_elems = c.strides.dst_ld_elems = n;
+    c.cols = n * f;
+    c.strides.src_ld_elems = c.strides.dst_ld_elems = n * f;
+    c.strides.src_batch_elems = c.strides.dst_batch_elems = n * f;
     return kernels::launch_copy(c);
   }
   const StripTile t = strip_tile(a.rows, a.cols, static_cast<int>(sizeof(T)));
