@@ -18,6 +18,27 @@ Status lib_error(const char* lib, const char* what, int code, const char* text =
                          (text != nullptr ? std::string(" (") + text + ")" : std::string()));
 }
 
+// The data type a library peer moves at each element size (and its name in the report): the
+// types whose values fill_peer_values_range() makes integer-valued.
+struct PeerType {
+  cudaDataType_t type;
+  const char* name;
+};
+PeerType peer_type(int elem_bytes) {
+  switch (elem_bytes) {
+    case 1:
+      return {CUDA_R_8I, "int8 (8I)"};
+    case 2:
+      return {CUDA_R_16BF, "bf16 (16BF)"};
+    case 4:
+      return {CUDA_R_32F, "fp32 (32F)"};
+    case 8:
+      return {CUDA_R_64F, "fp64 (64F)"};
+    default:
+      return {CUDA_C_64F, "complex fp64 (C_64F)"};
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 class MemcpyPeer final : public Peer {
  public:
@@ -114,46 +135,13 @@ class LtPeer final : public Peer {
     if (c.batch > INT32_MAX) return "cuBLASLt batch counts are int32";
     return {};
   }
-  std::string type_name(int e) const override {
-    switch (e) {
-      case 1:
-        return "int8 (8I)";
-      case 2:
-        return "bf16 (16BF)";
-      case 4:
-        return "fp32 (32F)";
-      case 8:
-        return "fp64 (64F)";
-      default:
-        return "complex fp64 (C_64F)";
-    }
-  }
+  std::string type_name(int e) const override { return peer_type(e).name; }
   Status prepare(const PeerCall& c) override {
     release();
     call_ = c;
-    cudaDataType_t type, scale;
-    switch (c.elem_bytes) {
-      case 1:
-        type = CUDA_R_8I;
-        scale = CUDA_R_32F;
-        break;
-      case 2:
-        type = CUDA_R_16BF;
-        scale = CUDA_R_32F;
-        break;
-      case 4:
-        type = CUDA_R_32F;
-        scale = CUDA_R_32F;
-        break;
-      case 8:
-        type = CUDA_R_64F;
-        scale = CUDA_R_64F;
-        break;
-      default:
-        type = CUDA_C_64F;
-        scale = CUDA_C_64F;
-        break;
-    }
+    const cudaDataType_t type = peer_type(c.elem_bytes).type;
+    // Scale type: fp32 for 8I, 16BF and 32F; the element type for 64F and C_64F.
+    const cudaDataType_t scale = c.elem_bytes <= 4 ? CUDA_R_32F : type;
     std::memset(alpha_, 0, sizeof alpha_);
     std::memset(beta_, 0, sizeof beta_);
     if (scale == CUDA_R_32F) {
@@ -229,41 +217,13 @@ class CutensorPeer final : public Peer {
     if (c.elem_bytes == 1) return "cutensorPermute has no 1-byte type in this benchmark";
     return {};
   }
-  std::string type_name(int e) const override {
-    switch (e) {
-      case 2:
-        return "bf16 (16BF)";
-      case 4:
-        return "fp32 (32F)";
-      case 8:
-        return "fp64 (64F)";
-      default:
-        return "complex fp64 (C_64F)";
-    }
-  }
+  std::string type_name(int e) const override { return peer_type(e).name; }
   Status prepare(const PeerCall& c) override {
     release();
     call_ = c;
-    cudaDataType_t type;
-    cutensorComputeDescriptor_t compute;
-    switch (c.elem_bytes) {
-      case 2:
-        type = CUDA_R_16BF;
-        compute = CUTENSOR_COMPUTE_DESC_32F;
-        break;
-      case 4:
-        type = CUDA_R_32F;
-        compute = CUTENSOR_COMPUTE_DESC_32F;
-        break;
-      case 8:
-        type = CUDA_R_64F;
-        compute = CUTENSOR_COMPUTE_DESC_64F;
-        break;
-      default:
-        type = CUDA_C_64F;
-        compute = CUTENSOR_COMPUTE_DESC_64F;
-        break;
-    }
+    const cudaDataType_t type = peer_type(c.elem_bytes).type;
+    const cutensorComputeDescriptor_t compute =
+        c.elem_bytes <= 4 ? CUTENSOR_COMPUTE_DESC_32F : CUTENSOR_COMPUTE_DESC_64F;
     const std::uint32_t modes = c.batch > 1 ? 3 : 2;
     const std::int64_t ext_a[3] = {c.cols, c.rows, c.batch},
                        str_a[3] = {1, c.cols, c.rows * c.cols};
