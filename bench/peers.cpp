@@ -39,6 +39,19 @@ PeerType peer_type(int elem_bytes) {
   }
 }
 
+// alpha = 1 as a library reads it from host memory: a float for fp32 scalars, else a double (the
+// real part of a complex double; the imaginary part stays 0). `buf` holds 16 bytes.
+void set_alpha_one(unsigned char* buf, bool fp32_scalar) {
+  std::memset(buf, 0, 16);
+  if (fp32_scalar) {
+    const float one = 1;
+    std::memcpy(buf, &one, sizeof one);
+  } else {
+    const double one = 1;
+    std::memcpy(buf, &one, sizeof one);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 class MemcpyPeer final : public Peer {
  public:
@@ -142,15 +155,8 @@ class LtPeer final : public Peer {
     const cudaDataType_t type = peer_type(c.elem_bytes).type;
     // Scale type: fp32 for 8I, 16BF and 32F; the element type for 64F and C_64F.
     const cudaDataType_t scale = c.elem_bytes <= 4 ? CUDA_R_32F : type;
-    std::memset(alpha_, 0, sizeof alpha_);
+    set_alpha_one(alpha_, scale == CUDA_R_32F);
     std::memset(beta_, 0, sizeof beta_);
-    if (scale == CUDA_R_32F) {
-      const float one = 1;
-      std::memcpy(alpha_, &one, sizeof one);
-    } else {
-      const double one = 1;  // 64F, and the real part of C_64F
-      std::memcpy(alpha_, &one, sizeof one);
-    }
     cublasStatus_t r = cublasLtMatrixTransformDescCreate(&desc_, scale);
     const cublasOperation_t op_t = CUBLAS_OP_T;
     if (r == CUBLAS_STATUS_SUCCESS)
@@ -246,14 +252,7 @@ class CutensorPeer final : public Peer {
     if (r == CUTENSOR_STATUS_SUCCESS) r = cutensorCreatePlan(h_, &plan_, op_, pref_, 0);
     if (r != CUTENSOR_STATUS_SUCCESS)
       return lib_error("cuTENSOR", "permutation setup", r, cutensorGetErrorString(r));
-    std::memset(alpha_, 0, sizeof alpha_);
-    if (scalar == CUDA_R_32F || scalar == CUDA_C_32F) {
-      const float one = 1;
-      std::memcpy(alpha_, &one, sizeof one);
-    } else {
-      const double one = 1;
-      std::memcpy(alpha_, &one, sizeof one);
-    }
+    set_alpha_one(alpha_, scalar == CUDA_R_32F || scalar == CUDA_C_32F);
     return {};
   }
   Status launch() override {
