@@ -64,8 +64,8 @@ bool with_classic_layout(const std::string& token, int e, F&& f) {
     f(PaddedLayout<32>{}, false);
   else if (token == "smem_xor")
     f(XorLayout<32>{}, false);
-  else if (token == "smem_wide")
-    f(XorLayout<64>{}, false);
+  else if (token == "smem_wide" || token == "smem_sector")  // smem_sector: 64 columns, rows
+    f(XorLayout<64>{}, false);  // shifted by whole rows, the same bank pattern (its kernel file)
   else if (token == "vec_padded")
     e <= 2 ? f(PaddedLayout<64>{}, true) : f(PaddedLayout<32>{}, true);
   else if (token == "vec_swizzled")

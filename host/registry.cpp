@@ -54,6 +54,10 @@ std::vector<VariantDef> make_registry() {
           "a tile spanning a short side (<= 32) whole and ~16 KB of the long one: skinny and "
           "small matrices read and write long runs",
           75, kElems1248 | elem_bit(16), 1, false, kT, k::launch_smem_strip),
+      row("smem_sector",
+          "smem_wide whose blocks own whole 32-byte sectors of each output row: rows of any "
+          "length without split sectors",
+          75, kElems1248, 1, false, kT, k::launch_smem_sector),
       row("vec_padded", "16-byte global loads/stores, padded shared tile", 75, kElems1248, 16,
           false, kT, k::launch_vec_padded),
       row("vec_swizzled", "16-byte global loads/stores, XOR-swizzled shared tile", 75, kElems1248,

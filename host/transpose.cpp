@@ -76,10 +76,16 @@ int default_swizzle_bytes(const VariantInfo& info) {
 //    (2026-11-21);
 //  - odd rows (no 16-byte vectors): smem_wide for 1-8 B (12345x6789: 1283/1651/2026/2537 GB/s,
 //    where vec_padded ran 481/864 at 1/2 B and smem_padded 2182 at 8 B, 2026-11-22);
+//  - output rows that are not 32-byte multiples, 2-8 B: smem_sector, whose blocks write whole
+//    sectors (12345x6789: 2 B 1844 / 4 B 2683 / 8 B 2760 GB/s = 64.9 / 91.3 / 92.6% of memcpy,
+//    smem_wide 58.3 / 68.4 / 84.6%; at 1 B it ran 24.6%, smem_wide 48.0%, 2026-11-22,
+//    docs/data/odd-shapes-sector-h100-2026-11-22.txt);
 //  - 16 B: smem_padded (smem_strip ties on odd shapes).
 std::string classic_best(std::int64_t rows, std::int64_t cols, int elem_bytes) {
   if (std::min(rows, cols) <= 32) return "smem_strip";
   const bool rows16 = (cols * elem_bytes) % 16 == 0 && (rows * elem_bytes) % 16 == 0;
+  const bool out_rows_split_sectors = (rows * elem_bytes) % 32 != 0;
+  if (elem_bytes >= 2 && elem_bytes <= 8 && out_rows_split_sectors) return "smem_sector";
   switch (elem_bytes) {
     case 1:
     case 2:

@@ -142,7 +142,14 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(fallback_variant("tma_load_store", 4, 4000000, 2), "smem_strip");
   EXPECT_EQ(fallback_variant("tma_pipeline", 4000000, 32, 8), "smem_strip");
   EXPECT_EQ(auto_variant(4096, 4096, 1), "tma_load_store");
-  EXPECT_EQ(auto_variant(12345, 6789, 2), "smem_wide");
+  EXPECT_EQ(auto_variant(12345, 6789, 2), "smem_sector");
+  // Output rows that split 32-byte sectors (rows * E not a multiple of 32), 2-8 B: smem_sector;
+  // 1 B keeps smem_wide; output rows on sectors keep smem_wide even when the input rows are odd.
+  EXPECT_EQ(auto_variant(12345, 6789, 4), "smem_sector");
+  EXPECT_EQ(fallback_variant("tma_pipeline", 3001, 4999, 8), "smem_sector");
+  EXPECT_EQ(auto_variant(12345, 6789, 1), "smem_wide");
+  EXPECT_EQ(auto_variant(4096, 6789, 4), "smem_wide");
+  EXPECT_EQ(auto_variant(4100, 4096, 4), "smem_sector");
   EXPECT_EQ(auto_variant(7, 4000000, 4), "smem_strip");
   EXPECT_EQ(auto_variant(16384, 16384, 8), "smem_padded");
   for (const VariantInfo& v : variants()) {
