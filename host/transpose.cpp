@@ -79,13 +79,20 @@ int default_swizzle_bytes(const VariantInfo& info) {
 //  - output rows that are not 32-byte multiples, 2-8 B: smem_sector, whose blocks write whole
 //    sectors (12345x6789: 2 B 1844 / 4 B 2683 / 8 B 2760 GB/s = 64.9 / 91.3 / 92.6% of memcpy,
 //    smem_wide 58.3 / 68.4 / 84.6%; at 1 B it ran 24.6%, smem_wide 48.0%, 2026-11-22,
-//    docs/data/odd-shapes-sector-h100-2026-11-22.txt);
+//    docs/data/odd-shapes-sector-h100-2026-11-22.txt). On small matrices it lost at 2 and 4 B
+//    (batched 3000x97x75, full run 2026-11-23: 768 / 1623 GB/s against smem_wide's 1358 /
+//    2174; at 8 B it won, 2796 against smem_padded's 2650), so 2-4 B take it only when both
+//    sides exceed kSectorMinSide (between 97, measured to lose, and 3001, measured to win);
 //  - 16 B: smem_padded (smem_strip ties on odd shapes).
 std::string classic_best(std::int64_t rows, std::int64_t cols, int elem_bytes) {
   if (std::min(rows, cols) <= 32) return "smem_strip";
   const bool rows16 = (cols * elem_bytes) % 16 == 0 && (rows * elem_bytes) % 16 == 0;
   const bool out_rows_split_sectors = (rows * elem_bytes) % 32 != 0;
-  if (elem_bytes >= 2 && elem_bytes <= 8 && out_rows_split_sectors) return "smem_sector";
+  constexpr std::int64_t kSectorMinSide = 1024;
+  if (out_rows_split_sectors &&
+      (elem_bytes == 8 ||
+       ((elem_bytes == 2 || elem_bytes == 4) && std::min(rows, cols) > kSectorMinSide)))
+    return "smem_sector";
   switch (elem_bytes) {
     case 1:
     case 2:

@@ -150,6 +150,8 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(12345, 6789, 1), "smem_wide");
   EXPECT_EQ(auto_variant(4096, 6789, 4), "smem_wide");
   EXPECT_EQ(auto_variant(4100, 4096, 4), "smem_sector");
+  EXPECT_EQ(auto_variant(97, 75, 4), "smem_wide");  // small matrices: smem_sector lost at 2-4 B
+  EXPECT_EQ(auto_variant(97, 75, 8), "smem_sector");
   EXPECT_EQ(auto_variant(7, 4000000, 4), "smem_strip");
   EXPECT_EQ(auto_variant(16384, 16384, 8), "smem_padded");
   for (const VariantInfo& v : variants()) {
