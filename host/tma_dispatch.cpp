@@ -5,7 +5,7 @@
 #include <mutex>
 #include <cstdint>
 #include <cstdlib>
-#include <host/driver_api.hpp>
+#include <host/tensor_map/driver.hpp>
 #include <tmakit/tensor_map.hpp>
 
 namespace tmakit {

@@ -8,8 +8,8 @@
 #include <vector>
 #include <host/cli/args.hpp>
 #include <host/cli/commands.hpp>
-#include <host/driver_api.hpp>
-#include <host/tensor_map_fuzz.hpp>
+#include <host/tensor_map/driver.hpp>
+#include <host/tensor_map/fuzz.hpp>
 #include <kernels/common/swizzle.hpp>
 #include <tmakit/tensor_map.hpp>
 
@@ -19,8 +19,14 @@ namespace {
 void usage(std::FILE* out) {
   std::fprintf(out,
                "usage: tmakit tensormap --elem T --shape AxB[x...] --box AxB[x...] [options]\n"
-               "       tmakit tensormap --fuzz N [--seed S] [--dump FILE]\n"
-               "       tmakit tensormap --rules\n"
+               "       tmakit tensormap --mode im2col --elem T --shape NxHxWxC --lower A,B\n"
+               "                        --upper A,B --channels N --pixels N [options]\n"
+               "       tmakit tensormap [--mode im2col] --fuzz N [--seed S] [--dump FILE]\n"
+               "       tmakit tensormap [--mode im2col] --rules\n"
+               "examples:\n"
+               "  tmakit tensormap --elem f32 --shape 1024x1024 --box 32x32 --swizzle 128B\n"
+               "  tmakit tensormap --mode im2col --elem f32 --shape 3x7x9x8 --lower -1,-2 \\\n"
+               "      --upper -1,-2 --channels 8 --pixels 32\n"
                "\n"
                "  --elem T           u8 u16 u32 i32 u64 i64 f16 bf16 f32 f64 f32ftz tf32 tf32ftz\n"
                "                     16u4a8 16u4a16 16u6a16 (default f32)\n"
@@ -31,13 +37,20 @@ void usage(std::FILE* out) {
                "  --swizzle M        none 32B 64B 128B 128B_ATOM_32B 128B_ATOM_32B_FLIP_8B\n"
                "                     128B_ATOM_64B (default none)\n"
                "  --interleave M     none 16B 32B;  --l2 none 64B 128B 256B;  --oob zero nan\n"
-               "  --elem-strides AxB element strides, outermost first (default all 1)\n"
+               "  --elem-strides AxB element strides, outermost first (default all 1); im2col:\n"
+               "                     the traversal strides (convolution stride) of N, D, H, W, C\n"
+               "  --mode M           tiled (default) or im2col (cuTensorMapEncodeIm2col)\n"
+               "  im2col: --shape N[xD][xH]xWxC (rank 3-5, channels innermost); --lower and\n"
+               "  --upper: the pixel-box corners of the spatial dims, row-major ([D,][H,]W; for a\n"
+               "  convolution lower = -pad, upper = pad - (filter - 1)); --channels: channels per\n"
+               "  pixel a copy reads; --pixels: pixels per column (per copy)\n"
                "  --address-offset N bytes past a 1024-aligned address (default 0)\n"
                "  --cc XY            compute capability to validate for (default: the device's,\n"
                "                     else 90)\n"
                "Exit status: 0 valid, 1 invalid (every violated rule is printed), 2 bad usage.\n"
                "--fuzz N draws N specs near every rule boundary and compares validate() with\n"
-               "cuTensorMapEncodeTiled on this machine's driver (needs a GPU).\n");
+               "cuTensorMapEncodeTiled (or cuTensorMapEncodeIm2col) on this machine's driver\n"
+               "(needs a GPU).\n");
 }
 
 bool parse_list(const std::string& text, char sep, std::vector<std::uint64_t>* out) {
@@ -120,7 +133,46 @@ void dump_specs(const std::string& path, const std::vector<TensorMapSpec>& specs
   std::fclose(f);
 }
 
-int run_fuzz(std::uint64_t n, std::uint64_t seed, const std::string& dump) {
+bool parse_signed_list(const std::string& text, std::vector<int>* out) {
+  out->clear();
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    char* end = nullptr;
+    errno = 0;
+    const long v = std::strtol(item.c_str(), &end, 10);
+    if (item.empty() || errno == ERANGE || *end != '\0' || v < -2147483647L || v > 2147483647L)
+      return false;
+    out->push_back(static_cast<int>(v));
+  }
+  return !out->empty() && out->size() <= 3;
+}
+
+// One line per im2col spec: type rank shape pitches lower upper channels pixels elem_strides
+// interleave swizzle l2 oob address%1024.
+void dump_im2col_specs(const std::string& path, const std::vector<Im2colSpec>& specs,
+                       const unsigned char* base) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) return;
+  auto list = [](const auto& a, int n) {
+    std::string t;
+    for (int i = 0; i < n; ++i) t += (i ? "," : "") + std::to_string(a[i]);
+    return t.empty() ? std::string("-") : t;
+  };
+  for (const Im2colSpec& s : specs) {
+    const int r = s.rank < 0 ? 0 : s.rank > kTmaMaxRank ? kTmaMaxRank : s.rank;
+    const int ns = r >= 3 ? r - 2 : 0;
+    std::fprintf(f, "%d %d %s %s %s %s %u %u %s %d %d %d %d %ld\n", static_cast<int>(s.type), s.rank,
+                 list(s.shape, r).c_str(), list(s.pitch_bytes, r > 0 ? r - 1 : 0).c_str(),
+                 list(s.lower_corner, ns).c_str(), list(s.upper_corner, ns).c_str(), s.channels_per_pixel,
+                 s.pixels_per_column, list(s.elem_strides, r).c_str(), static_cast<int>(s.interleave),
+                 static_cast<int>(s.swizzle), static_cast<int>(s.l2_promotion), static_cast<int>(s.oob_fill),
+                 s.address ? static_cast<long>(static_cast<const unsigned char*>(s.address) - base) : -1L);
+  }
+  std::fclose(f);
+}
+
+int run_fuzz(std::uint64_t n, std::uint64_t seed, const std::string& dump, bool im2col) {
   DeviceInfo dev;
   if (Status s = query_device(&dev); !s) {
     std::fprintf(stderr, "tmakit: --fuzz compares with the driver and needs a GPU: %s\n",
@@ -128,12 +180,14 @@ int run_fuzz(std::uint64_t n, std::uint64_t seed, const std::string& dump) {
     return 3;
   }
   alignas(1024) static unsigned char base[4096];
-  const DifferentialResult r = run_differential(n, seed, dev.cc, base);
+  const DifferentialResult r = im2col ? run_im2col_differential(n, seed, dev.cc, base)
+                                      : run_differential(n, seed, dev.cc, base);
   if (!r.status.ok()) {
     std::fprintf(stderr, "tmakit: %s\n", r.status.message.c_str());
     return 3;
   }
-  std::printf("%s (cc %d.%d), driver %d: %llu cases (seed %llu)\n", dev.name.c_str(), dev.cc / 10,
+  std::printf("%s: %s (cc %d.%d), driver %d: %llu cases (seed %llu)\n",
+              im2col ? "cuTensorMapEncodeIm2col" : "cuTensorMapEncodeTiled", dev.name.c_str(), dev.cc / 10,
               dev.cc % 10, dev.driver_version, static_cast<unsigned long long>(r.cases),
               static_cast<unsigned long long>(seed));
   std::printf("  both accept %llu, both reject %llu\n",
@@ -147,8 +201,13 @@ int run_fuzz(std::uint64_t n, std::uint64_t seed, const std::string& dump) {
     std::printf("    %-28s %llu\n", rule.c_str(), static_cast<unsigned long long>(count));
   if (r.false_accepts) std::printf("first false accept:\n%s", r.first_false_accept.c_str());
   if (!dump.empty()) {
-    dump_specs(dump, r.false_accept_specs, base);
-    dump_specs(dump + ".accepted", r.accepted_specs, base);
+    if (im2col) {
+      dump_im2col_specs(dump, r.im2col_false_accept_specs, base);
+      dump_im2col_specs(dump + ".accepted", r.im2col_accepted_specs, base);
+    } else {
+      dump_specs(dump, r.false_accept_specs, base);
+      dump_specs(dump + ".accepted", r.accepted_specs, base);
+    }
   }
   if (!r.first_unexpected_stricter.empty())
     std::printf("a rule marked driver-enforced was not enforced:\n%s",
@@ -156,12 +215,69 @@ int run_fuzz(std::uint64_t n, std::uint64_t seed, const std::string& dump) {
   return r.false_accepts == 0 && r.first_unexpected_stricter.empty() ? 0 : 1;
 }
 
+// Validate, describe and (with a GPU) encode one im2col spec.
+int run_im2col(Im2colSpec s, const std::vector<std::uint64_t>& shape,
+               const std::vector<std::uint64_t>& pitch, const std::vector<std::uint64_t>& strides,
+               const std::vector<int>& lower, const std::vector<int>& upper, std::uint64_t offset,
+               int cc) {
+  const int rank = static_cast<int>(shape.size());
+  if (rank < 3 || rank > 5 || lower.size() != static_cast<std::size_t>(rank - 2) ||
+      upper.size() != lower.size() || (!strides.empty() && strides.size() != shape.size()) ||
+      (!pitch.empty() && pitch.size() + 1 != shape.size())) {
+    std::fprintf(stderr,
+                 "tmakit tensormap --mode im2col: --shape needs rank 3 to 5 (N[xD][xH]xWxC), "
+                 "--lower and --upper one value per spatial dim (rank - 2), --elem-strides the "
+                 "rank, --pitch one fewer\n");
+    return 2;
+  }
+  s.rank = rank;
+  const int bits = tma_type_bits(s.type);
+  for (int i = 0; i < rank; ++i) {
+    s.shape[i] = shape[i];
+    s.elem_strides[i] = strides.empty() ? 1 : static_cast<std::uint32_t>(strides[i]);
+  }
+  for (int d = 0; d < rank - 2; ++d) {
+    s.lower_corner[d] = lower[d];
+    s.upper_corner[d] = upper[d];
+  }
+  for (int i = rank - 2; i >= 0; --i) {
+    const std::uint64_t dense = i == rank - 2 ? (shape[rank - 1] * bits / 8 + 15) / 16 * 16
+                                              : s.pitch_bytes[i + 1] * shape[i + 1];
+    s.pitch_bytes[i] = pitch.empty() ? dense : pitch[i];
+  }
+  alignas(1024) static unsigned char fake[2048];  // validation and encoding never touch it
+  s.address = fake + offset;
+  DeviceInfo dev;
+  const Status dev_status = query_device(&dev);
+  if (cc < 0) cc = dev_status.ok() ? dev.cc : 90;
+  const ValidationReport rep = validate(s, cc);
+  std::printf("%s", describe(s).c_str());
+  std::printf("validated for compute capability %d.%d: %s\n", cc / 10, cc % 10,
+              rep.ok() ? (rep.warnings.empty() ? "valid" : "valid, with warnings") : "INVALID");
+  std::printf("%s", rep.to_string().c_str());
+  if (rep.ok()) {
+    if (dev_status.ok()) {
+      alignas(128) CUtensorMap map;
+      Status why;
+      const CUresult r = encode_im2col_unchecked(s, &map, &why);
+      std::printf("driver (%s): %s\n", dev.name.c_str(),
+                  why.ok() ? curesult_name(r).c_str() : why.message.c_str());
+    } else {
+      std::printf("driver: not called (%s)\n", dev_status.message.c_str());
+    }
+  }
+  return rep.ok() ? 0 : 1;
+}
+
 }  // namespace
 
 int run_tensormap(const std::vector<std::string>& args) {
   TensorMapSpec s;
   std::vector<std::uint64_t> shape, box, pitch, strides;
+  std::vector<int> lower, upper;
   std::uint64_t offset = 0, fuzz = 0, seed = 1;
+  long long channels = 0, pixels = 0;
+  bool im2col = false;
   std::string dump;
   int cc = -1;
   const std::vector<std::string> types = {
@@ -169,6 +285,8 @@ int run_tensormap(const std::vector<std::string>& args) {
       "f64", "bf16", "f32ftz", "tf32", "tf32ftz", "16u4a8", "16u4a16", "16u6a16"};
   const std::vector<std::string> swizzles = {
       "none", "32B", "64B", "128B", "128B_ATOM_32B", "128B_ATOM_32B_FLIP_8B", "128B_ATOM_64B"};
+  for (std::size_t i = 0; i + 1 < args.size(); ++i)
+    if (args[i] == "--mode" && args[i + 1] == "im2col") im2col = true;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--help" || a == "-h") {
@@ -176,7 +294,7 @@ int run_tensormap(const std::vector<std::string>& args) {
       return 0;
     }
     if (a == "--rules") {
-      for (const TensorMapRule& r : tensor_map_rules())
+      for (const TensorMapRule& r : im2col ? im2col_rules() : tensor_map_rules())
         std::printf("%-28s %-7s %-16s %s (%s)\n", r.id,
                     r.severity == RuleSeverity::kError ? "error" : "warning",
                     r.driver_enforced ? "driver-enforced" : "not-enforced", r.text, r.source);
@@ -206,6 +324,18 @@ int run_tensormap(const std::vector<std::string>& args) {
       ok = parse_enum(v, {"none", "64B", "128B", "256B"}, &s.l2_promotion);
     else if (a == "--oob")
       ok = parse_enum(v, {"zero", "nan"}, &s.oob_fill);
+    else if (a == "--mode")
+      ok = v == "tiled" || v == "im2col";
+    else if (a == "--lower")
+      ok = parse_signed_list(v, &lower);
+    else if (a == "--upper")
+      ok = parse_signed_list(v, &upper);
+    else if (a == "--channels" || a == "--pixels") {
+      long long n = 0;
+      if (!parse_integer(v, 0, 1ll << 32, &n))
+        return arg_error("tensormap", a + ": '" + v + "' is not an integer from 0 to 2^32");
+      (a == "--channels" ? channels : pixels) = n;
+    }
     else if (a == "--address-offset" || a == "--cc" || a == "--fuzz" || a == "--seed") {
       long long n = 0;
       const long long hi = a == "--cc" ? 1000 : a == "--fuzz" ? 100000000 : (1ll << 62);
@@ -228,7 +358,23 @@ int run_tensormap(const std::vector<std::string>& args) {
       return 2;
     }
   }
-  if (fuzz > 0) return run_fuzz(fuzz, seed, dump);
+  if (fuzz > 0) return run_fuzz(fuzz, seed, dump, im2col);
+  if (im2col) {
+    if (!box.empty()) return arg_error("tensormap", "--box is for tiled maps; im2col takes --channels and --pixels");
+    Im2colSpec m;
+    m.type = s.type;
+    m.swizzle = s.swizzle;
+    m.interleave = s.interleave;
+    m.l2_promotion = s.l2_promotion;
+    m.oob_fill = s.oob_fill;
+    m.channels_per_pixel = static_cast<std::uint32_t>(channels > 0xffffffffLL ? 0xffffffffLL : channels);
+    m.pixels_per_column = static_cast<std::uint32_t>(pixels > 0xffffffffLL ? 0xffffffffLL : pixels);
+    if (shape.empty() || lower.empty() || upper.empty() || channels == 0 || pixels == 0) {
+      arg_error("tensormap", "--mode im2col needs --shape, --lower, --upper, --channels and --pixels");
+      return 2;
+    }
+    return run_im2col(m, shape, pitch, strides, lower, upper, offset, cc);
+  }
   if (shape.empty() || box.empty()) {
     arg_error("tensormap", std::string(shape.empty() ? "--shape" : "--box") +
                                " is required (or --fuzz N, or --rules)");

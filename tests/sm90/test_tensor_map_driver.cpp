@@ -3,7 +3,7 @@
 // all be explained by rules marked not driver-enforced (counted by rule).
 #include <cstdio>
 #include <gtest/gtest.h>
-#include <host/tensor_map_fuzz.hpp>
+#include <host/tensor_map/fuzz.hpp>
 #include <tests/support/gpu.hpp>
 
 namespace tmakit {

@@ -115,4 +115,66 @@ std::string describe(const TensorMapSpec& spec);
 // mbarrier must expect exactly this, whether or not the box is in bounds.
 std::uint64_t box_bytes(const TensorMapSpec& spec);
 
+// ---- Im2col mode (cuTensorMapEncodeIm2col) ------------------------------------------------------
+// A channels-last activation tensor, ROW-MAJOR like TensorMapSpec: rank 3 = N x W x C, rank 4 =
+// N x H x W x C, rank 5 = N x D x H x W x C (channels innermost, dense). One copy gathers
+// `pixels_per_column` pixels x `channels_per_pixel` channels: the pixels walk the bounding box
+// of each image (W fastest, then H, D, N), each displaced by the filter offsets the copy
+// instruction passes, and land in shared memory as a pixels x channels matrix. The bounding box
+// of spatial dimension d spans [lower_corner[d], shape[d] - 1 + upper_corner[d]]; for a
+// convolution with padding p, filter extent k and dilation q: lower = -p,
+// upper = p - (k - 1) * q. Traversal strides (the convolution stride) are elem_strides of the
+// spatial dimensions.
+struct Im2colSpec {
+  TmaType type = TmaType::kF32;
+  int rank = 4;
+  std::array<std::uint64_t, kTmaMaxRank> shape{};        // N, [D,] [H,] W, C
+  std::array<std::uint64_t, kTmaMaxRank> pitch_bytes{};  // byte stride of dims 0..rank-2
+  std::array<int, 3> lower_corner{};  // spatial dims in row-major order ([D,] [H,] W): rank-2 used
+  std::array<int, 3> upper_corner{};
+  std::uint32_t channels_per_pixel = 0;
+  std::uint32_t pixels_per_column = 0;
+  std::array<std::uint32_t, kTmaMaxRank> elem_strides{1, 1, 1, 1, 1};  // row-major
+  TmaInterleave interleave = TmaInterleave::kNone;
+  TmaSwizzle swizzle = TmaSwizzle::kNone;
+  TmaL2Promotion l2_promotion = TmaL2Promotion::kNone;
+  TmaOobFill oob_fill = TmaOobFill::kZero;
+  const void* address = nullptr;
+};
+
+// A dense N x H x W x C tensor (rank 4) for a 2-D convolution: filter r x s, padding pad_h /
+// pad_w, stride 1, dilation 1; pixels_per_column pixels of channels_per_pixel channels a copy.
+Im2colSpec conv2d_im2col_spec(TmaType type, const void* address, std::uint64_t n, std::uint64_t h,
+                              std::uint64_t w, std::uint64_t c, int r, int s, int pad_h, int pad_w,
+                              std::uint32_t channels_per_pixel, std::uint32_t pixels_per_column);
+
+// The driver's arguments, innermost dimension first (C, W, H, D, N; corners W, H, D).
+struct Im2colDriverOrder {
+  DriverOrder dims;  // global_dim, global_strides, element_strides (box_dim unused)
+  std::array<int, 3> lower_corner{}, upper_corner{};
+};
+Im2colDriverOrder to_driver_order(const Im2colSpec& spec);
+
+// Every rule validate(Im2colSpec) checks (shared rules keep the tiled ids).
+const std::vector<TensorMapRule>& im2col_rules();
+ValidationReport validate(const Im2colSpec& spec, int cc);
+// Validates for the current device, then cuTensorMapEncodeIm2col through the entry point.
+Status encode(const Im2colSpec& spec, CUtensorMap* out);
+std::string describe(const Im2colSpec& spec);
+// Bytes one copy delivers (the mbarrier's expect-tx): pixels_per_column x channels_per_pixel x
+// element size, whatever the bounds.
+std::uint64_t box_bytes(const Im2colSpec& spec);
+// Pixels of one image's bounding box along each spatial dimension (row-major), with the
+// traversal strides: ceil((shape + upper - lower) / stride); 0 where the box is empty.
+std::array<std::uint64_t, 3> im2col_box_pixels(const Im2colSpec& spec);
+
+// ---- Address replacement (cuTensorMapReplaceAddress) -------------------------------------------
+// Points an encoded map (tiled or im2col) at new_address, keeping everything else. The rules
+// are those of the encode: 16-byte alignment, 32 bytes for maps with interleave 32B or the
+// ALIGN16B packed types, and not null; tmakit checks them against `spec` (what the map was
+// encoded from) before calling the driver. `map` must be 64-byte aligned (the driver's rule for
+// every tensor-map call).
+Status replace_address(CUtensorMap* map, const TensorMapSpec& spec, const void* new_address);
+Status replace_address(CUtensorMap* map, const Im2colSpec& spec, const void* new_address);
+
 }  // namespace tmakit

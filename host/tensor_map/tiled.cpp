@@ -9,12 +9,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
+#include <host/tensor_map/common.hpp>
 #include <kernels/common/swizzle.hpp>
 
 namespace tmakit {
 namespace {
 
 using S = RuleSeverity;
+using namespace tensor_map_detail;
 
 // clang-format off
 const std::vector<TensorMapRule> kRules = {
@@ -59,26 +61,6 @@ const TensorMapRule& rule(const char* id) {
   std::abort();
 }
 
-bool is_packed(TmaType t) {
-  return t == TmaType::k16U4Align8B || t == TmaType::k16U4Align16B || t == TmaType::k16U6Align16B;
-}
-bool is_align16_packed(TmaType t) {
-  return t == TmaType::k16U4Align16B || t == TmaType::k16U6Align16B;
-}
-bool is_float(TmaType t) {
-  switch (t) {
-    case TmaType::kF16: case TmaType::kF32: case TmaType::kF64: case TmaType::kBF16:
-    case TmaType::kF32Ftz: case TmaType::kTF32: case TmaType::kTF32Ftz: return true;
-    default: return false;
-  }
-}
-bool is_atom(TmaSwizzle s) {
-  return s == TmaSwizzle::k128BAtom32B || s == TmaSwizzle::k128BAtom32BFlip8B ||
-         s == TmaSwizzle::k128BAtom64B;
-}
-
-std::string u64(std::uint64_t v) { return std::to_string(v); }
-
 // "box[1] (driver dim 0, innermost)": a row-major index and its driver index.
 std::string dim_name(const char* field, int i, int rank) {
   return std::string(field) + "[" + std::to_string(i) + "] (driver dim " + std::to_string(rank - 1 - i) +
@@ -88,11 +70,7 @@ std::string dim_name(const char* field, int i, int rank) {
 class Checker {
  public:
   explicit Checker(ValidationReport* r) : r_(r) {}
-  void fail(const char* id, const std::string& what) {
-    const TensorMapRule& ru = rule(id);
-    RuleViolation v{&ru, what + ": " + ru.text + " [" + ru.id + "]"};
-    (ru.severity == S::kError ? r_->errors : r_->warnings).push_back(std::move(v));
-  }
+  void fail(const char* id, const std::string& what) { add_violation(r_, rule(id), what); }
 
  private:
   ValidationReport* r_;
@@ -213,15 +191,9 @@ ValidationReport validate(const TensorMapSpec& s, int cc) {
     c.fail("rank_interleave", std::string("rank ") + std::to_string(s.rank) + " with interleave " + to_string(s.interleave));
 
   // Address.
-  const auto addr = reinterpret_cast<std::uintptr_t>(s.address);
   const bool needs32 = (il_ok && s.interleave == TmaInterleave::k32B) || (type_ok && is_align16_packed(s.type));
-  char abuf[40];
-  std::snprintf(abuf, sizeof abuf, "global address %p", s.address);
-  if (s.address == nullptr) c.fail("address_null", abuf);
-  else if (addr % 16 != 0) c.fail("address_align_16", std::string(abuf) + " (" + u64(addr % 16) + " bytes past a 16-byte boundary)");
-  else if (needs32 && addr % 32 != 0) c.fail("address_align_32", std::string(abuf));
-  else if (sw_ok && s.swizzle != TmaSwizzle::kNone && addr % 128 != 0)
-    c.fail("address_align_128_swizzle", std::string(abuf) + " with swizzle " + to_string(s.swizzle));
+  check_address(&rep, [](const char* id) -> const TensorMapRule& { return rule(id); }, s.address, s.type,
+                s.interleave, s.swizzle);
 
   if (!rank_ok) return rep;  // the per-dimension rules need a rank
   const int rank = s.rank, inner = rank - 1;

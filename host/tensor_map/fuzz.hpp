@@ -22,6 +22,7 @@ struct DifferentialResult {
   std::string first_false_accept;   // describe() of the first one
   std::vector<TensorMapSpec> false_accept_specs;  // up to the first 100,000
   std::vector<TensorMapSpec> accepted_specs;      // both accept, up to the first 100,000
+  std::vector<Im2colSpec> im2col_false_accept_specs, im2col_accepted_specs;  // likewise
   std::string first_unexpected_stricter;  // a stricter case whose rules are all driver_enforced
   Status status;                    // driver unavailable, etc.
 };
@@ -29,5 +30,11 @@ struct DifferentialResult {
 // Draws n specs from seed, compares validate(spec, cc) with cuTensorMapEncodeTiled.
 DifferentialResult run_differential(std::uint64_t n, std::uint64_t seed, int cc,
                                     const unsigned char* base);
+
+// The same for im2col maps against cuTensorMapEncodeIm2col (the specs go to the im2col_
+// vectors; first_false_accept holds describe() of the first).
+Im2colSpec random_boundary_im2col_spec(std::mt19937_64& rng, const unsigned char* base);
+DifferentialResult run_im2col_differential(std::uint64_t n, std::uint64_t seed, int cc,
+                                           const unsigned char* base);
 
 }  // namespace tmakit

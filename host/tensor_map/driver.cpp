@@ -1,7 +1,7 @@
-// cuTensorMapEncodeTiled without linking libcuda: the runtime hands out the driver entry point
+// cuTensorMapEncodeTiled, cuTensorMapEncodeIm2col and cuTensorMapReplaceAddress without linking libcuda: the runtime hands out the driver entry point
 // (cudaGetDriverEntryPointByVersion, CUDA 12.5+; cudaGetDriverEntryPoint before). Obtained once
 // per process (std::call_once: thread-safe), checking both the return code and the pointer.
-#include <host/driver_api.hpp>
+#include <host/tensor_map/driver.hpp>
 
 #include <mutex>
 #include <string>
@@ -12,6 +12,9 @@ namespace {
 
 struct EntryPoints {
   PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
+  PFN_cuTensorMapEncodeIm2col_v12000 encode_im2col = nullptr;
+  PFN_cuTensorMapReplaceAddress_v12000 replace = nullptr;
+  Status im2col_status, replace_status;
   using GetErrorName = CUresult (*)(CUresult, const char**);
   GetErrorName error_name = nullptr;
   Status status;  // why `encode` is null
@@ -48,6 +51,10 @@ const EntryPoints& entry_points() {
   std::call_once(once, [] {
     ep.status = get_entry("cuTensorMapEncodeTiled", &ep.encode);
     if (!ep.status.ok()) ep.encode = nullptr;
+    ep.im2col_status = get_entry("cuTensorMapEncodeIm2col", &ep.encode_im2col);
+    if (!ep.im2col_status.ok()) ep.encode_im2col = nullptr;
+    ep.replace_status = get_entry("cuTensorMapReplaceAddress", &ep.replace);
+    if (!ep.replace_status.ok()) ep.replace = nullptr;
     if (!get_entry("cuGetErrorName", &ep.error_name).ok()) ep.error_name = nullptr;
   });
   return ep;
@@ -76,25 +83,62 @@ std::string curesult_name(CUresult r) {
   }
 }
 
+namespace {
+
+// The driver call needs a current context, which the runtime creates lazily: cudaFree(nullptr)
+// makes the current device's primary context current on this thread (seen on the H100:
+// without it the encoder returned CUDA_ERROR_INVALID_CONTEXT). False and *why set on failure.
+bool ensure_context(Status* why) {
+  if (const cudaError_t e = cudaFree(nullptr); e != cudaSuccess) {
+    if (why) *why = cuda_status(e, "initialising the CUDA context");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 CUresult encode_unchecked(const TensorMapSpec& spec, CUtensorMap* out, Status* why) {
   PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
   if (Status s = driver_encode_tiled(&fn); !s) {
     if (why) *why = s;
     return CUDA_ERROR_NOT_INITIALIZED;
   }
-  // The driver call needs a current context, which the runtime creates lazily: cudaFree(nullptr)
-  // makes the current device's primary context current on this thread (seen on the H100:
-  // without it the encoder returned CUDA_ERROR_INVALID_CONTEXT).
-  if (const cudaError_t e = cudaFree(nullptr); e != cudaSuccess) {
-    if (why) *why = cuda_status(e, "initialising the CUDA context");
-    return CUDA_ERROR_INVALID_CONTEXT;
-  }
+  if (!ensure_context(why)) return CUDA_ERROR_INVALID_CONTEXT;
   const DriverOrder d = to_driver_order(spec);
   return fn(out, static_cast<CUtensorMapDataType>(spec.type), static_cast<cuuint32_t>(spec.rank),
             const_cast<void*>(spec.address), d.global_dim.data(), d.global_strides.data(), d.box_dim.data(),
             d.element_strides.data(), static_cast<CUtensorMapInterleave>(spec.interleave),
             static_cast<CUtensorMapSwizzle>(spec.swizzle), static_cast<CUtensorMapL2promotion>(spec.l2_promotion),
             static_cast<CUtensorMapFloatOOBfill>(spec.oob_fill));
+}
+
+CUresult encode_im2col_unchecked(const Im2colSpec& spec, CUtensorMap* out, Status* why) {
+  const EntryPoints& ep = entry_points();
+  if (ep.encode_im2col == nullptr) {
+    if (why) *why = ep.im2col_status;
+    return CUDA_ERROR_NOT_INITIALIZED;
+  }
+  if (!ensure_context(why)) return CUDA_ERROR_INVALID_CONTEXT;
+  const Im2colDriverOrder d = to_driver_order(spec);
+  return ep.encode_im2col(out, static_cast<CUtensorMapDataType>(spec.type), static_cast<cuuint32_t>(spec.rank),
+                          const_cast<void*>(spec.address), d.dims.global_dim.data(), d.dims.global_strides.data(),
+                          d.lower_corner.data(), d.upper_corner.data(), spec.channels_per_pixel,
+                          spec.pixels_per_column, d.dims.element_strides.data(),
+                          static_cast<CUtensorMapInterleave>(spec.interleave),
+                          static_cast<CUtensorMapSwizzle>(spec.swizzle),
+                          static_cast<CUtensorMapL2promotion>(spec.l2_promotion),
+                          static_cast<CUtensorMapFloatOOBfill>(spec.oob_fill));
+}
+
+CUresult replace_address_unchecked(CUtensorMap* map, const void* address, Status* why) {
+  const EntryPoints& ep = entry_points();
+  if (ep.replace == nullptr) {
+    if (why) *why = ep.replace_status;
+    return CUDA_ERROR_NOT_INITIALIZED;
+  }
+  if (!ensure_context(why)) return CUDA_ERROR_INVALID_CONTEXT;
+  return ep.replace(map, const_cast<void*>(address));
 }
 
 Status encode(const TensorMapSpec& spec, CUtensorMap* out) {

@@ -16,4 +16,8 @@ std::string curesult_name(CUresult r);
 // Returns CUDA_ERROR_NOT_INITIALIZED and sets *why when the entry point is unavailable.
 CUresult encode_unchecked(const TensorMapSpec& spec, CUtensorMap* out, Status* why);
 
+// The same for im2col maps (cuTensorMapEncodeIm2col) and for cuTensorMapReplaceAddress.
+CUresult encode_im2col_unchecked(const Im2colSpec& spec, CUtensorMap* out, Status* why);
+CUresult replace_address_unchecked(CUtensorMap* map, const void* address, Status* why);
+
 }  // namespace tmakit
