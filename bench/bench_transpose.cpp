@@ -357,6 +357,10 @@ std::vector<Shape> preset_shapes(const std::string& preset) {
 }  // namespace
 }  // namespace tmakit::bench
 
+namespace tmakit::bench {
+void register_tensor_map_host();  // bench/tensor_map_host.cpp
+}
+
 int main(int argc, char** argv) {
   using namespace tmakit;
   using namespace tmakit::bench;
@@ -408,6 +412,7 @@ int main(int argc, char** argv) {
   for (const Shape& s : shapes)
     for (int e : {1, 2, 4, 8, 16}) register_shape(s, e, iterations, repetitions);
   register_overhead(100, 100);
+  register_tensor_map_host();
   int bargc = static_cast<int>(args.size());
   benchmark::Initialize(&bargc, args.data());
   benchmark::RunSpecifiedBenchmarks();

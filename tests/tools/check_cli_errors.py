@@ -49,6 +49,13 @@ CASES = [
     ("tensormap", ["--swizzle", "17B"], ["tensormap", "--swizzle", "'17B'"]),
     ("tensormap", ["--elem"], ["tensormap", "--elem", "needs a value"]),
     ("tensormap", ["--shape", "8x8"], ["tensormap", "--box", "required"]),
+    ("tensormap", ["--mode", "wide"], ["tensormap", "--mode", "'wide'"]),
+    ("tensormap", ["--mode", "im2col", "--lower", "1,x"], ["tensormap", "--lower", "'1,x'"]),
+    ("tensormap", ["--mode", "im2col", "--channels", "-3"], ["tensormap", "--channels", "'-3'"]),
+    ("tensormap", ["--mode", "im2col", "--shape", "3x8"], ["tensormap", "im2col", "--lower"]),
+    ("tensormap", ["--mode", "im2col", "--shape", "3x8", "--lower", "0", "--upper", "0", "--channels", "8", "--pixels", "8"],
+     ["tensormap", "rank 3 to 5"]),
+    ("tensormap", ["--mode", "im2col", "--shape", "3x8x8", "--box", "8x8"], ["tensormap", "--box is for tiled maps"]),
     ("tensormap", ["--frob", "1"], ["tensormap", "unknown argument", "'--frob'"]),
 ]
 
