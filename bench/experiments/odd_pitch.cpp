@@ -17,13 +17,13 @@
 
 namespace {
 
-#define CK(x)                                                                      \
-  do {                                                                             \
-    cudaError_t e_ = (x);                                                          \
-    if (e_ != cudaSuccess) {                                                       \
+#define CK(x)                                                                         \
+  do {                                                                                \
+    cudaError_t e_ = (x);                                                             \
+    if (e_ != cudaSuccess) {                                                          \
       std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                \
-    }                                                                              \
+      std::exit(1);                                                                   \
+    }                                                                                 \
   } while (0)
 
 std::vector<std::string> split(const std::string& s) {

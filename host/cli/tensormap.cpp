@@ -215,6 +215,46 @@ int run_fuzz(std::uint64_t n, std::uint64_t seed, const std::string& dump, bool 
   return r.false_accepts == 0 && r.first_unexpected_stricter.empty() ? 0 : 1;
 }
 
+// Dense pitches (the inner row rounded up to 16 bytes) where --pitch was not given.
+template <class Spec>
+void fill_pitches(Spec& s, const std::vector<std::uint64_t>& shape,
+                  const std::vector<std::uint64_t>& pitch) {
+  const int bits = tma_type_bits(s.type);
+  for (int i = s.rank - 2; i >= 0; --i) {
+    const std::uint64_t dense = i == s.rank - 2 ? (shape[s.rank - 1] * bits / 8 + 15) / 16 * 16
+                                                : s.pitch_bytes[i + 1] * shape[i + 1];
+    s.pitch_bytes[i] = pitch.empty() ? dense : pitch[i];
+  }
+}
+
+// Describe, validate for `cc` (the device's when < 0, else 9.0) and, when valid and a GPU is
+// there, call the driver's encode (encode_fn) on the spec; prints all of it. True when valid.
+template <class Spec, class Encode>
+bool explain(const Spec& s, int cc, Encode encode_fn) {
+  DeviceInfo dev;
+  const Status dev_status = query_device(&dev);
+  if (cc < 0) cc = dev_status.ok() ? dev.cc : 90;
+  const ValidationReport rep = validate(s, cc);
+  std::printf("%s", describe(s).c_str());
+  std::printf("validated for compute capability %d.%d: %s\n", cc / 10, cc % 10,
+              rep.ok() ? (rep.warnings.empty() ? "valid" : "valid, with warnings") : "INVALID");
+  std::printf("%s", rep.to_string().c_str());
+  if (!rep.ok()) return false;
+  if (dev_status.ok()) {
+    alignas(128) CUtensorMap map;
+    Status why;
+    const CUresult r = encode_fn(s, &map, &why);
+    std::printf("driver (%s): %s\n", dev.name.c_str(),
+                why.ok() ? curesult_name(r).c_str() : why.message.c_str());
+  } else {
+    std::printf("driver: not called (%s)\n", dev_status.message.c_str());
+  }
+  return true;
+}
+
+// The specs' address: validation and encoding never touch it.
+alignas(1024) unsigned char g_fake[2048];
+
 // Validate, describe and (with a GPU) encode one im2col spec.
 int run_im2col(Im2colSpec s, const std::vector<std::uint64_t>& shape,
                const std::vector<std::uint64_t>& pitch, const std::vector<std::uint64_t>& strides,
@@ -231,7 +271,6 @@ int run_im2col(Im2colSpec s, const std::vector<std::uint64_t>& shape,
     return 2;
   }
   s.rank = rank;
-  const int bits = tma_type_bits(s.type);
   for (int i = 0; i < rank; ++i) {
     s.shape[i] = shape[i];
     s.elem_strides[i] = strides.empty() ? 1 : static_cast<std::uint32_t>(strides[i]);
@@ -240,33 +279,9 @@ int run_im2col(Im2colSpec s, const std::vector<std::uint64_t>& shape,
     s.lower_corner[d] = lower[d];
     s.upper_corner[d] = upper[d];
   }
-  for (int i = rank - 2; i >= 0; --i) {
-    const std::uint64_t dense = i == rank - 2 ? (shape[rank - 1] * bits / 8 + 15) / 16 * 16
-                                              : s.pitch_bytes[i + 1] * shape[i + 1];
-    s.pitch_bytes[i] = pitch.empty() ? dense : pitch[i];
-  }
-  alignas(1024) static unsigned char fake[2048];  // validation and encoding never touch it
-  s.address = fake + offset;
-  DeviceInfo dev;
-  const Status dev_status = query_device(&dev);
-  if (cc < 0) cc = dev_status.ok() ? dev.cc : 90;
-  const ValidationReport rep = validate(s, cc);
-  std::printf("%s", describe(s).c_str());
-  std::printf("validated for compute capability %d.%d: %s\n", cc / 10, cc % 10,
-              rep.ok() ? (rep.warnings.empty() ? "valid" : "valid, with warnings") : "INVALID");
-  std::printf("%s", rep.to_string().c_str());
-  if (rep.ok()) {
-    if (dev_status.ok()) {
-      alignas(128) CUtensorMap map;
-      Status why;
-      const CUresult r = encode_im2col_unchecked(s, &map, &why);
-      std::printf("driver (%s): %s\n", dev.name.c_str(),
-                  why.ok() ? curesult_name(r).c_str() : why.message.c_str());
-    } else {
-      std::printf("driver: not called (%s)\n", dev_status.message.c_str());
-    }
-  }
-  return rep.ok() ? 0 : 1;
+  fill_pitches(s, shape, pitch);
+  s.address = g_fake + offset;
+  return explain(s, cc, encode_im2col_unchecked) ? 0 : 1;
 }
 
 }  // namespace
@@ -389,41 +404,16 @@ int run_tensormap(const std::vector<std::string>& args) {
     return 2;
   }
   s.rank = static_cast<int>(shape.size());
-  const int bits = tma_type_bits(s.type);
   for (int i = 0; i < s.rank; ++i) {
     s.shape[i] = shape[i];
     s.box[i] = static_cast<std::uint32_t>(box[i]);
     s.elem_strides[i] = strides.empty() ? 1 : static_cast<std::uint32_t>(strides[i]);
   }
-  for (int i = s.rank - 2; i >= 0; --i) {
-    const std::uint64_t dense = i == s.rank - 2 ? (shape[s.rank - 1] * bits / 8 + 15) / 16 * 16
-                                                : s.pitch_bytes[i + 1] * shape[i + 1];
-    s.pitch_bytes[i] = pitch.empty() ? dense : pitch[i];
-  }
-  alignas(1024) static unsigned char fake[2048];  // validation and encoding never touch it
-  s.address = fake + offset;
-
-  DeviceInfo dev;
-  const Status dev_status = query_device(&dev);
-  if (cc < 0) cc = dev_status.ok() ? dev.cc : 90;
-  const ValidationReport rep = validate(s, cc);
-  std::printf("%s", describe(s).c_str());
-  std::printf("validated for compute capability %d.%d: %s\n", cc / 10, cc % 10,
-              rep.ok() ? (rep.warnings.empty() ? "valid" : "valid, with warnings") : "INVALID");
-  std::printf("%s", rep.to_string().c_str());
-  if (rep.ok()) {
-    if (dev_status.ok()) {
-      alignas(128) CUtensorMap map;
-      Status why;
-      const CUresult r = encode_unchecked(s, &map, &why);
-      std::printf("driver (%s): %s\n", dev.name.c_str(),
-                  why.ok() ? curesult_name(r).c_str() : why.message.c_str());
-    } else {
-      std::printf("driver: not called (%s)\n", dev_status.message.c_str());
-    }
-    draw_bank_groups(s);
-  }
-  return rep.ok() ? 0 : 1;
+  fill_pitches(s, shape, pitch);
+  s.address = g_fake + offset;
+  if (!explain(s, cc, encode_unchecked)) return 1;
+  draw_bank_groups(s);
+  return 0;
 }
 
 }  // namespace tmakit::cli

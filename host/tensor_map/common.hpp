@@ -15,17 +15,28 @@ inline bool is_align16_packed(TmaType t) {
 }
 inline bool is_float(TmaType t) {
   switch (t) {
-    case TmaType::kF16: case TmaType::kF32: case TmaType::kF64: case TmaType::kBF16:
-    case TmaType::kF32Ftz: case TmaType::kTF32: case TmaType::kTF32Ftz: return true;
-    default: return false;
+    case TmaType::kF16:
+    case TmaType::kF32:
+    case TmaType::kF64:
+    case TmaType::kBF16:
+    case TmaType::kF32Ftz:
+    case TmaType::kTF32:
+    case TmaType::kTF32Ftz:
+      return true;
+    default:
+      return false;
   }
 }
 inline bool is_atom(TmaSwizzle s) {
   return s == TmaSwizzle::k128BAtom32B || s == TmaSwizzle::k128BAtom32BFlip8B ||
          s == TmaSwizzle::k128BAtom64B;
 }
-inline std::string u64(std::uint64_t v) { return std::to_string(v); }
-inline std::string cc_text(int cc) { return std::to_string(cc / 10) + "." + std::to_string(cc % 10); }
+inline std::string u64(std::uint64_t v) {
+  return std::to_string(v);
+}
+inline std::string cc_text(int cc) {
+  return std::to_string(cc / 10) + "." + std::to_string(cc % 10);
+}
 
 // Appends a violation of rule `r` to the report (errors or warnings by its severity).
 inline void add_violation(ValidationReport* rep, const TensorMapRule& r, const std::string& what) {
@@ -45,12 +56,16 @@ void check_address(ValidationReport* rep, Find&& find, const void* address, TmaT
   const auto addr = reinterpret_cast<std::uintptr_t>(address);
   char abuf[40];
   std::snprintf(abuf, sizeof abuf, "global address %p", address);
-  if (address == nullptr) add_violation(rep, find("address_null"), abuf);
+  if (address == nullptr)
+    add_violation(rep, find("address_null"), abuf);
   else if (addr % 16 != 0)
-    add_violation(rep, find("address_align_16"), std::string(abuf) + " (" + u64(addr % 16) + " bytes past a 16-byte boundary)");
-  else if (needs32 && addr % 32 != 0) add_violation(rep, find("address_align_32"), abuf);
+    add_violation(rep, find("address_align_16"),
+                  std::string(abuf) + " (" + u64(addr % 16) + " bytes past a 16-byte boundary)");
+  else if (needs32 && addr % 32 != 0)
+    add_violation(rep, find("address_align_32"), abuf);
   else if (sw_i >= 1 && sw_i <= 6 && addr % 128 != 0)
-    add_violation(rep, find("address_align_128_swizzle"), std::string(abuf) + " with swizzle " + to_string(swizzle));
+    add_violation(rep, find("address_align_128_swizzle"),
+                  std::string(abuf) + " with swizzle " + to_string(swizzle));
 }
 
 }  // namespace tmakit::tensor_map_detail

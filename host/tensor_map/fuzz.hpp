@@ -19,12 +19,12 @@ struct DifferentialResult {
   std::uint64_t false_accepts = 0;  // validate ok, driver rejected: must be zero
   std::uint64_t stricter = 0;       // validate rejected, driver accepted
   std::map<std::string, std::uint64_t> stricter_by_rule;  // error rule ids of those cases
-  std::string first_false_accept;   // describe() of the first one
-  std::vector<TensorMapSpec> false_accept_specs;  // up to the first 100,000
-  std::vector<TensorMapSpec> accepted_specs;      // both accept, up to the first 100,000
+  std::string first_false_accept;                         // describe() of the first one
+  std::vector<TensorMapSpec> false_accept_specs;          // up to the first 100,000
+  std::vector<TensorMapSpec> accepted_specs;              // both accept, up to the first 100,000
   std::vector<Im2colSpec> im2col_false_accept_specs, im2col_accepted_specs;  // likewise
   std::string first_unexpected_stricter;  // a stricter case whose rules are all driver_enforced
-  Status status;                    // driver unavailable, etc.
+  Status status;                          // driver unavailable, etc.
 };
 
 // Draws n specs from seed, compares validate(spec, cc) with cuTensorMapEncodeTiled.

@@ -15,7 +15,8 @@
 // Coordinates: N = 64 (tile columns and owned rows), tile row i <-> input row r0 - P + i,
 // i = 0..P+N-1. Thread (tx, ty), 32 x 8:
 //   load : tile(i, tx+32m) <- in[r0-P+i][c0+tx+32m],  i = ty, ty+8, ..
-//   store: out[c0+oc][s+tx+32m] <- tile(s+tx+32m - (r0-P), oc),  oc = ty, ty+8, .., s = r0-sh(c0+oc)
+//   store: out[c0+oc][s+tx+32m] <- tile(s+tx+32m - (r0-P), oc),  oc = ty, ty+8, .., s =
+//   r0-sh(c0+oc)
 // Shared element (i, c) at i*N + (c ^ (i mod N)) (smem_wide's XOR): a warp's store reads 32
 // consecutive i of one column, 32 distinct banks for 4-byte elements.
 // (in[r][c] sits at r*src_ld + c of its matrix, out[i][j] at i*dst_ld + j; matrix b of the
@@ -35,8 +36,8 @@ constexpr int kN = 64;  // tile columns = owned output elements per row
 
 template <class T, int G>
 __global__ void __launch_bounds__(256, 4)  // <= 64 registers: 4 blocks per SM at least
-    smem_sector_kernel(const T* __restrict__ src_base, T* __restrict__ dst_base,
-                       std::int64_t rows, std::int64_t cols, BatchStrides st, int pad_rows) {
+    smem_sector_kernel(const T* __restrict__ src_base, T* __restrict__ dst_base, std::int64_t rows,
+                       std::int64_t cols, BatchStrides st, int pad_rows) {
   constexpr int E = sizeof(T);
   constexpr int P = (G / E + 7) / 8 * 8;  // extra rows above the owned ones (a multiple of 8)
   constexpr int NL = P + kN;              // tile rows
@@ -64,8 +65,7 @@ __global__ void __launch_bounds__(256, 4)  // <= 64 registers: 4 blocks per SM a
           const T* in = src + r * lds + c0 + tx;
 #pragma unroll
           for (int m = 0; m < kN; m += 32) {
-            const bool ok = i >= first &&
-                            (interior || (r >= 0 && r < rows && c0 + tx + m < cols));
+            const bool ok = i >= first && (interior || (r >= 0 && r < rows && c0 + tx + m < cols));
             v[j / 8][m / 32] = ok ? in[m] : T(0);
           }
         }
@@ -74,13 +74,12 @@ __global__ void __launch_bounds__(256, 4)  // <= 64 registers: 4 blocks per SM a
 #pragma unroll
           for (int m = 0; m < kN; m += 32) tile[at(ty + j, tx + m)] = v[j / 8][m / 32];
         __syncthreads();
-        // Stores: the owned range of each output row, read from shared memory first.
+    // Stores: the owned range of each output row, read from shared memory first.
 #pragma unroll
         for (int j = 0; j < kN; j += 8) {
           const int oc = ty + j;
           T* out = dst + (c0 + oc) * ldd;
-          const int sh =
-              static_cast<int>((reinterpret_cast<std::uintptr_t>(out + r0) % G) / E);
+          const int sh = static_cast<int>((reinterpret_cast<std::uintptr_t>(out + r0) % G) / E);
           const std::int64_t s = r0 - sh;  // first owned output element of this row
           const bool row_ok = c0 + oc < cols;
           const bool whole = s >= 0 && s + kN <= rows;
@@ -100,9 +99,10 @@ __global__ void __launch_bounds__(256, 4)  // <= 64 registers: 4 blocks per SM a
 template <class T, int G>
 cudaError_t launch_sector(const kernels::LaunchArgs& a) {
   // Rows are shifted unless every output row starts on a G-byte boundary.
-  const bool aligned = reinterpret_cast<std::uintptr_t>(a.dst) % G == 0 &&
-                       (a.strides.dst_ld_elems * int(sizeof(T))) % G == 0 &&
-                       (a.strides.batch == 1 || (a.strides.dst_batch_elems * int(sizeof(T))) % G == 0);
+  const bool aligned =
+      reinterpret_cast<std::uintptr_t>(a.dst) % G == 0 &&
+      (a.strides.dst_ld_elems * int(sizeof(T))) % G == 0 &&
+      (a.strides.batch == 1 || (a.strides.dst_batch_elems * int(sizeof(T))) % G == 0);
   constexpr int P = (G / int(sizeof(T)) + 7) / 8 * 8;
   const int pad = aligned ? 0 : P;
   const TileGrid g = tile_grid(ceil_div(a.rows + pad, kN), ceil_div(a.cols, kN), a.strides.batch);

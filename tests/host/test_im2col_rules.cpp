@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 #include <gtest/gtest.h>
+#include <tests/support/rule_cases.hpp>
 #include <tmakit/tensor_map.hpp>
 
 namespace tmakit {
@@ -34,12 +35,7 @@ void packed8(Im2colSpec& s) {
   s.channels_per_pixel = 32;
 }
 
-struct RuleCase {
-  std::string rule;
-  std::function<void(Im2colSpec&, int&)> fail;  // breaks exactly `rule`
-  std::function<void(Im2colSpec&, int&)> pass;  // the boundary value that satisfies it
-  std::string needle;                           // text the failure message must contain
-};
+using RuleCase = test::RuleCaseOf<Im2colSpec>;
 void PrintTo(const RuleCase& c, std::ostream* os) { *os << c.rule; }
 
 using Sp = Im2colSpec;
@@ -127,26 +123,8 @@ TEST_P(Im2colRule, BrokenAloneIsReportedAndBoundaryPasses) {
   for (const TensorMapRule& r : im2col_rules())
     if (c.rule == r.id) rule = &r;
   ASSERT_NE(rule, nullptr) << c.rule << " is not an im2col rule";
-  const bool is_error = rule->severity == RuleSeverity::kError;
-  Im2colSpec s = base();
-  int cc = 90;
-  ASSERT_TRUE(validate(s, cc).ok()) << validate(s, cc).to_string();
-  ASSERT_TRUE(validate(s, cc).warnings.empty()) << validate(s, cc).to_string();
-  c.fail(s, cc);
-  ValidationReport r = validate(s, cc);
-  const auto& hits = is_error ? r.errors : r.warnings;
-  ASSERT_EQ(hits.size(), 1u) << r.to_string();
-  EXPECT_EQ(std::string(hits[0].rule->id), c.rule);
-  EXPECT_NE(hits[0].message.find(c.needle), std::string::npos) << hits[0].message;
-  EXPECT_NE(hits[0].message.find(std::string("[") + c.rule + "]"), std::string::npos) << hits[0].message;
-  if (is_error) EXPECT_FALSE(r.ok());
-  else EXPECT_TRUE(r.errors.empty()) << r.to_string();
-  s = base();
-  cc = 90;
-  c.pass(s, cc);
-  r = validate(s, cc);
-  EXPECT_FALSE(r.has(c.rule)) << r.to_string();
-  EXPECT_TRUE(r.ok()) << r.to_string();
+  ASSERT_TRUE(validate(base(), 90).warnings.empty()) << validate(base(), 90).to_string();
+  test::expect_broken_alone_and_boundary_passes(c, *rule, base());
 }
 
 INSTANTIATE_TEST_SUITE_P(TensorMap, Im2colRule, ::testing::ValuesIn(cases()),

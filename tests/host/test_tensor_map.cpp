@@ -7,6 +7,7 @@
 #include <vector>
 #include <gtest/gtest.h>
 #include <kernels/common/swizzle.hpp>
+#include <tests/support/rule_cases.hpp>
 #include <tmakit/tensor_map.hpp>
 
 namespace tmakit {
@@ -27,13 +28,7 @@ TensorMapSpec base3() {
   return s;
 }
 
-struct RuleCase {
-  std::string rule;
-  std::function<void(TensorMapSpec&, int&)> fail;  // breaks exactly `rule`
-  std::function<void(TensorMapSpec&, int&)> pass;  // the boundary value that satisfies it
-  std::string needle;                              // text the failure message must contain
-  bool rank3 = false;
-};
+using RuleCase = test::RuleCaseOf<TensorMapSpec>;
 
 void PrintTo(const RuleCase& c, std::ostream* os) { *os << c.rule; }
 
@@ -113,27 +108,7 @@ TEST_P(Rule, BrokenAloneIsReportedAndBoundaryPasses) {
   const RuleCase& c = GetParam();
   const TensorMapRule* rule = find_tensor_map_rule(c.rule);
   ASSERT_NE(rule, nullptr) << c.rule;
-  const bool is_error = rule->severity == RuleSeverity::kError;
-
-  TensorMapSpec s = c.rank3 ? base3() : base2();
-  int cc = 90;
-  ASSERT_TRUE(validate(s, cc).errors.empty()) << validate(s, cc).to_string();
-  c.fail(s, cc);
-  ValidationReport r = validate(s, cc);
-  const auto& hits = is_error ? r.errors : r.warnings;
-  ASSERT_EQ(hits.size(), 1u) << r.to_string();
-  EXPECT_EQ(std::string(hits[0].rule->id), c.rule);
-  EXPECT_NE(hits[0].message.find(c.needle), std::string::npos) << hits[0].message;
-  EXPECT_NE(hits[0].message.find(std::string("[") + c.rule + "]"), std::string::npos) << hits[0].message;
-  if (!is_error) EXPECT_TRUE(r.errors.empty()) << r.to_string();
-  else EXPECT_FALSE(r.ok());
-
-  s = c.rank3 ? base3() : base2();
-  cc = 90;
-  c.pass(s, cc);
-  r = validate(s, cc);
-  EXPECT_FALSE(r.has(c.rule)) << r.to_string();
-  EXPECT_TRUE(r.ok()) << r.to_string();
+  test::expect_broken_alone_and_boundary_passes(c, *rule, c.rank3 ? base3() : base2());
 }
 
 INSTANTIATE_TEST_SUITE_P(TensorMap, Rule, ::testing::ValuesIn(cases()),

@@ -40,7 +40,7 @@ __global__ void im2col_example_kernel(const __grid_constant__ CUtensorMap map, I
   const int oh_n = ex.h + 2 * ex.pad_h - ex.r + 1, ow_n = ex.w + 2 * ex.pad_w - ex.s + 1;
   const int pixels = ex.n * oh_n * ow_n;
   const int tap = blockIdx.y, i = tap / ex.s, j = tap % ex.s;  // filter row i (H), column j (W)
-  const int p0 = blockIdx.x * ex.pixels_per_copy;               // first output pixel
+  const int p0 = blockIdx.x * ex.pixels_per_copy;              // first output pixel
   const int n = p0 / (oh_n * ow_n), oh = (p0 / ow_n) % oh_n, ow = p0 % ow_n;
   const std::uint32_t bytes = static_cast<std::uint32_t>(ex.pixels_per_copy * ex.c * 4);
   if (threadIdx.x == 0) {

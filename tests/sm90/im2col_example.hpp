@@ -9,10 +9,10 @@
 namespace tmakit::test {
 
 struct Im2colExample {
-  int n, h, w, c;        // NHWC input, 4-byte elements, c * 4 a multiple of 16
-  int r, s;              // filter extent along H and W (stride 1, dilation 1)
-  int pad_h, pad_w;      // output is n x (h + 2 pad_h - r + 1) x (w + 2 pad_w - s + 1)
-  int pixels_per_copy;   // the map's pixels_per_column
+  int n, h, w, c;       // NHWC input, 4-byte elements, c * 4 a multiple of 16
+  int r, s;             // filter extent along H and W (stride 1, dilation 1)
+  int pad_h, pad_w;     // output is n x (h + 2 pad_h - r + 1) x (w + 2 pad_w - s + 1)
+  int pixels_per_copy;  // the map's pixels_per_column
 };
 
 // out: (output pixels) x (r * s * c) floats, row = output pixel (n, oh, ow) in that order,

@@ -9,6 +9,7 @@
 #include <host/tensor_map/fuzz.hpp>
 #include <tests/sm90/im2col_example.hpp>
 #include <tests/support/gpu.hpp>
+#include <tests/support/rule_cases.hpp>
 #include <tmakit/tensor_map.hpp>
 
 namespace tmakit {
@@ -20,19 +21,11 @@ TEST(TensorMapDriver, Im2colDifferentialAgainstCuTensorMapEncodeIm2col) {
   ASSERT_TRUE(query_device(&dev).ok());
   alignas(1024) static unsigned char base[4096];
   const DifferentialResult r = run_im2col_differential(20000, 20261123, dev.cc, base);
-  ASSERT_TRUE(r.status.ok()) << r.status.message;
-  std::printf("im2col differential: %llu cases, both accept %llu, both reject %llu, false accepts %llu, stricter %llu\n",
-              (unsigned long long)r.cases, (unsigned long long)r.both_accept, (unsigned long long)r.both_reject,
-              (unsigned long long)r.false_accepts, (unsigned long long)r.stricter);
-  for (const auto& [rule, n] : r.stricter_by_rule) std::printf("  stricter by rule %-28s %llu\n", rule.c_str(), (unsigned long long)n);
-  EXPECT_EQ(r.cases, 20000u);
-  EXPECT_GT(r.both_accept, 500u) << "too few valid specs drawn to find false accepts";
-  EXPECT_EQ(r.false_accepts, 0u) << r.first_false_accept;
-  EXPECT_EQ(r.first_unexpected_stricter, "") << "a rule marked driver-enforced was accepted by the driver";
+  test::expect_clean_differential("im2col differential", r, 20000, 500);
 }
 
-// The CPU im2col: row (n, oh, ow), column (i * s + j) * c + ch = x[n][oh - pad_h + i][ow - pad_w + j][ch]
-// or 0 outside the image.
+// The CPU im2col: row (n, oh, ow), column (i * s + j) * c + ch = x[n][oh - pad_h + i][ow - pad_w +
+// j][ch] or 0 outside the image.
 std::vector<float> cpu_im2col(const std::vector<float>& x, const test::Im2colExample& ex) {
   const int oh_n = ex.h + 2 * ex.pad_h - ex.r + 1, ow_n = ex.w + 2 * ex.pad_w - ex.s + 1;
   const int cols = ex.r * ex.s * ex.c;
@@ -46,7 +39,8 @@ std::vector<float> cpu_im2col(const std::vector<float>& x, const test::Im2colExa
               const int y = oh - ex.pad_h + i, z = ow - ex.pad_w + j;
               const size_t row = (static_cast<size_t>(n) * oh_n + oh) * ow_n + ow;
               out[row * cols + (i * ex.s + j) * ex.c + ch] =
-                  (y < 0 || y >= ex.h || z < 0 || z >= ex.w) ? 0.f
+                  (y < 0 || y >= ex.h || z < 0 || z >= ex.w)
+                      ? 0.f
                       : x[((static_cast<size_t>(n) * ex.h + y) * ex.w + z) * ex.c + ch];
             }
   return out;
@@ -74,7 +68,8 @@ std::vector<float> gather(const CUtensorMap& map, size_t out_elems) {
   cudaMemset(out.p, 0xFF, out_elems * sizeof(float));
   int timeouts = -1;
   EXPECT_EQ(test::run_im2col_example(map, kExample, out.p, &timeouts), cudaSuccess);
-  EXPECT_EQ(timeouts, 0) << "an mbarrier did not complete: expect-tx differs from what TMA delivered";
+  EXPECT_EQ(timeouts, 0)
+      << "an mbarrier did not complete: expect-tx differs from what TMA delivered";
   std::vector<float> h(out_elems);
   cudaMemcpy(h.data(), out.p, out_elems * sizeof(float), cudaMemcpyDeviceToHost);
   return h;
@@ -99,8 +94,9 @@ TEST(Im2colExample, TmaGathersTheConvolutionPatchesOfAnNhwcTensor) {
   for (size_t k = 0; k < ref.size(); ++k)
     if (std::memcmp(&ref[k], &got[k], 4) != 0 && bad++ == 0) first = k;
   EXPECT_EQ(bad, 0u) << "first mismatch at column-matrix element " << first << ": got "
-                     << (first < ref.size() ? got[first] : 0) << ", want " << (first < ref.size() ? ref[first] : 0)
-                     << "\n" << describe(spec);
+                     << (first < ref.size() ? got[first] : 0) << ", want "
+                     << (first < ref.size() ? ref[first] : 0) << "\n"
+                     << describe(spec);
 }
 
 TEST(Im2colExample, ReplaceAddressPointsTheSameMapAtAnotherTensor) {

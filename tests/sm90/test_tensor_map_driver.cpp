@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <host/tensor_map/fuzz.hpp>
 #include <tests/support/gpu.hpp>
+#include <tests/support/rule_cases.hpp>
 
 namespace tmakit {
 namespace {
@@ -15,15 +16,7 @@ TEST(TensorMapDriver, DifferentialAgainstCuTensorMapEncodeTiled) {
   ASSERT_TRUE(query_device(&dev).ok());
   alignas(1024) static unsigned char base[4096];
   const DifferentialResult r = run_differential(20000, 20261121, dev.cc, base);
-  ASSERT_TRUE(r.status.ok()) << r.status.message;
-  std::printf("differential: %llu cases, both accept %llu, both reject %llu, false accepts %llu, stricter %llu\n",
-              (unsigned long long)r.cases, (unsigned long long)r.both_accept, (unsigned long long)r.both_reject,
-              (unsigned long long)r.false_accepts, (unsigned long long)r.stricter);
-  for (const auto& [rule, n] : r.stricter_by_rule) std::printf("  stricter by rule %-28s %llu\n", rule.c_str(), (unsigned long long)n);
-  EXPECT_EQ(r.cases, 20000u);
-  EXPECT_GT(r.both_accept, 1000u) << "too few valid specs drawn to find false accepts";
-  EXPECT_EQ(r.false_accepts, 0u) << r.first_false_accept;
-  EXPECT_EQ(r.first_unexpected_stricter, "") << "a rule marked driver-enforced was accepted by the driver";
+  test::expect_clean_differential("differential", r, 20000, 1000);
 }
 
 }  // namespace
