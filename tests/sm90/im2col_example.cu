@@ -10,6 +10,7 @@
 // im2col load is inline PTX; the mbarrier calls are tmakit's cuda::ptx wrappers.
 #include <tests/sm90/im2col_example.hpp>
 #include <cuda/ptx>
+#include <kernels/launchers.hpp>
 #include <kernels/primitives/tma.cuh>
 
 namespace tmakit::test {
@@ -72,6 +73,11 @@ cudaError_t run_im2col_example(const CUtensorMap& map, const Im2colExample& ex, 
                                int* timeouts) {
   const int tile_bytes = ex.pixels_per_copy * ex.c * 4;
   if (tile_bytes > kMaxTileBytes) return cudaErrorInvalidValue;
+  // Never launch a kernel that can only trap: without sm_90 device code in this build the
+  // im2col load is compiled out.
+  int ptx_version = 0;
+  if (kernels::device_code_ptx_version(&ptx_version) != cudaSuccess || ptx_version < 90)
+    return cudaErrorNoKernelImageForDevice;
   const int oh_n = ex.h + 2 * ex.pad_h - ex.r + 1, ow_n = ex.w + 2 * ex.pad_w - ex.s + 1;
   const int pixels = ex.n * oh_n * ow_n;
   int* d_timeouts = nullptr;

@@ -18,8 +18,9 @@ struct Im2colExample {
 // out: (output pixels) x (r * s * c) floats, row = output pixel (n, oh, ow) in that order,
 // column = (tap (i, j) = i * s + j) * c + channel. Copy (tap, block b) loads pixels
 // b * pixels_per_copy .. of the bounding-box walk at filter offsets (j, i) (W first) and writes
-// the valid ones. Returns the first CUDA error; *timeouts counts copies whose mbarrier did not
-// complete within about a second.
+// the valid ones. Returns the first CUDA error (cudaErrorNoKernelImageForDevice, launching
+// nothing, when this build has no sm_90 device code); *timeouts counts copies whose mbarrier did
+// not complete within about a second.
 cudaError_t run_im2col_example(const CUtensorMap& map, const Im2colExample& ex, float* out,
                                int* timeouts);
 
