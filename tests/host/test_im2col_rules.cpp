@@ -130,12 +130,7 @@ TEST_P(Im2colRule, BrokenAloneIsReportedAndBoundaryPasses) {
 INSTANTIATE_TEST_SUITE_P(TensorMap, Im2colRule, ::testing::ValuesIn(cases()),
                          [](const ::testing::TestParamInfo<RuleCase>& p) { return p.param.rule; });
 
-TEST(Im2colRules, EveryRuleHasACase) {
-  std::set<std::string> covered;
-  for (const RuleCase& c : cases()) covered.insert(c.rule);
-  for (const TensorMapRule& r : im2col_rules()) EXPECT_TRUE(covered.count(r.id)) << "no test case for rule " << r.id;
-  EXPECT_EQ(covered.size(), im2col_rules().size());
-}
+TEST(Im2colRules, EveryRuleHasACase) { test::expect_every_rule_covered(cases(), im2col_rules()); }
 
 TEST(Im2colOrder, RowMajorBecomesCFirstAndCornersWFirst) {
   Im2colSpec s = base();

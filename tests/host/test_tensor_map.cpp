@@ -114,12 +114,7 @@ TEST_P(Rule, BrokenAloneIsReportedAndBoundaryPasses) {
 INSTANTIATE_TEST_SUITE_P(TensorMap, Rule, ::testing::ValuesIn(cases()),
                          [](const ::testing::TestParamInfo<RuleCase>& p) { return p.param.rule; });
 
-TEST(TensorMapRules, EveryRuleHasACase) {
-  std::set<std::string> covered;
-  for (const RuleCase& c : cases()) covered.insert(c.rule);
-  for (const TensorMapRule& r : tensor_map_rules()) EXPECT_TRUE(covered.count(r.id)) << "no test case for rule " << r.id;
-  EXPECT_EQ(covered.size(), tensor_map_rules().size());
-}
+TEST(TensorMapRules, EveryRuleHasACase) { test::expect_every_rule_covered(cases(), tensor_map_rules()); }
 
 TEST(TensorMapValidate, InnerBoxMultipleOf16AppliesToInterleavedLayoutsToo) {
   TensorMapSpec s = base3();

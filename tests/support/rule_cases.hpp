@@ -4,6 +4,8 @@
 #pragma once
 #include <cstdio>
 #include <functional>
+#include <set>
+#include <vector>
 #include <string>
 #include <gtest/gtest.h>
 #include <host/tensor_map/fuzz.hpp>
@@ -47,6 +49,17 @@ void expect_broken_alone_and_boundary_passes(const RuleCaseOf<Spec>& c, const Te
   r = validate(s, cc);
   EXPECT_FALSE(r.has(c.rule)) << r.to_string();
   EXPECT_TRUE(r.ok()) << r.to_string();
+}
+
+// Every rule of `rules` has exactly one case, and no case names a rule outside it.
+template <class Spec>
+void expect_every_rule_covered(const std::vector<RuleCaseOf<Spec>>& cases,
+                               const std::vector<TensorMapRule>& rules) {
+  std::set<std::string> covered;
+  for (const RuleCaseOf<Spec>& c : cases) covered.insert(c.rule);
+  for (const TensorMapRule& r : rules)
+    EXPECT_TRUE(covered.count(r.id)) << "no test case for rule " << r.id;
+  EXPECT_EQ(covered.size(), rules.size());
 }
 
 // The differential's verdict: every case ran, enough valid specs to find false accepts, none
