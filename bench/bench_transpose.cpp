@@ -5,7 +5,8 @@
 // Names: <token>/e<bytes>/<class>/<shape>, shape = <rows>x<cols> or <batch>x<rows>x<cols>;
 // classes: square (large, 16-byte-aligned rows), odd (no row a multiple of 16 bytes), skinny
 // (k x N and N x k, k <= 32, N in the millions), batched (thousands of small matrices, one
-// batch of odd-sized ones). Plus host_overhead/<token>/e4/64x64: host microseconds per
+// batch of odd-sized ones), accumulate (dst += src^T against the peers' beta = 1 forms, at a
+// square, an odd and a skinny shape; GB/s counts src + dst read + dst written). Plus host_overhead/<token>/e4/64x64: host microseconds per
 // transpose() call (synchronize = false), 10,000 calls.
 //
 // Timing: CUDA events around the launch only (UseManualTime); buffers, verification,
@@ -149,14 +150,20 @@ std::unique_ptr<L2Flusher> g_flusher;
 std::vector<std::unique_ptr<Peer>> g_peers;
 std::map<std::string, double> g_best_copy_gbps;  // "<shape>/e<bytes>" -> GB/s
 
-// Verify once (poisoned output, bit for bit against the CPU reference, compared on the device),
-// then time each iteration with events.
-void run(benchmark::State& state, const std::string& name, Problem& p, bool is_copy,
+// What a timed call does: a transpose (or a peer's), a copy, or a transpose-accumulate with
+// alpha = beta = 1 (dst += src^T: dst is read too, 3 operands of traffic instead of 2).
+enum class Op { kTranspose, kCopy, kAccumulate };
+
+// Verify once (output poisoned, or zeroed for an accumulate so that dst + src^T = the reference
+// transpose; bit for bit against the CPU reference, compared on the device), then time each
+// iteration with events.
+void run(benchmark::State& state, const std::string& name, Problem& p, Op op,
          const std::function<Status()>& launch) {
   static std::set<std::string> verified;  // repetitions call this function again
+  const bool is_copy = op == Op::kCopy;
   Status st;
   if (!verified.count(name)) {
-    cudaMemset(p.dst, kPoisonByte, p.bytes);
+    cudaMemset(p.dst, op == Op::kAccumulate ? 0 : kPoisonByte, p.bytes);
     st = launch();
     if (st) st = cuda_status(cudaDeviceSynchronize(), "kernel");
     if (!st) {
@@ -198,7 +205,7 @@ void run(benchmark::State& state, const std::string& name, Problem& p, bool is_c
   cudaEventDestroy(a);
   cudaEventDestroy(b);
   if (!st || state.iterations() == 0) return;
-  const double moved = 2.0 * static_cast<double>(p.bytes);
+  const double moved = (op == Op::kAccumulate ? 3.0 : 2.0) * static_cast<double>(p.bytes);
   const double gbps = moved / (total_ms / state.iterations() * 1e6);
   const std::string key = p.shape.name() + "/e" + std::to_string(p.elem_bytes);
   if (is_copy) g_best_copy_gbps[key] = std::max(g_best_copy_gbps[key], gbps);
@@ -220,6 +227,20 @@ void add(const std::string& name, std::function<void(benchmark::State&)> fn, int
       ->ReportAggregatesOnly(false);
 }
 
+// A copy peer (cudaMemcpyAsync) on shape s: the roofline of any class.
+std::function<void(benchmark::State&)> peer_bench_copy(Peer* peer, const Shape& s, int e) {
+  return [=](benchmark::State& st) {
+    std::string err;
+    Problem* p = problem_for(s, e, &err);
+    if (p == nullptr) return skip(st, err);
+    const PeerCall call{p->src, p->dst, s.batch, s.rows, s.cols, e};
+    if (Status ps = peer->prepare(call); !ps) return st.SkipWithError(ps.message.c_str());
+    st.SetLabel(peer->type_name(e));
+    run(st, std::string(peer->token()) + "/e" + std::to_string(e) + "/" + s.cls + "/" + s.name(), *p,
+        Op::kCopy, [peer] { return peer->launch(); });
+  };
+}
+
 void register_shape(const Shape& s, int e, int iterations, int repetitions) {
   const std::string suffix = "/e" + std::to_string(e) + "/" + s.cls + "/" + s.name();
   auto peer_bench = [=](Peer* peer) {
@@ -232,7 +253,8 @@ void register_shape(const Shape& s, int e, int iterations, int repetitions) {
       const PeerCall call{p->src, p->dst, s.batch, s.rows, s.cols, e};
       if (Status ps = peer->prepare(call); !ps) return st.SkipWithError(ps.message.c_str());
       st.SetLabel(peer->type_name(e));
-      run(st, peer->token() + suffix, *p, peer->is_copy(), [peer] { return peer->launch(); });
+      run(st, peer->token() + suffix, *p, peer->is_copy() ? Op::kCopy : Op::kTranspose,
+          [peer] { return peer->launch(); });
     };
   };
   auto technique_bench = [=](const std::string& token) {
@@ -256,7 +278,7 @@ void register_shape(const Shape& s, int e, int iterations, int repetitions) {
       if (!probe) return st.SkipWithError(probe.message.c_str());
       if (token == "auto") st.SetLabel("ran " + probe.variant);
       const bool is_copy = info != nullptr && info->kind == VariantKind::kCopy;
-      run(st, token + suffix, *p, is_copy,
+      run(st, token + suffix, *p, is_copy ? Op::kCopy : Op::kTranspose,
           [=] { return transpose(p->src, p->dst, s.rows, s.cols, e, lay, o); });
     };
   };
@@ -268,12 +290,73 @@ void register_shape(const Shape& s, int e, int iterations, int repetitions) {
     if (v.kind == VariantKind::kCopy)
       add(v.token + suffix, technique_bench(v.token), iterations, repetitions);
   for (const VariantInfo& v : variants())
-    if (v.kind != VariantKind::kCopy)
+    if (v.kind == VariantKind::kTranspose)
       add(v.token + suffix, technique_bench(v.token), iterations, repetitions);
   add("auto" + suffix, technique_bench("auto"), iterations, repetitions);
   for (auto& peer : g_peers)
     if (!peer->is_copy())
       add(peer->token() + suffix, peer_bench(peer.get()), iterations, repetitions);
+}
+
+// Transpose-accumulate with alpha = beta = 1 (dst += src^T), class `accumulate`: the copies
+// (the roofline, 2 operands), every accumulate technique, auto, and the peers' beta = 1 forms.
+// Types: bf16 (2 B), f32 (4 B), f64 (8 B), the types the peers' integer-valued inputs have.
+void register_accumulate(const Shape& shape, int e, int iterations, int repetitions) {
+  const Shape s{"accumulate", shape.batch, shape.rows, shape.cols};
+  const std::string suffix = "/e" + std::to_string(e) + "/" + s.cls + "/" + s.name();
+  const DataType type = e == 2 ? DataType::kBF16 : e == 4 ? DataType::kF32 : DataType::kF64;
+  auto copy_bench = [=](const std::string& token) {
+    return [=](benchmark::State& st) {
+      std::string err;
+      Problem* p = problem_for(s, e, &err);
+      if (p == nullptr) return skip(st, err);
+      TransposeOptions o;
+      o.variant = token;
+      run(st, token + suffix, *p, Op::kCopy,
+          [=] { return transpose(p->src, p->dst, s.rows, s.cols, e, o); });
+    };
+  };
+  auto technique_bench = [=](const std::string& token) {
+    return [=](benchmark::State& st) {
+      std::string err;
+      Problem* p = problem_for(s, e, &err);
+      if (p == nullptr) return skip(st, err);
+      TransposeOptions o;
+      o.variant = token;
+      o.allow_fallback = false;
+      MatrixLayout lay;
+      lay.batch = s.batch;
+      Status probe = transpose_accumulate(p->src, p->dst, s.rows, s.cols, type, 1, 1, lay, o);
+      if (probe.code == StatusCode::kUnsupported) return skip(st, probe.message);
+      if (!probe) return st.SkipWithError(probe.message.c_str());
+      st.SetLabel(token == "auto" ? "ran " + probe.variant : std::string(to_string(type)));
+      run(st, token + suffix, *p, Op::kAccumulate,
+          [=] { return transpose_accumulate(p->src, p->dst, s.rows, s.cols, type, 1, 1, lay, o); });
+    };
+  };
+  auto peer_bench = [=](Peer* peer) {
+    return [=](benchmark::State& st) {
+      PeerCall call{nullptr, nullptr, s.batch, s.rows, s.cols, e, true};
+      if (std::string why = peer->unsupported(call); !why.empty()) return skip(st, why);
+      std::string err;
+      Problem* p = problem_for(s, e, &err);
+      if (p == nullptr) return skip(st, err);
+      call.src = p->src;
+      call.dst = p->dst;
+      if (Status ps = peer->prepare(call); !ps) return st.SkipWithError(ps.message.c_str());
+      st.SetLabel(peer->type_name(e) + ", beta = 1");
+      run(st, peer->token() + suffix, *p, Op::kAccumulate, [peer] { return peer->launch(); });
+    };
+  };
+  for (auto& peer : g_peers)
+    if (peer->is_copy()) add(peer->token() + suffix, peer_bench_copy(peer.get(), s, e), iterations, repetitions);
+  add("copy" + suffix, copy_bench("copy"), iterations, repetitions);
+  for (const VariantInfo& v : variants())
+    if (v.kind == VariantKind::kAccumulate)
+      add(v.token + suffix, technique_bench(v.token), iterations, repetitions);
+  add("auto" + suffix, technique_bench("auto"), iterations, repetitions);
+  for (auto& peer : g_peers)
+    if (!peer->is_copy()) add(peer->token() + suffix, peer_bench(peer.get()), iterations, repetitions);
 }
 
 // Host time of one transpose() call that does not wait (a 64x64 fp32 matrix): what a caller
@@ -283,7 +366,7 @@ void register_shape(const Shape& s, int e, int iterations, int repetitions) {
 void register_overhead(int calls_per_iter, int iters) {
   std::vector<std::string> tokens = {"auto"};
   for (const VariantInfo& v : variants())
-    if (v.supports_elem_bytes(4)) tokens.push_back(v.token);
+    if (v.kind != VariantKind::kAccumulate && v.supports_elem_bytes(4)) tokens.push_back(v.token);
   for (const std::string& token : tokens) {
     benchmark::RegisterBenchmark(
         ("host_overhead/" + token + "/e4/64x64").c_str(),
@@ -411,6 +494,15 @@ int main(int argc, char** argv) {
   const int iterations = 10, repetitions = 3;
   for (const Shape& s : shapes)
     for (int e : {1, 2, 4, 8, 16}) register_shape(s, e, iterations, repetitions);
+  // Transpose-accumulate: a large square, an odd and a skinny shape (the full preset), one
+  // square (quick).
+  std::vector<Shape> acc = {{"square", 1, 16384, 16384}};
+  if (preset == "full") {
+    acc.push_back({"odd", 1, 12345, 6789});
+    acc.push_back({"skinny", 1, 4000000, 16});
+  }
+  for (const Shape& s : acc)
+    for (int e : {2, 4, 8}) register_accumulate(s, e, iterations, repetitions);
   register_overhead(100, 100);
   register_tensor_map_host();
   int bargc = static_cast<int>(args.size());

@@ -57,7 +57,9 @@ class MemcpyPeer final : public Peer {
  public:
   const char* token() const override { return "memcpy"; }
   bool is_copy() const override { return true; }
-  std::string unsupported(const PeerCall&) const override { return {}; }
+  std::string unsupported(const PeerCall& c) const override {
+    return c.accumulate ? "memcpy does not accumulate" : "";
+  }
   std::string type_name(int e) const override { return std::to_string(e) + "-byte"; }
   Status prepare(const PeerCall& c) override {
     call_ = c;
@@ -89,6 +91,7 @@ class GeamPeer final : public Peer {
              std::to_string(c.elem_bytes) + "-byte type" +
              (complex_at_8_ ? " (cublas_geam_c is Cgeam, 8 bytes)" : "");
     if (c.batch > 1) return "cuBLAS geam has no batched form";
+    if (c.accumulate && complex_at_8_) return "accumulate runs geam on real types only";
     if (c.rows > INT32_MAX || c.cols > INT32_MAX) return "cuBLAS geam takes int dimensions";
     return {};
   }
@@ -110,17 +113,18 @@ class GeamPeer final : public Peer {
                       static_cast<const cuComplex*>(call_.dst), m,
                       static_cast<cuComplex*>(call_.dst), m);
     } else if (call_.elem_bytes == 4) {
-      const float one = 1, zero = 0;
+      const float one = 1, beta = call_.accumulate ? 1.0f : 0.0f;
       r = cublasSgeam(h_, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one,
-                      static_cast<const float*>(call_.src), n, &zero,
+                      static_cast<const float*>(call_.src), n, &beta,
                       static_cast<const float*>(call_.dst), m, static_cast<float*>(call_.dst), m);
     } else if (call_.elem_bytes == 8) {
-      const double one = 1, zero = 0;
+      const double one = 1, beta = call_.accumulate ? 1.0 : 0.0;
       r = cublasDgeam(h_, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one,
-                      static_cast<const double*>(call_.src), n, &zero,
+                      static_cast<const double*>(call_.src), n, &beta,
                       static_cast<const double*>(call_.dst), m, static_cast<double*>(call_.dst), m);
     } else {
-      const cuDoubleComplex one = make_cuDoubleComplex(1, 0), zero = make_cuDoubleComplex(0, 0);
+      const cuDoubleComplex one = make_cuDoubleComplex(1, 0),
+                            zero = make_cuDoubleComplex(call_.accumulate ? 1 : 0, 0);
       r = cublasZgeam(h_, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one,
                       static_cast<const cuDoubleComplex*>(call_.src), n, &zero,
                       static_cast<const cuDoubleComplex*>(call_.dst), m,
@@ -146,6 +150,7 @@ class LtPeer final : public Peer {
   const char* token() const override { return "cublaslt"; }
   std::string unsupported(const PeerCall& c) const override {
     if (c.batch > INT32_MAX) return "cuBLASLt batch counts are int32";
+    if (c.accumulate && c.elem_bytes == 1) return "accumulating int8 is not compared";
     return {};
   }
   std::string type_name(int e) const override { return peer_type(e).name; }
@@ -156,7 +161,10 @@ class LtPeer final : public Peer {
     // Scale type: fp32 for 8I, 16BF and 32F; the element type for 64F and C_64F.
     const cudaDataType_t scale = c.elem_bytes <= 4 ? CUDA_R_32F : type;
     set_alpha_one(alpha_, scale == CUDA_R_32F);
-    std::memset(beta_, 0, sizeof beta_);
+    if (c.accumulate)
+      set_alpha_one(beta_, scale == CUDA_R_32F);  // beta = 1: C = A^T + B, B = C = dst
+    else
+      std::memset(beta_, 0, sizeof beta_);
     cublasStatus_t r = cublasLtMatrixTransformDescCreate(&desc_, scale);
     const cublasOperation_t op_t = CUBLAS_OP_T;
     if (r == CUBLAS_STATUS_SUCCESS)
@@ -169,8 +177,9 @@ class LtPeer final : public Peer {
                : lib_error("cuBLASLt", "descriptor setup", r, cublasLtGetStatusString(r));
   }
   Status launch() override {
-    const cublasStatus_t r = cublasLtMatrixTransform(h_, desc_, alpha_, call_.src, a_, beta_,
-                                                     nullptr, nullptr, call_.dst, c_, nullptr);
+    const cublasStatus_t r = cublasLtMatrixTransform(
+        h_, desc_, alpha_, call_.src, a_, beta_, call_.accumulate ? call_.dst : nullptr,
+        call_.accumulate ? c_ : nullptr, call_.dst, c_, nullptr);
     return r == CUBLAS_STATUS_SUCCESS
                ? Status{}
                : lib_error("cuBLASLt", "cublasLtMatrixTransform", r, cublasLtGetStatusString(r));
@@ -241,8 +250,11 @@ class CutensorPeer final : public Peer {
     if (r == CUTENSOR_STATUS_SUCCESS)
       r = cutensorCreateTensorDescriptor(h_, &b_, modes, ext_b, str_b, type, alignment(c.dst));
     if (r == CUTENSOR_STATUS_SUCCESS)
-      r = cutensorCreatePermutation(h_, &op_, a_, mode_a, CUTENSOR_OP_IDENTITY, b_, mode_b,
-                                    compute);
+      r = c.accumulate ? cutensorCreateElementwiseBinary(h_, &op_, a_, mode_a, CUTENSOR_OP_IDENTITY,
+                                                         b_, mode_b, CUTENSOR_OP_IDENTITY, b_,
+                                                         mode_b, CUTENSOR_OP_ADD, compute)
+                       : cutensorCreatePermutation(h_, &op_, a_, mode_a, CUTENSOR_OP_IDENTITY, b_,
+                                                   mode_b, compute);
     cudaDataType_t scalar = CUDA_R_32F;
     if (r == CUTENSOR_STATUS_SUCCESS)
       r = cutensorOperationDescriptorGetAttribute(
@@ -256,10 +268,14 @@ class CutensorPeer final : public Peer {
     return {};
   }
   Status launch() override {
-    const cutensorStatus_t r = cutensorPermute(h_, plan_, alpha_, call_.src, call_.dst, nullptr);
+    const cutensorStatus_t r =
+        call_.accumulate ? cutensorElementwiseBinaryExecute(h_, plan_, alpha_, call_.src, alpha_,
+                                                            call_.dst, call_.dst, nullptr)
+                         : cutensorPermute(h_, plan_, alpha_, call_.src, call_.dst, nullptr);
     return r == CUTENSOR_STATUS_SUCCESS
                ? Status{}
-               : lib_error("cuTENSOR", "cutensorPermute", r, cutensorGetErrorString(r));
+               : lib_error("cuTENSOR", call_.accumulate ? "elementwise binary" : "cutensorPermute",
+                           r, cutensorGetErrorString(r));
   }
 
  private:

@@ -10,7 +10,8 @@
 //   cublaslt       cublasLtMatrixTransform, TRANSA = T, row-major layouts: 8I (1 B), 16BF
 //                  (2 B), 32F (4 B), 64F (8 B), C_64F (16 B); batches by batch count + stride
 //   cutensor       cutensorPermute (b,i,j) -> (b,j,i): 16BF, 32F, 64F, C_64F (built only when
-//                  CMake found cuTENSOR: TMAKIT_HAVE_CUTENSOR)
+//                  CMake found cuTENSOR: TMAKIT_HAVE_CUTENSOR); accumulating:
+//                  cutensorElementwiseBinaryExecute, D = A^perm + C with C = D = dst
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -26,6 +27,9 @@ struct PeerCall {
   void* dst = nullptr;
   std::int64_t batch = 1, rows = 0, cols = 0;
   int elem_bytes = 0;
+  // Transpose-accumulate with alpha = beta = 1: dst += src^T (geam's B = C = dst, cuBLASLt's
+  // B = C = dst, cuTENSOR's elementwise binary with C = D = dst). memcpy has no such form.
+  bool accumulate = false;
 };
 
 class Peer {

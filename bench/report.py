@@ -21,9 +21,9 @@ import os
 import sys
 from collections import OrderedDict
 
-COPIES = ("memcpy", "copy", "tma_copy")
+COPIES = ("memcpy", "copy", "tma_copy", "async_roofline", "bulk_roofline")
 PEERS = ("cublas_geam", "cublas_geam_c", "cublaslt", "cutensor")
-CLASSES = ("square", "odd", "skinny", "batched")
+CLASSES = ("square", "odd", "skinny", "batched", "accumulate")
 PEER_NAMES = {"cublas_geam": "cuBLAS geam", "cublas_geam_c": "cuBLAS geam (C)",
               "cublaslt": "cuBLASLt", "cutensor": "cuTENSOR"}
 
@@ -241,7 +241,9 @@ def write_md(runs, md_path, img_rel, command):
         "*auto* = what `variant = \"auto\"` ran and its GB/s.", "",
         "Classes: *square* (large, 16-byte-aligned rows), *odd* (no row a multiple of 16 bytes), *skinny* "
         "(k x N and N x k, N = 4,000,000), *batched* (B x rows x cols: thousands of small matrices, one batch "
-        "of odd-sized ones).", ""]
+        "of odd-sized ones), *accumulate* (dst += src^T, alpha = beta = 1, in bf16 / f32 / f64 at 2 / 4 / 8 bytes, "
+        "against cuBLAS geam, cuBLASLt and cuTENSOR's elementwise binary with beta = 1; its GB/s count three "
+        "operands: src and dst read, dst written).", ""]
     lines += ["## Headline", "", headline(runs), ""]
     for gpu, run in runs.items():
         g = slug(gpu)

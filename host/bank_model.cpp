@@ -64,8 +64,9 @@ bool with_classic_layout(const std::string& token, int e, F&& f) {
     f(PaddedLayout<32>{}, false);
   else if (token == "smem_xor")
     f(XorLayout<32>{}, false);
-  else if (token == "smem_wide" || token == "smem_sector")  // smem_sector: 64 columns, rows
-    f(XorLayout<64>{}, false);  // shifted by whole rows, the same bank pattern (its kernel file)
+  else if (token == "smem_wide" || token == "smem_sector" || token == "smem_accumulate")
+    f(XorLayout<64>{}, false);  // smem_sector: 64 columns, rows shifted by whole rows, the same
+                                // bank pattern (its kernel file); smem_accumulate: smem_wide's
   else if (token == "vec_padded")
     e <= 2 ? f(PaddedLayout<64>{}, true) : f(PaddedLayout<32>{}, true);
   else if (token == "vec_swizzled")
@@ -171,8 +172,12 @@ std::vector<AccessReport> technique_bank_report(const std::string& token, int e,
     vec_tile ? replay_vec_tile<Layout>(e, rec) : replay_smem_tile<Layout>(e, rec);
   });
   if (classic) return rec.sites;
-  if (token == "tma_load_store" || token == "tma_pipeline")
+  if (token == "tma_load_store" || token == "tma_pipeline" || token == "tma_reduce")
     replay_tma_tile(e, tma_swizzle_mode_from_bytes(swizzle_bytes), true, true, rec);
+  else if (token == "async_copy")  // its own offsets place the lines as a 128B-swizzled box
+    replay_tma_tile(e, kSwizzle128B, true, false, rec);
+  else if (token == "bulk_copy")  // plain 128-byte lines: the tile without a swizzle
+    replay_tma_tile(e, kSwizzleNone, true, true, rec);
   else if (token == "tma_load")
     replay_tma_tile(e, tma_swizzle_mode_from_bytes(swizzle_bytes), true, false, rec);
   else if (token == "tma_store")
@@ -237,6 +242,8 @@ TileMap technique_tile_map(const std::string& token, int e, int swizzle_bytes, s
   if (with_classic_layout(
           token, e, [&](auto layout, bool) { classic = classic_tile_map<decltype(layout)>(e); }))
     return classic;
+  if (token == "async_copy") return tma_tile_map(e, kSwizzle128B);
+  if (token == "bulk_copy") return tma_tile_map(e, kSwizzleNone);
   return tma_tile_map(e, tma_swizzle_mode_from_bytes(swizzle_bytes));  // the tma_* techniques
 }
 

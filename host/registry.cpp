@@ -7,7 +7,8 @@ namespace tmakit {
 namespace {
 
 VariantDef row(const char* token, const char* description, int min_cc, unsigned elem_mask,
-               int fast_align, bool tma, VariantKind kind, kernels::Launcher launch) {
+               int fast_align, bool tma, VariantKind kind, kernels::Launcher launch,
+               kernels::Planner plan = nullptr) {
   VariantDef d;
   d.info.token = token;
   d.info.description = description;
@@ -17,6 +18,8 @@ VariantDef row(const char* token, const char* description, int min_cc, unsigned 
   d.info.uses_tma = tma;
   d.info.kind = kind;
   d.launch = launch;
+  d.plan = plan;
+  d.info.may_fall_back = plan != nullptr;
   return d;
 }
 
@@ -30,6 +33,7 @@ VariantDef tma_row(const char* token, const char* description, unsigned elem_mas
   d.info.swizzle_axis_bytes = std::move(swizzles);
   d.info.barrier_axis = barrier_axis;
   d.plan = plan;
+  d.info.may_fall_back = true;
   return d;
 }
 
@@ -62,6 +66,15 @@ std::vector<VariantDef> make_registry() {
           false, kT, k::launch_vec_padded),
       row("vec_swizzled", "16-byte global loads/stores, XOR-swizzled shared tile", 75, kElems1248,
           16, false, kT, k::launch_vec_swizzled),
+      row("async_copy",
+          "tma_load with cp.async (cuda::memcpy_async, 3-stage pipeline) instead of the TMA "
+          "load: 16-byte copies to shared memory without registers, no tensor map (sm_80)",
+          80, kElems1248, 16, false, kT, k::launch_async_copy, k::plan_async_copy),
+      row("async_roofline",
+          "async_copy's loads stored straight back with 16-byte STG, no transpose: cp.async's "
+          "roofline",
+          80, kElems1248, 16, false, VariantKind::kCopy, k::launch_async_roofline,
+          k::plan_async_copy),
       row("copy", "16-byte LDG/STG copy, no transpose: the roofline (pitched rows: row-wise)", 75,
           kElems1248, 16, false, VariantKind::kCopy, k::launch_copy),
       tma_row("tma_copy", "TMA load + TMA store of 256-line boxes, no transpose: TMA's roofline",
@@ -76,6 +89,25 @@ std::vector<VariantDef> make_registry() {
       tma_row("tma_pipeline",
               "persistent CTAs, ring of TMA stages with one mbarrier each, bulk-group store retire",
               kElems1248, kT, kAllSwizzles, true, k::launch_tma_pipeline, k::plan_tma_pipeline),
+      tma_row("bulk_copy",
+              "tma_load_store without tensor maps: one 1-D cp.async.bulk per 128-byte row "
+              "segment each way, unswizzled tile, edges computed by the kernel",
+              kElems1248, kT, {0}, false, k::launch_bulk_copy, k::plan_bulk_copy),
+      tma_row("bulk_roofline",
+              "1-D cp.async.bulk loads of 1024-byte row segments stored straight back: the bulk "
+              "copy's roofline",
+              kElems1248, VariantKind::kCopy, {0}, false, k::launch_bulk_roofline,
+              k::plan_bulk_copy),
+      row("smem_accumulate",
+          "transpose-accumulate dst = alpha*src^T + beta*dst: smem_wide reading dst before it "
+          "writes (every type, alpha, beta, shape)",
+          75, elem_bit(2) | elem_bit(4) | elem_bit(8), 1, false, VariantKind::kAccumulate,
+          k::launch_smem_accumulate),
+      tma_row("tma_reduce",
+              "transpose-accumulate with beta = 1: tma_load_store whose store is "
+              "cp.reduce.async.bulk.tensor .add (f16, bf16, f32, i32)",
+              elem_bit(2) | elem_bit(4), VariantKind::kAccumulate, {128}, false,
+              k::launch_tma_reduce, k::plan_tma_reduce),
       tma_row("int4_8x8",
               "the Programming Guide's 8x8 int4 example: 8 threads, SWIZZLE_128B (or none)",
               elem_bit(16), kT, {0, 128}, true, k::launch_int4_8x8, k::plan_int4_8x8),

@@ -37,8 +37,10 @@ struct Side {
 std::string encode_side(const Side& side, const kernels::TmaMapPlan& mp, int swizzle,
                         int elem_bytes, int cc, CUtensorMap* out) {
   const auto e = static_cast<std::uint64_t>(elem_bytes);
+  const TmaType type =
+      mp.data_type >= 0 ? static_cast<TmaType>(mp.data_type) : unsigned_type(mp.type_bytes);
   TensorMapSpec spec = matrix_spec(
-      unsigned_type(mp.type_bytes), side.address, static_cast<std::uint64_t>(side.rows),
+      type, side.address, static_cast<std::uint64_t>(side.rows),
       static_cast<std::uint64_t>(side.cols) * e / static_cast<std::uint64_t>(mp.type_bytes),
       static_cast<std::uint64_t>(side.ld_elems) * e, static_cast<std::uint32_t>(mp.box_rows),
       static_cast<std::uint32_t>(mp.box_cols), static_cast<TmaSwizzle>(swizzle));
@@ -76,6 +78,16 @@ std::string check_vec16(const Side& side, int elem_bytes) {
   if (side.batch > 1 && stride % 16 != 0)
     return std::string(side.name) + " batch stride " + std::to_string(stride) +
            " bytes is not a multiple of 16" + why;
+  return {};
+}
+
+// The side a technique moves in whole 16-byte chunks or segments: its row length.
+std::string check_rows16(const Side& side, int elem_bytes) {
+  const std::int64_t row_bytes = side.cols * elem_bytes;
+  if (row_bytes % 16 != 0)
+    return std::string(side.name) + " rows are " + std::to_string(row_bytes) +
+           " bytes long, not a multiple of 16 (the technique moves " + side.name +
+           " rows in whole 16-byte chunks)";
   return {};
 }
 
@@ -117,11 +129,13 @@ struct MapKey {
   const void* dst = nullptr;
   std::int64_t rows = 0, cols = 0;
   int elem_bytes = 0, swizzle = 0, cc = 0, device = 0;
+  NumType num_type = NumType::kNone;  // an accumulate's dst map type
   BatchStrides strides;
   bool operator==(const MapKey& o) const {
     const BatchStrides &a = strides, &b = o.strides;
     return def == o.def && src == o.src && dst == o.dst && rows == o.rows && cols == o.cols &&
            elem_bytes == o.elem_bytes && swizzle == o.swizzle && cc == o.cc && device == o.device &&
+           num_type == o.num_type &&
            a.batch == b.batch && a.src_ld_elems == b.src_ld_elems &&
            a.dst_ld_elems == b.dst_ld_elems && a.src_batch_elems == b.src_batch_elems &&
            a.dst_batch_elems == b.dst_batch_elems;
@@ -173,7 +187,14 @@ std::string plan_and_encode(const VariantDef& def, const DeviceCaps& caps,
 
 std::string prepare_tma(const VariantDef& def, bool allow_tma, const DeviceCaps& caps,
                         kernels::LaunchArgs* args, TmaMaps* maps) {
-  if (std::string why = tma_unavailable(allow_tma, caps); !why.empty()) return why;
+  if (def.info.uses_tma) {
+    if (std::string why = tma_unavailable(allow_tma, caps); !why.empty()) return why;
+  } else if (caps.cc < def.info.min_cc) {  // cp.async: sm_80
+    return "device " + std::to_string(caps.device) + " has compute capability " +
+           std::to_string(caps.cc / 10) + "." + std::to_string(caps.cc % 10) +
+           simulated_cc_note(caps.cc) + "; '" + def.info.token + "' needs " +
+           std::to_string(def.info.min_cc / 10) + "." + std::to_string(def.info.min_cc % 10);
+  }
   MapKey key;
   key.def = &def;
   key.src = args->src;
@@ -184,6 +205,7 @@ std::string prepare_tma(const VariantDef& def, bool allow_tma, const DeviceCaps&
   key.swizzle = args->swizzle;
   key.cc = caps.cc;
   key.device = caps.device;
+  key.num_type = args->num_type;
   key.strides = args->strides;
   MapEntry hit;
   if (map_cache().find(key, &hit)) {
@@ -244,6 +266,10 @@ std::string plan_and_encode(const VariantDef& def, const DeviceCaps& caps,
     if (std::string w = check_vec16(src, e); !w.empty()) return w;
   if (plan.dst_vec16)
     if (std::string w = check_vec16(dst, e); !w.empty()) return w;
+  if (plan.src_rows16)
+    if (std::string w = check_rows16(src, e); !w.empty()) return w;
+  if (plan.dst_rows16)
+    if (std::string w = check_rows16(dst, e); !w.empty()) return w;
   if (plan.src.used) {
     if (std::string w = encode_side(src, plan.src, plan.swizzle, e, caps.cc, &maps->src);
         !w.empty())

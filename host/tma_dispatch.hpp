@@ -21,10 +21,12 @@ bool tma_disabled_by_env();
 // the driver's encoder.
 std::string tma_unavailable(bool allow_tma, const DeviceCaps& caps);
 
-// Empty when `def` (a TMA technique) can run `args` on a device with these caps; the maps it
-// needs are then encoded into *maps and args->src_map / dst_map point at them. Otherwise the
-// reason, naming the rule or condition that failed. Checks, in order: tma_unavailable(), 32-bit
-// coordinates, the 16-byte vector sides, then every tensor-map rule of each map.
+// Empty when `def` (a planned technique: TMA, 1-D bulk copies, cp.async) can run `args` on a
+// device with these caps; the maps it needs are then encoded into *maps and args->src_map /
+// dst_map point at them. Otherwise the reason, naming the rule or condition that failed.
+// Checks, in order: tma_unavailable() (TMA-unit techniques; cp.async: compute capability
+// 8.0), 32-bit coordinates, the 16-byte vector sides, whole 16-byte rows, then every
+// tensor-map rule of each map.
 std::string prepare_tma(const VariantDef& def, bool allow_tma, const DeviceCaps& caps,
                         kernels::LaunchArgs* args, TmaMaps* maps);
 

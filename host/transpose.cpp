@@ -123,6 +123,7 @@ std::string fallback_variant(const std::string& token, std::int64_t rows, std::i
                              int elem_bytes) {
   const VariantDef* def = find_variant_def(token);
   if (def != nullptr && def->info.kind == VariantKind::kCopy) return "copy";
+  if (def != nullptr && def->info.kind == VariantKind::kAccumulate) return "smem_accumulate";
   return classic_best(rows, cols, elem_bytes);
 }
 
@@ -142,13 +143,93 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes) {
   return classic_best(rows, cols, elem_bytes);
 }
 
-Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t cols, int elem_bytes,
-                 const TransposeOptions& options) {
-  return transpose(src, dst, rows, cols, elem_bytes, MatrixLayout{}, options);
+const char* to_string(DataType type) {
+  switch (type) {
+    case DataType::kF16:
+      return "f16";
+    case DataType::kBF16:
+      return "bf16";
+    case DataType::kF32:
+      return "f32";
+    case DataType::kF64:
+      return "f64";
+    case DataType::kI32:
+      return "i32";
+  }
+  return "unknown";
 }
 
-Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t cols, int elem_bytes,
-                 const MatrixLayout& layout, const TransposeOptions& options) {
+int data_type_bytes(DataType type) {
+  switch (type) {
+    case DataType::kF16:
+    case DataType::kBF16:
+      return 2;
+    case DataType::kF32:
+    case DataType::kI32:
+      return 4;
+    case DataType::kF64:
+      return 8;
+  }
+  return 0;
+}
+
+std::string auto_accumulate_variant(std::int64_t rows, std::int64_t cols, DataType type,
+                                    double beta) {
+  // tma_reduce where it can run (beta = 1, a type TMA adds in, 16-byte rows); see
+  // docs/perf-notes.md (session 7) for the measurement.
+  const int e = data_type_bytes(type);
+  const bool rows16 = (cols * e) % 16 == 0 && (rows * e) % 16 == 0;
+  if (beta == 1.0 && type != DataType::kF64 && e != 0 && rows16 && std::min(rows, cols) > 32)
+    return "tma_reduce";
+  return "smem_accumulate";
+}
+
+namespace {
+
+// What a transpose-accumulate call adds to a transpose call.
+struct AccumulateCall {
+  DataType type;
+  double alpha, beta;
+};
+
+NumType num_type_of(DataType type) {
+  switch (type) {
+    case DataType::kF16:
+      return NumType::kF16;
+    case DataType::kBF16:
+      return NumType::kBF16;
+    case DataType::kF32:
+      return NumType::kF32;
+    case DataType::kF64:
+      return NumType::kF64;
+    case DataType::kI32:
+      return NumType::kI32;
+  }
+  return NumType::kNone;
+}
+
+// Why an accumulate technique cannot take this call's type and scalars (empty: it can).
+std::string accumulate_unsupported(const VariantDef& def, const AccumulateCall& acc) {
+  if (def.info.token != "tma_reduce") return {};
+  if (acc.beta != 1.0)
+    return "tma_reduce adds into dst (cp.reduce.async.bulk.tensor .add), so beta must be 1 (got " +
+           std::to_string(acc.beta) + ")";
+  if (acc.type == DataType::kF64)
+    return "tma_reduce: the TMA reduce store has no .add for f64 (it adds f16, bf16, f32 and "
+           "32-bit integers)";
+  return {};
+}
+
+std::string accumulate_tokens() {
+  std::string s;
+  for (const VariantDef& d : registry())
+    if (d.info.kind == VariantKind::kAccumulate) s += (s.empty() ? "" : ", ") + d.info.token;
+  return s;
+}
+
+Status run(const void* src, void* dst, std::int64_t rows, std::int64_t cols, int elem_bytes,
+           const MatrixLayout& layout, const TransposeOptions& options,
+           const AccumulateCall* acc) {
   // 1. The variant and its axes.
   const bool is_auto = options.variant == "auto";
   const VariantDef* def = nullptr;
@@ -156,7 +237,22 @@ Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t col
     def = find_variant_def(options.variant);
     if (def == nullptr)
       return invalid("unknown variant '" + options.variant + "' (known: " + known_tokens() + ")");
+    const bool accumulates = def->info.kind == VariantKind::kAccumulate;
+    if (acc == nullptr && accumulates)
+      return invalid("variant '" + def->info.token +
+                     "' is a transpose-accumulate technique: call transpose_accumulate()");
+    if (acc != nullptr && !accumulates)
+      return invalid("variant '" + def->info.token +
+                     "' is not a transpose-accumulate technique (those are: auto, " +
+                     accumulate_tokens() + ")");
   }
+  if (acc != nullptr && acc->type == DataType::kI32)
+    for (const auto& [v, name] : {std::pair<double, const char*>{acc->alpha, "alpha"},
+                                  {acc->beta, "beta"}})
+      if (!(v == static_cast<double>(static_cast<std::int64_t>(v))) || v < -2147483648.0 ||
+          v > 2147483647.0)
+        return invalid(std::string(name) + " must be an integer in int32's range for i32 (got " +
+                       std::to_string(v) + ")");
   const int sw = options.swizzle_bytes;
   if (sw != -1 && sw != 0 && sw != 32 && sw != 64 && sw != 128)
     return invalid("swizzle_bytes must be -1 (default), 0, 32, 64 or 128 (got " +
@@ -214,7 +310,9 @@ Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t col
   if (Status s = check_context_and_stream(caps.device, options.stream); !s) return s;
   if (std::string why = missing_device_code(caps); !why.empty())
     return make_status(StatusCode::kUnsupported, why);
-  if (is_auto) def = find_variant_def(auto_variant(rows, cols, elem_bytes));
+  if (is_auto)
+    def = find_variant_def(acc != nullptr ? auto_accumulate_variant(rows, cols, acc->type, acc->beta)
+                                          : auto_variant(rows, cols, elem_bytes));
   kernels::LaunchArgs args;
   args.src = src;
   args.dst = dst;
@@ -227,10 +325,16 @@ Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t col
   args.swizzle = tma_swizzle_mode_from_bytes(sw == -1 ? default_swizzle_bytes(def->info) : sw);
   args.barrier =
       options.barrier == TmaBarrier::kCudaBarrier ? BarrierStyle::kCudaBarrier : BarrierStyle::kPtx;
+  if (acc != nullptr) {
+    args.num_type = num_type_of(acc->type);
+    args.alpha = acc->alpha;
+    args.beta = acc->beta;
+  }
   Status result;
   TmaMaps maps;
-  if (def->info.uses_tma) {
-    const std::string why = prepare_tma(*def, options.allow_tma, caps, &args, &maps);
+  if (def->plan != nullptr) {  // TMA, bulk-copy and cp.async techniques: checked, may fall back
+    std::string why = acc != nullptr ? accumulate_unsupported(*def, *acc) : std::string();
+    if (why.empty()) why = prepare_tma(*def, options.allow_tma, caps, &args, &maps);
     if (!why.empty()) {
       if (!is_auto && !options.allow_fallback)
         return make_status(StatusCode::kUnsupported,
@@ -273,6 +377,29 @@ Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t col
     if (const cudaError_t err = cudaStreamSynchronize(options.stream); err != cudaSuccess)
       return failed(err, "running");
   return result;
+}
+
+}  // namespace
+
+Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t cols, int elem_bytes,
+                 const TransposeOptions& options) {
+  return run(src, dst, rows, cols, elem_bytes, MatrixLayout{}, options, nullptr);
+}
+
+Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t cols, int elem_bytes,
+                 const MatrixLayout& layout, const TransposeOptions& options) {
+  return run(src, dst, rows, cols, elem_bytes, layout, options, nullptr);
+}
+
+Status transpose_accumulate(const void* src, void* dst, std::int64_t rows, std::int64_t cols,
+                            DataType type, double alpha, double beta, const MatrixLayout& layout,
+                            const TransposeOptions& options) {
+  const int e = data_type_bytes(type);
+  if (e == 0)
+    return invalid("unknown data type " + std::to_string(static_cast<int>(type)) +
+                   " (known: f16, bf16, f32, f64, i32)");
+  const AccumulateCall acc{type, alpha, beta};
+  return run(src, dst, rows, cols, e, layout, options, &acc);
 }
 
 std::string tma_unavailable_reason(const TransposeOptions& options) {

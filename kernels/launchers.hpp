@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cuda.h>  // CUtensorMap (a plain struct; nothing is linked)
 #include <cuda_runtime_api.h>
+#include <kernels/common/elem.hpp>
 #include <kernels/common/grid.hpp>
 #include <kernels/common/tma_tile.hpp>
 
@@ -25,6 +26,9 @@ struct LaunchArgs {
   BarrierStyle barrier = BarrierStyle::kPtx;
   const CUtensorMap* src_map = nullptr;  // encoded by the host from the technique's TmaPlan
   const CUtensorMap* dst_map = nullptr;
+  // Accumulate techniques only (dst = alpha * src^T + beta * dst, VariantKind::kAccumulate):
+  NumType num_type = NumType::kNone;  // the arithmetic type of the elements
+  double alpha = 1.0, beta = 0.0;     // beta == 0: dst is not read
 };
 
 using Launcher = cudaError_t (*)(const LaunchArgs&);
@@ -39,11 +43,16 @@ struct TmaMapPlan {
   bool used = false;
   int box_rows = 0, box_cols = 0;
   int type_bytes = 0;  // element size of the map's data type (int4_8x8: 4-byte words)
+  int data_type = -1;  // a CUtensorMapDataType (a reduce store adds in it), or -1: the
+                       // unsigned integer type of type_bytes (a copy moves bits)
 };
+// What a planned technique (TMA, 1-D bulk copies, cp.async) needs of the operands; the host
+// checks it and falls back, naming the rule, when the call breaks it.
 struct TmaPlan {
   TmaMapPlan src, dst;
   int swizzle = kSwizzleNone;
-  bool src_vec16 = false, dst_vec16 = false;
+  bool src_vec16 = false, dst_vec16 = false;    // 16-byte aligned base, pitch, batch stride
+  bool src_rows16 = false, dst_rows16 = false;  // row lengths whole 16-byte chunks
 };
 using Planner = TmaPlan (*)(const LaunchArgs&);
 
@@ -70,6 +79,15 @@ cudaError_t launch_smem_sector(const LaunchArgs&);
 cudaError_t launch_vec_padded(const LaunchArgs&);
 cudaError_t launch_vec_swizzled(const LaunchArgs&);
 cudaError_t launch_copy(const LaunchArgs&);
+cudaError_t launch_smem_accumulate(const LaunchArgs&);
+
+// kernels/async/ (cp.async: sm_80; 1-D bulk copies: sm_90), each with its planner
+cudaError_t launch_async_copy(const LaunchArgs&);
+cudaError_t launch_async_roofline(const LaunchArgs&);
+cudaError_t launch_bulk_copy(const LaunchArgs&);
+cudaError_t launch_bulk_roofline(const LaunchArgs&);
+TmaPlan plan_async_copy(const LaunchArgs&);
+TmaPlan plan_bulk_copy(const LaunchArgs&);
 
 // kernels/tma/ (sm_90; each with its planner)
 cudaError_t launch_tma_copy(const LaunchArgs&);
@@ -78,12 +96,14 @@ cudaError_t launch_tma_load(const LaunchArgs&);
 cudaError_t launch_tma_store(const LaunchArgs&);
 cudaError_t launch_tma_pipeline(const LaunchArgs&);
 cudaError_t launch_int4_8x8(const LaunchArgs&);
+cudaError_t launch_tma_reduce(const LaunchArgs&);
 TmaPlan plan_tma_copy(const LaunchArgs&);
 TmaPlan plan_tma_load_store(const LaunchArgs&);
 TmaPlan plan_tma_load(const LaunchArgs&);
 TmaPlan plan_tma_store(const LaunchArgs&);
 TmaPlan plan_tma_pipeline(const LaunchArgs&);
 TmaPlan plan_int4_8x8(const LaunchArgs&);
+TmaPlan plan_tma_reduce(const LaunchArgs&);
 
 }  // namespace tmakit::kernels
 

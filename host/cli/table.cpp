@@ -46,7 +46,7 @@ std::string json_escape(const std::string& s) {
 }
 
 const char* kind_name(VariantKind k) {
-  return k == VariantKind::kCopy ? "copy" : "transpose";
+  return k == VariantKind::kCopy ? "copy" : k == VariantKind::kAccumulate ? "accumulate" : "transpose";
 }
 
 std::string elem_list(unsigned mask) {
@@ -78,7 +78,8 @@ int run_table(const TableOptions& opt) {
   std::vector<std::string> tokens;
   if (opt.variant.empty()) {
     for (const VariantInfo& v : variants())
-      if (v.supports_elem_bytes(opt.elem_bytes)) tokens.push_back(v.token);
+      if (v.kind != VariantKind::kAccumulate && v.supports_elem_bytes(opt.elem_bytes))
+        tokens.push_back(v.token);
   } else {  // one token or a comma-separated list
     std::size_t at = 0;
     while (at <= opt.variant.size()) {

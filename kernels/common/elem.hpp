@@ -41,4 +41,15 @@ inline constexpr unsigned elem_bit(int elem_bytes) {
 }
 inline constexpr unsigned kElems1248 = 1u | 2u | 4u | 8u;
 
+// The arithmetic types of transpose-accumulate (dst = alpha * src^T + beta * dst), where the
+// bits are numbers: IEEE half, bfloat16, float, double, two's-complement 32-bit integers.
+enum class NumType : int { kNone = 0, kF16, kBF16, kF32, kF64, kI32 };
+
+inline constexpr int num_type_bytes(NumType t) {
+  return t == NumType::kF16 || t == NumType::kBF16   ? 2
+         : t == NumType::kF32 || t == NumType::kI32 ? 4
+         : t == NumType::kF64                        ? 8
+                                                     : 0;
+}
+
 }  // namespace tmakit

@@ -200,6 +200,41 @@ __device__ __forceinline__ void store_3d(const CUtensorMap* map, int x, int y, i
 #endif
 }
 
+// cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], bytes, [bar]:
+//   the 1-D bulk copy (no tensor map). dst, src and bytes 16-byte multiples; the copy credits
+//   `bar` with exactly `bytes` (nothing is filled or clipped: the caller stays in bounds).
+__device__ __forceinline__ void bulk_load(void* dst, const void* src, std::uint32_t bytes,
+                                          std::uint64_t* bar) {
+#if TMAKIT_DEVICE_HAS_TMA
+  ptx::cp_async_bulk(ptx::space_cluster, ptx::space_global, dst, src, bytes, bar);
+#else
+  __trap();
+#endif
+}
+
+// cp.async.bulk.global.shared::cta.bulk_group [dst], [src], bytes: the 1-D bulk store.
+__device__ __forceinline__ void bulk_store(void* dst, const void* src, std::uint32_t bytes) {
+#if TMAKIT_DEVICE_HAS_TMA
+  ptx::cp_async_bulk(ptx::space_global, ptx::space_shared, dst, src, bytes);
+#else
+  __trap();
+#endif
+}
+
+// cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.tile.bulk_group [map, {x, y, z}], [src]:
+//   a TMA store that adds the box to what global memory holds, in the map's data type
+//   (f16, bf16, f32, s32/u32, u64 for .add), clipped at the tensor's edges like store_3d.
+__device__ __forceinline__ void reduce_add_3d(const CUtensorMap* map, int x, int y, int z,
+                                              const void* src) {
+#if TMAKIT_DEVICE_HAS_TMA
+  const std::int32_t coords[3] = {x, y, z};
+  ptx::cp_reduce_async_bulk_tensor(ptx::space_global, ptx::space_shared, ptx::op_add, map, coords,
+                                   src);
+#else
+  __trap();
+#endif
+}
+
 // cp.async.bulk.commit_group: closes the bulk group of this thread's stores issued so far.
 __device__ __forceinline__ void store_commit() {
 #if TMAKIT_DEVICE_HAS_TMA

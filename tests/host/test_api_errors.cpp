@@ -220,5 +220,44 @@ TEST(ReferenceLayout, StridedBatchLeavesPaddingAlone) {
   for (int i = 0; i < 16; ++i) EXPECT_EQ(dst[i], want[i]) << "byte " << i;
 }
 
+// Transpose-accumulate's own argument checks, all before the device.
+TEST(AccumulateErrors, ArgumentsAreCheckedFirst) {
+  expect_error(transpose_accumulate(nullptr, g_b, 4, 4, DataType::kF32, 1, 1),
+               StatusCode::kInvalidArgument, "src is a null pointer");
+  expect_error(transpose_accumulate(g_a, g_b, 4, 0, DataType::kF32, 1, 1),
+               StatusCode::kInvalidArgument, "cols must be >= 1");
+  expect_error(transpose_accumulate(g_a, g_b, 4, 4, static_cast<DataType>(42), 1, 1),
+               StatusCode::kInvalidArgument, "unknown data type 42");
+  expect_error(transpose_accumulate(g_a, g_b, 4, 4, DataType::kI32, 1.5, 1),
+               StatusCode::kInvalidArgument, "alpha must be an integer");
+  expect_error(transpose_accumulate(g_a, g_b, 4, 4, DataType::kI32, 1, 3e9),
+               StatusCode::kInvalidArgument, "beta must be an integer in int32's range");
+  expect_error(transpose_accumulate(g_a + 2, g_b, 4, 4, DataType::kF32, 1, 1),
+               StatusCode::kInvalidArgument, "not aligned to the 4-byte element size");
+  TransposeOptions o;
+  o.variant = "smem_wide";
+  expect_error(transpose_accumulate(g_a, g_b, 4, 4, DataType::kF32, 1, 1, {}, o),
+               StatusCode::kInvalidArgument,
+               "'smem_wide' is not a transpose-accumulate technique (those are: auto, "
+               "smem_accumulate, tma_reduce)");
+  o.variant = "tma_reduce";
+  expect_error(transpose(g_a, g_b, 4, 4, 4, o), StatusCode::kInvalidArgument,
+               "'tma_reduce' is a transpose-accumulate technique: call transpose_accumulate()");
+  expect_error(transpose_accumulate(g_a, g_a + 8, 4, 4, DataType::kF32, 1, 1),
+               StatusCode::kInvalidArgument, "overlap");
+}
+
+TEST(AccumulateAuto, TmaReduceOnlyWhereItCanAdd) {
+  EXPECT_EQ(auto_accumulate_variant(4096, 4096, DataType::kF32, 1), "tma_reduce");
+  EXPECT_EQ(auto_accumulate_variant(4096, 4096, DataType::kBF16, 1), "tma_reduce");
+  EXPECT_EQ(auto_accumulate_variant(4096, 4096, DataType::kF32, 0), "smem_accumulate");
+  EXPECT_EQ(auto_accumulate_variant(4096, 4096, DataType::kF64, 1), "smem_accumulate");
+  EXPECT_EQ(auto_accumulate_variant(4096, 4097, DataType::kF32, 1), "smem_accumulate");
+  EXPECT_EQ(fallback_variant("tma_reduce", 4096, 4096, 4), "smem_accumulate");
+  EXPECT_EQ(data_type_bytes(DataType::kBF16), 2);
+  EXPECT_EQ(data_type_bytes(DataType::kF64), 8);
+  EXPECT_STREQ(to_string(DataType::kI32), "i32");
+}
+
 }  // namespace
 }  // namespace tmakit

@@ -1,4 +1,5 @@
 #include <cmath>
+#include <limits>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -34,6 +35,42 @@ TEST_P(ReferenceSizes, IsAnInvolutionAndMovesEachElement) {
   }
 }
 INSTANTIATE_TEST_SUITE_P(ElemBytes, ReferenceSizes, ::testing::Values(1, 2, 4, 8, 16));
+
+// dst = alpha * src^T + beta * dst on known values, per type: the rounding each type does.
+TEST(ReferenceAccumulate, KnownValuesPerType) {
+  {  // f32: 2x3, alpha 2, beta 1 (exact)
+    const float src[6] = {1, 2, 3, 4, 5, 6};
+    float dst[6] = {10, 20, 30, 40, 50, 60};  // 3x2
+    ASSERT_TRUE(reference_transpose_accumulate(src, dst, 2, 3, DataType::kF32, 2, 1).ok());
+    const float want[6] = {12, 28, 34, 50, 56, 72};
+    for (int i = 0; i < 6; ++i) EXPECT_EQ(dst[i], want[i]) << i;
+  }
+  {  // beta = 0 never reads dst: a NaN there does not propagate
+    const double src[1] = {3};
+    double dst[1] = {std::nan("")};
+    ASSERT_TRUE(reference_transpose_accumulate(src, dst, 1, 1, DataType::kF64, -1, 0).ok());
+    EXPECT_EQ(dst[0], -3.0);
+  }
+  {  // i32 wraps like two's complement
+    const std::int32_t src[1] = {2147483647};
+    std::int32_t dst[1] = {1};
+    ASSERT_TRUE(reference_transpose_accumulate(src, dst, 1, 1, DataType::kI32, 1, 1).ok());
+    EXPECT_EQ(dst[0], std::numeric_limits<std::int32_t>::min());
+  }
+  {  // f16: 2049 is not a half; 2048 + 1 rounds to even (2048); bf16: 256 + 1 -> 256
+    const std::uint16_t one_h = 0x3C00, two048_h = 0x6800;  // 1.0, 2048.0
+    std::uint16_t dst_h[1] = {two048_h};
+    ASSERT_TRUE(reference_transpose_accumulate(&one_h, dst_h, 1, 1, DataType::kF16, 1, 1).ok());
+    EXPECT_EQ(dst_h[0], two048_h);
+    const std::uint16_t one_b = 0x3F80, two56_b = 0x4380;  // 1.0, 256.0
+    std::uint16_t dst_b[1] = {two56_b};
+    ASSERT_TRUE(reference_transpose_accumulate(&one_b, dst_b, 1, 1, DataType::kBF16, 3, 1).ok());
+    EXPECT_EQ(dst_b[0], 0x4382);  // 259 -> 260 (bf16 step 2 there)
+  }
+  float f = 0;
+  EXPECT_FALSE(reference_transpose_accumulate(nullptr, &f, 1, 1, DataType::kF32, 1, 1).ok());
+  EXPECT_FALSE(reference_transpose_accumulate(&f, &f, 0, 1, DataType::kF32, 1, 1).ok());
+}
 
 TEST(Reference, RejectsBadArguments) {
   std::vector<unsigned char> a(64), b(64);

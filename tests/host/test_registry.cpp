@@ -28,9 +28,12 @@ TEST(Registry, EveryRowIsCompleteAndNamedAfterItsFile) {
     EXPECT_NE(v.elem_bytes_mask, 0u);
     EXPECT_GE(v.min_cc, 75);
     EXPECT_EQ(v.uses_tma, v.min_cc >= 90) << "TMA techniques need sm_90 and only they do";
-    const std::string dir =
-        std::string(TMAKIT_SOURCE_DIR) + (v.uses_tma ? "/kernels/tma/" : "/kernels/classic/");
-    EXPECT_TRUE(file_exists(dir + v.token + ".cu")) << "no " << dir << v.token << ".cu";
+    EXPECT_EQ(v.may_fall_back, d.plan != nullptr) << "a planned technique is checked per call";
+    if (v.uses_tma) EXPECT_TRUE(v.may_fall_back) << "every TMA technique can fall back";
+    int files = 0;
+    for (const char* family : {"/kernels/classic/", "/kernels/async/", "/kernels/tma/"})
+      files += file_exists(std::string(TMAKIT_SOURCE_DIR) + family + v.token + ".cu") ? 1 : 0;
+    EXPECT_EQ(files, 1) << "want exactly one kernels/<family>/" << v.token << ".cu";
   }
 }
 

@@ -32,7 +32,9 @@ struct Status {
 
 const char* to_string(StatusCode code);
 
-enum class VariantKind { kTranspose, kCopy };
+// kTranspose: transpose(); kCopy: transpose() copies instead (a roofline); kAccumulate:
+// transpose_accumulate() (dst = alpha * src^T + beta * dst).
+enum class VariantKind { kTranspose, kCopy, kAccumulate };
 
 // One registered technique (host/registry.cpp). The CLI, tests and benchmarks iterate these.
 struct VariantInfo {
@@ -44,6 +46,9 @@ struct VariantInfo {
   unsigned elem_bytes_mask = 0;  // bit for each supported element size: 1, 2, 4, 8, 16 bytes
   int fast_align_bytes = 1;      // pointer alignment of its fast path (unaligned input still works)
   bool uses_tma = false;
+  // It has needs a call can break (TMA, the 1-D bulk copies, cp.async: 16-byte rows, pitches,
+  // alignment, the device): such a call runs its classic fallback and says why.
+  bool may_fall_back = false;
   VariantKind kind = VariantKind::kTranspose;
   // Axes of TMA techniques (TransposeOptions picks a value; empty / false: no such axis).
   std::vector<int> swizzle_axis_bytes;  // swizzle spans it takes: 0 (none), 32, 64, 128
@@ -127,6 +132,36 @@ std::string tma_unavailable_reason(const TransposeOptions& options = {});
 // or not), as auto_variant() does.
 std::string fallback_variant(const std::string& token, std::int64_t rows, std::int64_t cols,
                              int elem_bytes);
+
+// ---- Transpose-accumulate: dst = alpha * src^T + beta * dst (cuBLAS geam's other half) ----
+
+// The element types whose bits are numbers here.
+enum class DataType { kF16, kBF16, kF32, kF64, kI32 };
+const char* to_string(DataType type);  // "f16", "bf16", "f32", "f64", "i32"
+int data_type_bytes(DataType type);    // 2, 2, 4, 8, 4
+
+// dst[j][i] = alpha * src[i][j] + beta * dst[j][i] for a rows x cols src (dst cols x rows), in
+// the type's arithmetic: f16 and bf16 computed in float and rounded once to nearest even,
+// f32 in float, f64 in double (product and sum rounded separately, never fused), i32 in
+// two's complement with wrap-around (alpha and beta must then be integers in int32's range).
+// beta == 0 does not read dst. Layout, stream, synchronize and the fallback options as for
+// transpose(). options.variant: "auto", or an accumulate technique (VariantKind::kAccumulate):
+//   smem_accumulate  LDG/STG, every case;
+//   tma_reduce       beta == 1, f16/bf16/f32/i32, 16-byte rows: a TMA reduce-add store. Where
+//                    it cannot run it falls back to smem_accumulate and says why. With
+//                    alpha != 1 it rounds alpha * src to the type before the add (two roundings).
+Status transpose_accumulate(const void* src, void* dst, std::int64_t rows, std::int64_t cols,
+                            DataType type, double alpha, double beta,
+                            const MatrixLayout& layout = {}, const TransposeOptions& options = {});
+
+// Which accumulate technique `auto` picks (before any fallback).
+std::string auto_accumulate_variant(std::int64_t rows, std::int64_t cols, DataType type,
+                                    double beta);
+
+// The CPU reference of transpose_accumulate, on host memory, the same arithmetic bit for bit.
+Status reference_transpose_accumulate(const void* src, void* dst, std::int64_t rows,
+                                      std::int64_t cols, DataType type, double alpha, double beta,
+                                      const MatrixLayout& layout = {});
 
 // CPU reference: the same contract on host memory (element sizes 1, 2, 4, 8, 16). Used to
 // verify every GPU result. Rejects null pointers, empty shapes and other element sizes.

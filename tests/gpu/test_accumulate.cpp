@@ -1,0 +1,175 @@
+// Transpose-accumulate (dst = alpha * src^T + beta * dst): every accumulate technique x every
+// data type x shapes x scalars, byte for byte against the CPU reference with integer-valued
+// inputs (exact arithmetic), dst's padding untouched; where tma_reduce cannot run, the
+// fallback ran and said why.
+#include <string>
+#include <vector>
+#include <gtest/gtest.h>
+#include <tests/support/accumulate.hpp>
+#include <tests/support/gpu.hpp>
+#include <tests/support/harness.hpp>
+#include <tmakit/tmakit.hpp>
+
+namespace tmakit {
+namespace {
+
+struct AccCase {
+  std::string variant;
+  DataType type;
+};
+
+void PrintTo(const AccCase& c, std::ostream* os) { *os << c.variant << "_" << to_string(c.type); }
+
+std::vector<AccCase> accumulate_cases() {
+  std::vector<AccCase> cases;
+  for (const VariantInfo& v : variants())
+    if (v.kind == VariantKind::kAccumulate)
+      for (DataType t : {DataType::kF16, DataType::kBF16, DataType::kF32, DataType::kF64,
+                         DataType::kI32})
+        cases.push_back({v.token, t});
+  return cases;
+}
+
+struct Scalars {
+  double alpha, beta;
+};
+
+// Can tma_reduce itself run this call (TMA usable, beta = 1, a type TMA adds, 16-byte rows)?
+bool tma_reduce_runs(std::int64_t rows, std::int64_t cols, DataType t, double beta) {
+  const int e = data_type_bytes(t);
+  return tma_unavailable_reason().empty() && beta == 1.0 && t != DataType::kF64 &&
+         (rows * e) % 16 == 0 && (cols * e) % 16 == 0;
+}
+
+class Accumulate : public ::testing::TestWithParam<AccCase> {};
+
+TEST_P(Accumulate, MatchesReferenceForEveryShapeAndScalars) {
+  TMAKIT_NEED_GPU(75);
+  const AccCase& c = GetParam();
+  std::vector<test::Shape> shapes = test::standard_shapes();
+  for (test::Shape s : {test::Shape{48, 80}, test::Shape{1040, 2000}, test::Shape{16, 4096}})
+    shapes.push_back(s);
+  int itself = 0;
+  for (const test::Shape& s : shapes)
+    for (Scalars sc : {Scalars{1, 1}, Scalars{2, 1}, Scalars{-1, 0}, Scalars{1, -2}}) {
+      TransposeOptions opt;
+      opt.variant = c.variant;
+      Status st;
+      const std::string err = test::check_transpose_accumulate(
+          s.rows, s.cols, c.type, sc.alpha, sc.beta, {}, [&](const void* src, void* dst) {
+            st = transpose_accumulate(src, dst, s.rows, s.cols, c.type, sc.alpha, sc.beta, {},
+                                      opt);
+            return st;
+          });
+      const std::string where = c.variant + " " + to_string(c.type) + " " +
+                                std::to_string(s.rows) + "x" + std::to_string(s.cols) +
+                                " alpha " + std::to_string(sc.alpha) + " beta " +
+                                std::to_string(sc.beta);
+      EXPECT_EQ(err, "") << where;
+      const bool runs_itself =
+          c.variant != "tma_reduce" || tma_reduce_runs(s.rows, s.cols, c.type, sc.beta);
+      if (runs_itself) {
+        EXPECT_EQ(st.variant, c.variant) << where << ": " << st.fallback_reason;
+        EXPECT_EQ(st.fallback_reason, "") << where;
+        ++itself;
+      } else {
+        EXPECT_EQ(st.variant, "smem_accumulate") << where;
+        EXPECT_NE(st.fallback_reason, "") << where;
+      }
+    }
+  if (c.variant != "tma_reduce" ||
+      (tma_unavailable_reason().empty() && c.type != DataType::kF64))
+    EXPECT_GE(itself, 6) << "too few calls ran " << c.variant << " itself";
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, Accumulate, ::testing::ValuesIn(accumulate_cases()),
+                         [](const ::testing::TestParamInfo<AccCase>& p) {
+                           return p.param.variant + "_" + to_string(p.param.type);
+                         });
+
+// A batch of strided matrices (pitches and gaps 16-byte multiples, so tma_reduce runs its 3-D
+// maps): padding and gaps of dst untouched.
+TEST(AccumulateLayout, BatchedStridedOperands) {
+  TMAKIT_NEED_GPU(75);
+  const MatrixLayout lay{3, 160, 64, 48 * 160 + 32, 144 * 64 + 16};
+  for (const char* v : {"smem_accumulate", "tma_reduce", "auto"})
+    for (DataType t : {DataType::kF16, DataType::kF32, DataType::kI32}) {
+      TransposeOptions opt;
+      opt.variant = v;
+      Status st;
+      EXPECT_EQ(test::check_transpose_accumulate(48, 144, t, 1, 1, lay,
+                                                 [&](const void* src, void* dst) {
+                                                   st = transpose_accumulate(src, dst, 48, 144, t,
+                                                                             1, 1, lay, opt);
+                                                   return st;
+                                                 }),
+                "")
+          << v << " " << to_string(t);
+      if (std::string(v) == "tma_reduce" && tma_unavailable_reason().empty())
+        EXPECT_EQ(st.variant, "tma_reduce") << st.fallback_reason;
+    }
+}
+
+// The reasons tma_reduce gives, and allow_fallback = false turning them into errors.
+TEST(AccumulateFallback, TmaReduceSaysWhyAndCanRefuse) {
+  TMAKIT_NEED_GPU(75);
+  TransposeOptions opt;
+  opt.variant = "tma_reduce";
+  Status st;
+  auto run = [&](DataType t, double beta) {
+    return test::check_transpose_accumulate(64, 64, t, 1, beta, {},
+                                            [&](const void* src, void* dst) {
+                                              st = transpose_accumulate(src, dst, 64, 64, t, 1,
+                                                                        beta, {}, opt);
+                                              return st;
+                                            });
+  };
+  EXPECT_EQ(run(DataType::kF32, 0.5), "");
+  EXPECT_EQ(st.variant, "smem_accumulate");
+  EXPECT_NE(st.fallback_reason.find("beta must be 1"), std::string::npos) << st.fallback_reason;
+  EXPECT_EQ(run(DataType::kF64, 1), "");
+  EXPECT_EQ(st.variant, "smem_accumulate");
+  EXPECT_NE(st.fallback_reason.find("f64"), std::string::npos) << st.fallback_reason;
+  opt.allow_fallback = false;
+  void *src = nullptr, *dst = nullptr;
+  ASSERT_EQ(cudaMalloc(&src, 64 * 64 * 8), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&dst, 64 * 64 * 8), cudaSuccess);
+  st = transpose_accumulate(src, dst, 64, 64, DataType::kF32, 1, 0.5, {}, opt);
+  EXPECT_EQ(st.code, StatusCode::kUnsupported);
+  EXPECT_NE(st.message.find("beta must be 1"), std::string::npos) << st.message;
+  // 1001 f32 columns: src rows of 4004 bytes, not a tensor-map pitch.
+  opt.allow_fallback = true;
+  const std::string err = test::check_transpose_accumulate(
+      64, 1001, DataType::kF32, 1, 1, {}, [&](const void* s, void* d) {
+        st = transpose_accumulate(s, d, 64, 1001, DataType::kF32, 1, 1, {}, opt);
+        return st;
+      });
+  EXPECT_EQ(err, "");
+  EXPECT_EQ(st.variant, "smem_accumulate");
+  EXPECT_NE(st.fallback_reason.find("multiple of 16"), std::string::npos) << st.fallback_reason;
+  cudaFree(src);
+  cudaFree(dst);
+}
+
+TEST(AccumulateAuto, RunsWhatAutoPicksOrItsFallback) {
+  TMAKIT_NEED_GPU(75);
+  for (DataType t : {DataType::kF16, DataType::kBF16, DataType::kF32, DataType::kF64,
+                     DataType::kI32})
+    for (double beta : {0.0, 1.0}) {
+      Status st;
+      EXPECT_EQ(test::check_transpose_accumulate(1040, 2000, t, 1, beta, {},
+                                                 [&](const void* s, void* d) {
+                                                   st = transpose_accumulate(s, d, 1040, 2000, t,
+                                                                             1, beta);
+                                                   return st;
+                                                 }),
+                "")
+          << to_string(t) << " beta " << beta;
+      const std::string pick = auto_accumulate_variant(1040, 2000, t, beta);
+      EXPECT_TRUE(st.variant == pick || (st.variant == "smem_accumulate" && !st.fallback_reason.empty()))
+          << st.variant << " vs " << pick;
+    }
+}
+
+}  // namespace
+}  // namespace tmakit
