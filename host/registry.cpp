@@ -105,8 +105,8 @@ std::vector<VariantDef> make_registry() {
           k::launch_smem_accumulate),
       tma_row("tma_reduce",
               "transpose-accumulate with beta = 1: tma_load_store whose store is "
-              "cp.reduce.async.bulk.tensor .add (f16, bf16, f32, i32)",
-              elem_bit(2) | elem_bit(4), VariantKind::kAccumulate, {128}, false,
+              "cp.reduce.async.bulk.tensor .add (f16, bf16, f32, i32; f64 falls back)",
+              elem_bit(2) | elem_bit(4) | elem_bit(8), VariantKind::kAccumulate, {128}, false,
               k::launch_tma_reduce, k::plan_tma_reduce),
       tma_row("int4_8x8",
               "the Programming Guide's 8x8 int4 example: 8 threads, SWIZZLE_128B (or none)",

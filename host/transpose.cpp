@@ -175,12 +175,13 @@ int data_type_bytes(DataType type) {
 
 std::string auto_accumulate_variant(std::int64_t rows, std::int64_t cols, DataType type,
                                     double beta) {
-  // tma_reduce where it can run (beta = 1, a type TMA adds in, 16-byte rows); see
-  // docs/perf-notes.md (session 7) for the measurement.
-  const int e = data_type_bytes(type);
-  const bool rows16 = (cols * e) % 16 == 0 && (rows * e) % 16 == 0;
-  if (beta == 1.0 && type != DataType::kF64 && e != 0 && rows16 && std::min(rows, cols) > 32)
-    return "tma_reduce";
+  // smem_accumulate everywhere: on the H100 at 16384^2 with beta = 1 (2026-11-23,
+  // docs/perf-notes.md session 7) it ran 2584 / 2935 GB/s (bf16 / f32, three operands counted)
+  // where tma_reduce, whose TMA store adds into dst, ran 2359 / 2392.
+  (void)rows;
+  (void)cols;
+  (void)type;
+  (void)beta;
   return "smem_accumulate";
 }
 

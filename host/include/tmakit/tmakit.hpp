@@ -154,7 +154,8 @@ Status transpose_accumulate(const void* src, void* dst, std::int64_t rows, std::
                             DataType type, double alpha, double beta,
                             const MatrixLayout& layout = {}, const TransposeOptions& options = {});
 
-// Which accumulate technique `auto` picks (before any fallback).
+// Which accumulate technique `auto` picks (before any fallback): the faster one measured on the
+// H100 (smem_accumulate; docs/perf-notes.md, session 7).
 std::string auto_accumulate_variant(std::int64_t rows, std::int64_t cols, DataType type,
                                     double beta);
 
