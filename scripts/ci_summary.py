@@ -45,7 +45,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--gpu", required=True)
     ap.add_argument("--ctest", action="append", default=[])
-    ap.add_argument("--bench", required=True)
+    ap.add_argument("--bench", default=None, help="omitted: the quick benchmark was skipped")
     ap.add_argument("--status", type=int, default=0)
     a = ap.parse_args()
     gpu = open(a.gpu).read().strip().splitlines()[0]
@@ -56,6 +56,10 @@ def main():
     print("- result: **%s**" % ("PASS" if a.status == 0 and failed == 0 and skipped == 0 else "FAIL"))
     print("- ctest (TMAKIT_REQUIRE_GPU=1): %d tests, %d passed, %d failed, %d skipped\n"
           % (total, total - failed - skipped, failed, skipped))
+    if a.bench is None:
+        print("Quick benchmark: skipped (TMAKIT_CI_BENCH=0); the full benchmark is run and "
+              "reported separately (docs/results.md).")
+        return 0 if a.status == 0 and failed == 0 and skipped == 0 else 1
     try:
         report, runs = load_bench(a.bench)
     except (OSError, ValueError, KeyError) as e:
