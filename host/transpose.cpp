@@ -175,13 +175,14 @@ int data_type_bytes(DataType type) {
 
 std::string auto_accumulate_variant(std::int64_t rows, std::int64_t cols, DataType type,
                                     double beta) {
-  // smem_accumulate everywhere: on the H100 at 16384^2 with beta = 1 (2026-11-23,
-  // docs/perf-notes.md session 7) it ran 2584 / 2935 GB/s (bf16 / f32, three operands counted)
-  // where tma_reduce, whose TMA store adds into dst, ran 2359 / 2392.
-  (void)rows;
-  (void)cols;
-  (void)type;
-  (void)beta;
+  // Measured on the H100 with beta = 1 (full run 2026-11-23, docs/perf-notes.md session 7;
+  // GB/s with three operands counted, bf16 / f32):
+  //  - 16384^2: smem_accumulate 2584 / 2937, tma_reduce 2358 / 2392: the LDG/STG path;
+  //  - 4000000x16 (a side <= 32): tma_reduce 2356 / 2393, smem_accumulate 641 / 1191 (its 64x64
+  //    tiles waste most of each tile there): the TMA reduce, which falls back to
+  //    smem_accumulate where it cannot run (beta != 1, f64, rows not 16-byte multiples).
+  if (std::min(rows, cols) <= 32 && beta == 1.0 && type != DataType::kF64)
+    return "tma_reduce";
   return "smem_accumulate";
 }
 

@@ -254,6 +254,10 @@ TEST(AccumulateAuto, PicksTheMeasuredFastest) {
   EXPECT_EQ(auto_accumulate_variant(4096, 4096, DataType::kF32, 0), "smem_accumulate");
   EXPECT_EQ(auto_accumulate_variant(4096, 4096, DataType::kF64, 1), "smem_accumulate");
   EXPECT_EQ(auto_accumulate_variant(4096, 4097, DataType::kF32, 1), "smem_accumulate");
+  EXPECT_EQ(auto_accumulate_variant(4000000, 16, DataType::kF32, 1), "tma_reduce");  // skinny
+  EXPECT_EQ(auto_accumulate_variant(16, 4000000, DataType::kBF16, 1), "tma_reduce");
+  EXPECT_EQ(auto_accumulate_variant(4000000, 16, DataType::kF32, 0), "smem_accumulate");
+  EXPECT_EQ(auto_accumulate_variant(4000000, 16, DataType::kF64, 1), "smem_accumulate");
   EXPECT_EQ(fallback_variant("tma_reduce", 4096, 4096, 4), "smem_accumulate");
   EXPECT_EQ(data_type_bytes(DataType::kBF16), 2);
   EXPECT_EQ(data_type_bytes(DataType::kF64), 8);

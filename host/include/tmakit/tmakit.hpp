@@ -155,7 +155,8 @@ Status transpose_accumulate(const void* src, void* dst, std::int64_t rows, std::
                             const MatrixLayout& layout = {}, const TransposeOptions& options = {});
 
 // Which accumulate technique `auto` picks (before any fallback): the faster one measured on the
-// H100 (smem_accumulate; docs/perf-notes.md, session 7).
+// H100 (tma_reduce for a side <= 32 with beta = 1, else smem_accumulate; docs/perf-notes.md,
+// session 7).
 std::string auto_accumulate_variant(std::int64_t rows, std::int64_t cols, DataType type,
                                     double beta);
 
