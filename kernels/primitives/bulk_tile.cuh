@@ -16,11 +16,20 @@ namespace tmakit::bulk_tile {
 constexpr std::uint32_t kThreads = 64;
 constexpr std::uint32_t kAlign = 128;
 
+// The roofline's tile (experiment knobs, docs/perf-notes.md session 7): lines of
+// TMAKIT_BULK_LINE_BYTES (a multiple of 16), TMAKIT_BULK_LINES of them.
+#ifndef TMAKIT_BULK_LINE_BYTES
+#define TMAKIT_BULK_LINE_BYTES 1024
+#endif
+#ifndef TMAKIT_BULK_LINES
+#define TMAKIT_BULK_LINES 32
+#endif
+
 // Transpose: T x T tiles of 128-byte lines. Roofline: 32 lines of 1024 bytes.
 template <int E, bool Transpose>
 struct Geometry {
-  static constexpr std::uint32_t kLineBytes = Transpose ? 128 : 1024;
-  static constexpr std::uint32_t kLines = Transpose ? 128 / E : 32;
+  static constexpr std::uint32_t kLineBytes = Transpose ? 128 : TMAKIT_BULK_LINE_BYTES;
+  static constexpr std::uint32_t kLines = Transpose ? 128 / E : TMAKIT_BULK_LINES;
   static constexpr std::uint32_t kCols = kLineBytes / E;  // tile columns, elements
   static constexpr std::uint32_t kBytes = kLines * kLineBytes;
   static constexpr std::uint32_t kSmem = kAlign + (Transpose ? 2 : 1) * kBytes + 8;
