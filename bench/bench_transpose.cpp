@@ -6,8 +6,9 @@
 // classes: square (large, 16-byte-aligned rows), odd (no row a multiple of 16 bytes), skinny
 // (k x N and N x k, k <= 32, N in the millions), batched (thousands of small matrices, one
 // batch of odd-sized ones), accumulate (dst += src^T against the peers' beta = 1 forms, at a
-// square, an odd and a skinny shape; GB/s counts src + dst read + dst written). Plus host_overhead/<token>/e4/64x64: host microseconds per
-// transpose() call (synchronize = false), 10,000 calls.
+// square, an odd and a skinny shape; GB/s counts src + dst read + dst written). Plus
+// host_overhead/<token>/e4/64x64: host microseconds per transpose() call (synchronize = false),
+// 10,000 calls.
 //
 // Timing: CUDA events around the launch only (UseManualTime); buffers, verification,
 // descriptors and plans stay outside; 3 warm-up launches; L2 flushed by overwriting a 2 x L2
@@ -236,8 +237,8 @@ std::function<void(benchmark::State&)> peer_bench_copy(Peer* peer, const Shape& 
     const PeerCall call{p->src, p->dst, s.batch, s.rows, s.cols, e};
     if (Status ps = peer->prepare(call); !ps) return st.SkipWithError(ps.message.c_str());
     st.SetLabel(peer->type_name(e));
-    run(st, std::string(peer->token()) + "/e" + std::to_string(e) + "/" + s.cls + "/" + s.name(), *p,
-        Op::kCopy, [peer] { return peer->launch(); });
+    run(st, std::string(peer->token()) + "/e" + std::to_string(e) + "/" + s.cls + "/" + s.name(),
+        *p, Op::kCopy, [peer] { return peer->launch(); });
   };
 }
 
@@ -349,14 +350,16 @@ void register_accumulate(const Shape& shape, int e, int iterations, int repetiti
     };
   };
   for (auto& peer : g_peers)
-    if (peer->is_copy()) add(peer->token() + suffix, peer_bench_copy(peer.get(), s, e), iterations, repetitions);
+    if (peer->is_copy())
+      add(peer->token() + suffix, peer_bench_copy(peer.get(), s, e), iterations, repetitions);
   add("copy" + suffix, copy_bench("copy"), iterations, repetitions);
   for (const VariantInfo& v : variants())
     if (v.kind == VariantKind::kAccumulate)
       add(v.token + suffix, technique_bench(v.token), iterations, repetitions);
   add("auto" + suffix, technique_bench("auto"), iterations, repetitions);
   for (auto& peer : g_peers)
-    if (!peer->is_copy()) add(peer->token() + suffix, peer_bench(peer.get()), iterations, repetitions);
+    if (!peer->is_copy())
+      add(peer->token() + suffix, peer_bench(peer.get()), iterations, repetitions);
 }
 
 // Host time of one transpose() call that does not wait (a 64x64 fp32 matrix): what a caller

@@ -135,8 +135,7 @@ struct MapKey {
     const BatchStrides &a = strides, &b = o.strides;
     return def == o.def && src == o.src && dst == o.dst && rows == o.rows && cols == o.cols &&
            elem_bytes == o.elem_bytes && swizzle == o.swizzle && cc == o.cc && device == o.device &&
-           num_type == o.num_type &&
-           a.batch == b.batch && a.src_ld_elems == b.src_ld_elems &&
+           num_type == o.num_type && a.batch == b.batch && a.src_ld_elems == b.src_ld_elems &&
            a.dst_ld_elems == b.dst_ld_elems && a.src_batch_elems == b.src_batch_elems &&
            a.dst_batch_elems == b.dst_batch_elems;
   }

@@ -89,9 +89,8 @@ std::string classic_best(std::int64_t rows, std::int64_t cols, int elem_bytes) {
   const bool rows16 = (cols * elem_bytes) % 16 == 0 && (rows * elem_bytes) % 16 == 0;
   const bool out_rows_split_sectors = (rows * elem_bytes) % 32 != 0;
   constexpr std::int64_t kSectorMinSide = 1024;
-  if (out_rows_split_sectors &&
-      (elem_bytes == 8 ||
-       ((elem_bytes == 2 || elem_bytes == 4) && std::min(rows, cols) > kSectorMinSide)))
+  if (out_rows_split_sectors && (elem_bytes == 8 || ((elem_bytes == 2 || elem_bytes == 4) &&
+                                                     std::min(rows, cols) > kSectorMinSide)))
     return "smem_sector";
   switch (elem_bytes) {
     case 1:
@@ -181,8 +180,7 @@ std::string auto_accumulate_variant(std::int64_t rows, std::int64_t cols, DataTy
   //  - 4000000x16 (a side <= 32): tma_reduce 2356 / 2393, smem_accumulate 641 / 1191 (its 64x64
   //    tiles waste most of each tile there): the TMA reduce, which falls back to
   //    smem_accumulate where it cannot run (beta != 1, f64, rows not 16-byte multiples).
-  if (std::min(rows, cols) <= 32 && beta == 1.0 && type != DataType::kF64)
-    return "tma_reduce";
+  if (std::min(rows, cols) <= 32 && beta == 1.0 && type != DataType::kF64) return "tma_reduce";
   return "smem_accumulate";
 }
 
@@ -230,8 +228,7 @@ std::string accumulate_tokens() {
 }
 
 Status run(const void* src, void* dst, std::int64_t rows, std::int64_t cols, int elem_bytes,
-           const MatrixLayout& layout, const TransposeOptions& options,
-           const AccumulateCall* acc) {
+           const MatrixLayout& layout, const TransposeOptions& options, const AccumulateCall* acc) {
   // 1. The variant and its axes.
   const bool is_auto = options.variant == "auto";
   const VariantDef* def = nullptr;
@@ -249,8 +246,8 @@ Status run(const void* src, void* dst, std::int64_t rows, std::int64_t cols, int
                      accumulate_tokens() + ")");
   }
   if (acc != nullptr && acc->type == DataType::kI32)
-    for (const auto& [v, name] : {std::pair<double, const char*>{acc->alpha, "alpha"},
-                                  {acc->beta, "beta"}})
+    for (const auto& [v, name] :
+         {std::pair<double, const char*>{acc->alpha, "alpha"}, {acc->beta, "beta"}})
       if (!(v == static_cast<double>(static_cast<std::int64_t>(v))) || v < -2147483648.0 ||
           v > 2147483647.0)
         return invalid(std::string(name) + " must be an integer in int32's range for i32 (got " +
@@ -313,8 +310,9 @@ Status run(const void* src, void* dst, std::int64_t rows, std::int64_t cols, int
   if (std::string why = missing_device_code(caps); !why.empty())
     return make_status(StatusCode::kUnsupported, why);
   if (is_auto)
-    def = find_variant_def(acc != nullptr ? auto_accumulate_variant(rows, cols, acc->type, acc->beta)
-                                          : auto_variant(rows, cols, elem_bytes));
+    def =
+        find_variant_def(acc != nullptr ? auto_accumulate_variant(rows, cols, acc->type, acc->beta)
+                                        : auto_variant(rows, cols, elem_bytes));
   kernels::LaunchArgs args;
   args.src = src;
   args.dst = dst;

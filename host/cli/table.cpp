@@ -46,7 +46,9 @@ std::string json_escape(const std::string& s) {
 }
 
 const char* kind_name(VariantKind k) {
-  return k == VariantKind::kCopy ? "copy" : k == VariantKind::kAccumulate ? "accumulate" : "transpose";
+  return k == VariantKind::kCopy         ? "copy"
+         : k == VariantKind::kAccumulate ? "accumulate"
+                                         : "transpose";
 }
 
 std::string elem_list(unsigned mask) {

@@ -9,8 +9,8 @@
 namespace tmakit {
 
 cudaError_t kernels::launch_async_roofline(const LaunchArgs& a) {
-  return dispatch_tma_elem(a.elem_bytes,
-                           [&](auto e) { return async_tile::launch<decltype(e)::value, false>(a); });
+  return dispatch_tma_elem(
+      a.elem_bytes, [&](auto e) { return async_tile::launch<decltype(e)::value, false>(a); });
 }
 
 }  // namespace tmakit

@@ -74,29 +74,18 @@ cudaError_t launch(const kernels::LaunchArgs& a) {
   const T* s = static_cast<const T*>(a.src);
   T* d = static_cast<T*>(a.dst);
   if (a.beta == 0.0)
-    smem_accumulate_kernel<N, true><<<grid, block, 0, a.stream>>>(s, d, a.rows, a.cols, a.strides, sc);
+    smem_accumulate_kernel<N, true>
+        <<<grid, block, 0, a.stream>>>(s, d, a.rows, a.cols, a.strides, sc);
   else
-    smem_accumulate_kernel<N, false><<<grid, block, 0, a.stream>>>(s, d, a.rows, a.cols, a.strides, sc);
+    smem_accumulate_kernel<N, false>
+        <<<grid, block, 0, a.stream>>>(s, d, a.rows, a.cols, a.strides, sc);
   return cudaGetLastError();
 }
 
 }  // namespace
 
 cudaError_t kernels::launch_smem_accumulate(const LaunchArgs& a) {
-  switch (a.num_type) {
-    case NumType::kF16:
-      return launch<NumType::kF16>(a);
-    case NumType::kBF16:
-      return launch<NumType::kBF16>(a);
-    case NumType::kF32:
-      return launch<NumType::kF32>(a);
-    case NumType::kF64:
-      return launch<NumType::kF64>(a);
-    case NumType::kI32:
-      return launch<NumType::kI32>(a);
-    default:
-      return cudaErrorInvalidValue;
-  }
+  return dispatch_num_type(a.num_type, [&](auto n) { return launch<decltype(n)::value>(a); });
 }
 
 }  // namespace tmakit

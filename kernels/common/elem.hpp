@@ -46,10 +46,10 @@ inline constexpr unsigned kElems1248 = 1u | 2u | 4u | 8u;
 enum class NumType : int { kNone = 0, kF16, kBF16, kF32, kF64, kI32 };
 
 inline constexpr int num_type_bytes(NumType t) {
-  return t == NumType::kF16 || t == NumType::kBF16   ? 2
+  return t == NumType::kF16 || t == NumType::kBF16  ? 2
          : t == NumType::kF32 || t == NumType::kI32 ? 4
-         : t == NumType::kF64                        ? 8
-                                                     : 0;
+         : t == NumType::kF64                       ? 8
+                                                    : 0;
 }
 
 }  // namespace tmakit

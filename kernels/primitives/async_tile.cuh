@@ -17,7 +17,7 @@ namespace tmakit::async_tile {
 
 constexpr std::uint32_t kThreads = 64;  // one V x V chunk block of the 128-byte strip each
 constexpr std::uint32_t kStages = TMAKIT_ASYNC_STAGES;
-constexpr int kMode = kSwizzle128B;  // the shared layout (applied by our own offsets)
+constexpr int kMode = kSwizzle128B;    // the shared layout (applied by our own offsets)
 constexpr std::uint32_t kAlign = 128;  // bank pattern repeats every 128 bytes
 
 template <int E>
@@ -107,10 +107,9 @@ __global__ void __launch_bounds__(kThreads)
         const std::uint32_t line = q / 8, k = q % 8;
         if (t.row0 + line < rows && t.col0 + k * V < cols)
           *reinterpret_cast<uint4*>(
-              dst + (t.b * st.dst_batch_elems + (t.row0 + line) * st.dst_ld_elems + t.col0 +
-                     k * V) *
-                        E) = *reinterpret_cast<const uint4*>(in + tma_tile_offset(line, k * 16, T,
-                                                                                  kMode));
+              dst +
+              (t.b * st.dst_batch_elems + (t.row0 + line) * st.dst_ld_elems + t.col0 + k * V) * E) =
+              *reinterpret_cast<const uint4*>(in + tma_tile_offset(line, k * 16, T, kMode));
       }
     }
     pipe.consumer_release();
@@ -136,8 +135,8 @@ inline cudaError_t launch(const kernels::LaunchArgs& a) {
   const auto grid = static_cast<unsigned>(
       std::min<std::int64_t>(tiles, static_cast<std::int64_t>(a.sm_count) * per_sm));
   kernel<<<grid, kThreads, kSmem, a.stream>>>(static_cast<const unsigned char*>(a.src),
-                                               static_cast<unsigned char*>(a.dst), a.rows, a.cols,
-                                               a.strides);
+                                              static_cast<unsigned char*>(a.dst), a.rows, a.cols,
+                                              a.strides);
   return cudaGetLastError();
 }
 

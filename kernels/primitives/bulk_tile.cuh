@@ -57,14 +57,16 @@ __global__ void __launch_bounds__(kThreads)
       st.batch, ceil_div(rows, G::kLines), ceil_div(cols, G::kCols),
       [&](std::int64_t b, std::int64_t ty, std::int64_t tx) {
         const std::int64_t row0 = ty * G::kLines, col0 = tx * G::kCols;
-        const auto lines = static_cast<std::uint32_t>(std::min<std::int64_t>(G::kLines, rows - row0));
+        const auto lines =
+            static_cast<std::uint32_t>(std::min<std::int64_t>(G::kLines, rows - row0));
         const auto line_bytes =
             static_cast<std::uint32_t>(std::min<std::int64_t>(G::kLineBytes, (cols - col0) * E));
         const std::uint32_t bytes = lines * line_bytes;
         if (tid < 32) {
           if (tid == 0) full.arrive_expect_tx(bytes);  // before any copy can complete
           __syncwarp();
-          const unsigned char* s = src + (b * st.src_batch_elems + row0 * st.src_ld_elems + col0) * E;
+          const unsigned char* s =
+              src + (b * st.src_batch_elems + row0 * st.src_ld_elems + col0) * E;
           for (std::uint32_t l = tid; l < lines; l += 32)
             tma::bulk_load(in + l * G::kLineBytes, s + std::int64_t(l) * st.src_ld_elems * E,
                            line_bytes, full.handle());

@@ -6,8 +6,10 @@
 // the CPU reference (host/reference.cpp) computes the same bits for any input.
 #pragma once
 #include <cstdint>
+#include <type_traits>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
 #include <kernels/common/elem.hpp>
 
 namespace tmakit {
@@ -61,12 +63,24 @@ struct Num<NumType::kI32> {
   static __device__ __forceinline__ Bits from(std::uint32_t v) { return v; }
 };
 
-__device__ __forceinline__ float num_mul(float a, float b) { return __fmul_rn(a, b); }
-__device__ __forceinline__ double num_mul(double a, double b) { return __dmul_rn(a, b); }
-__device__ __forceinline__ std::uint32_t num_mul(std::uint32_t a, std::uint32_t b) { return a * b; }
-__device__ __forceinline__ float num_add(float a, float b) { return __fadd_rn(a, b); }
-__device__ __forceinline__ double num_add(double a, double b) { return __dadd_rn(a, b); }
-__device__ __forceinline__ std::uint32_t num_add(std::uint32_t a, std::uint32_t b) { return a + b; }
+__device__ __forceinline__ float num_mul(float a, float b) {
+  return __fmul_rn(a, b);
+}
+__device__ __forceinline__ double num_mul(double a, double b) {
+  return __dmul_rn(a, b);
+}
+__device__ __forceinline__ std::uint32_t num_mul(std::uint32_t a, std::uint32_t b) {
+  return a * b;
+}
+__device__ __forceinline__ float num_add(float a, float b) {
+  return __fadd_rn(a, b);
+}
+__device__ __forceinline__ double num_add(double a, double b) {
+  return __dadd_rn(a, b);
+}
+__device__ __forceinline__ std::uint32_t num_add(std::uint32_t a, std::uint32_t b) {
+  return a + b;
+}
 
 // The scalars of a call in the type's arithmetic (int32: alpha and beta are integers; the host
 // checked).
@@ -100,6 +114,26 @@ __device__ __forceinline__ typename Num<N>::Bits num_axpby(typename Num<N>::Bits
   const auto ax = num_mul(s.alpha, Num<N>::to(x));
   if constexpr (BetaZero) return Num<N>::from(ax);
   return Num<N>::from(num_add(ax, num_mul(s.beta, Num<N>::to(y))));
+}
+
+// f(std::integral_constant<NumType, N>{}) for the call's type (cudaErrorInvalidValue for none).
+template <class F>
+cudaError_t dispatch_num_type(NumType n, F&& f) {
+  using C = NumType;
+  switch (n) {
+    case C::kF16:
+      return f(std::integral_constant<C, C::kF16>{});
+    case C::kBF16:
+      return f(std::integral_constant<C, C::kBF16>{});
+    case C::kF32:
+      return f(std::integral_constant<C, C::kF32>{});
+    case C::kF64:
+      return f(std::integral_constant<C, C::kF64>{});
+    case C::kI32:
+      return f(std::integral_constant<C, C::kI32>{});
+    default:
+      return cudaErrorInvalidValue;
+  }
 }
 
 }  // namespace tmakit

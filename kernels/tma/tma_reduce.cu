@@ -140,18 +140,13 @@ kernels::TmaPlan kernels::plan_tma_reduce(const LaunchArgs& a) {
 }
 
 cudaError_t kernels::launch_tma_reduce(const LaunchArgs& a) {
-  switch (a.num_type) {
-    case NumType::kF16:
-      return launch<NumType::kF16>(a);
-    case NumType::kBF16:
-      return launch<NumType::kBF16>(a);
-    case NumType::kF32:
-      return launch<NumType::kF32>(a);
-    case NumType::kI32:
-      return launch<NumType::kI32>(a);
-    default:
-      return cudaErrorInvalidValue;
-  }
+  return dispatch_num_type(a.num_type, [&](auto n) {
+    constexpr NumType N = decltype(n)::value;
+    if constexpr (N == NumType::kF64)
+      return cudaErrorInvalidValue;  // no TMA .add for f64: the host falls back before this
+    else
+      return launch<N>(a);
+  });
 }
 
 }  // namespace tmakit

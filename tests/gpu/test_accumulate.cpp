@@ -18,14 +18,16 @@ struct AccCase {
   DataType type;
 };
 
-void PrintTo(const AccCase& c, std::ostream* os) { *os << c.variant << "_" << to_string(c.type); }
+void PrintTo(const AccCase& c, std::ostream* os) {
+  *os << c.variant << "_" << to_string(c.type);
+}
 
 std::vector<AccCase> accumulate_cases() {
   std::vector<AccCase> cases;
   for (const VariantInfo& v : variants())
     if (v.kind == VariantKind::kAccumulate)
-      for (DataType t : {DataType::kF16, DataType::kBF16, DataType::kF32, DataType::kF64,
-                         DataType::kI32})
+      for (DataType t :
+           {DataType::kF16, DataType::kBF16, DataType::kF32, DataType::kF64, DataType::kI32})
         cases.push_back({v.token, t});
   return cases;
 }
@@ -57,14 +59,12 @@ TEST_P(Accumulate, MatchesReferenceForEveryShapeAndScalars) {
       Status st;
       const std::string err = test::check_transpose_accumulate(
           s.rows, s.cols, c.type, sc.alpha, sc.beta, {}, [&](const void* src, void* dst) {
-            st = transpose_accumulate(src, dst, s.rows, s.cols, c.type, sc.alpha, sc.beta, {},
-                                      opt);
+            st = transpose_accumulate(src, dst, s.rows, s.cols, c.type, sc.alpha, sc.beta, {}, opt);
             return st;
           });
-      const std::string where = c.variant + " " + to_string(c.type) + " " +
-                                std::to_string(s.rows) + "x" + std::to_string(s.cols) +
-                                " alpha " + std::to_string(sc.alpha) + " beta " +
-                                std::to_string(sc.beta);
+      const std::string where = c.variant + " " + to_string(c.type) + " " + std::to_string(s.rows) +
+                                "x" + std::to_string(s.cols) + " alpha " +
+                                std::to_string(sc.alpha) + " beta " + std::to_string(sc.beta);
       EXPECT_EQ(err, "") << where;
       const bool runs_itself =
           c.variant != "tma_reduce" || tma_reduce_runs(s.rows, s.cols, c.type, sc.beta);
@@ -77,8 +77,7 @@ TEST_P(Accumulate, MatchesReferenceForEveryShapeAndScalars) {
         EXPECT_NE(st.fallback_reason, "") << where;
       }
     }
-  if (c.variant != "tma_reduce" ||
-      (tma_unavailable_reason().empty() && c.type != DataType::kF64))
+  if (c.variant != "tma_reduce" || (tma_unavailable_reason().empty() && c.type != DataType::kF64))
     EXPECT_GE(itself, 6) << "too few calls ran " << c.variant << " itself";
 }
 
@@ -117,12 +116,11 @@ TEST(AccumulateFallback, TmaReduceSaysWhyAndCanRefuse) {
   opt.variant = "tma_reduce";
   Status st;
   auto run = [&](DataType t, double beta) {
-    return test::check_transpose_accumulate(64, 64, t, 1, beta, {},
-                                            [&](const void* src, void* dst) {
-                                              st = transpose_accumulate(src, dst, 64, 64, t, 1,
-                                                                        beta, {}, opt);
-                                              return st;
-                                            });
+    return test::check_transpose_accumulate(
+        64, 64, t, 1, beta, {}, [&](const void* src, void* dst) {
+          st = transpose_accumulate(src, dst, 64, 64, t, 1, beta, {}, opt);
+          return st;
+        });
   };
   EXPECT_EQ(run(DataType::kF32, 0.5), "");
   EXPECT_EQ(st.variant, "smem_accumulate");
@@ -153,20 +151,21 @@ TEST(AccumulateFallback, TmaReduceSaysWhyAndCanRefuse) {
 
 TEST(AccumulateAuto, RunsWhatAutoPicksOrItsFallback) {
   TMAKIT_NEED_GPU(75);
-  for (DataType t : {DataType::kF16, DataType::kBF16, DataType::kF32, DataType::kF64,
-                     DataType::kI32})
+  for (DataType t :
+       {DataType::kF16, DataType::kBF16, DataType::kF32, DataType::kF64, DataType::kI32})
     for (double beta : {0.0, 1.0}) {
       Status st;
       EXPECT_EQ(test::check_transpose_accumulate(1040, 2000, t, 1, beta, {},
                                                  [&](const void* s, void* d) {
-                                                   st = transpose_accumulate(s, d, 1040, 2000, t,
-                                                                             1, beta);
+                                                   st = transpose_accumulate(s, d, 1040, 2000, t, 1,
+                                                                             beta);
                                                    return st;
                                                  }),
                 "")
           << to_string(t) << " beta " << beta;
       const std::string pick = auto_accumulate_variant(1040, 2000, t, beta);
-      EXPECT_TRUE(st.variant == pick || (st.variant == "smem_accumulate" && !st.fallback_reason.empty()))
+      EXPECT_TRUE(st.variant == pick ||
+                  (st.variant == "smem_accumulate" && !st.fallback_reason.empty()))
           << st.variant << " vs " << pick;
     }
 }

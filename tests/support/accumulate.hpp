@@ -13,6 +13,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 #include <host/testdata.hpp>
+#include <tests/support/harness.hpp>
 #include <tmakit/tmakit.hpp>
 
 namespace tmakit::test {
@@ -59,24 +60,24 @@ inline std::string check_transpose_accumulate(
   const int e = data_type_bytes(type);
   const std::int64_t src_ld = layout.src_ld_elems ? layout.src_ld_elems : cols;
   const std::int64_t dst_ld = layout.dst_ld_elems ? layout.dst_ld_elems : rows;
-  const std::int64_t src_bs = layout.src_batch_stride_elems ? layout.src_batch_stride_elems
-                                                            : rows * src_ld;
-  const std::int64_t dst_bs = layout.dst_batch_stride_elems ? layout.dst_batch_stride_elems
-                                                            : cols * dst_ld;
+  const std::int64_t src_bs =
+      layout.src_batch_stride_elems ? layout.src_batch_stride_elems : rows * src_ld;
+  const std::int64_t dst_bs =
+      layout.dst_batch_stride_elems ? layout.dst_batch_stride_elems : cols * dst_ld;
   const std::int64_t src_n = (layout.batch - 1) * src_bs + (rows - 1) * src_ld + cols;
   const std::int64_t dst_n = (layout.batch - 1) * dst_bs + (cols - 1) * dst_ld + rows;
-  constexpr std::size_t kGuard = 4096;
   std::vector<unsigned char> src(static_cast<std::size_t>(src_n) * e);
   for (std::int64_t i = 0; i < src_n; ++i) put_small_integer(src.data(), i, type, 1);
-  std::vector<unsigned char> dst0(static_cast<std::size_t>(dst_n) * e + 2 * kGuard, kPoisonByte);
-  unsigned char* body0 = dst0.data() + kGuard;
+  std::vector<unsigned char> dst0(static_cast<std::size_t>(dst_n) * e + 2 * kGuardBytes,
+                                  kPoisonByte);
+  unsigned char* body0 = dst0.data() + kGuardBytes;
   for (std::int64_t b = 0; b < layout.batch; ++b)
     for (std::int64_t j = 0; j < cols; ++j)
       for (std::int64_t i = 0; i < rows; ++i)
         put_small_integer(body0, b * dst_bs + j * dst_ld + i, type, 5);
   std::vector<unsigned char> ref = dst0;
-  if (Status s = reference_transpose_accumulate(src.data(), ref.data() + kGuard, rows, cols, type,
-                                                alpha, beta, layout);
+  if (Status s = reference_transpose_accumulate(src.data(), ref.data() + kGuardBytes, rows, cols,
+                                                type, alpha, beta, layout);
       !s)
     return "reference: " + s.message;
   unsigned char *d_src = nullptr, *d_dst = nullptr;
@@ -89,24 +90,12 @@ inline std::string check_transpose_accumulate(
       cuda(cudaMalloc(reinterpret_cast<void**>(&d_dst), dst0.size()), "cudaMalloc dst") &&
       cuda(cudaMemcpy(d_src, src.data(), src.size(), cudaMemcpyHostToDevice), "H2D src") &&
       cuda(cudaMemcpy(d_dst, dst0.data(), dst0.size(), cudaMemcpyHostToDevice), "H2D dst")) {
-    const Status s = run(d_src, d_dst + kGuard);
+    const Status s = run(d_src, d_dst + kGuardBytes);
     if (!s) err = "call failed: " + s.message;
     if (err.empty() && cuda(cudaDeviceSynchronize(), "kernel")) {
       std::vector<unsigned char> out(dst0.size());
       if (cuda(cudaMemcpy(out.data(), d_dst, out.size(), cudaMemcpyDeviceToHost), "D2H"))
-        for (std::size_t i = 0; i < out.size() && err.empty(); ++i)
-          if (out[i] != ref[i]) {
-            const std::int64_t at = static_cast<std::int64_t>(i) - std::int64_t(kGuard);
-            if (at < 0 || at >= dst_n * e) {
-              err = "wrote outside dst (byte " + std::to_string(at) + " of its span)";
-            } else {
-              const std::int64_t el = at / e, b = el / dst_bs, in_m = el % dst_bs,
-                                 line = in_m / dst_ld, pos = in_m % dst_ld;
-              err = "dst element " + std::to_string(el) + " (matrix " + std::to_string(b) +
-                    ", row " + std::to_string(line) + ", column " + std::to_string(pos) + ") " +
-                    (ref[i] == kPoisonByte ? "is padding but was written" : "has the wrong value");
-            }
-          }
+        err = first_span_difference(out, ref, dst_n, e, dst_bs, dst_ld);
     }
   }
   cudaFree(d_src);

@@ -74,6 +74,28 @@ inline std::string check_transpose(std::int64_t rows, std::int64_t cols, int ele
   return err;
 }
 
+// Compares a dst span read back (with kGuardBytes of guard on each side) with the reference,
+// byte for byte: "" when equal, else where the first difference is (outside dst, padding
+// written, an element never written or wrong) in matrix / row / column terms.
+inline std::string first_span_difference(const std::vector<unsigned char>& out,
+                                         const std::vector<unsigned char>& ref, std::int64_t dst_n,
+                                         std::int64_t e, std::int64_t dst_bs, std::int64_t dst_ld) {
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (out[i] == ref[i]) continue;
+    const std::int64_t at = static_cast<std::int64_t>(i) - std::int64_t(kGuardBytes);
+    if (at < 0 || at >= dst_n * e)
+      return "wrote outside dst (byte " + std::to_string(at) + " of its span)";
+    const std::int64_t el = at / e, b = el / dst_bs, in_m = el % dst_bs, line = in_m / dst_ld,
+                       pos = in_m % dst_ld;
+    return "dst element " + std::to_string(el) + " (matrix " + std::to_string(b) + ", row " +
+           std::to_string(line) + ", column " + std::to_string(pos) + ") " +
+           (ref[i] == kPoisonByte   ? "is padding but was written"
+            : out[i] == kPoisonByte ? "was never written"
+                                    : "has the wrong value");
+  }
+  return {};
+}
+
 // The same for a batch of strided matrices: src spans what `layout` says (padding and gaps
 // filled with the pattern too), dst is poisoned over its whole span plus guard bands, and
 // after the call every byte of it must equal the reference: the matrices transposed (or
@@ -114,21 +136,7 @@ inline std::string check_transpose_layout(std::int64_t rows, std::int64_t cols, 
     if (err.empty() && cuda(cudaDeviceSynchronize(), "kernel")) {
       std::vector<unsigned char> out(ref.size());
       if (cuda(cudaMemcpy(out.data(), d_dst, out.size(), cudaMemcpyDeviceToHost), "D2H"))
-        for (std::size_t i = 0; i < out.size() && err.empty(); ++i)
-          if (out[i] != ref[i]) {
-            const std::int64_t at = static_cast<std::int64_t>(i) - std::int64_t(kGuardBytes);
-            if (at < 0 || at >= dst_n * std::int64_t(e)) {
-              err = "wrote outside dst (byte " + std::to_string(at) + " of its span)";
-            } else {
-              const std::int64_t el = at / std::int64_t(e), b = el / dst_bs, in_m = el % dst_bs,
-                                 line = in_m / dst_ld, pos = in_m % dst_ld;
-              err = "dst element " + std::to_string(el) + " (matrix " + std::to_string(b) +
-                    ", row " + std::to_string(line) + ", column " + std::to_string(pos) + ") " +
-                    (ref[i] == kPoisonByte   ? "is padding but was written"
-                     : out[i] == kPoisonByte ? "was never written"
-                                             : "has the wrong value");
-            }
-          }
+        err = first_span_difference(out, ref, dst_n, static_cast<std::int64_t>(e), dst_bs, dst_ld);
     }
   }
   cudaFree(d_src);

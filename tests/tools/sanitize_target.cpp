@@ -37,8 +37,8 @@ int main(int argc, char** argv) {
     const MatrixLayout strided{3, 160, 64, 48 * 160 + 32, 144 * 64 + 16};
     const std::vector<std::pair<test::Shape, MatrixLayout>> shapes = {
         {{48, 80}, {}}, {{1, 1}, {}}, {{33, 31}, {}}, {{144, 272}, {}}, {{48, 144}, strided}};
-    for (DataType t : {DataType::kF16, DataType::kBF16, DataType::kF32, DataType::kF64,
-                       DataType::kI32})
+    for (DataType t :
+         {DataType::kF16, DataType::kBF16, DataType::kF32, DataType::kF64, DataType::kI32})
       for (double beta : {1.0, 0.0})
         for (const auto& [shape, lay] : shapes) {
           TransposeOptions opt;
