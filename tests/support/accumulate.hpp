@@ -80,27 +80,7 @@ inline std::string check_transpose_accumulate(
                                                 type, alpha, beta, layout);
       !s)
     return "reference: " + s.message;
-  unsigned char *d_src = nullptr, *d_dst = nullptr;
-  std::string err;
-  auto cuda = [&](cudaError_t c, const char* what) {
-    if (c != cudaSuccess && err.empty()) err = std::string(what) + ": " + cudaGetErrorName(c);
-    return c == cudaSuccess;
-  };
-  if (cuda(cudaMalloc(reinterpret_cast<void**>(&d_src), src.size()), "cudaMalloc src") &&
-      cuda(cudaMalloc(reinterpret_cast<void**>(&d_dst), dst0.size()), "cudaMalloc dst") &&
-      cuda(cudaMemcpy(d_src, src.data(), src.size(), cudaMemcpyHostToDevice), "H2D src") &&
-      cuda(cudaMemcpy(d_dst, dst0.data(), dst0.size(), cudaMemcpyHostToDevice), "H2D dst")) {
-    const Status s = run(d_src, d_dst + kGuardBytes);
-    if (!s) err = "call failed: " + s.message;
-    if (err.empty() && cuda(cudaDeviceSynchronize(), "kernel")) {
-      std::vector<unsigned char> out(dst0.size());
-      if (cuda(cudaMemcpy(out.data(), d_dst, out.size(), cudaMemcpyDeviceToHost), "D2H"))
-        err = first_span_difference(out, ref, dst_n, e, dst_bs, dst_ld);
-    }
-  }
-  cudaFree(d_src);
-  cudaFree(d_dst);
-  return err;
+  return run_and_compare_span(src, dst0, ref, run, dst_n, e, dst_bs, dst_ld);
 }
 
 }  // namespace tmakit::test

@@ -96,6 +96,39 @@ inline std::string first_span_difference(const std::vector<unsigned char>& out,
   return {};
 }
 
+// Copies src and dst_init (a dst span with kGuardBytes of guard on each side) to the device,
+// runs run(src, dst span), reads the span back and compares it with ref
+// (first_span_difference). "" when equal, else what failed or differed.
+inline std::string run_and_compare_span(const std::vector<unsigned char>& src,
+                                        const std::vector<unsigned char>& dst_init,
+                                        const std::vector<unsigned char>& ref,
+                                        const std::function<Status(const void*, void*)>& run,
+                                        std::int64_t dst_n, std::int64_t e, std::int64_t dst_bs,
+                                        std::int64_t dst_ld) {
+  unsigned char *d_src = nullptr, *d_dst = nullptr;
+  std::string err;
+  auto cuda = [&](cudaError_t c, const char* what) {
+    if (c != cudaSuccess && err.empty()) err = std::string(what) + ": " + cudaGetErrorName(c);
+    return c == cudaSuccess;
+  };
+  if (cuda(cudaMalloc(reinterpret_cast<void**>(&d_src), src.size()), "cudaMalloc src") &&
+      cuda(cudaMalloc(reinterpret_cast<void**>(&d_dst), dst_init.size()), "cudaMalloc dst") &&
+      cuda(cudaMemcpy(d_src, src.data(), src.size(), cudaMemcpyHostToDevice), "H2D src") &&
+      cuda(cudaMemcpy(d_dst, dst_init.data(), dst_init.size(), cudaMemcpyHostToDevice),
+           "H2D dst")) {
+    const Status s = run(d_src, d_dst + kGuardBytes);
+    if (!s) err = "call failed: " + s.message;
+    if (err.empty() && cuda(cudaDeviceSynchronize(), "kernel")) {
+      std::vector<unsigned char> out(dst_init.size());
+      if (cuda(cudaMemcpy(out.data(), d_dst, out.size(), cudaMemcpyDeviceToHost), "D2H"))
+        err = first_span_difference(out, ref, dst_n, e, dst_bs, dst_ld);
+    }
+  }
+  cudaFree(d_src);
+  cudaFree(d_dst);
+  return err;
+}
+
 // The same for a batch of strided matrices: src spans what `layout` says (padding and gaps
 // filled with the pattern too), dst is poisoned over its whole span plus guard bands, and
 // after the call every byte of it must equal the reference: the matrices transposed (or
@@ -121,27 +154,8 @@ inline std::string check_transpose_layout(std::int64_t rows, std::int64_t cols, 
                                      layout, expect_copy);
       !s)
     return "reference: " + s.message;
-  unsigned char *d_src = nullptr, *d_dst = nullptr;
-  std::string err;
-  auto cuda = [&](cudaError_t c, const char* what) {
-    if (c != cudaSuccess && err.empty()) err = std::string(what) + ": " + cudaGetErrorName(c);
-    return c == cudaSuccess;
-  };
-  if (cuda(cudaMalloc(reinterpret_cast<void**>(&d_src), src.size()), "cudaMalloc src") &&
-      cuda(cudaMalloc(reinterpret_cast<void**>(&d_dst), ref.size()), "cudaMalloc dst") &&
-      cuda(cudaMemcpy(d_src, src.data(), src.size(), cudaMemcpyHostToDevice), "H2D") &&
-      cuda(cudaMemset(d_dst, kPoisonByte, ref.size()), "poison")) {
-    const Status s = run(d_src, d_dst + kGuardBytes);
-    if (!s) err = "call failed: " + s.message;
-    if (err.empty() && cuda(cudaDeviceSynchronize(), "kernel")) {
-      std::vector<unsigned char> out(ref.size());
-      if (cuda(cudaMemcpy(out.data(), d_dst, out.size(), cudaMemcpyDeviceToHost), "D2H"))
-        err = first_span_difference(out, ref, dst_n, static_cast<std::int64_t>(e), dst_bs, dst_ld);
-    }
-  }
-  cudaFree(d_src);
-  cudaFree(d_dst);
-  return err;
+  return run_and_compare_span(src, std::vector<unsigned char>(ref.size(), kPoisonByte), ref, run,
+                              dst_n, static_cast<std::int64_t>(e), dst_bs, dst_ld);
 }
 
 struct Shape {
