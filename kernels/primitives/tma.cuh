@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <cuda.h>  // CUtensorMap (cuda/barrier only forward-declares it)
+#include <cuda/annotated_ptr>  // cuda::access_property: L2 policies for the cache hints
 #include <cuda/barrier>
 #include <cuda/ptx>
 #include <kernels/common/arch.hpp>
@@ -232,6 +233,66 @@ __device__ __forceinline__ void reduce_add_3d(const CUtensorMap* map, int x, int
                                    src);
 #else
   __trap();
+#endif
+}
+
+// ---- L2 cache hints and tensor prefetch (issue 18's levers) -------------------------------
+// cuda::ptx (CCCL 3.0) wraps neither the .L2::cache_hint forms of the bulk tensor copies nor
+// cp.async.bulk.prefetch.tensor, so these three are inline PTX, here only. The 64-bit policy
+// operand is what createpolicy would return; libcu++'s cuda::access_property builds it
+// (l2_policy below), so no createpolicy instruction is issued.
+enum class L2Hint : int { kNone = 0, kEvictFirst = 1, kEvictLast = 2, kEvictNormal = 3 };
+
+template <L2Hint H>
+__device__ __forceinline__ std::uint64_t l2_policy() {
+  if constexpr (H == L2Hint::kEvictFirst)
+    return static_cast<std::uint64_t>(cuda::access_property(cuda::access_property::streaming{}));
+  else if constexpr (H == L2Hint::kEvictLast)
+    return static_cast<std::uint64_t>(cuda::access_property(cuda::access_property::persisting{}));
+  else
+    return static_cast<std::uint64_t>(cuda::access_property(cuda::access_property::normal{}));
+}
+
+// cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint
+//   [dst], [map, {x, y, z}], [bar], policy: load_3d with an L2 eviction policy for the lines read.
+__device__ __forceinline__ void load_3d_hint(void* dst, const CUtensorMap* map, int x, int y, int z,
+                                             std::uint64_t* bar, std::uint64_t policy) {
+#if TMAKIT_DEVICE_HAS_TMA
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      ".L2::cache_hint [%0], [%1, {%2, %3, %4}], [%5], %6;" ::"r"(
+          static_cast<std::uint32_t>(__cvta_generic_to_shared(dst))),
+      "l"(map), "r"(x), "r"(y), "r"(z),
+      "r"(static_cast<std::uint32_t>(__cvta_generic_to_shared(bar))), "l"(policy)
+      : "memory");
+#else
+  __trap();
+#endif
+}
+
+// cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group.L2::cache_hint
+//   [map, {x, y, z}], [src], policy: store_3d with an L2 eviction policy for the lines written.
+__device__ __forceinline__ void store_3d_hint(const CUtensorMap* map, int x, int y, int z,
+                                              const void* src, std::uint64_t policy) {
+#if TMAKIT_DEVICE_HAS_TMA
+  asm volatile(
+      "cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group.L2::cache_hint"
+      " [%0, {%1, %2, %3}], [%4], %5;" ::"l"(map),
+      "r"(x), "r"(y), "r"(z), "r"(static_cast<std::uint32_t>(__cvta_generic_to_shared(src))),
+      "l"(policy)
+      : "memory");
+#else
+  __trap();
+#endif
+}
+
+// cp.async.bulk.prefetch.tensor.3d.L2.global.tile [map, {x, y, z}]: bring a box into the L2
+// without a shared destination or a barrier (a hint: nothing waits for it).
+__device__ __forceinline__ void prefetch_3d(const CUtensorMap* map, int x, int y, int z) {
+#if TMAKIT_DEVICE_HAS_TMA
+  asm volatile("cp.async.bulk.prefetch.tensor.3d.L2.global.tile [%0, {%1, %2, %3}];" ::"l"(map),
+               "r"(x), "r"(y), "r"(z)
+               : "memory");
 #endif
 }
 
