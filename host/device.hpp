@@ -27,10 +27,12 @@ std::string missing_device_code(const DeviceCaps& caps);
 Status current_device_caps(DeviceCaps* caps);
 
 // Ok unless the context of `device` holds a sticky error from an earlier fault (an illegal
-// address, a trap, a failed device assertion, ...): then every CUDA call fails, and the
-// message names that earlier error so it is not mistaken for a problem of this call. A pending
-// non-sticky error of an earlier call is cleared, so that it is not blamed on this call's
-// launch. Also rejects a stream that cudaStreamQuery does not know.
+// address, a trap, a failed device assertion, ...) still pending, or a user stream that
+// cudaStreamQuery does not know (its query also returns a sticky error already received and
+// cleared). A pending non-sticky error of an earlier call is cleared, so that it is not blamed
+// on this call's launch. The default streams are not queried (the per-call cost): on them a
+// sticky error already cleared surfaces at the launch, which transpose() reports as the
+// earlier fault too.
 Status check_context_and_stream(int device, cudaStream_t stream);
 
 // The errors after which a CUDA context is unusable (a fault inside a kernel).

@@ -371,8 +371,14 @@ Status run(const void* src, void* dst, std::int64_t rows, std::int64_t cols, int
     s.fallback_reason = result.fallback_reason;
     return s;
   };
-  if (const cudaError_t err = def->launch(args); err != cudaSuccess)
+  if (const cudaError_t err = def->launch(args); err != cudaSuccess) {
+    if (is_sticky_error(err)) {  // an earlier fault: say so, not "launching failed"
+      Status s = make_status(StatusCode::kCudaError, sticky_error_text(caps.device, err));
+      s.variant = token;
+      return s;
+    }
     return failed(err, "launching");
+  }
   if (options.synchronize)
     if (const cudaError_t err = cudaStreamSynchronize(options.stream); err != cudaSuccess)
       return failed(err, "running");

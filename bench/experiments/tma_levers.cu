@@ -18,6 +18,8 @@
 //                             (wrong values: timed, not verified)
 //   tile_copy                 the loaded tile stored back at the same coordinates: the copy
 //                             roofline of this exact tile geometry
+// `combos` (round 2) combines the winners and widens the tile to 2T x 2T, T x 2T, 2T x T and
+// (4- and 8-byte elements) 4T x 4T: 256- and 512-byte global segments instead of 128.
 // Every verified variant is compared element by element on the device; medians of 15 launches,
 // L2 flushed (256 MB memset) before each; GB/s = bytes read + written; % of cudaMemcpyAsync of
 // the same bytes in the same process.
@@ -50,29 +52,38 @@ using tma::L2Hint;
 
 enum Op : int { kTranspose = 0, kNoSmemTranspose = 1, kTileCopy = 2 };
 
-template <L2Hint LH, L2Hint SH, int O, bool Persistent, bool Prefetch, bool ColOrder>
+template <L2Hint LH, L2Hint SH, int O, bool Persistent, bool Prefetch, bool ColOrder,
+          unsigned MR = 1, unsigned MC = 1>
 struct Lever {
   static constexpr L2Hint kLoad = LH, kStore = SH;
   static constexpr int kOp = O;
   static constexpr bool kPersistent = Persistent, kPrefetch = Prefetch, kColOrder = ColOrder;
+  static constexpr unsigned kMR = MR, kMC = MC;  // tile = (MR * T) x (MC * T) elements
 };
 
 constexpr int kMode = kSwizzle128B;
-constexpr unsigned kThreads = 64;
 
 template <int E>
-constexpr unsigned kT = 128 / E;
+constexpr unsigned kT = 128 / E;  // one 128-byte swizzle span per box line
 
-template <int E>
+template <int E, class L>
+constexpr unsigned kR = L::kMR * kT<E>;
+template <int E, class L>
+constexpr unsigned kC = L::kMC * kT<E>;
+// 64 threads per 128-byte strip of the tile, at most 256.
+template <int E, class L>
+constexpr unsigned kThreads = L::kMR * L::kMC * 64 < 256 ? L::kMR * L::kMC * 64 : 256;
+
+template <int E, class L>
 constexpr unsigned smem_bytes() {
-  return 1024 + 2 * kT<E> * kT<E> * E + 8;
+  return 1024 + 2 * kR<E, L> * kC<E, L> * E + 8;
 }
 
 template <int E, class L>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads<E, L>)
     lever_kernel(const __grid_constant__ CUtensorMap src_map,
                  const __grid_constant__ CUtensorMap dst_map, int rows, int cols) {
-  constexpr unsigned T = kT<E>, kBytes = T * T * E;
+  constexpr unsigned T = kT<E>, R = kR<E, L>, C = kC<E, L>, kBytes = R * C * E;
   extern __shared__ unsigned char smem[];
   unsigned char* in = tma::align_smem<unsigned char>(smem, 1024);
   unsigned char* out = in + kBytes;
@@ -85,15 +96,15 @@ __global__ void __launch_bounds__(kThreads)
     tma::fence_proxy_async_smem();
   }
   __syncthreads();
-  const unsigned tiles_r = (rows + T - 1) / T, tiles_c = (cols + T - 1) / T,
+  const unsigned tiles_r = (rows + R - 1) / R, tiles_c = (cols + C - 1) / C,
                  tiles = tiles_r * tiles_c;
   // Tile n at tile row r, tile column c: row-major (n = r * tiles_c + c) or, with ColOrder,
-  // column-major (n = c * tiles_r + r). Its source rows r*T.., columns c*T..
+  // column-major (n = c * tiles_r + r). Its source rows r*R.., columns c*C..
   auto at = [&](unsigned n, int* row0, int* col0) {
     const unsigned r = L::kColOrder ? n % tiles_r : n / tiles_c,
                    c = L::kColOrder ? n / tiles_r : n % tiles_c;
-    *row0 = static_cast<int>(r * T);
-    *col0 = static_cast<int>(c * T);
+    *row0 = static_cast<int>(r * R);
+    *col0 = static_cast<int>(c * C);
   };
   std::uint32_t phase = 0;
   for (unsigned n = blockIdx.x; n < tiles; n += gridDim.x) {
@@ -101,35 +112,52 @@ __global__ void __launch_bounds__(kThreads)
     at(n, &row0, &col0);
     if (tid == 0) {
       full.arrive_expect_tx(kBytes);
-      // One box per tile: 128B swizzle boxes are 128 bytes = T elements wide.
-      if constexpr (L::kLoad == L2Hint::kNone)
-        tma::load_3d(in, &src_map, col0, row0, 0, full.handle());
-      else
-        tma::load_3d_hint(in, &src_map, col0, row0, 0, full.handle(), tma::l2_policy<L::kLoad>());
+      // Box b: source columns col0 + b*T.., R lines, at in + b * R * 128 (tma_tile.hpp).
+      for (unsigned b = 0; b < L::kMC; ++b) {
+        const int x = col0 + static_cast<int>(b * T);
+        if constexpr (L::kLoad == L2Hint::kNone)
+          tma::load_3d(in + b * R * 128, &src_map, x, row0, 0, full.handle());
+        else
+          tma::load_3d_hint(in + b * R * 128, &src_map, x, row0, 0, full.handle(),
+                            tma::l2_policy<L::kLoad>());
+      }
       if constexpr (L::kPrefetch) {
         if (n + gridDim.x < tiles) {
           int r1, c1;
           at(n + gridDim.x, &r1, &c1);
-          tma::prefetch_3d(&src_map, c1, r1, 0);
+          for (unsigned b = 0; b < L::kMC; ++b)
+            tma::prefetch_3d(&src_map, c1 + static_cast<int>(b * T), r1, 0);
         }
       }
     }
     full.wait({0, phase++, kBytes});
     const unsigned char* buf = in;
     if constexpr (L::kOp == kTranspose) {
-      tma::transpose_tile<E, kMode, T, T, kThreads>(in, out, tid);
+      tma::transpose_tile<E, kMode, R, C, kThreads<E, L>>(in, out, tid);
       buf = out;
     }
     tma::fence_proxy_async_smem();
     __syncthreads();
     if (tid == 0) {
-      // Transposed: dst row = source column col0.., dst column = source row row0.. (x, y) =
-      // (row0, col0). Tile copy: the same (x, y) = (col0, row0) in a rows x cols map.
-      const int x = L::kOp == kTileCopy ? col0 : row0, y = L::kOp == kTileCopy ? row0 : col0;
-      if constexpr (L::kStore == L2Hint::kNone)
-        tma::store_3d(&dst_map, x, y, 0, buf);
-      else
-        tma::store_3d_hint(&dst_map, x, y, 0, buf, tma::l2_policy<L::kStore>());
+      if constexpr (L::kOp == kTileCopy) {  // the loaded boxes back at (col0 + b*T, row0)
+        for (unsigned b = 0; b < L::kMC; ++b) {
+          const int x = col0 + static_cast<int>(b * T);
+          if constexpr (L::kStore == L2Hint::kNone)
+            tma::store_3d(&dst_map, x, row0, 0, buf + b * R * 128);
+          else
+            tma::store_3d_hint(&dst_map, x, row0, 0, buf + b * R * 128, tma::l2_policy<L::kStore>());
+        }
+      } else {  // transposed: C lines of R elements; box b = dst columns row0 + b*T.., dst rows
+                // col0.. (C lines), at out + b * C * 128. Without the in-shared transpose
+                // (square tiles only) the loaded boxes go to the same places.
+        for (unsigned b = 0; b < L::kMR; ++b) {
+          const int x = row0 + static_cast<int>(b * T);
+          if constexpr (L::kStore == L2Hint::kNone)
+            tma::store_3d(&dst_map, x, col0, 0, buf + b * C * 128);
+          else
+            tma::store_3d_hint(&dst_map, x, col0, 0, buf + b * C * 128, tma::l2_policy<L::kStore>());
+        }
+      }
       tma::store_commit();
       tma::store_wait_read<0>();
     }
@@ -183,15 +211,15 @@ EncodeFn encode_fn() {
   return fn;
 }
 
-// A rows x cols matrix of E-byte elements (3-D, one matrix deep, like tmakit's maps), T x T
-// boxes, 128B swizzle.
-CUtensorMap make_map(void* base, int e, std::uint64_t rows, std::uint64_t cols) {
+// A rows x cols matrix of E-byte elements (3-D, one matrix deep, like tmakit's maps), boxes of
+// box_rows lines of 128 bytes, 128B swizzle.
+CUtensorMap make_map(void* base, int e, std::uint64_t rows, std::uint64_t cols, unsigned box_rows) {
   const CUtensorMapDataType type = e == 1   ? CU_TENSOR_MAP_DATA_TYPE_UINT8
                                    : e == 2 ? CU_TENSOR_MAP_DATA_TYPE_UINT16
                                    : e == 4 ? CU_TENSOR_MAP_DATA_TYPE_UINT32
                                             : CU_TENSOR_MAP_DATA_TYPE_INT64;
   const cuuint64_t dims[3] = {cols, rows, 1}, strides[2] = {cols * e, rows * cols * e};
-  const cuuint32_t box[3] = {cuuint32_t(128 / e), cuuint32_t(128 / e), 1}, estr[3] = {1, 1, 1};
+  const cuuint32_t box[3] = {cuuint32_t(128 / e), box_rows, 1}, estr[3] = {1, 1, 1};
   CUtensorMap m;
   const CUresult r = encode_fn()(&m, type, 3, base, dims, strides, box, estr,
                                  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
@@ -234,17 +262,17 @@ double median_ms(Ctx& c, Launch&& launch) {
 template <int E, class L>
 void run_lever(Ctx& c, const char* name, int rows, int cols, double memcpy_gbps) {
   auto* k = lever_kernel<E, L>;
-  constexpr unsigned kSmem = smem_bytes<E>();
+  constexpr unsigned kSmem = smem_bytes<E, L>(), kThr = kThreads<E, L>;
   CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
-  const CUtensorMap src_map = make_map(c.src, E, rows, cols);
-  const CUtensorMap dst_map = L::kOp == kTileCopy ? make_map(c.dst, E, rows, cols)
-                                                  : make_map(c.dst, E, cols, rows);
-  const unsigned tiles = unsigned((rows + kT<E> - 1) / kT<E>) * ((cols + kT<E> - 1) / kT<E>);
+  const CUtensorMap src_map = make_map(c.src, E, rows, cols, kR<E, L>);
+  const CUtensorMap dst_map = L::kOp == kTileCopy ? make_map(c.dst, E, rows, cols, kR<E, L>)
+                                                  : make_map(c.dst, E, cols, rows, kC<E, L>);
+  const unsigned tiles = unsigned((rows + kR<E, L> - 1) / kR<E, L>) * ((cols + kC<E, L> - 1) / kC<E, L>);
   int occ = 0;
-  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, kThreads, kSmem));
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, kThr, kSmem));
   const unsigned grid = L::kPersistent ? std::min<unsigned>(tiles, unsigned(occ * c.sms)) : tiles;
   CHECK(cudaMemset(c.dst, 0, std::size_t(rows) * cols * E));
-  k<<<grid, kThreads, kSmem>>>(src_map, dst_map, rows, cols);
+  k<<<grid, kThr, kSmem>>>(src_map, dst_map, rows, cols);
   CHECK(cudaGetLastError());
   CHECK(cudaDeviceSynchronize());
   const char* verdict = "unverified";
@@ -259,7 +287,7 @@ void run_lever(Ctx& c, const char* name, int rows, int cols, double memcpy_gbps)
       return;
     }
   }
-  const double ms = median_ms(c, [&] { k<<<grid, kThreads, kSmem>>>(src_map, dst_map, rows, cols); });
+  const double ms = median_ms(c, [&] { k<<<grid, kThr, kSmem>>>(src_map, dst_map, rows, cols); });
   const double gbps = 2.0 * rows * double(cols) * E / (ms * 1e6);
   std::printf("e%d %dx%d %-22s %7.0f GB/s %6.1f%% of memcpy  (grid %u, %d CTAs/SM, %s)\n", E,
               rows, cols, name, gbps, 100 * gbps / memcpy_gbps, grid, occ, verdict);
@@ -303,6 +331,28 @@ void all_levers(Ctx& c, int rows, int cols) {
   run_lever<E, Lever<N, N, kTranspose, false, false, false>>(c, "base_again", rows, cols, m);
 }
 
+// Round 2: the levers that won in round 1 (column order, evict_last loads) combined, and
+// tiles wider than one 128-byte span (256- and 512-byte global segments).
+template <int E>
+void combos(Ctx& c, int rows, int cols) {
+  prepare<E>(c, rows, cols);
+  const double m = run_memcpy<E>(c, rows, cols);
+  run_lever<E, Lever<N, N, kTranspose, false, false, false>>(c, "base", rows, cols, m);
+  run_lever<E, Lever<La, N, kTranspose, false, false, true>>(c, "col_ld_last", rows, cols, m);
+  run_lever<E, Lever<N, N, kTranspose, false, false, false, 2, 2>>(c, "t2x2", rows, cols, m);
+  run_lever<E, Lever<N, N, kTranspose, false, false, true, 2, 2>>(c, "t2x2_col", rows, cols, m);
+  run_lever<E, Lever<La, N, kTranspose, false, false, false, 2, 2>>(c, "t2x2_ld_last", rows, cols, m);
+  run_lever<E, Lever<La, N, kTranspose, false, false, true, 2, 2>>(c, "t2x2_col_ld_last", rows, cols, m);
+  run_lever<E, Lever<La, N, kTranspose, false, false, true, 1, 2>>(c, "t1x2_col_ld_last", rows, cols, m);
+  run_lever<E, Lever<La, N, kTranspose, false, false, true, 2, 1>>(c, "t2x1_col_ld_last", rows, cols, m);
+  run_lever<E, Lever<N, N, kTileCopy, false, false, false, 2, 2>>(c, "t2x2_tile_copy", rows, cols, m);
+  if constexpr (E >= 4) {
+    run_lever<E, Lever<N, N, kTranspose, false, false, false, 4, 4>>(c, "t4x4", rows, cols, m);
+    run_lever<E, Lever<La, N, kTranspose, false, false, true, 4, 4>>(c, "t4x4_col_ld_last", rows, cols, m);
+  }
+  run_lever<E, Lever<N, N, kTranspose, false, false, false>>(c, "base_again", rows, cols, m);
+}
+
 // The size sweep: where does the transpose's share of memcpy fall, and is it the transpose or
 // memcpy that moves?
 template <int E>
@@ -336,6 +386,14 @@ int main(int argc, char** argv) {
       all_levers<2>(c, n, n);
       all_levers<4>(c, n, n);
       all_levers<8>(c, n, n);
+    }
+  }
+  if (what == "combos") {
+    for (int n : {16384, 32768}) {
+      combos<1>(c, n, n);
+      combos<2>(c, n, n);
+      combos<4>(c, n, n);
+      combos<8>(c, n, n);
     }
   }
   if (what == "all" || what == "sizes") {

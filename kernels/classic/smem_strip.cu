@@ -24,6 +24,7 @@
 #include <kernels/common/grid.hpp>
 #include <kernels/launchers.hpp>
 #include <kernels/primitives/dispatch.cuh>
+#include <kernels/primitives/launch_smem.cuh>
 #include <kernels/primitives/tile_loop.cuh>
 
 namespace tmakit {
@@ -130,16 +131,10 @@ int strip_vector(const void* base, std::int64_t line, std::int64_t ld, std::int6
 
 template <class T, int VL, int VS>
 cudaError_t launch_strip_with(const kernels::LaunchArgs& a, const StripTile& t, std::size_t smem) {
-  if (smem > 48 * 1024)
-    if (const cudaError_t e = cudaFuncSetAttribute(smem_strip_kernel<T, VL, VS>,
-                                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                   static_cast<int>(smem));
-        e != cudaSuccess)
-      return e;
   const TileGrid g = tile_grid(ceil_div(a.rows, t.rows), ceil_div(a.cols, t.cols), a.strides.batch);
-  smem_strip_kernel<T, VL, VS><<<dim3(g.x, g.y, g.z), kThreads, smem, a.stream>>>(
-      static_cast<const T*>(a.src), static_cast<T*>(a.dst), a.rows, a.cols, a.strides, t);
-  return cudaGetLastError();
+  return launch_with_smem(smem_strip_kernel<T, VL, VS>, dim3(g.x, g.y, g.z), dim3(kThreads),
+                          static_cast<std::uint32_t>(smem), a.stream, static_cast<const T*>(a.src),
+                          static_cast<T*>(a.dst), a.rows, a.cols, a.strides, t);
 }
 
 template <class T>

@@ -123,7 +123,6 @@ template <int E, bool Transpose>
 inline cudaError_t launch(const kernels::LaunchArgs& a) {
   auto* kernel = async_copy_kernel<E, Transpose>;
   constexpr std::uint32_t kSmem = smem_bytes<E>();
-  if (cudaError_t err = allow_dynamic_smem(kernel, kSmem); err != cudaSuccess) return err;
   static const int per_sm = [&] {
     int n = 0;
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kThreads, kSmem) != cudaSuccess)
@@ -134,10 +133,9 @@ inline cudaError_t launch(const kernels::LaunchArgs& a) {
       a.strides.batch * ceil_div(a.rows, kSide<E>) * ceil_div(a.cols, kSide<E>);
   const auto grid = static_cast<unsigned>(
       std::min<std::int64_t>(tiles, static_cast<std::int64_t>(a.sm_count) * per_sm));
-  kernel<<<grid, kThreads, kSmem, a.stream>>>(static_cast<const unsigned char*>(a.src),
-                                              static_cast<unsigned char*>(a.dst), a.rows, a.cols,
-                                              a.strides);
-  return cudaGetLastError();
+  return launch_with_smem(kernel, dim3(grid), dim3(kThreads), kSmem, a.stream,
+                          static_cast<const unsigned char*>(a.src),
+                          static_cast<unsigned char*>(a.dst), a.rows, a.cols, a.strides);
 }
 
 }  // namespace tmakit::async_tile

@@ -8,6 +8,7 @@
 #include <kernels/common/grid.hpp>
 #include <kernels/common/swizzle.hpp>
 #include <kernels/common/tma_tile.hpp>
+#include <kernels/primitives/launch_smem.cuh>  // allow_dynamic_smem
 
 namespace tmakit {
 
@@ -56,14 +57,6 @@ cudaError_t dispatch_barrier(BarrierStyle style, F&& f) {
                                              : f(StyleC<BarrierStyle::kPtx>{});
 }
 
-// Kernels needing more than the default 48 KB of dynamic shared memory must opt in first.
-template <class Kernel>
-cudaError_t allow_dynamic_smem(Kernel* kernel, std::uint32_t bytes) {
-  if (bytes <= 48u * 1024u) return cudaSuccess;
-  return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                              static_cast<int>(bytes));
-}
-
 // Opts `kernel` in to `smem_bytes` of dynamic shared memory and launches it with `threads`
 // per block on a grid covering tiles_y x tiles_x tiles of `batch` matrices (the kernel
 // grid-strides the rest: kernels/primitives/tile_loop.cuh).
@@ -71,10 +64,9 @@ template <class... Params, class... Args>
 cudaError_t launch_on_tiles(void (*kernel)(Params...), std::uint32_t smem_bytes, std::int64_t batch,
                             std::int64_t tiles_y, std::int64_t tiles_x, unsigned threads,
                             cudaStream_t stream, Args&&... args) {
-  if (cudaError_t err = allow_dynamic_smem(kernel, smem_bytes); err != cudaSuccess) return err;
   const TileGrid g = tile_grid(tiles_y, tiles_x, batch);
-  kernel<<<dim3(g.x, g.y, g.z), threads, smem_bytes, stream>>>(std::forward<Args>(args)...);
-  return cudaGetLastError();
+  return launch_with_smem(kernel, dim3(g.x, g.y, g.z), dim3(threads), smem_bytes, stream,
+                          std::forward<Args>(args)...);
 }
 
 // Slack so a kernel can round its dynamic shared memory base up to the 1024-byte swizzle

@@ -134,14 +134,12 @@ template <int E, class Cfg, int Mode, BarrierStyle Style>
 cudaError_t launch_config(const kernels::LaunchArgs& a) {
   auto* kernel = tma_pipeline_kernel<E, Cfg, Mode, Style>;
   constexpr std::uint32_t kSmem = smem_bytes<E, Cfg>();
-  if (cudaError_t err = allow_dynamic_smem(kernel, kSmem); err != cudaSuccess) return err;
   const std::int64_t tiles =
       a.strides.batch * ceil_div(a.rows, Cfg::kRows) * ceil_div(a.cols, Cfg::kCols);
   const auto grid = static_cast<unsigned>(
       std::min<std::int64_t>(tiles, static_cast<std::int64_t>(a.sm_count) * Cfg::kCtasPerSm));
-  kernel<<<grid, kThreads<E, Cfg>, kSmem, a.stream>>>(*a.src_map, *a.dst_map, a.rows, a.cols,
-                                                      a.strides.batch);
-  return cudaGetLastError();
+  return launch_with_smem(kernel, dim3(grid), dim3(kThreads<E, Cfg>), kSmem, a.stream, *a.src_map,
+                          *a.dst_map, a.rows, a.cols, a.strides.batch);
 }
 
 }  // namespace
