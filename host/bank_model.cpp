@@ -172,7 +172,8 @@ std::vector<AccessReport> technique_bank_report(const std::string& token, int e,
     vec_tile ? replay_vec_tile<Layout>(e, rec) : replay_smem_tile<Layout>(e, rec);
   });
   if (classic) return rec.sites;
-  if (token == "tma_load_store" || token == "tma_pipeline" || token == "tma_reduce")
+  if (token == "tma_load_store" || token == "tma_pipeline" || token == "tma_wide" ||
+      token == "tma_reduce")
     replay_tma_tile(e, tma_swizzle_mode_from_bytes(swizzle_bytes), true, true, rec);
   else if (token == "async_copy")  // its own offsets place the lines as a 128B-swizzled box
     replay_tma_tile(e, kSwizzle128B, true, false, rec);

@@ -95,6 +95,7 @@ cudaError_t launch_tma_load_store(const LaunchArgs&);
 cudaError_t launch_tma_load(const LaunchArgs&);
 cudaError_t launch_tma_store(const LaunchArgs&);
 cudaError_t launch_tma_pipeline(const LaunchArgs&);
+cudaError_t launch_tma_wide(const LaunchArgs&);
 cudaError_t launch_int4_8x8(const LaunchArgs&);
 cudaError_t launch_tma_reduce(const LaunchArgs&);
 TmaPlan plan_tma_copy(const LaunchArgs&);
@@ -102,6 +103,7 @@ TmaPlan plan_tma_load_store(const LaunchArgs&);
 TmaPlan plan_tma_load(const LaunchArgs&);
 TmaPlan plan_tma_store(const LaunchArgs&);
 TmaPlan plan_tma_pipeline(const LaunchArgs&);
+TmaPlan plan_tma_wide(const LaunchArgs&);
 TmaPlan plan_int4_8x8(const LaunchArgs&);
 TmaPlan plan_tma_reduce(const LaunchArgs&);
 

@@ -1,8 +1,10 @@
 // Grid-stride walk over the tiles of a batch of matrices. Matrix b = blockIdx.z,
 // blockIdx.z + gridDim.z, ...; inside it, the block with linear index
 // k = blockIdx.y * gridDim.x + blockIdx.x takes tiles n = k, k + blocks, ... in the launch
-// order of grouped_tile (kernels/common/grid.hpp). The trip counts are the same for every
-// thread of a block, so a __syncthreads() inside the body is safe.
+// order of grouped_tile (kernels/common/grid.hpp), or with ColumnMajor in column-major order:
+// tile n = (n % tiles_y, n / tiles_y), so consecutive blocks walk down a tile column (their
+// transposed tiles fill one output row band). The trip counts are the same for every thread
+// of a block, so a __syncthreads() inside the body is safe.
 #pragma once
 #include <cstdint>
 #include <kernels/common/grid.hpp>
@@ -10,7 +12,7 @@
 namespace tmakit {
 
 // body(b, tile_y, tile_x) for every tile of every matrix b of the batch.
-template <class Body>
+template <bool ColumnMajor = false, class Body>
 __device__ __forceinline__ void for_each_tile(std::int64_t batch, std::int64_t tiles_y,
                                               std::int64_t tiles_x, Body&& body) {
   // 32-bit tile math: far fewer instructions than 64-bit division (a call that makes ptxas
@@ -23,7 +25,8 @@ __device__ __forceinline__ void for_each_tile(std::int64_t batch, std::int64_t t
   for (std::int64_t b = blockIdx.z; b < batch; b += gridDim.z)
     for (std::int64_t n = std::int64_t(blockIdx.y) * gridDim.x + blockIdx.x; n < tiles;
          n += blocks) {
-      const TileAt<U> t = grouped_tile<U>(U(n), U(tiles_y), U(tiles_x), U(kTileGroup));
+      const TileAt<U> t = ColumnMajor ? TileAt<U>{U(n) % U(tiles_y), U(n) / U(tiles_y)}
+                                      : grouped_tile<U>(U(n), U(tiles_y), U(tiles_x), U(kTileGroup));
       body(b, std::int64_t(t.r), std::int64_t(t.c));
     }
 }

@@ -23,18 +23,23 @@ template <int E, std::uint32_t R, std::uint32_t C>
 inline constexpr std::uint32_t kTileBytes = R* C* E;
 
 // One thread: the C / W loads of a tile of matrix z into `smem`, each crediting `bar` with its
-// box bytes.
+// box bytes, with L2 eviction policy H for the lines read (kNone: no hint).
 // The caller has already called arrive_expect_tx(kTileBytes) (boxes partly or wholly out of
 // bounds still deliver full box bytes, zero-filled).
-template <int E, int Mode, std::uint32_t R, std::uint32_t C>
+template <int E, int Mode, std::uint32_t R, std::uint32_t C, L2Hint H = L2Hint::kNone>
 __device__ __forceinline__ void load_tile(unsigned char* smem, const CUtensorMap* map,
                                           std::int32_t row0, std::int32_t col0, std::int32_t z,
                                           std::uint64_t* bar) {
   constexpr std::uint32_t kW = tma_tile_box_cols(Mode, E), kSpan = tma_tile_span_bytes(Mode);
   static_assert(C % kW == 0 && R % 8 == 0, "tile = whole boxes, 8-line aligned");
 #pragma unroll
-  for (std::uint32_t b = 0; b < C / kW; ++b)
-    load_3d(smem + b * R * kSpan, map, col0 + static_cast<std::int32_t>(b * kW), row0, z, bar);
+  for (std::uint32_t b = 0; b < C / kW; ++b) {
+    const std::int32_t x = col0 + static_cast<std::int32_t>(b * kW);
+    if constexpr (H == L2Hint::kNone)
+      load_3d(smem + b * R * kSpan, map, x, row0, z, bar);
+    else
+      load_3d_hint(smem + b * R * kSpan, map, x, row0, z, bar, l2_policy<H>());
+  }
 }
 
 // One thread: the R / W stores of a transposed tile (C lines of R elements) to `map` at
