@@ -126,7 +126,8 @@ std::string fallback_variant(const std::string& token, std::int64_t rows, std::i
   return classic_best(rows, cols, elem_bytes);
 }
 
-std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes) {
+std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes,
+                         std::int64_t batch) {
   // The fastest technique per shape class and element size on the H100, TMA where it won; the
   // dispatcher falls back from it (and says why) where TMA cannot run. Percent of
   // cudaMemcpyAsync at 8192^2 / 16384^2 (2026-11-21):
@@ -136,9 +137,21 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes) {
   //   8 B: smem_padded 97.8 / 96.8 (every TMA technique 92-93)
   //  16 B: smem_padded (int4_8x8 is the Programming Guide's teaching example, not fast)
   // Skinny and odd shapes: classic_best (above); TMA needs 16-byte rows.
+  // 1 and 2 B with many tiles: tma_wide (256-byte tile rows, column order, evict_last loads).
+  // Full run 2026-11-23 (session 8), GB/s tma_wide against tma_load_store: 16384^2 1 B 2823 /
+  // 2748, 2 B 2893 / 2750; 32768^2 2910 / 2750, 2904 / 2757; 1000x512x512 2951 / -, 2972 / -
+  // (best of the rest 2826 / 2842); 1024x256x256 2 B 2841 (best). With few tiles (one 64 KB
+  // CTA per SM at 1 B) it lost: 1024x256x256 1 B 2628 against 2655 (1024 tiles), 4096^2 1 B
+  // 1876 against tma_pipeline 2419 (256 tiles), 8192x2048 2 B 2390 against 2741 (1024). So:
+  // at least kWideMinTiles 256-byte-square tiles (between 1024, measured to lose, and 4000).
   const bool rows16 = (cols * elem_bytes) % 16 == 0 && (rows * elem_bytes) % 16 == 0;
-  if ((elem_bytes == 1 || elem_bytes == 2) && rows16 && std::min(rows, cols) > 32)
-    return "tma_load_store";
+  if ((elem_bytes == 1 || elem_bytes == 2) && rows16 && std::min(rows, cols) > 32) {
+    constexpr std::int64_t kWideMinTiles = 2048;
+    const std::int64_t side = 256 / elem_bytes;
+    const std::int64_t tiles = std::max<std::int64_t>(batch, 1) * ((rows + side - 1) / side) *
+                               ((cols + side - 1) / side);
+    return tiles >= kWideMinTiles ? "tma_wide" : "tma_load_store";
+  }
   return classic_best(rows, cols, elem_bytes);
 }
 
@@ -312,7 +325,7 @@ Status run(const void* src, void* dst, std::int64_t rows, std::int64_t cols, int
   if (is_auto)
     def =
         find_variant_def(acc != nullptr ? auto_accumulate_variant(rows, cols, acc->type, acc->beta)
-                                        : auto_variant(rows, cols, elem_bytes));
+                                        : auto_variant(rows, cols, elem_bytes, lay.strides.batch));
   kernels::LaunchArgs args;
   args.src = src;
   args.dst = dst;

@@ -142,6 +142,10 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(fallback_variant("tma_load_store", 4, 4000000, 2), "smem_strip");
   EXPECT_EQ(fallback_variant("tma_pipeline", 4000000, 32, 8), "smem_strip");
   EXPECT_EQ(auto_variant(4096, 4096, 1), "tma_load_store");
+  EXPECT_EQ(auto_variant(16384, 16384, 1), "tma_wide");   // 4096 tiles of 256 x 256 bytes
+  EXPECT_EQ(auto_variant(8192, 2048, 2), "tma_load_store");  // 1024 tiles: too few
+  EXPECT_EQ(auto_variant(512, 512, 1, 1000), "tma_wide");  // a batch counts its tiles
+  EXPECT_EQ(auto_variant(256, 256, 1, 1024), "tma_load_store");
   EXPECT_EQ(auto_variant(12345, 6789, 2), "smem_sector");
   // Output rows that split 32-byte sectors (rows * E not a multiple of 32), 2-8 B: smem_sector;
   // 1 B keeps smem_wide; output rows on sectors keep smem_wide even when the input rows are odd.

@@ -116,9 +116,11 @@ Status transpose(const T* src, T* dst, std::int64_t rows, std::int64_t cols,
 }
 
 // Which technique `auto` picks for this problem (the fastest measured on an H100 for its shape
-// class: square with 16-byte rows, odd rows, a side <= 32 elements). When it is a
-// TMA technique that cannot run the call, transpose() runs fallback_variant() and says why.
-std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes);
+// class: square with 16-byte rows, odd rows, a side <= 32 elements; `batch` matrices of that
+// shape). When it is a TMA technique that cannot run the call, transpose() runs
+// fallback_variant() and says why.
+std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes,
+                         std::int64_t batch = 1);
 
 // Empty when TMA techniques can run on the current device with this build and these options;
 // else the reason every TMA call would fall back with: no device, compute capability below 9.0,
