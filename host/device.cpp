@@ -54,6 +54,12 @@ Status current_device_caps(DeviceCaps* caps) {
   TMAKIT_CUDA_TRY(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
   TMAKIT_CUDA_TRY(cudaDeviceGetAttribute(&c.sm_count, cudaDevAttrMultiProcessorCount, dev));
   c.cc = major * 10 + minor;
+  // Peak DRAM bandwidth (double data rate over the bus), for per-GPU tuning choices.
+  int mem_khz = 0, bus_bits = 0;
+  if (cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, dev) == cudaSuccess &&
+      cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev) == cudaSuccess)
+    c.dram_gbps = 2.0 * mem_khz * 1e3 * (bus_bits / 8.0) / 1e9;
+  cudaGetLastError();
   c.code_error = kernels::device_code_ptx_version(&c.code_ptx_version);
   if (dev >= 0 && dev < 64) {
     cache[dev] = c;

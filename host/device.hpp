@@ -10,6 +10,7 @@ struct DeviceCaps {
   int device = 0;
   int cc = 0;  // major*10 + minor
   int sm_count = 0;
+  double dram_gbps = 0;  // peak DRAM bandwidth from the memory clock and bus width (0: unknown)
   // The device code this build runs on it (kernels/device_code.cu): the virtual architecture
   // it was compiled from (90 for sm_90 code; 80 for compute_80 PTX JIT-compiled here), or the
   // error when there is none (cudaErrorNoKernelImageForDevice).

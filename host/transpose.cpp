@@ -127,7 +127,7 @@ std::string fallback_variant(const std::string& token, std::int64_t rows, std::i
 }
 
 std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes,
-                         std::int64_t batch) {
+                         std::int64_t batch, double dram_gbps) {
   // The fastest technique per shape class and element size on the H100, TMA where it won; the
   // dispatcher falls back from it (and says why) where TMA cannot run. Percent of
   // cudaMemcpyAsync at 8192^2 / 16384^2 (2026-11-21):
@@ -137,20 +137,37 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes,
   //   8 B: smem_padded 97.8 / 96.8 (every TMA technique 92-93)
   //  16 B: smem_padded (int4_8x8 is the Programming Guide's teaching example, not fast)
   // Skinny and odd shapes: classic_best (above); TMA needs 16-byte rows.
-  // 1 and 2 B with many tiles: tma_wide (256-byte tile rows, column order, evict_last loads).
-  // Full run 2026-11-23 (session 8), GB/s tma_wide against tma_load_store: 16384^2 1 B 2823 /
-  // 2748, 2 B 2893 / 2750; 32768^2 2910 / 2750, 2904 / 2757; 1000x512x512 2951 / -, 2972 / -
-  // (best of the rest 2826 / 2842); 1024x256x256 2 B 2841 (best). With few tiles (one 64 KB
-  // CTA per SM at 1 B) it lost: 1024x256x256 1 B 2628 against 2655 (1024 tiles), 4096^2 1 B
-  // 1876 against tma_pipeline 2419 (256 tiles), 8192x2048 2 B 2390 against 2741 (1024). So:
-  // at least kWideMinTiles 256-byte-square tiles (between 1024, measured to lose, and 4000).
+  //
+  // tma_wide (256-byte tile rows, column-major tile order, evict_last loads; session 8) where
+  // its tiles are full and many. Full runs of 2026-11-23 (docs/data/bench-full-*-2026-11-23c),
+  // tma_wide / the best technique, H100 | H200:
+  //  - 1 B, 4000-16384 tiles of 256 x 256 bytes: 16384^2 1.00 | 0.97, 32768^2 1.00 | 0.99,
+  //    1000x512x512 1.00 | 0.89 (tma_load_store best on the H200: one 128 KB CTA per SM keeps
+  //    too few bytes moving for HBM3e), so 1 B takes it on the H100 table only;
+  //  - 2 B: 16384^2, 32768^2, 1000x512x512, 1024x256x256 (4096 tiles) 1.00 | 1.00; with 2048
+  //    tiles (2048x128x128) 0.96 | 1.00, with 1024 (8192x2048, 4096^2) 0.87 | 0.90: so at least
+  //    kWideMinTiles = 3000 (between 2048, measured to lose, and 4000, measured to win);
+  //  - 4 and 8 B, >= 16384 tiles and both sides >= 128: 0.993-1.000 | 1.000 (16384^2, 32768^2,
+  //    1000x512x512, 1024x256x256, 2048x128x128 8 B, 4096^2 8 B, 8192x2048 8 B), where
+  //    smem_wide / smem_padded ran 0.94-0.96 of it on the H200; skinny k = 32 (32 x 4000000 and
+  //    4000000 x 32) 0.98-1.00 | 1.00; k = 16 0.82-0.84 | 0.64-0.67 (smem_strip / tma_store);
+  //    64 x 64 matrices 0.95-0.98 | 0.96-0.98 (classic).
+  //  - a side shorter than the tile (256 bytes) wastes it: 2048x128x128 1 B ran 0.55 | 0.46.
   const bool rows16 = (cols * elem_bytes) % 16 == 0 && (rows * elem_bytes) % 16 == 0;
-  if ((elem_bytes == 1 || elem_bytes == 2) && rows16 && std::min(rows, cols) > 32) {
-    constexpr std::int64_t kWideMinTiles = 2048;
-    const std::int64_t side = 256 / elem_bytes;
+  const bool hbm3e = dram_gbps > 4000;  // the H200's table where the GPUs differ
+  const std::int64_t short_side = std::min(rows, cols), long_side = std::max(rows, cols);
+  if (rows16 && elem_bytes <= 8) {
+    const std::int64_t side = 256 / elem_bytes;  // tma_wide's tile side in elements
     const std::int64_t tiles = std::max<std::int64_t>(batch, 1) * ((rows + side - 1) / side) *
                                ((cols + side - 1) / side);
-    return tiles >= kWideMinTiles ? "tma_wide" : "tma_load_store";
+    constexpr std::int64_t kWideMinTiles = 3000, kWideMinTiles48 = 16384;
+    if (elem_bytes <= 2 && short_side >= side && tiles >= kWideMinTiles &&
+        (elem_bytes == 2 || !hbm3e))
+      return "tma_wide";
+    if (elem_bytes >= 4 && tiles >= kWideMinTiles48 &&
+        (short_side >= 128 || (short_side >= 32 && long_side >= 65536)))
+      return "tma_wide";
+    if (elem_bytes <= 2 && short_side > 32) return "tma_load_store";
   }
   return classic_best(rows, cols, elem_bytes);
 }
@@ -325,7 +342,8 @@ Status run(const void* src, void* dst, std::int64_t rows, std::int64_t cols, int
   if (is_auto)
     def =
         find_variant_def(acc != nullptr ? auto_accumulate_variant(rows, cols, acc->type, acc->beta)
-                                        : auto_variant(rows, cols, elem_bytes, lay.strides.batch));
+                                        : auto_variant(rows, cols, elem_bytes, lay.strides.batch,
+                                                       caps.dram_gbps));
   kernels::LaunchArgs args;
   args.src = src;
   args.dst = dst;

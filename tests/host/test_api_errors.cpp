@@ -157,7 +157,17 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(97, 75, 4), "smem_wide");  // small matrices: smem_sector lost at 2-4 B
   EXPECT_EQ(auto_variant(97, 75, 8), "smem_sector");
   EXPECT_EQ(auto_variant(7, 4000000, 4), "smem_strip");
-  EXPECT_EQ(auto_variant(16384, 16384, 8), "smem_padded");
+  EXPECT_EQ(auto_variant(16384, 16384, 8), "tma_wide");  // 262144 full tiles
+  EXPECT_EQ(auto_variant(2048, 2048, 8), "smem_padded");  // 4096 tiles: classic
+  EXPECT_EQ(auto_variant(64, 64, 8, 4096), "smem_padded");  // sides < 128: classic
+  EXPECT_EQ(auto_variant(32, 4000000, 4), "tma_wide");      // skinny k = 32, long rows
+  EXPECT_EQ(auto_variant(4000000, 16, 4), "smem_strip");    // k = 16: the strip
+  EXPECT_EQ(auto_variant(128, 128, 1, 2048), "tma_load_store");  // a side < the 256-byte tile
+  EXPECT_EQ(auto_variant(128, 128, 2, 2048), "tma_load_store");  // 2048 tiles: too few
+  // The H200's table (peak DRAM > 4000 GB/s): 1 B keeps tma_load_store, 2-8 B as the H100.
+  EXPECT_EQ(auto_variant(16384, 16384, 1, 1, 4800), "tma_load_store");
+  EXPECT_EQ(auto_variant(16384, 16384, 2, 1, 4800), "tma_wide");
+  EXPECT_EQ(auto_variant(16384, 16384, 1, 1, 3350), "tma_wide");
   for (const VariantInfo& v : variants()) {
     if (!v.uses_tma) continue;
     for (int e : {1, 2, 4, 8, 16}) {

@@ -117,10 +117,12 @@ Status transpose(const T* src, T* dst, std::int64_t rows, std::int64_t cols,
 
 // Which technique `auto` picks for this problem (the fastest measured on an H100 for its shape
 // class: square with 16-byte rows, odd rows, a side <= 32 elements; `batch` matrices of that
-// shape). When it is a TMA technique that cannot run the call, transpose() runs
+// shape). `dram_gbps`: the GPU's peak DRAM bandwidth, which picks the table (0 or below
+// 4000 GB/s: the H100's; above: the H200's, where they differ); transpose() passes the current
+// device's. When it is a TMA technique that cannot run the call, transpose() runs
 // fallback_variant() and says why.
 std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes,
-                         std::int64_t batch = 1);
+                         std::int64_t batch = 1, double dram_gbps = 0);
 
 // Empty when TMA techniques can run on the current device with this build and these options;
 // else the reason every TMA call would fall back with: no device, compute capability below 9.0,
