@@ -167,7 +167,11 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes,
     if (elem_bytes >= 4 && tiles >= kWideMinTiles48 &&
         (short_side >= 128 || (short_side >= 32 && long_side >= 65536)))
       return "tma_wide";
-    if (elem_bytes <= 2 && short_side > 32) return "tma_load_store";
+    // A side of exactly 32 (k = 32 skinny, batches of 32 x 32) at 1-2 B, and 32-wide batches at
+    // 4 B: tma_load_store ran 0.71-1.00 of the best where smem_strip ran 0.51-0.80 (1-2 B) and
+    // 0.50-0.67 (16384x32x32 4 B) in the same runs.
+    if (elem_bytes <= 2 && short_side >= 32) return "tma_load_store";
+    if (elem_bytes == 4 && short_side == 32 && long_side < 65536) return "tma_load_store";
   }
   return classic_best(rows, cols, elem_bytes);
 }

@@ -162,6 +162,8 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(64, 64, 8, 4096), "smem_padded");  // sides < 128: classic
   EXPECT_EQ(auto_variant(32, 4000000, 4), "tma_wide");      // skinny k = 32, long rows
   EXPECT_EQ(auto_variant(4000000, 16, 4), "smem_strip");    // k = 16: the strip
+  EXPECT_EQ(auto_variant(4000000, 32, 2), "tma_load_store");  // k = 32 at 1-2 B
+  EXPECT_EQ(auto_variant(32, 32, 4, 16384), "tma_load_store");  // batches of 32 x 32
   EXPECT_EQ(auto_variant(128, 128, 1, 2048), "tma_load_store");  // a side < the 256-byte tile
   EXPECT_EQ(auto_variant(128, 128, 2, 2048), "tma_load_store");  // 2048 tiles: too few
   // The H200's table (peak DRAM > 4000 GB/s): 1 B keeps tma_load_store, 2-8 B as the H100.
