@@ -126,8 +126,8 @@ std::string fallback_variant(const std::string& token, std::int64_t rows, std::i
   return classic_best(rows, cols, elem_bytes);
 }
 
-std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes,
-                         std::int64_t batch, double dram_gbps) {
+std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, std::int64_t batch,
+                         double dram_gbps) {
   // The fastest technique per shape class and element size on the H100, TMA where it won; the
   // dispatcher falls back from it (and says why) where TMA cannot run. Percent of
   // cudaMemcpyAsync at 8192^2 / 16384^2 (2026-11-21):
@@ -158,8 +158,8 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes,
   const std::int64_t short_side = std::min(rows, cols), long_side = std::max(rows, cols);
   if (rows16 && elem_bytes <= 8) {
     const std::int64_t side = 256 / elem_bytes;  // tma_wide's tile side in elements
-    const std::int64_t tiles = std::max<std::int64_t>(batch, 1) * ((rows + side - 1) / side) *
-                               ((cols + side - 1) / side);
+    const std::int64_t tiles =
+        std::max<std::int64_t>(batch, 1) * ((rows + side - 1) / side) * ((cols + side - 1) / side);
     constexpr std::int64_t kWideMinTiles = 3000, kWideMinTiles48 = 16384;
     if (elem_bytes <= 2 && short_side >= side && tiles >= kWideMinTiles &&
         (elem_bytes == 2 || !hbm3e))
@@ -344,10 +344,9 @@ Status run(const void* src, void* dst, std::int64_t rows, std::int64_t cols, int
   if (std::string why = missing_device_code(caps); !why.empty())
     return make_status(StatusCode::kUnsupported, why);
   if (is_auto)
-    def =
-        find_variant_def(acc != nullptr ? auto_accumulate_variant(rows, cols, acc->type, acc->beta)
-                                        : auto_variant(rows, cols, elem_bytes, lay.strides.batch,
-                                                       caps.dram_gbps));
+    def = find_variant_def(
+        acc != nullptr ? auto_accumulate_variant(rows, cols, acc->type, acc->beta)
+                       : auto_variant(rows, cols, elem_bytes, lay.strides.batch, caps.dram_gbps));
   kernels::LaunchArgs args;
   args.src = src;
   args.dst = dst;

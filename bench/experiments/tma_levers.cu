@@ -38,13 +38,13 @@
 #include <kernels/primitives/tma_barrier.cuh>
 #include <kernels/primitives/tma_tile.cuh>
 
-#define CHECK(x)                                                                          \
-  do {                                                                                    \
-    cudaError_t e_ = (x);                                                                 \
-    if (e_ != cudaSuccess) {                                                              \
+#define CHECK(x)                                                                              \
+  do {                                                                                        \
+    cudaError_t e_ = (x);                                                                     \
+    if (e_ != cudaSuccess) {                                                                  \
       std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                       \
-    }                                                                                     \
+      std::exit(1);                                                                           \
+    }                                                                                         \
   } while (0)
 
 using namespace tmakit;
@@ -67,12 +67,12 @@ template <int E>
 constexpr unsigned kT = 128 / E;  // one 128-byte swizzle span per box line
 
 template <int E, class L>
-constexpr unsigned kR = L::kMR * kT<E>;
+constexpr unsigned kR = L::kMR* kT<E>;
 template <int E, class L>
-constexpr unsigned kC = L::kMC * kT<E>;
+constexpr unsigned kC = L::kMC* kT<E>;
 // 64 threads per 128-byte strip of the tile, at most 256.
 template <int E, class L>
-constexpr unsigned kThreads = L::kMR * L::kMC * 64 < 256 ? L::kMR * L::kMC * 64 : 256;
+constexpr unsigned kThreads = L::kMR* L::kMC * 64 < 256 ? L::kMR* L::kMC * 64 : 256;
 
 template <int E, class L>
 constexpr unsigned smem_bytes() {
@@ -145,7 +145,8 @@ __global__ void __launch_bounds__(kThreads<E, L>)
           if constexpr (L::kStore == L2Hint::kNone)
             tma::store_3d(&dst_map, x, row0, 0, buf + b * R * 128);
           else
-            tma::store_3d_hint(&dst_map, x, row0, 0, buf + b * R * 128, tma::l2_policy<L::kStore>());
+            tma::store_3d_hint(&dst_map, x, row0, 0, buf + b * R * 128,
+                               tma::l2_policy<L::kStore>());
         }
       } else {  // transposed: C lines of R elements; box b = dst columns row0 + b*T.., dst rows
                 // col0.. (C lines), at out + b * C * 128. Without the in-shared transpose
@@ -155,7 +156,8 @@ __global__ void __launch_bounds__(kThreads<E, L>)
           if constexpr (L::kStore == L2Hint::kNone)
             tma::store_3d(&dst_map, x, col0, 0, buf + b * C * 128);
           else
-            tma::store_3d_hint(&dst_map, x, col0, 0, buf + b * C * 128, tma::l2_policy<L::kStore>());
+            tma::store_3d_hint(&dst_map, x, col0, 0, buf + b * C * 128,
+                               tma::l2_policy<L::kStore>());
         }
       }
       tma::store_commit();
@@ -204,7 +206,8 @@ EncodeFn encode_fn() {
   static EncodeFn fn = [] {
     void* p = nullptr;
     cudaDriverEntryPointQueryResult q{};
-    CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q));
+    CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault,
+                                           &q));
     if (p == nullptr) std::exit(2);
     return reinterpret_cast<EncodeFn>(p);
   }();
@@ -221,10 +224,10 @@ CUtensorMap make_map(void* base, int e, std::uint64_t rows, std::uint64_t cols, 
   const cuuint64_t dims[3] = {cols, rows, 1}, strides[2] = {cols * e, rows * cols * e};
   const cuuint32_t box[3] = {cuuint32_t(128 / e), box_rows, 1}, estr[3] = {1, 1, 1};
   CUtensorMap m;
-  const CUresult r = encode_fn()(&m, type, 3, base, dims, strides, box, estr,
-                                 CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                                 CU_TENSOR_MAP_L2_PROMOTION_NONE,
-                                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  const CUresult r =
+      encode_fn()(&m, type, 3, base, dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                  CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS) {
     std::fprintf(stderr, "encode failed: %d\n", int(r));
     std::exit(3);
@@ -267,7 +270,8 @@ void run_lever(Ctx& c, const char* name, int rows, int cols, double memcpy_gbps)
   const CUtensorMap src_map = make_map(c.src, E, rows, cols, kR<E, L>);
   const CUtensorMap dst_map = L::kOp == kTileCopy ? make_map(c.dst, E, rows, cols, kR<E, L>)
                                                   : make_map(c.dst, E, cols, rows, kC<E, L>);
-  const unsigned tiles = unsigned((rows + kR<E, L> - 1) / kR<E, L>) * ((cols + kC<E, L> - 1) / kC<E, L>);
+  const unsigned tiles =
+      unsigned((rows + kR<E, L> - 1) / kR<E, L>) * ((cols + kC<E, L> - 1) / kC<E, L>);
   int occ = 0;
   CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, kThr, kSmem));
   const unsigned grid = L::kPersistent ? std::min<unsigned>(tiles, unsigned(occ * c.sms)) : tiles;
@@ -289,14 +293,15 @@ void run_lever(Ctx& c, const char* name, int rows, int cols, double memcpy_gbps)
   }
   const double ms = median_ms(c, [&] { k<<<grid, kThr, kSmem>>>(src_map, dst_map, rows, cols); });
   const double gbps = 2.0 * rows * double(cols) * E / (ms * 1e6);
-  std::printf("e%d %dx%d %-22s %7.0f GB/s %6.1f%% of memcpy  (grid %u, %d CTAs/SM, %s)\n", E,
-              rows, cols, name, gbps, 100 * gbps / memcpy_gbps, grid, occ, verdict);
+  std::printf("e%d %dx%d %-22s %7.0f GB/s %6.1f%% of memcpy  (grid %u, %d CTAs/SM, %s)\n", E, rows,
+              cols, name, gbps, 100 * gbps / memcpy_gbps, grid, occ, verdict);
 }
 
 template <int E>
 double run_memcpy(Ctx& c, int rows, int cols) {
   const std::size_t bytes = std::size_t(rows) * cols * E;
-  const double ms = median_ms(c, [&] { CHECK(cudaMemcpyAsync(c.dst, c.src, bytes, cudaMemcpyDeviceToDevice)); });
+  const double ms =
+      median_ms(c, [&] { CHECK(cudaMemcpyAsync(c.dst, c.src, bytes, cudaMemcpyDeviceToDevice)); });
   const double gbps = 2.0 * bytes / (ms * 1e6);
   std::printf("e%d %dx%d %-22s %7.0f GB/s\n", E, rows, cols, "memcpy", gbps);
   return gbps;
@@ -321,13 +326,16 @@ void all_levers(Ctx& c, int rows, int cols) {
   run_lever<E, Lever<N, F, kTranspose, false, false, false>>(c, "st_first", rows, cols, m);
   run_lever<E, Lever<N, La, kTranspose, false, false, false>>(c, "st_last", rows, cols, m);
   run_lever<E, Lever<F, La, kTranspose, false, false, false>>(c, "ld_first_st_last", rows, cols, m);
-  run_lever<E, Lever<No, No, kTranspose, false, false, false>>(c, "ld_normal_st_normal", rows, cols, m);
+  run_lever<E, Lever<No, No, kTranspose, false, false, false>>(c, "ld_normal_st_normal", rows, cols,
+                                                               m);
   run_lever<E, Lever<N, N, kTranspose, true, false, false>>(c, "persistent", rows, cols, m);
   run_lever<E, Lever<N, N, kTranspose, true, true, false>>(c, "persistent_prefetch", rows, cols, m);
   run_lever<E, Lever<N, N, kTranspose, false, false, true>>(c, "col_order", rows, cols, m);
-  run_lever<E, Lever<N, N, kNoSmemTranspose, false, false, false>>(c, "no_smem_transpose", rows, cols, m);
+  run_lever<E, Lever<N, N, kNoSmemTranspose, false, false, false>>(c, "no_smem_transpose", rows,
+                                                                   cols, m);
   run_lever<E, Lever<N, N, kTileCopy, false, false, false>>(c, "tile_copy", rows, cols, m);
-  run_lever<E, Lever<F, F, kTileCopy, false, false, false>>(c, "tile_copy_ld_st_first", rows, cols, m);
+  run_lever<E, Lever<F, F, kTileCopy, false, false, false>>(c, "tile_copy_ld_st_first", rows, cols,
+                                                            m);
   run_lever<E, Lever<N, N, kTranspose, false, false, false>>(c, "base_again", rows, cols, m);
 }
 
@@ -341,14 +349,20 @@ void combos(Ctx& c, int rows, int cols) {
   run_lever<E, Lever<La, N, kTranspose, false, false, true>>(c, "col_ld_last", rows, cols, m);
   run_lever<E, Lever<N, N, kTranspose, false, false, false, 2, 2>>(c, "t2x2", rows, cols, m);
   run_lever<E, Lever<N, N, kTranspose, false, false, true, 2, 2>>(c, "t2x2_col", rows, cols, m);
-  run_lever<E, Lever<La, N, kTranspose, false, false, false, 2, 2>>(c, "t2x2_ld_last", rows, cols, m);
-  run_lever<E, Lever<La, N, kTranspose, false, false, true, 2, 2>>(c, "t2x2_col_ld_last", rows, cols, m);
-  run_lever<E, Lever<La, N, kTranspose, false, false, true, 1, 2>>(c, "t1x2_col_ld_last", rows, cols, m);
-  run_lever<E, Lever<La, N, kTranspose, false, false, true, 2, 1>>(c, "t2x1_col_ld_last", rows, cols, m);
-  run_lever<E, Lever<N, N, kTileCopy, false, false, false, 2, 2>>(c, "t2x2_tile_copy", rows, cols, m);
+  run_lever<E, Lever<La, N, kTranspose, false, false, false, 2, 2>>(c, "t2x2_ld_last", rows, cols,
+                                                                    m);
+  run_lever<E, Lever<La, N, kTranspose, false, false, true, 2, 2>>(c, "t2x2_col_ld_last", rows,
+                                                                   cols, m);
+  run_lever<E, Lever<La, N, kTranspose, false, false, true, 1, 2>>(c, "t1x2_col_ld_last", rows,
+                                                                   cols, m);
+  run_lever<E, Lever<La, N, kTranspose, false, false, true, 2, 1>>(c, "t2x1_col_ld_last", rows,
+                                                                   cols, m);
+  run_lever<E, Lever<N, N, kTileCopy, false, false, false, 2, 2>>(c, "t2x2_tile_copy", rows, cols,
+                                                                  m);
   if constexpr (E >= 4) {
     run_lever<E, Lever<N, N, kTranspose, false, false, false, 4, 4>>(c, "t4x4", rows, cols, m);
-    run_lever<E, Lever<La, N, kTranspose, false, false, true, 4, 4>>(c, "t4x4_col_ld_last", rows, cols, m);
+    run_lever<E, Lever<La, N, kTranspose, false, false, true, 4, 4>>(c, "t4x4_col_ld_last", rows,
+                                                                     cols, m);
   }
   run_lever<E, Lever<N, N, kTranspose, false, false, false>>(c, "base_again", rows, cols, m);
 }

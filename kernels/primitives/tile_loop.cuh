@@ -25,8 +25,9 @@ __device__ __forceinline__ void for_each_tile(std::int64_t batch, std::int64_t t
   for (std::int64_t b = blockIdx.z; b < batch; b += gridDim.z)
     for (std::int64_t n = std::int64_t(blockIdx.y) * gridDim.x + blockIdx.x; n < tiles;
          n += blocks) {
-      const TileAt<U> t = ColumnMajor ? TileAt<U>{U(n) % U(tiles_y), U(n) / U(tiles_y)}
-                                      : grouped_tile<U>(U(n), U(tiles_y), U(tiles_x), U(kTileGroup));
+      const TileAt<U> t = ColumnMajor
+                              ? TileAt<U>{U(n) % U(tiles_y), U(n) / U(tiles_y)}
+                              : grouped_tile<U>(U(n), U(tiles_y), U(tiles_x), U(kTileGroup));
       body(b, std::int64_t(t.r), std::int64_t(t.c));
     }
 }

@@ -4,7 +4,7 @@
 // for sm_80 (host code never launches them there: the dispatcher checks the device first).
 #pragma once
 #include <cstdint>
-#include <cuda.h>  // CUtensorMap (cuda/barrier only forward-declares it)
+#include <cuda.h>              // CUtensorMap (cuda/barrier only forward-declares it)
 #include <cuda/annotated_ptr>  // cuda::access_property: L2 policies for the cache hints
 #include <cuda/barrier>
 #include <cuda/ptx>

@@ -142,9 +142,9 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(fallback_variant("tma_load_store", 4, 4000000, 2), "smem_strip");
   EXPECT_EQ(fallback_variant("tma_pipeline", 4000000, 32, 8), "smem_strip");
   EXPECT_EQ(auto_variant(4096, 4096, 1), "tma_load_store");
-  EXPECT_EQ(auto_variant(16384, 16384, 1), "tma_wide");   // 4096 tiles of 256 x 256 bytes
+  EXPECT_EQ(auto_variant(16384, 16384, 1), "tma_wide");      // 4096 tiles of 256 x 256 bytes
   EXPECT_EQ(auto_variant(8192, 2048, 2), "tma_load_store");  // 1024 tiles: too few
-  EXPECT_EQ(auto_variant(512, 512, 1, 1000), "tma_wide");  // a batch counts its tiles
+  EXPECT_EQ(auto_variant(512, 512, 1, 1000), "tma_wide");    // a batch counts its tiles
   EXPECT_EQ(auto_variant(256, 256, 1, 1024), "tma_load_store");
   EXPECT_EQ(auto_variant(12345, 6789, 2), "smem_sector");
   // Output rows that split 32-byte sectors (rows * E not a multiple of 32), 2-8 B: smem_sector;
@@ -157,13 +157,13 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(97, 75, 4), "smem_wide");  // small matrices: smem_sector lost at 2-4 B
   EXPECT_EQ(auto_variant(97, 75, 8), "smem_sector");
   EXPECT_EQ(auto_variant(7, 4000000, 4), "smem_strip");
-  EXPECT_EQ(auto_variant(16384, 16384, 8), "tma_wide");  // 262144 full tiles
-  EXPECT_EQ(auto_variant(2048, 2048, 8), "smem_padded");  // 4096 tiles: classic
-  EXPECT_EQ(auto_variant(64, 64, 8, 4096), "smem_padded");  // sides < 128: classic
-  EXPECT_EQ(auto_variant(32, 4000000, 4), "tma_wide");      // skinny k = 32, long rows
-  EXPECT_EQ(auto_variant(4000000, 16, 4), "smem_strip");    // k = 16: the strip
-  EXPECT_EQ(auto_variant(4000000, 32, 2), "tma_load_store");  // k = 32 at 1-2 B
-  EXPECT_EQ(auto_variant(32, 32, 4, 16384), "tma_load_store");  // batches of 32 x 32
+  EXPECT_EQ(auto_variant(16384, 16384, 8), "tma_wide");          // 262144 full tiles
+  EXPECT_EQ(auto_variant(2048, 2048, 8), "smem_padded");         // 4096 tiles: classic
+  EXPECT_EQ(auto_variant(64, 64, 8, 4096), "smem_padded");       // sides < 128: classic
+  EXPECT_EQ(auto_variant(32, 4000000, 4), "tma_wide");           // skinny k = 32, long rows
+  EXPECT_EQ(auto_variant(4000000, 16, 4), "smem_strip");         // k = 16: the strip
+  EXPECT_EQ(auto_variant(4000000, 32, 2), "tma_load_store");     // k = 32 at 1-2 B
+  EXPECT_EQ(auto_variant(32, 32, 4, 16384), "tma_load_store");   // batches of 32 x 32
   EXPECT_EQ(auto_variant(128, 128, 1, 2048), "tma_load_store");  // a side < the 256-byte tile
   EXPECT_EQ(auto_variant(128, 128, 2, 2048), "tma_load_store");  // 2048 tiles: too few
   // The H200's table (peak DRAM > 4000 GB/s): 1 B keeps tma_load_store, 2-8 B as the H100.
