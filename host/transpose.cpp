@@ -170,8 +170,22 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     // A side of exactly 32 (k = 32 skinny, batches of 32 x 32) at 1-2 B, and 32-wide batches at
     // 4 B: tma_load_store ran 0.71-1.00 of the best where smem_strip ran 0.51-0.80 (1-2 B) and
     // 0.50-0.67 (16384x32x32 4 B) in the same runs.
+    // Batches of 32 x 32 matrices at 1 and 8 B: smem_padded (1 B) and smem_xor (8 B) were best
+    // on both GPUs (16384x32x32: tma_load_store 0.71 | 0.73, smem_strip 0.97 | 0.89 of them).
+    const bool small32 = short_side == 32 && long_side < 65536;
+    if (elem_bytes == 1 && small32) return "smem_padded";
     if (elem_bytes <= 2 && short_side >= 32) return "tma_load_store";
-    if (elem_bytes == 4 && short_side == 32 && long_side < 65536) return "tma_load_store";
+    if (elem_bytes == 4 && small32) return "tma_load_store";
+    if (elem_bytes == 8 && small32) return "smem_xor";
+  }
+  // The H200's classic picks where they differ (same full run): odd 2 B shapes whose output
+  // rows split sectors ran smem_wide 1.07-1.15x smem_sector (12345x6789, 6789x12345,
+  // 3001x4999); small odd 8 B matrices (3000x97x75) smem_padded 1.08x smem_sector.
+  if (hbm3e && !rows16) {
+    const bool split_sectors = (rows * elem_bytes) % 32 != 0;
+    if (elem_bytes == 2 && split_sectors && short_side > 32) return "smem_wide";
+    if (elem_bytes == 8 && split_sectors && short_side > 32 && short_side <= 1024)
+      return "smem_padded";
   }
   return classic_best(rows, cols, elem_bytes);
 }

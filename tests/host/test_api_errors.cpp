@@ -170,6 +170,10 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(16384, 16384, 1, 1, 4800), "tma_load_store");
   EXPECT_EQ(auto_variant(16384, 16384, 2, 1, 4800), "tma_wide");
   EXPECT_EQ(auto_variant(16384, 16384, 1, 1, 3350), "tma_wide");
+  EXPECT_EQ(auto_variant(12345, 6789, 2, 1, 4800), "smem_wide");  // H200: odd 2 B
+  EXPECT_EQ(auto_variant(97, 75, 8, 3000, 4800), "smem_padded");  // H200: small odd 8 B
+  EXPECT_EQ(auto_variant(32, 32, 1, 16384), "smem_padded");       // batches of 32 x 32
+  EXPECT_EQ(auto_variant(32, 32, 8, 16384), "smem_xor");
   for (const VariantInfo& v : variants()) {
     if (!v.uses_tma) continue;
     for (int e : {1, 2, 4, 8, 16}) {
