@@ -139,7 +139,7 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   // Skinny and odd shapes: classic_best (above); TMA needs 16-byte rows.
   //
   // tma_wide (256-byte tile rows, column-major tile order, evict_last loads; session 8) where
-  // its tiles are full and many. Full runs of 2026-11-23 (docs/data/bench-full-*-2026-11-23c),
+  // its tiles are full and many. Full runs of 2026-11-23 (docs/data/bench-full-*-2026-11-23f),
   // tma_wide / the best technique, H100 | H200:
   //  - 1 B, 4000-16384 tiles of 256 x 256 bytes: 16384^2 1.00 | 0.97, 32768^2 1.00 | 0.99,
   //    1000x512x512 1.00 | 0.89 (tma_load_store best on the H200: one 128 KB CTA per SM keeps
