@@ -39,6 +39,7 @@
 #include <host/timing.hpp>
 #include <tmakit/tmakit.hpp>
 #include "device_compare.hpp"
+#include "host_timing.hpp"
 #include "peers.hpp"
 
 namespace tmakit::bench {
@@ -363,9 +364,31 @@ void register_accumulate(const Shape& shape, int e, int iterations, int repetiti
 }
 
 // Host time of one transpose() call that does not wait (a 64x64 fp32 matrix): what a caller
-// pays per call on the CPU, tensor-map encoding included. 100 calls per iteration, timed with
-// a host clock; the device is drained between iterations, outside the timed region, so the
-// launch queue never fills.
+// pays per call on the CPU, tensor-map encoding included (host_timing.hpp: 100 calls per
+// iteration on a host clock, the device drained between iterations outside the timed region).
+void host_overhead(benchmark::State& st, const std::string& token, int calls_per_iter) {
+  const VariantInfo* info = token == "auto" ? nullptr : find_variant(token);
+  if (info != nullptr && g_dev.cc < info->min_cc) return skip(st, token + " needs a newer GPU");
+  void *src = nullptr, *dst = nullptr;
+  cudaMalloc(&src, 64 * 64 * 4);
+  cudaMalloc(&dst, 64 * 64 * 4);
+  TransposeOptions o;
+  o.variant = token;
+  Status s = transpose(src, dst, 64, 64, 4, o);
+  const std::string ran = s.variant;
+  if (s.ok()) s = cuda_status(cudaDeviceSynchronize(), "kernel");
+  if (s) {
+    st.SetLabel("ran " + ran);
+    time_host_calls(st, calls_per_iter, [&] {
+      s = transpose(src, dst, 64, 64, 4, o);
+      return s.ok();
+    });
+  }
+  cudaFree(src);
+  cudaFree(dst);
+  if (!s) st.SkipWithError(s.message.c_str());
+}
+
 void register_overhead(int calls_per_iter, int iters) {
   std::vector<std::string> tokens = {"auto"};
   for (const VariantInfo& v : variants())
@@ -373,40 +396,7 @@ void register_overhead(int calls_per_iter, int iters) {
   for (const std::string& token : tokens) {
     benchmark::RegisterBenchmark(
         ("host_overhead/" + token + "/e4/64x64").c_str(),
-        [=](benchmark::State& st) {
-          const VariantInfo* info = token == "auto" ? nullptr : find_variant(token);
-          if (info != nullptr && g_dev.cc < info->min_cc)
-            return skip(st, token + " needs a newer GPU");
-          void *src = nullptr, *dst = nullptr;
-          cudaMalloc(&src, 64 * 64 * 4);
-          cudaMalloc(&dst, 64 * 64 * 4);
-          TransposeOptions o;
-          o.variant = token;
-          Status s = transpose(src, dst, 64, 64, 4, o);
-          const std::string ran = s.variant;
-          if (s.ok()) s = cuda_status(cudaDeviceSynchronize(), "kernel");
-          if (!s) {
-            cudaFree(src);
-            cudaFree(dst);
-            return st.SkipWithError(s.message.c_str());
-          }
-          st.SetLabel("ran " + ran);
-          double total_s = 0;
-          for (auto _ : st) {
-            const auto t0 = std::chrono::steady_clock::now();
-            for (int i = 0; i < calls_per_iter; ++i) s = transpose(src, dst, 64, 64, 4, o);
-            const auto t1 = std::chrono::steady_clock::now();
-            cudaDeviceSynchronize();
-            const double dt = std::chrono::duration<double>(t1 - t0).count();
-            total_s += dt;
-            st.SetIterationTime(dt);
-          }
-          st.counters["us_per_call"] =
-              1e6 * total_s / (static_cast<double>(st.iterations()) * calls_per_iter);
-          cudaFree(src);
-          cudaFree(dst);
-          if (!s) st.SkipWithError(s.message.c_str());
-        })
+        [=](benchmark::State& st) { host_overhead(st, token, calls_per_iter); })
         ->UseManualTime()
         ->Unit(benchmark::kMicrosecond)
         ->Iterations(iters)

@@ -4,7 +4,6 @@
 // dispatcher. Same protocol as host_overhead (bench_transpose.cpp): 100 calls per iteration on
 // a host clock, the device drained between iterations outside the timed region, 3 repetitions.
 //   host_calls/<part>: us_per_call
-#include <chrono>
 #include <functional>
 #include <string>
 #include <benchmark/benchmark.h>
@@ -12,6 +11,7 @@
 #include <host/device.hpp>
 #include <host/registry.hpp>
 #include <kernels/launchers.hpp>
+#include "host_timing.hpp"
 
 namespace tmakit::bench {
 namespace {
@@ -20,21 +20,9 @@ __global__ void empty_kernel() {}
 
 constexpr int kCallsPerIter = 100;
 
-void time_calls(benchmark::State& st, const std::function<bool()>& call) {
-  double total_s = 0;
-  bool ok = true;
-  for (auto _ : st) {
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < kCallsPerIter; ++i) ok = call() && ok;
-    const auto t1 = std::chrono::steady_clock::now();
-    cudaDeviceSynchronize();
-    const double dt = std::chrono::duration<double>(t1 - t0).count();
-    total_s += dt;
-    st.SetIterationTime(dt);
-  }
-  st.counters["us_per_call"] =
-      1e6 * total_s / (static_cast<double>(st.iterations()) * kCallsPerIter);
-  if (!ok) st.SkipWithError("a timed call failed");
+template <class Call>
+void time_calls(benchmark::State& st, Call&& call) {
+  if (!time_host_calls(st, kCallsPerIter, call)) st.SkipWithError("a timed call failed");
 }
 
 struct Buffers {
