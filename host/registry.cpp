@@ -62,6 +62,10 @@ std::vector<VariantDef> make_registry() {
           "smem_wide whose blocks own whole 32-byte sectors of each output row: rows of any "
           "length without split sectors",
           75, kElems1248, 1, false, kT, k::launch_smem_sector),
+      row("smem_realign",
+          "smem_sector with 16-byte global vectors at any row alignment: aligned vectors "
+          "realigned by funnel shifts, transposed in shared memory, whole output sectors",
+          75, kElems1248, 1, false, kT, k::launch_smem_realign),
       row("vec_padded", "16-byte global loads/stores, padded shared tile", 75, kElems1248, 16,
           false, kT, k::launch_vec_padded),
       row("vec_swizzled", "16-byte global loads/stores, XOR-swizzled shared tile", 75, kElems1248,

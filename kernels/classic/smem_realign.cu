@@ -1,0 +1,257 @@
+// smem_realign: smem_sector's whole-sector ownership with 16-byte global accesses at any row
+// alignment. When a row's byte length is not a multiple of 16 (12345 x 6789 bytes), no row
+// but the first starts on a 16-byte boundary, so smem_sector and smem_wide move one element
+// per access: at 1-2 bytes the load/store units, not DRAM, set the speed (46-64% of memcpy on
+// the H100, docs/results.md). Here every global access is an aligned 16-byte vector, wherever
+// the row starts; the misalignment is undone in registers and shared memory:
+//   phase 1  each input row segment of the tile (128 bytes at address a) is read as the aligned
+//            vectors covering it (A = a & ~15, s = a - A); lane k holds vector k, takes vector
+//            k+1 from its neighbour (a shuffle; the row's last lane loads it), and funnel-
+//            shifts the pair by s bytes: chunk k of the segment, stored to IN row i at 16k;
+//   phase 2  IN -> OUT transposed in shared memory, kBlock x kBlock element blocks of one
+//            word per row (4x4 bytes by PRMT, 2x2 halves, words, double words);
+//   phase 3  each output row writes its owned range, whole 32-byte sectors (smem_sector's
+//            rule): its 16-byte chunks are read from OUT at a byte offset (5 words, funnel-
+//            shifted) and stored with aligned STG.128.
+// Coordinates (RealignTile<E>, kernels/common/realign.hpp): tile (tile_y, tile_x) covers input
+// columns c0 = tile_x * kCols .. + kCols - 1 and tile rows i <-> input rows rb + i, rb = r0 -
+// kPad, r0 = tile_y * kOwned. Output row c0 + j owns elements [r0 - sh(j), r0 - sh(j) + kOwned)
+// with sh(j) = (address of out[c0+j][r0] mod 32) / E: IN/OUT row positions kPad - sh(j) + ...
+// Edges: an input vector is loaded whole only when it lies inside the matrix's span (its
+// first to its last element), else element by element; output chunks cut by the matrix's
+// first or last row are stored element by element. Rows past the matrix are not loaded.
+// Phase-2 banks (4-byte words, bank = word mod 32; a warp = 4 block rows p x 8 unit columns
+// q): reads IN word (p*B + u)*kInStride/4 + q, bank 8p + q + const when kInStride*B = 32 mod
+// 128, i.e. kInStride = 8E mod 32E; writes OUT word (q*B + c)*kOutStride/4 + p, bank 4q + p +
+// const when kOutStride = 4E mod 32E. (B = kBlock = 4/E.)
+#include <cstdint>
+#include <kernels/common/grid.hpp>
+#include <kernels/common/realign.hpp>
+#include <kernels/launchers.hpp>
+#include <kernels/primitives/launch_smem.cuh>
+#include <kernels/primitives/tile_loop.cuh>
+
+namespace tmakit {
+namespace {
+
+constexpr int kThreads = 256;
+using Addr = std::uintptr_t;
+
+// One E-byte element at address q, zero-extended.
+template <int E>
+__device__ __forceinline__ std::uint32_t load_elem_word(Addr q) {
+  if constexpr (E == 1) return *reinterpret_cast<const std::uint8_t*>(q);
+  if constexpr (E == 2) return *reinterpret_cast<const std::uint16_t*>(q);
+  return *reinterpret_cast<const std::uint32_t*>(q);  // E = 4; E = 8 reads its two words
+}
+
+// The aligned 16-byte vector at p: whole when it lies inside [lo, hi) (the matrix's span),
+// else the elements inside it, zeros elsewhere. p, lo and hi are multiples of E.
+template <int E>
+__device__ __forceinline__ uint4 load_vec(Addr p, Addr lo, Addr hi) {
+  if (p >= lo && p + 16 <= hi) return __ldg(reinterpret_cast<const uint4*>(p));
+  std::uint32_t w[4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    std::uint32_t x = 0;
+    if constexpr (E == 8) {
+      const Addr q = p + 8 * (i / 2);  // the element holding word i
+      if (q >= lo && q < hi) x = *reinterpret_cast<const std::uint32_t*>(p + 4 * i);
+    } else {
+#pragma unroll
+      for (int e = 0; e < 4; e += E) {
+        const Addr q = p + 4 * i + e;
+        if (q >= lo && q < hi) x |= load_elem_word<E>(q) << (8 * e);
+      }
+    }
+    w[i] = x;
+  }
+  return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+// Phase 2 for one block: kBlock words a[u] (tile rows p*kBlock + u, unit column q) -> kBlock
+// words t[c] (OUT rows q*kBlock + c, word p). Element (u, c) of the block moves to (c, u).
+template <int E>
+__device__ __forceinline__ void transpose_block(const std::uint32_t (&a)[RealignTile<E>::kBlock],
+                                                std::uint32_t (&t)[RealignTile<E>::kBlock]) {
+  if constexpr (E == 1) {  // 4x4 bytes: t[c] byte u = a[u] byte c
+    const std::uint32_t lo01 = __byte_perm(a[0], a[1], 0x5140u);  // a0.0 a1.0 a0.1 a1.1
+    const std::uint32_t hi01 = __byte_perm(a[0], a[1], 0x7362u);  // a0.2 a1.2 a0.3 a1.3
+    const std::uint32_t lo23 = __byte_perm(a[2], a[3], 0x5140u);
+    const std::uint32_t hi23 = __byte_perm(a[2], a[3], 0x7362u);
+    t[0] = __byte_perm(lo01, lo23, 0x5410u);
+    t[1] = __byte_perm(lo01, lo23, 0x7632u);
+    t[2] = __byte_perm(hi01, hi23, 0x5410u);
+    t[3] = __byte_perm(hi01, hi23, 0x7632u);
+  } else if constexpr (E == 2) {  // 2x2 halves: t[c] half u = a[u] half c
+    t[0] = __byte_perm(a[0], a[1], 0x5410u);
+    t[1] = __byte_perm(a[0], a[1], 0x7632u);
+  } else {
+    t[0] = a[0];
+  }
+}
+
+template <int E>
+__global__ void __launch_bounds__(kThreads, 4)  // <= 64 registers: 4 blocks per SM
+    smem_realign_kernel(const unsigned char* __restrict__ src_base,
+                        unsigned char* __restrict__ dst_base, std::int64_t rows, std::int64_t cols,
+                        BatchStrides st, int pad_rows) {
+  using S = RealignTile<E>;
+  constexpr int kPasses = S::kRows / (kThreads / 8);  // phase 1: 8 lanes per row segment
+  extern __shared__ __align__(16) unsigned char realign_smem[];
+  unsigned char* in = realign_smem;
+  unsigned char* out = realign_smem + S::kInBytes;
+  const int tid = threadIdx.x, lane_k = tid & 7;
+  const int first = S::kPad - pad_rows;  // first tile row loaded (kPad when no row is shifted)
+  const std::int64_t lds = st.src_ld_elems, ldd = st.dst_ld_elems;
+  const std::int64_t tiles_y = ceil_div(rows + pad_rows, S::kOwned);
+  const std::int64_t tiles_x = ceil_div(cols, S::kCols);
+
+  for_each_tile(
+      st.batch, tiles_y, tiles_x, [&](std::int64_t b, std::int64_t tile_y, std::int64_t tile_x) {
+        const Addr src = reinterpret_cast<Addr>(src_base) + Addr(b * st.src_batch_elems * E);
+        const Addr dst = reinterpret_cast<Addr>(dst_base) + Addr(b * st.dst_batch_elems * E);
+        const Addr lo = src, hi = src + Addr(((rows - 1) * lds + cols) * E);  // the matrix's span
+        const std::int64_t r0 = tile_y * S::kOwned, c0 = tile_x * S::kCols, rb = r0 - S::kPad;
+
+        // Phase 1: all loads in flight first. Pass n, row i = tid/8 + 32n, lane k = tid%8:
+        // v = aligned vector k of the segment, x = vector 8 (the row's last lane, when shifted).
+        uint4 v[kPasses], x[kPasses];
+        int shift[kPasses];
+#pragma unroll
+        for (int n = 0; n < kPasses; ++n) {
+          const int i = (tid >> 3) + 32 * n;
+          const std::int64_t r = rb + i;
+          const bool row_ok = i >= first && r >= 0 && r < rows;
+          const Addr a = src + Addr((r * lds + c0) * E), A = a & ~Addr(15);
+          shift[n] = static_cast<int>(a - A);
+          v[n] = row_ok ? load_vec<E>(A + 16 * lane_k, lo, hi) : make_uint4(0, 0, 0, 0);
+          x[n] = row_ok && lane_k == 7 && shift[n] != 0 ? load_vec<E>(A + 128, lo, hi)
+                                                        : make_uint4(0, 0, 0, 0);
+        }
+#pragma unroll
+        for (int n = 0; n < kPasses; ++n) {
+          const int i = (tid >> 3) + 32 * n;
+          std::uint32_t w[8] = {v[n].x,
+                                v[n].y,
+                                v[n].z,
+                                v[n].w,
+                                __shfl_down_sync(0xffffffffu, v[n].x, 1),
+                                __shfl_down_sync(0xffffffffu, v[n].y, 1),
+                                __shfl_down_sync(0xffffffffu, v[n].z, 1),
+                                __shfl_down_sync(0xffffffffu, v[n].w, 1)};
+          if (lane_k == 7) {  // the neighbour is the next row's lane: use its own extra vector
+            w[4] = x[n].x;
+            w[5] = x[n].y;
+            w[6] = x[n].z;
+            w[7] = x[n].w;
+          }
+          std::uint32_t c[4];
+          realign_chunk(w, shift[n], c);  // bytes 16k .. 16k+15 of the row segment
+          unsigned char* p = in + i * S::kInStride + 16 * lane_k;
+          if constexpr (S::kInStride % 16 == 0) {
+            *reinterpret_cast<uint4*>(p) = make_uint4(c[0], c[1], c[2], c[3]);
+          } else {
+            reinterpret_cast<uint2*>(p)[0] = make_uint2(c[0], c[1]);
+            reinterpret_cast<uint2*>(p)[1] = make_uint2(c[2], c[3]);
+          }
+        }
+        __syncthreads();
+
+        // Phase 2: IN (tile row, column) -> OUT (column, tile row), block by block.
+        for (int blk = tid; blk < S::kBlocks; blk += kThreads) {
+          const RealignBlock at = realign_block<E>(blk);
+          if constexpr (E == 8) {
+            const uint2 u = *reinterpret_cast<const uint2*>(in + at.p * S::kInStride + 8 * at.q);
+            *reinterpret_cast<uint2*>(out + at.q * S::kOutStride + 8 * at.p) = u;
+          } else {
+            std::uint32_t a[S::kBlock], t[S::kBlock];
+#pragma unroll
+            for (int u = 0; u < S::kBlock; ++u)
+              a[u] = *reinterpret_cast<const std::uint32_t*>(
+                  in + (at.p * S::kBlock + u) * S::kInStride + 4 * at.q);
+            transpose_block<E>(a, t);
+#pragma unroll
+            for (int c = 0; c < S::kBlock; ++c)
+              *reinterpret_cast<std::uint32_t*>(out + (at.q * S::kBlock + c) * S::kOutStride +
+                                                4 * at.p) = t[c];
+          }
+        }
+        __syncthreads();
+
+        // Phase 3: output row j = it / kChunks, chunk k = it % kChunks of its owned range.
+        for (int it = tid; it < S::kCols * S::kChunks; it += kThreads) {
+          const int j = it / S::kChunks, k = it % S::kChunks;
+          const std::int64_t c = c0 + j;
+          if (c >= cols) continue;
+          const Addr d = dst + Addr((c * ldd + r0) * E);      // out[c][r0]
+          const int m = static_cast<int>(d & 31);             // = sh(j) * E
+          const std::int64_t e0 = r0 - m / E + k * (16 / E);  // first element of the chunk
+          if (e0 + 16 / E <= 0 || e0 >= rows) continue;
+          // OUT row j, byte o = (kPad - sh(j)) * E + 16k: words o/4 .. o/4 + 4, shifted by o % 4.
+          const int o = S::kPad * E - m + 16 * k;
+          const std::uint32_t* row =
+              reinterpret_cast<const std::uint32_t*>(out + j * S::kOutStride) + (o >> 2);
+          std::uint32_t y[5];
+#pragma unroll
+          for (int t = 0; t < 5; ++t) y[t] = row[t];
+          std::uint32_t w[4];
+#pragma unroll
+          for (int t = 0; t < 4; ++t) w[t] = funnel_bytes(y[t], y[t + 1], o & 3);
+          const Addr g = d - Addr(m) + Addr(16 * k);  // 16-byte aligned
+          if (e0 >= 0 && e0 + 16 / E <= rows) {
+            *reinterpret_cast<uint4*>(g) = make_uint4(w[0], w[1], w[2], w[3]);
+          } else {  // the matrix's first or last row cuts the chunk
+#pragma unroll
+            for (int e = 0; e < 16 / E; ++e) {
+              if (e0 + e < 0 || e0 + e >= rows) continue;
+              const std::uint32_t word = w[(e * E) / 4];
+              if constexpr (E == 1)
+                reinterpret_cast<std::uint8_t*>(g)[e] = std::uint8_t(word >> (8 * (e % 4)));
+              else if constexpr (E == 2)
+                reinterpret_cast<std::uint16_t*>(g)[e] = std::uint16_t(word >> (16 * (e % 2)));
+              else if constexpr (E == 4)
+                reinterpret_cast<std::uint32_t*>(g)[e] = word;
+              else
+                reinterpret_cast<uint2*>(g)[e] = make_uint2(w[2 * e], w[2 * e + 1]);
+            }
+          }
+        }
+        // The next tile's phase 1 writes IN only; OUT is rewritten after its first barrier.
+      });
+}
+
+template <int E>
+cudaError_t launch_realign(const kernels::LaunchArgs& a) {
+  using S = RealignTile<E>;
+  // Output rows are shifted unless every one starts on a 32-byte sector (smem_sector's rule).
+  const BatchStrides& st = a.strides;
+  const bool aligned = reinterpret_cast<Addr>(a.dst) % 32 == 0 && (st.dst_ld_elems * E) % 32 == 0 &&
+                       (st.batch == 1 || (st.dst_batch_elems * E) % 32 == 0);
+  const int pad = aligned ? 0 : S::kPad;
+  const TileGrid g =
+      tile_grid(ceil_div(a.rows + pad, S::kOwned), ceil_div(a.cols, S::kCols), st.batch);
+  return launch_with_smem(smem_realign_kernel<E>, dim3(g.x, g.y, g.z), dim3(kThreads),
+                          static_cast<std::uint32_t>(S::kSmemBytes), a.stream,
+                          static_cast<const unsigned char*>(a.src),
+                          static_cast<unsigned char*>(a.dst), a.rows, a.cols, st, pad);
+}
+
+}  // namespace
+
+cudaError_t kernels::launch_smem_realign(const LaunchArgs& a) {
+  switch (a.elem_bytes) {
+    case 1:
+      return launch_realign<1>(a);
+    case 2:
+      return launch_realign<2>(a);
+    case 4:
+      return launch_realign<4>(a);
+    case 8:
+      return launch_realign<8>(a);
+    default:
+      return cudaErrorInvalidValue;
+  }
+}
+
+}  // namespace tmakit

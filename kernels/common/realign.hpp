@@ -1,0 +1,81 @@
+// The index math of smem_realign (kernels/classic/smem_realign.cu), host and device, so the
+// host tests check it: the tile's shape and shared strides, the phase-2 block walk, and the
+// byte realignment of a 16-byte chunk.
+#pragma once
+#include <cstdint>
+#include <kernels/common/arch.hpp>
+
+namespace tmakit {
+
+// The tile of E-byte elements. Input side: kRows rows of one 128-byte row segment (kCols
+// elements); tile row i <-> input row r0 - kPad + i. Output side: each of the kCols output
+// rows owns kOwned elements (kOwned * E bytes: whole 32-byte sectors); its owned range starts
+// up to 32 / E - 1 <= kPad elements above r0, hence the kPad extra rows.
+//   IN : kRows rows of 128 bytes, row stride kInStride bytes  (tile row i, input column c)
+//   OUT: kCols rows of kRows * E bytes, stride kOutStride      (input column c, tile row i)
+// Strides (derivation in smem_realign.cu, phase 2; tests/host/test_realign.cpp counts them):
+// kInStride = 8E mod 32E and kOutStride = 4E mod 32E bytes put phase 2's word reads and writes
+// on 32 distinct banks (E <= 4); for E = 8 (64-bit accesses, a half-warp per wavefront) a
+// 160-byte input stride does the same for each half-warp.
+template <int E>
+struct RealignTile {
+  static_assert(E == 1 || E == 2 || E == 4 || E == 8, "1, 2, 4 or 8-byte elements");
+  static constexpr int kCols = 128 / E;
+  static constexpr int kOwned = 128;
+  static constexpr int kPad = 32;
+  static constexpr int kRows = kOwned + kPad;
+  static constexpr int kInStride = 128 + (E < 8 ? 8 * E : 32);
+  static constexpr int kOutStride = kRows * E + 4 * E;
+  static constexpr int kInBytes = kRows * kInStride;
+  static constexpr int kOutBytes = kCols * kOutStride;
+  static constexpr int kSmemBytes = kInBytes + kOutBytes;
+  // Phase 2 moves units of kUnit bytes (a word; two for E = 8) in blocks of kBlock rows x one
+  // unit: kBlock x kBlock elements (4x4 bytes, 2x2 halves, 1 word, 1 double word).
+  static constexpr int kUnit = E < 8 ? 4 : 8;
+  static constexpr int kBlock = E < 4 ? 4 / E : 1;
+  static constexpr int kUnitsPerRow = 128 / kUnit;
+  static constexpr int kBlocks = kRows / kBlock * kUnitsPerRow;
+  // Phase 3: 16-byte chunks per owned output row.
+  static constexpr int kChunks = kOwned * E / 16;
+  static_assert(kRows % (4 * kBlock) == 0 && kInBytes % 16 == 0, "walks and alignment");
+};
+
+// Phase-2 block b (0 <= b < kBlocks): tile rows p*kBlock.. of unit column q. A warp (32
+// consecutive b) takes 4 block rows x 8 unit columns (E <= 4) or 8 x 4 (E = 8), so its reads
+// span 4 rows and its writes 8 output rows (and the other way round for E = 8):
+//   E <= 4: b = q%8 | (p%4) << 3 | (q/8) << 5 | (p/4) << 7
+//   E = 8 : b = q%4 | (p%8) << 2 | (q/4) << 5 | (p/8) << 7
+struct RealignBlock {
+  int p, q;
+};
+template <int E>
+TMAKIT_HD RealignBlock realign_block(int b) {
+  if constexpr (E < 8)
+    return {((b >> 3) & 3) + 4 * (b >> 7), (b & 7) + 8 * ((b >> 5) & 3)};
+  else
+    return {((b >> 2) & 7) + 8 * (b >> 7), (b & 3) + 4 * ((b >> 5) & 3)};
+}
+
+// Bytes sh..sh+3 of the 8-byte value {hi:lo}, sh = 0..3 (SHF.R: the funnel shift).
+TMAKIT_HD std::uint32_t funnel_bytes(std::uint32_t lo, std::uint32_t hi, int sh) {
+#if TMAKIT_DEVICE_PASS
+  return __funnelshift_r(lo, hi, 8 * sh);
+#else
+  return static_cast<std::uint32_t>(((static_cast<std::uint64_t>(hi) << 32) | lo) >> (8 * sh));
+#endif
+}
+
+// Bytes s..s+15 of the 32 bytes held as words w[0..7] (s = 0..15): the chunk that starts s
+// bytes into an aligned 16-byte vector pair. The word offset s/4 is chosen with selects, not
+// a register index (which would put w in local memory).
+TMAKIT_HD void realign_chunk(const std::uint32_t (&w)[8], int s, std::uint32_t (&out)[4]) {
+  const int q = s >> 2, sh = s & 3;
+  std::uint32_t y[5];
+#pragma unroll
+  for (int j = 0; j < 5; ++j)
+    y[j] = q == 0 ? w[j] : q == 1 ? w[j + 1] : q == 2 ? w[j + 2] : w[j + 3];
+#pragma unroll
+  for (int j = 0; j < 4; ++j) out[j] = funnel_bytes(y[j], y[j + 1], sh);
+}
+
+}  // namespace tmakit

@@ -1,0 +1,105 @@
+// smem_realign's index math (kernels/common/realign.hpp), checked on the host: the phase-2
+// walk covers every block once, its shared accesses take the ideal wavefronts (the stride
+// rule of the kernel file's header), and a realigned chunk is the bytes it claims.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <set>
+#include <utility>
+
+#include <host/bank_model.hpp>
+#include <kernels/common/realign.hpp>
+
+namespace tmakit {
+namespace {
+
+template <int E>
+void check_walk() {
+  using S = RealignTile<E>;
+  std::set<std::pair<int, int>> seen;
+  for (int b = 0; b < S::kBlocks; ++b) {
+    const RealignBlock at = realign_block<E>(b);
+    ASSERT_GE(at.p, 0);
+    ASSERT_LT(at.p, S::kRows / S::kBlock) << "E=" << E << " b=" << b;
+    ASSERT_GE(at.q, 0);
+    ASSERT_LT(at.q, S::kUnitsPerRow) << "E=" << E << " b=" << b;
+    seen.insert({at.p, at.q});
+  }
+  EXPECT_EQ(seen.size(), static_cast<std::size_t>(S::kBlocks)) << "E=" << E;
+}
+
+TEST(Realign, PhaseTwoWalkCoversEveryBlockOnce) {
+  check_walk<1>();
+  check_walk<2>();
+  check_walk<4>();
+  check_walk<8>();
+}
+
+// Every warp of phase 2: read u (kBlock word reads) and write c (kBlock word writes), against
+// the ideal wavefront count of its width.
+template <int E>
+void check_banks() {
+  using S = RealignTile<E>;
+  for (int w0 = 0; w0 < S::kBlocks; w0 += 32) {
+    for (int u = 0; u < S::kBlock; ++u) {
+      WarpAccess rd{}, wr{};
+      for (int lane = 0; lane < 32; ++lane) {
+        const RealignBlock at = realign_block<E>(w0 + lane);
+        rd[lane] = {true, static_cast<std::uint32_t>((at.p * S::kBlock + u) * S::kInStride +
+                                                     S::kUnit * at.q)};
+        wr[lane] = {
+            true, static_cast<std::uint32_t>(S::kInBytes + (at.q * S::kBlock + u) * S::kOutStride +
+                                             S::kUnit * at.p)};
+      }
+      const Wavefronts r = shared_wavefronts(rd, S::kUnit), w = shared_wavefronts(wr, S::kUnit);
+      ASSERT_EQ(r.actual, r.ideal) << "E=" << E << " reads, warp at block " << w0;
+      ASSERT_EQ(w.actual, w.ideal) << "E=" << E << " writes, warp at block " << w0;
+    }
+  }
+}
+
+TEST(Realign, PhaseTwoIsConflictFree) {
+  check_banks<1>();
+  check_banks<2>();
+  check_banks<4>();
+  check_banks<8>();
+}
+
+TEST(Realign, ChunkIsTheShiftedBytes) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::uint8_t bytes[32];
+    std::uint32_t w[8];
+    for (int i = 0; i < 32; ++i) bytes[i] = static_cast<std::uint8_t>(rng());
+    for (int i = 0; i < 8; ++i)
+      w[i] = bytes[4 * i] | bytes[4 * i + 1] << 8 | bytes[4 * i + 2] << 16 |
+             std::uint32_t(bytes[4 * i + 3]) << 24;
+    for (int s = 0; s < 16; ++s) {
+      std::uint32_t out[4];
+      realign_chunk(w, s, out);
+      for (int i = 0; i < 16; ++i)
+        ASSERT_EQ((out[i / 4] >> (8 * (i % 4))) & 0xFFu, bytes[s + i]) << "s=" << s << " i=" << i;
+    }
+  }
+}
+
+TEST(Realign, TileFitsAndOwnsWholeSectors) {
+  auto check = [](auto s) {
+    using S = decltype(s);
+    constexpr int E = 128 / S::kCols;
+    EXPECT_EQ(S::kCols * E, 128);              // one 128-byte input row segment
+    EXPECT_EQ(S::kOwned * E % 32, 0);          // owned ranges are whole sectors
+    EXPECT_GE(S::kPad, 32 / E);                // covers any shift of an output row
+    EXPECT_EQ(S::kInStride % 8, 0);            // phase 1 stores 8- or 16-byte halves
+    EXPECT_EQ(S::kOutStride % S::kUnit, 0);    // phase 2 writes whole units
+    EXPECT_LE(S::kSmemBytes, 227 * 1024 / 4);  // at least 4 blocks per SM
+  };
+  check(RealignTile<1>{});
+  check(RealignTile<2>{});
+  check(RealignTile<4>{});
+  check(RealignTile<8>{});
+}
+
+}  // namespace
+}  // namespace tmakit
