@@ -11,8 +11,8 @@
 //   phase 2  IN -> OUT transposed in shared memory, kBlock x kBlock element blocks of one
 //            word per row (4x4 bytes by PRMT, 2x2 halves, words, double words);
 //   phase 3  each output row writes its owned range, whole 32-byte sectors (smem_sector's
-//            rule): its 16-byte chunks are read from OUT at a byte offset (5 words, funnel-
-//            shifted) and stored with aligned STG.128.
+//            rule): its 16-byte chunks sit in OUT at a byte offset, realigned like phase 1
+//            (aligned chunk, neighbour's chunk by shuffle, funnel shift), stored with STG.128.
 // Coordinates (RealignTile<E>, kernels/common/realign.hpp): tile (tile_y, tile_x) covers input
 // columns c0 = tile_x * kCols .. + kCols - 1 and tile rows i <-> input rows rb + i, rb = r0 -
 // kPad, r0 = tile_y * kOwned. Output row c0 + j owns elements [r0 - sh(j), r0 - sh(j) + kOwned)
@@ -20,10 +20,13 @@
 // Edges: an input vector is loaded whole only when it lies inside the matrix's span (its
 // first to its last element), else element by element; output chunks cut by the matrix's
 // first or last row are stored element by element. Rows past the matrix are not loaded.
-// Phase-2 banks (4-byte words, bank = word mod 32; a warp = 4 block rows p x 8 unit columns
-// q): reads IN word (p*B + u)*kInStride/4 + q, bank 8p + q + const when kInStride*B = 32 mod
-// 128, i.e. kInStride = 8E mod 32E; writes OUT word (q*B + c)*kOutStride/4 + p, bank 4q + p +
-// const when kOutStride = 4E mod 32E. (B = kBlock = 4/E.)
+// Banks (4-byte words, bank = word mod 32). Phase 2, a warp = 4 block rows p x 8 unit columns
+// q (E <= 4): reads IN word (p*B + u)*kInStride/4 + q, bank 8p + q + const when kInStride*B =
+// 32 mod 128, i.e. kInStride = 8E mod 32E (B = kBlock = 4/E); writes one chunk (4 words) in
+// each of 8 OUT rows q*B + c whose strides are whole 128-byte groups: the chunk XOR (q mod 8)
+// puts them on 8 distinct chunk positions. Phase 3: 8 consecutive lanes read 8 consecutive
+// chunks of one OUT row, 8 distinct positions after the XOR: one wavefront per quarter-warp.
+// tests/host/test_realign.cpp counts every warp's wavefronts of phases 2 and 3.
 #include <cstdint>
 #include <kernels/common/grid.hpp>
 #include <kernels/common/realign.hpp>
@@ -158,62 +161,115 @@ __global__ void __launch_bounds__(kThreads, 4)  // <= 64 registers: 4 blocks per
         }
         __syncthreads();
 
-        // Phase 2: IN (tile row, column) -> OUT (column, tile row), block by block.
-        for (int blk = tid; blk < S::kBlocks; blk += kThreads) {
-          const RealignBlock at = realign_block<E>(blk);
+        // Phase 2: IN (tile row, column) -> OUT (column, tile row), block by block, in rounds
+        // of kRound blocks per thread: the round's reads first, then its transposes and writes
+        // (10 words in flight; all of them at once spill registers).
+        constexpr int kPerThread = S::kBlocks / kThreads;
+        constexpr int kRound = kPerThread % 2 == 0 && kPerThread * S::kUnit / 4 * S::kBlock > 10
+                                   ? kPerThread / 2
+                                   : kPerThread;
+        static_assert(S::kBlocks % kThreads == 0 && kPerThread % kRound == 0, "whole rounds");
+#pragma unroll 1
+        for (int n0 = 0; n0 < kPerThread; n0 += kRound) {
           if constexpr (E == 8) {
-            const uint2 u = *reinterpret_cast<const uint2*>(in + at.p * S::kInStride + 8 * at.q);
-            *reinterpret_cast<uint2*>(out + at.q * S::kOutStride + 8 * at.p) = u;
+            uint2 u[kRound];
+#pragma unroll
+            for (int n = 0; n < kRound; ++n) {
+              const RealignBlock at = realign_block<E>(tid + kThreads * (n0 + n));
+              u[n] = *reinterpret_cast<const uint2*>(in + at.p * S::kInStride + 8 * at.q);
+            }
+#pragma unroll
+            for (int n = 0; n < kRound; ++n) {
+              const RealignBlock at = realign_block<E>(tid + kThreads * (n0 + n));
+              *reinterpret_cast<uint2*>(out + realign_out_offset<E>(at.q, 8 * at.p)) = u[n];
+            }
           } else {
-            std::uint32_t a[S::kBlock], t[S::kBlock];
+            std::uint32_t a[kRound][S::kBlock];
 #pragma unroll
-            for (int u = 0; u < S::kBlock; ++u)
-              a[u] = *reinterpret_cast<const std::uint32_t*>(
-                  in + (at.p * S::kBlock + u) * S::kInStride + 4 * at.q);
-            transpose_block<E>(a, t);
+            for (int n = 0; n < kRound; ++n) {
+              const RealignBlock at = realign_block<E>(tid + kThreads * (n0 + n));
 #pragma unroll
-            for (int c = 0; c < S::kBlock; ++c)
-              *reinterpret_cast<std::uint32_t*>(out + (at.q * S::kBlock + c) * S::kOutStride +
-                                                4 * at.p) = t[c];
+              for (int u = 0; u < S::kBlock; ++u)
+                a[n][u] = *reinterpret_cast<const std::uint32_t*>(
+                    in + (at.p * S::kBlock + u) * S::kInStride + 4 * at.q);
+            }
+#pragma unroll
+            for (int n = 0; n < kRound; ++n) {
+              const RealignBlock at = realign_block<E>(tid + kThreads * (n0 + n));
+              std::uint32_t t[S::kBlock];
+              transpose_block<E>(a[n], t);
+#pragma unroll
+              for (int c = 0; c < S::kBlock; ++c)
+                *reinterpret_cast<std::uint32_t*>(
+                    out + realign_out_offset<E>(at.q * S::kBlock + c, 4 * at.p)) = t[c];
+            }
           }
         }
         __syncthreads();
 
-        // Phase 3: output row j = it / kChunks, chunk k = it % kChunks of its owned range.
-        for (int it = tid; it < S::kCols * S::kChunks; it += kThreads) {
-          const int j = it / S::kChunks, k = it % S::kChunks;
-          const std::int64_t c = c0 + j;
-          if (c >= cols) continue;
-          const Addr d = dst + Addr((c * ldd + r0) * E);      // out[c][r0]
-          const int m = static_cast<int>(d & 31);             // = sh(j) * E
-          const std::int64_t e0 = r0 - m / E + k * (16 / E);  // first element of the chunk
-          if (e0 + 16 / E <= 0 || e0 >= rows) continue;
-          // OUT row j, byte o = (kPad - sh(j)) * E + 16k: words o/4 .. o/4 + 4, shifted by o % 4.
-          const int o = S::kPad * E - m + 16 * k;
-          const std::uint32_t* row =
-              reinterpret_cast<const std::uint32_t*>(out + j * S::kOutStride) + (o >> 2);
-          std::uint32_t y[5];
+        // Phase 3: item it = tid + 256n: output row j = it / kChunks, chunk k = it % kChunks of
+        // its owned range, the bytes at o0 + 16k .. + 15 of OUT row j, o0 = (kPad - sh(j)) * E.
+        // Like phase 1: lane reads the aligned chunk holding byte o0 + 16k, takes the next one
+        // from its neighbour (the row's or warp's last lane reads it), funnel-shifts by o0 % 16.
+        constexpr int kItems = S::kCols * S::kChunks / kThreads, kRound3 = 2;
+        static_assert(kItems % kRound3 == 0, "whole rounds");
+        const int lane = tid & 31;
+#pragma unroll 1
+        for (int n0 = 0; n0 < kItems; n0 += kRound3) {
+          uint4 cv[kRound3], cx[kRound3];
 #pragma unroll
-          for (int t = 0; t < 5; ++t) y[t] = row[t];
-          std::uint32_t w[4];
+          for (int n = 0; n < kRound3; ++n) {
+            const int it = tid + kThreads * (n0 + n), j = it / S::kChunks, k = it % S::kChunks;
+            const int m = static_cast<int>((dst + Addr(((c0 + j) * ldd + r0) * E)) & 31);
+            const int o0 = S::kPad * E - m;  // >= 1: kPad * E >= 32 > m
+            const int x = (o0 & ~15) + 16 * k;
+            cv[n] = *reinterpret_cast<const uint4*>(out + realign_out_offset<E>(j, x));
+            const bool last = k == S::kChunks - 1 || lane == 31;
+            cx[n] = last && (o0 & 15) != 0
+                        ? *reinterpret_cast<const uint4*>(out + realign_out_offset<E>(j, x + 16))
+                        : make_uint4(0, 0, 0, 0);
+          }
 #pragma unroll
-          for (int t = 0; t < 4; ++t) w[t] = funnel_bytes(y[t], y[t + 1], o & 3);
-          const Addr g = d - Addr(m) + Addr(16 * k);  // 16-byte aligned
-          if (e0 >= 0 && e0 + 16 / E <= rows) {
-            *reinterpret_cast<uint4*>(g) = make_uint4(w[0], w[1], w[2], w[3]);
-          } else {  // the matrix's first or last row cuts the chunk
+          for (int n = 0; n < kRound3; ++n) {
+            const int it = tid + kThreads * (n0 + n), j = it / S::kChunks, k = it % S::kChunks;
+            std::uint32_t w[8] = {cv[n].x,
+                                  cv[n].y,
+                                  cv[n].z,
+                                  cv[n].w,
+                                  __shfl_down_sync(0xffffffffu, cv[n].x, 1),
+                                  __shfl_down_sync(0xffffffffu, cv[n].y, 1),
+                                  __shfl_down_sync(0xffffffffu, cv[n].z, 1),
+                                  __shfl_down_sync(0xffffffffu, cv[n].w, 1)};
+            if (k == S::kChunks - 1 || lane == 31) {
+              w[4] = cx[n].x;
+              w[5] = cx[n].y;
+              w[6] = cx[n].z;
+              w[7] = cx[n].w;
+            }
+            const std::int64_t c = c0 + j;
+            const Addr d = dst + Addr((c * ldd + r0) * E);      // out[c][r0]
+            const int m = static_cast<int>(d & 31);             // = sh(j) * E
+            const std::int64_t e0 = r0 - m / E + k * (16 / E);  // first element of the chunk
+            if (c >= cols || e0 + 16 / E <= 0 || e0 >= rows) continue;
+            std::uint32_t v[4];
+            realign_chunk(w, (S::kPad * E - m) & 15, v);
+            const Addr g = d - Addr(m) + Addr(16 * k);  // 16-byte aligned
+            if (e0 >= 0 && e0 + 16 / E <= rows) {
+              *reinterpret_cast<uint4*>(g) = make_uint4(v[0], v[1], v[2], v[3]);
+            } else {  // the matrix's first or last row cuts the chunk
 #pragma unroll
-            for (int e = 0; e < 16 / E; ++e) {
-              if (e0 + e < 0 || e0 + e >= rows) continue;
-              const std::uint32_t word = w[(e * E) / 4];
-              if constexpr (E == 1)
-                reinterpret_cast<std::uint8_t*>(g)[e] = std::uint8_t(word >> (8 * (e % 4)));
-              else if constexpr (E == 2)
-                reinterpret_cast<std::uint16_t*>(g)[e] = std::uint16_t(word >> (16 * (e % 2)));
-              else if constexpr (E == 4)
-                reinterpret_cast<std::uint32_t*>(g)[e] = word;
-              else
-                reinterpret_cast<uint2*>(g)[e] = make_uint2(w[2 * e], w[2 * e + 1]);
+              for (int e = 0; e < 16 / E; ++e) {
+                if (e0 + e < 0 || e0 + e >= rows) continue;
+                const std::uint32_t word = v[(e * E) / 4];
+                if constexpr (E == 1)
+                  reinterpret_cast<std::uint8_t*>(g)[e] = std::uint8_t(word >> (8 * (e % 4)));
+                else if constexpr (E == 2)
+                  reinterpret_cast<std::uint16_t*>(g)[e] = std::uint16_t(word >> (16 * (e % 2)));
+                else if constexpr (E == 4)
+                  reinterpret_cast<std::uint32_t*>(g)[e] = word;
+                else
+                  reinterpret_cast<uint2*>(g)[e] = make_uint2(v[2 * e], v[2 * e + 1]);
+              }
             }
           }
         }

@@ -12,11 +12,13 @@ namespace tmakit {
 // rows owns kOwned elements (kOwned * E bytes: whole 32-byte sectors); its owned range starts
 // up to 32 / E - 1 <= kPad elements above r0, hence the kPad extra rows.
 //   IN : kRows rows of 128 bytes, row stride kInStride bytes  (tile row i, input column c)
-//   OUT: kCols rows of kRows * E bytes, stride kOutStride      (input column c, tile row i)
-// Strides (derivation in smem_realign.cu, phase 2; tests/host/test_realign.cpp counts them):
-// kInStride = 8E mod 32E and kOutStride = 4E mod 32E bytes put phase 2's word reads and writes
-// on 32 distinct banks (E <= 4); for E = 8 (64-bit accesses, a half-warp per wavefront) a
-// 160-byte input stride does the same for each half-warp.
+//   OUT: kCols rows of kRows * E bytes, stride kOutStride      (input column c, tile row i),
+//        16-byte chunks XOR-swizzled within groups of 8 (realign_out_offset)
+// Banks (derivation in smem_realign.cu; tests/host/test_realign.cpp counts them): kInStride =
+// 8E mod 32E bytes puts phase 2's word reads on 32 distinct banks (E <= 4; E = 8: 160 bytes,
+// per half-warp); OUT rows are whole 128-byte groups and the chunk swizzle spreads phase 2's
+// writes (8 rows, one chunk each) over the 8 chunk positions; phase 3 reads whole chunks, 8
+// consecutive lanes on 8 consecutive chunks of one row: distinct positions after the XOR.
 template <int E>
 struct RealignTile {
   static_assert(E == 1 || E == 2 || E == 4 || E == 8, "1, 2, 4 or 8-byte elements");
@@ -25,7 +27,7 @@ struct RealignTile {
   static constexpr int kPad = 32;
   static constexpr int kRows = kOwned + kPad;
   static constexpr int kInStride = 128 + (E < 8 ? 8 * E : 32);
-  static constexpr int kOutStride = kRows * E + 4 * E;
+  static constexpr int kOutStride = (kRows * E + 127) / 128 * 128;
   static constexpr int kInBytes = kRows * kInStride;
   static constexpr int kOutBytes = kCols * kOutStride;
   static constexpr int kSmemBytes = kInBytes + kOutBytes;
@@ -37,6 +39,8 @@ struct RealignTile {
   static constexpr int kBlocks = kRows / kBlock * kUnitsPerRow;
   // Phase 3: 16-byte chunks per owned output row.
   static constexpr int kChunks = kOwned * E / 16;
+  // OUT's chunk swizzle: row R's chunk x sits at chunk x ^ (((R / kBlock) * kSwz) & 7).
+  static constexpr int kSwz = E == 8 ? 2 : 1;
   static_assert(kRows % (4 * kBlock) == 0 && kInBytes % 16 == 0, "walks and alignment");
 };
 
@@ -54,6 +58,14 @@ TMAKIT_HD RealignBlock realign_block(int b) {
     return {((b >> 3) & 3) + 4 * (b >> 7), (b & 7) + 8 * ((b >> 5) & 3)};
   else
     return {((b >> 2) & 7) + 8 * (b >> 7), (b & 3) + 4 * ((b >> 5) & 3)};
+}
+
+// Byte x of OUT row `row` (chunk x / 16 swizzled), from the start of OUT.
+template <int E>
+TMAKIT_HD int realign_out_offset(int row, int x) {
+  using S = RealignTile<E>;
+  const int f = ((row / S::kBlock) * S::kSwz) & 7;
+  return row * S::kOutStride + ((((x >> 4) ^ f)) << 4) + (x & 15);
 }
 
 // Bytes sh..sh+3 of the 8-byte value {hi:lo}, sh = 0..3 (SHF.R: the funnel shift).

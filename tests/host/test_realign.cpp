@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <random>
 #include <set>
+#include <type_traits>
 #include <utility>
 
 #include <host/bank_model.hpp>
@@ -48,9 +49,9 @@ void check_banks() {
         const RealignBlock at = realign_block<E>(w0 + lane);
         rd[lane] = {true, static_cast<std::uint32_t>((at.p * S::kBlock + u) * S::kInStride +
                                                      S::kUnit * at.q)};
-        wr[lane] = {
-            true, static_cast<std::uint32_t>(S::kInBytes + (at.q * S::kBlock + u) * S::kOutStride +
-                                             S::kUnit * at.p)};
+        wr[lane] = {true, static_cast<std::uint32_t>(
+                              S::kInBytes +
+                              realign_out_offset<E>(at.q * S::kBlock + u, S::kUnit * at.p))};
       }
       const Wavefronts r = shared_wavefronts(rd, S::kUnit), w = shared_wavefronts(wr, S::kUnit);
       ASSERT_EQ(r.actual, r.ideal) << "E=" << E << " reads, warp at block " << w0;
@@ -64,6 +65,56 @@ TEST(Realign, PhaseTwoIsConflictFree) {
   check_banks<2>();
   check_banks<4>();
   check_banks<8>();
+}
+
+// Phase 3: item it = tid + 256 n reads chunk (o0 / 16 + k) of OUT row j = it / kChunks, k =
+// it % kChunks, o0 = kPad * E - m for the row's sector offset m: each quarter-warp (8 lanes,
+// one wavefront for 16-byte accesses) must hit 8 distinct chunk positions, for every m.
+template <int E>
+void check_phase3_banks() {
+  using S = RealignTile<E>;
+  for (int m = 0; m < 32; m += E)
+    for (int it0 = 0; it0 < S::kCols * S::kChunks; it0 += 32) {
+      WarpAccess rd{};
+      for (int lane = 0; lane < 32; ++lane) {
+        const int it = it0 + lane, j = it / S::kChunks, k = it % S::kChunks;
+        const int o0 = S::kPad * E - m;
+        rd[lane] = {true, static_cast<std::uint32_t>(
+                              S::kInBytes + realign_out_offset<E>(j, (o0 & ~15) + 16 * k))};
+      }
+      const Wavefronts r = shared_wavefronts(rd, 16);
+      ASSERT_EQ(r.actual, r.ideal) << "E=" << E << " m=" << m << " items at " << it0;
+    }
+}
+
+TEST(Realign, PhaseThreeReadsAreConflictFree) {
+  check_phase3_banks<1>();
+  check_phase3_banks<2>();
+  check_phase3_banks<4>();
+  check_phase3_banks<8>();
+}
+
+// The swizzle is a permutation of each OUT row's bytes: none leaves the row, no two share a
+// place.
+TEST(Realign, OutSwizzleStaysInItsRow) {
+  auto check = [](auto e) {
+    constexpr int E = decltype(e)::value;
+    using S = RealignTile<E>;
+    for (int row = 0; row < S::kCols; ++row) {
+      std::set<int> at;
+      for (int x = 0; x < S::kOutStride; ++x) {
+        const int off = realign_out_offset<E>(row, x);
+        ASSERT_GE(off, row * S::kOutStride);
+        ASSERT_LT(off, (row + 1) * S::kOutStride);
+        at.insert(off);
+      }
+      ASSERT_EQ(at.size(), static_cast<std::size_t>(S::kOutStride));
+    }
+  };
+  check(std::integral_constant<int, 1>{});
+  check(std::integral_constant<int, 2>{});
+  check(std::integral_constant<int, 4>{});
+  check(std::integral_constant<int, 8>{});
 }
 
 TEST(Realign, ChunkIsTheShiftedBytes) {
@@ -92,7 +143,7 @@ TEST(Realign, TileFitsAndOwnsWholeSectors) {
     EXPECT_EQ(S::kOwned * E % 32, 0);          // owned ranges are whole sectors
     EXPECT_GE(S::kPad, 32 / E);                // covers any shift of an output row
     EXPECT_EQ(S::kInStride % 8, 0);            // phase 1 stores 8- or 16-byte halves
-    EXPECT_EQ(S::kOutStride % S::kUnit, 0);    // phase 2 writes whole units
+    EXPECT_EQ(S::kOutStride % 128, 0);         // whole swizzle groups of 8 chunks
     EXPECT_LE(S::kSmemBytes, 227 * 1024 / 4);  // at least 4 blocks per SM
   };
   check(RealignTile<1>{});
