@@ -119,18 +119,40 @@ __global__ void __launch_bounds__(kThreads, 4)  // <= 64 registers: 4 blocks per
 
         // Phase 1: all loads in flight first. Pass n, row i = tid/8 + 32n, lane k = tid%8:
         // v = aligned vector k of the segment, x = vector 8 (the row's last lane, when shifted).
+        // Row i's segment starts at a(i) = src + ((rb + i) * lds + c0) * E, so a(i + 32n) =
+        // a(i) + n * 32 * lds * E. An interior tile (every loaded row inside the matrix, every
+        // vector inside its span: the first row's first and the last row's extra vector are) is
+        // loaded without per-vector checks.
         uint4 v[kPasses], x[kPasses];
         int shift[kPasses];
+        const Addr a0 = src + Addr(((rb + (tid >> 3)) * lds + c0) * E);
+        const Addr pass_step = Addr(32 * lds * E);
+        const Addr first_vec = (src + Addr(((rb + first) * lds + c0) * E)) & ~Addr(15);
+        const Addr last_vec = (src + Addr(((rb + S::kRows - 1) * lds + c0) * E)) & ~Addr(15);
+        const bool interior =
+            rb + first >= 0 && rb + S::kRows <= rows && first_vec >= lo && last_vec + 144 <= hi;
+        if (interior) {
 #pragma unroll
-        for (int n = 0; n < kPasses; ++n) {
-          const int i = (tid >> 3) + 32 * n;
-          const std::int64_t r = rb + i;
-          const bool row_ok = i >= first && r >= 0 && r < rows;
-          const Addr a = src + Addr((r * lds + c0) * E), A = a & ~Addr(15);
-          shift[n] = static_cast<int>(a - A);
-          v[n] = row_ok ? load_vec<E>(A + 16 * lane_k, lo, hi) : make_uint4(0, 0, 0, 0);
-          x[n] = row_ok && lane_k == 7 && shift[n] != 0 ? load_vec<E>(A + 128, lo, hi)
-                                                        : make_uint4(0, 0, 0, 0);
+          for (int n = 0; n < kPasses; ++n) {
+            const Addr a = a0 + n * pass_step, A = a & ~Addr(15);
+            shift[n] = static_cast<int>(a - A);
+            const bool load = 32 * n >= first;  // first is 0 or kPad = 32: uniform
+            const uint4* pv = reinterpret_cast<const uint4*>(A) + lane_k;
+            v[n] = load ? __ldg(pv) : make_uint4(0, 0, 0, 0);
+            x[n] = load && lane_k == 7 && shift[n] != 0 ? __ldg(pv + 1) : make_uint4(0, 0, 0, 0);
+          }
+        } else {
+#pragma unroll
+          for (int n = 0; n < kPasses; ++n) {
+            const int i = (tid >> 3) + 32 * n;
+            const std::int64_t r = rb + i;
+            const bool row_ok = i >= first && r >= 0 && r < rows;
+            const Addr a = a0 + n * pass_step, A = a & ~Addr(15);
+            shift[n] = static_cast<int>(a - A);
+            v[n] = row_ok ? load_vec<E>(A + 16 * lane_k, lo, hi) : make_uint4(0, 0, 0, 0);
+            x[n] = row_ok && lane_k == 7 && shift[n] != 0 ? load_vec<E>(A + 128, lo, hi)
+                                                          : make_uint4(0, 0, 0, 0);
+          }
         }
 #pragma unroll
         for (int n = 0; n < kPasses; ++n) {
@@ -213,25 +235,31 @@ __global__ void __launch_bounds__(kThreads, 4)  // <= 64 registers: 4 blocks per
         // from its neighbour (the row's or warp's last lane reads it), funnel-shifts by o0 % 16.
         constexpr int kItems = S::kCols * S::kChunks / kThreads, kRound3 = 2;
         static_assert(kItems % kRound3 == 0, "whole rounds");
-        const int lane = tid & 31;
+        const int lane = tid & 31, k = tid % S::kChunks, j0 = tid / S::kChunks;
+        constexpr int kRowsPerItem = kThreads / S::kChunks;  // j of item n = j0 + n * this
+        // out[c0 + j][r0] for item n: d0 + n * item_step.
+        const Addr d0 = dst + Addr(((c0 + j0) * ldd + r0) * E);
+        const Addr item_step = Addr(kRowsPerItem * ldd * E);
+        // Every chunk of the tile inside the matrix: its first owned element r0 - sh >= r0 -
+        // (32/E - 1) >= 0, its last r0 + kOwned - 1 - sh < rows, every output row < cols.
+        const bool whole = r0 >= 32 / E && r0 + S::kOwned <= rows && c0 + S::kCols <= cols;
+        const bool last = k == S::kChunks - 1 || lane == 31;  // reads the next chunk itself
 #pragma unroll 1
         for (int n0 = 0; n0 < kItems; n0 += kRound3) {
           uint4 cv[kRound3], cx[kRound3];
 #pragma unroll
           for (int n = 0; n < kRound3; ++n) {
-            const int it = tid + kThreads * (n0 + n), j = it / S::kChunks, k = it % S::kChunks;
-            const int m = static_cast<int>((dst + Addr(((c0 + j) * ldd + r0) * E)) & 31);
+            const int j = j0 + (n0 + n) * kRowsPerItem;
+            const int m = static_cast<int>((d0 + (n0 + n) * item_step) & 31);  // sh(j) * E
             const int o0 = S::kPad * E - m;  // >= 1: kPad * E >= 32 > m
-            const int x = (o0 & ~15) + 16 * k;
-            cv[n] = *reinterpret_cast<const uint4*>(out + realign_out_offset<E>(j, x));
-            const bool last = k == S::kChunks - 1 || lane == 31;
+            const int xb = (o0 & ~15) + 16 * k;
+            cv[n] = *reinterpret_cast<const uint4*>(out + realign_out_offset<E>(j, xb));
             cx[n] = last && (o0 & 15) != 0
-                        ? *reinterpret_cast<const uint4*>(out + realign_out_offset<E>(j, x + 16))
+                        ? *reinterpret_cast<const uint4*>(out + realign_out_offset<E>(j, xb + 16))
                         : make_uint4(0, 0, 0, 0);
           }
 #pragma unroll
           for (int n = 0; n < kRound3; ++n) {
-            const int it = tid + kThreads * (n0 + n), j = it / S::kChunks, k = it % S::kChunks;
             std::uint32_t w[8] = {cv[n].x,
                                   cv[n].y,
                                   cv[n].z,
@@ -240,27 +268,31 @@ __global__ void __launch_bounds__(kThreads, 4)  // <= 64 registers: 4 blocks per
                                   __shfl_down_sync(0xffffffffu, cv[n].y, 1),
                                   __shfl_down_sync(0xffffffffu, cv[n].z, 1),
                                   __shfl_down_sync(0xffffffffu, cv[n].w, 1)};
-            if (k == S::kChunks - 1 || lane == 31) {
+            if (last) {
               w[4] = cx[n].x;
               w[5] = cx[n].y;
               w[6] = cx[n].z;
               w[7] = cx[n].w;
             }
-            const std::int64_t c = c0 + j;
-            const Addr d = dst + Addr((c * ldd + r0) * E);      // out[c][r0]
-            const int m = static_cast<int>(d & 31);             // = sh(j) * E
+            const Addr d = d0 + (n0 + n) * item_step;  // out[c][r0], c = c0 + j
+            const int m = static_cast<int>(d & 31);    // = sh(j) * E
+            std::uint32_t vv[4];
+            realign_chunk(w, (S::kPad * E - m) & 15, vv);
+            const Addr g = d - Addr(m) + Addr(16 * k);  // 16-byte aligned
+            if (whole) {
+              *reinterpret_cast<uint4*>(g) = make_uint4(vv[0], vv[1], vv[2], vv[3]);
+              continue;
+            }
+            const std::int64_t c = c0 + j0 + (n0 + n) * kRowsPerItem;
             const std::int64_t e0 = r0 - m / E + k * (16 / E);  // first element of the chunk
             if (c >= cols || e0 + 16 / E <= 0 || e0 >= rows) continue;
-            std::uint32_t v[4];
-            realign_chunk(w, (S::kPad * E - m) & 15, v);
-            const Addr g = d - Addr(m) + Addr(16 * k);  // 16-byte aligned
             if (e0 >= 0 && e0 + 16 / E <= rows) {
-              *reinterpret_cast<uint4*>(g) = make_uint4(v[0], v[1], v[2], v[3]);
+              *reinterpret_cast<uint4*>(g) = make_uint4(vv[0], vv[1], vv[2], vv[3]);
             } else {  // the matrix's first or last row cuts the chunk
 #pragma unroll
               for (int e = 0; e < 16 / E; ++e) {
                 if (e0 + e < 0 || e0 + e >= rows) continue;
-                const std::uint32_t word = v[(e * E) / 4];
+                const std::uint32_t word = vv[(e * E) / 4];
                 if constexpr (E == 1)
                   reinterpret_cast<std::uint8_t*>(g)[e] = std::uint8_t(word >> (8 * (e % 4)));
                 else if constexpr (E == 2)
@@ -268,7 +300,7 @@ __global__ void __launch_bounds__(kThreads, 4)  // <= 64 registers: 4 blocks per
                 else if constexpr (E == 4)
                   reinterpret_cast<std::uint32_t*>(g)[e] = word;
                 else
-                  reinterpret_cast<uint2*>(g)[e] = make_uint2(v[2 * e], v[2 * e + 1]);
+                  reinterpret_cast<uint2*>(g)[e] = make_uint2(vv[2 * e], vv[2 * e + 1]);
               }
             }
           }
