@@ -83,10 +83,19 @@ int default_swizzle_bytes(const VariantInfo& info) {
 //    (batched 3000x97x75, full run 2026-11-23: 768 / 1623 GB/s against smem_wide's 1358 /
 //    2174; at 8 B it won, 2796 against smem_padded's 2650), so 2-4 B take it only when both
 //    sides exceed kSectorMinSide (between 97, measured to lose, and 3001, measured to win);
-//  - 16 B: smem_padded (smem_strip ties on odd shapes).
+//  - 16 B: smem_padded (smem_strip ties on odd shapes);
+//  - odd rows at 1-2 B, both sides > kRealignMinSide: smem_realign, 16-byte vectors at any row
+//    alignment (session 9, H100, odd shapes 3001x4999 / 12345x6789 / 6789x12345: 1 B 1303 /
+//    1886 / 1865 GB/s = 67-72% of memcpy where smem_wide ran 1041 / 1283 / 1208; 2 B 1742 /
+//    2248 / 2210 = 74-79% where smem_sector ran 1566 / 1834 / 1829, docs/data/
+//    realign-h100-2026-11-23.txt). On small matrices it lost (3000x97x75: 519 / 610 against
+//    smem_wide's 818 / 1353; 4096x64x64 batches 709 / 1362 against 1483 / 2149): its tile is
+//    128 bytes x 160 rows, so kRealignMinSide = 1024 like kSectorMinSide (3001 measured to win).
 std::string classic_best(std::int64_t rows, std::int64_t cols, int elem_bytes) {
   if (std::min(rows, cols) <= 32) return "smem_strip";
   const bool rows16 = (cols * elem_bytes) % 16 == 0 && (rows * elem_bytes) % 16 == 0;
+  constexpr std::int64_t kRealignMinSide = 1024;
+  if (!rows16 && elem_bytes <= 2 && std::min(rows, cols) > kRealignMinSide) return "smem_realign";
   const bool out_rows_split_sectors = (rows * elem_bytes) % 32 != 0;
   constexpr std::int64_t kSectorMinSide = 1024;
   if (out_rows_split_sectors && (elem_bytes == 8 || ((elem_bytes == 2 || elem_bytes == 4) &&
@@ -183,7 +192,8 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   // 3001x4999); small odd 8 B matrices (3000x97x75) smem_padded 1.08x smem_sector.
   if (hbm3e && !rows16) {
     const bool split_sectors = (rows * elem_bytes) % 32 != 0;
-    if (elem_bytes == 2 && split_sectors && short_side > 32) return "smem_wide";
+    if (elem_bytes == 2 && split_sectors && short_side > 32 && short_side <= 1024)
+      return "smem_wide";  // larger ones: smem_realign (classic_best)
     if (elem_bytes == 8 && split_sectors && short_side > 32 && short_side <= 1024)
       return "smem_padded";
   }

@@ -27,10 +27,7 @@
 // puts them on 8 distinct chunk positions. Phase 3: 8 consecutive lanes read 8 consecutive
 // chunks of one OUT row, 8 distinct positions after the XOR: one wavefront per quarter-warp.
 // tests/host/test_realign.cpp counts every warp's wavefronts of phases 2 and 3.
-#include <algorithm>
 #include <cstdint>
-#include <cstdlib>
-#include <cuda/pipeline>
 #include <kernels/common/grid.hpp>
 #include <kernels/common/realign.hpp>
 #include <kernels/launchers.hpp>
@@ -328,108 +325,6 @@ __global__ void __launch_bounds__(kThreads, 4)  // <= 64 registers: 4 blocks per
       });
 }
 
-// The same tile with its loads one tile ahead: phase 1's aligned vectors (9 per row segment)
-// are copied by cp.async (cuda::memcpy_async, no registers) into a RAW stage while the CTA
-// runs phases 2 and 3 of the previous tile; phase 1 then realigns RAW -> IN from shared
-// memory. A persistent grid (as many CTAs as are resident) walks tiles idx = blockIdx.x,
-// + gridDim.x, ...: matrix idx / tiles, tile (n / tiles_x, n % tiles_x), n = idx % tiles.
-constexpr int kRawStride = 144;  // 9 vectors of 16 bytes per tile row
-
-template <int E>
-__global__ void __launch_bounds__(kThreads)
-    smem_realign_ahead_kernel(const unsigned char* __restrict__ src_base,
-                              unsigned char* __restrict__ dst_base, std::int64_t rows,
-                              std::int64_t cols, BatchStrides st, int pad_rows) {
-  using S = RealignTile<E>;
-  constexpr int kPasses = S::kRows / (kThreads / 8);
-  extern __shared__ __align__(16) unsigned char realign_smem[];
-  unsigned char* in = realign_smem;
-  unsigned char* out = realign_smem + S::kInBytes;
-  unsigned char* raw = out + S::kOutBytes;
-  const int tid = threadIdx.x, lane_k = tid & 7;
-  const int first = S::kPad - pad_rows;
-  const std::int64_t lds = st.src_ld_elems, ldd = st.dst_ld_elems;
-  const std::int64_t tiles_y = ceil_div(rows + pad_rows, S::kOwned);
-  const std::int64_t tiles_x = ceil_div(cols, S::kCols);
-  const std::int64_t per = tiles_y * tiles_x, total = st.batch * per;
-  struct Tile {
-    Addr src, dst;
-    std::int64_t r0, c0;
-  };
-  auto tile_at = [&](std::int64_t idx) {
-    const std::int64_t b = idx / per, n = idx - b * per;
-    const std::int64_t ty = n / tiles_x, tx = n - ty * tiles_x;
-    return Tile{reinterpret_cast<Addr>(src_base) + Addr(b * st.src_batch_elems * E),
-                reinterpret_cast<Addr>(dst_base) + Addr(b * st.dst_batch_elems * E), ty * S::kOwned,
-                tx * S::kCols};
-  };
-  cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
-  // This thread's vectors of tile idx into RAW: item q = row i * 9 + vector v.
-  auto issue = [&](std::int64_t idx) {
-    pipe.producer_acquire();
-    if (idx < total) {
-      const Tile t = tile_at(idx);
-      const Addr lo = t.src, hi = t.src + Addr(((rows - 1) * lds + cols) * E);
-      const std::int64_t rb = t.r0 - S::kPad;
-      const Addr first_vec = (t.src + Addr(((rb + first) * lds + t.c0) * E)) & ~Addr(15);
-      const Addr last_vec = (t.src + Addr(((rb + S::kRows - 1) * lds + t.c0) * E)) & ~Addr(15);
-      const bool interior =
-          rb + first >= 0 && rb + S::kRows <= rows && first_vec >= lo && last_vec + 144 <= hi;
-      for (int q = tid; q < S::kRows * 9; q += kThreads) {
-        const int i = q / 9, v = q - i * 9;
-        const std::int64_t r = rb + i;
-        unsigned char* d = raw + i * kRawStride + 16 * v;
-        if (i < first || r < 0 || r >= rows) {
-          *reinterpret_cast<uint4*>(d) = make_uint4(0, 0, 0, 0);
-          continue;
-        }
-        const Addr p = ((t.src + Addr((r * lds + t.c0) * E)) & ~Addr(15)) + 16 * v;
-        if (interior || (p >= lo && p + 16 <= hi))
-          cuda::memcpy_async(d, reinterpret_cast<const void*>(p), cuda::aligned_size_t<16>(16),
-                             pipe);
-        else
-          *reinterpret_cast<uint4*>(d) = load_vec<E>(p, lo, hi);
-      }
-    }
-    pipe.producer_commit();
-  };
-
-  std::int64_t idx = blockIdx.x;
-  issue(idx);
-  for (; idx < total; idx += gridDim.x) {
-    const Tile t = tile_at(idx);
-    pipe.consumer_wait();
-    __syncthreads();  // every thread's vectors (and zero fills) of this tile are in RAW
-    // Phase 1 from RAW: row i = tid/8 + 32n, lane k: vectors k and k+1, shifted by the row's
-    // misalignment s = a(i) mod 16.
-    const Addr a0 = t.src + Addr(((t.r0 - S::kPad + (tid >> 3)) * lds + t.c0) * E);
-    const Addr pass_step = Addr(32 * lds * E);
-#pragma unroll
-    for (int n = 0; n < kPasses; ++n) {
-      const int i = (tid >> 3) + 32 * n;
-      const unsigned char* rr = raw + i * kRawStride + 16 * lane_k;
-      const uint4 v0 = *reinterpret_cast<const uint4*>(rr);
-      const uint4 v1 = *reinterpret_cast<const uint4*>(rr + 16);
-      const std::uint32_t w[8] = {v0.x, v0.y, v0.z, v0.w, v1.x, v1.y, v1.z, v1.w};
-      std::uint32_t c[4];
-      realign_chunk(w, static_cast<int>((a0 + n * pass_step) & 15), c);
-      unsigned char* p = in + i * S::kInStride + 16 * lane_k;
-      if constexpr (S::kInStride % 16 == 0) {
-        *reinterpret_cast<uint4*>(p) = make_uint4(c[0], c[1], c[2], c[3]);
-      } else {
-        reinterpret_cast<uint2*>(p)[0] = make_uint2(c[0], c[1]);
-        reinterpret_cast<uint2*>(p)[1] = make_uint2(c[2], c[3]);
-      }
-    }
-    pipe.consumer_release();
-    __syncthreads();         // RAW is free, IN is whole
-    issue(idx + gridDim.x);  // the next tile's loads fly during phases 2 and 3
-    realign_phase2<E>(in, out, tid);
-    __syncthreads();
-    realign_phase3<E>(out, tid, t.dst, t.r0, t.c0, rows, cols, ldd);
-  }
-}
-
 template <int E>
 cudaError_t launch_realign(const kernels::LaunchArgs& a) {
   using S = RealignTile<E>;
@@ -440,30 +335,6 @@ cudaError_t launch_realign(const kernels::LaunchArgs& a) {
   const int pad = aligned ? 0 : S::kPad;
   const TileGrid g =
       tile_grid(ceil_div(a.rows + pad, S::kOwned), ceil_div(a.cols, S::kCols), st.batch);
-  // Experiment knob (docs/perf-notes.md, session 9): TMAKIT_REALIGN_AHEAD=1 runs the
-  // loads-one-tile-ahead kernel.
-  static const bool ahead = [] {
-    const char* env = std::getenv("TMAKIT_REALIGN_AHEAD");
-    return env != nullptr && env[0] == '1';
-  }();
-  if (ahead) {
-    auto* kernel = smem_realign_ahead_kernel<E>;
-    constexpr std::uint32_t kSmem = S::kSmemBytes + S::kRows * kRawStride;
-    static const int per_sm = [&] {
-      int n = 0;
-      if (allow_dynamic_smem(kernel, kSmem) != cudaSuccess ||
-          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kThreads, kSmem) != cudaSuccess)
-        n = 1;
-      return std::max(n, 1);
-    }();
-    const std::int64_t tiles =
-        st.batch * ceil_div(a.rows + pad, S::kOwned) * ceil_div(a.cols, S::kCols);
-    const auto grid = static_cast<unsigned>(
-        std::min<std::int64_t>(tiles, static_cast<std::int64_t>(a.sm_count) * per_sm));
-    return launch_with_smem(kernel, dim3(grid), dim3(kThreads), kSmem, a.stream,
-                            static_cast<const unsigned char*>(a.src),
-                            static_cast<unsigned char*>(a.dst), a.rows, a.cols, st, pad);
-  }
   return launch_with_smem(smem_realign_kernel<E>, dim3(g.x, g.y, g.z), dim3(kThreads),
                           static_cast<std::uint32_t>(S::kSmemBytes), a.stream,
                           static_cast<const unsigned char*>(a.src),

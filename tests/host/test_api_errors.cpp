@@ -138,7 +138,8 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(fallback_variant("tma_load_store", 4096, 4096, 1), "vec_padded");
   EXPECT_EQ(fallback_variant("int4_8x8", 4096, 4096, 16), "smem_padded");
   // Shape classes: odd rows (no 16-byte vectors) and a side of at most 32 elements.
-  EXPECT_EQ(fallback_variant("tma_load_store", 12345, 6789, 1), "smem_wide");
+  EXPECT_EQ(fallback_variant("tma_load_store", 12345, 6789, 1), "smem_realign");
+  EXPECT_EQ(fallback_variant("tma_load_store", 97, 75, 1), "smem_wide");  // small: not realign
   EXPECT_EQ(fallback_variant("tma_load_store", 4, 4000000, 2), "smem_strip");
   EXPECT_EQ(fallback_variant("tma_pipeline", 4000000, 32, 8), "smem_strip");
   EXPECT_EQ(auto_variant(4096, 4096, 1), "tma_load_store");
@@ -146,12 +147,15 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(8192, 2048, 2), "tma_load_store");  // 1024 tiles: too few
   EXPECT_EQ(auto_variant(512, 512, 1, 1000), "tma_wide");    // a batch counts its tiles
   EXPECT_EQ(auto_variant(256, 256, 1, 1024), "tma_load_store");
-  EXPECT_EQ(auto_variant(12345, 6789, 2), "smem_sector");
+  EXPECT_EQ(auto_variant(12345, 6789, 2), "smem_realign");  // odd rows, 1-2 B, both GPUs
+  EXPECT_EQ(auto_variant(12345, 6789, 2, 1, 4800.0), "smem_realign");
+  EXPECT_EQ(auto_variant(3000, 97, 2, 1, 4800.0), "smem_wide");  // the H200's small odd 2 B
   // Output rows that split 32-byte sectors (rows * E not a multiple of 32), 2-8 B: smem_sector;
   // 1 B keeps smem_wide; output rows on sectors keep smem_wide even when the input rows are odd.
   EXPECT_EQ(auto_variant(12345, 6789, 4), "smem_sector");
   EXPECT_EQ(fallback_variant("tma_pipeline", 3001, 4999, 8), "smem_sector");
-  EXPECT_EQ(auto_variant(12345, 6789, 1), "smem_wide");
+  EXPECT_EQ(auto_variant(12345, 6789, 1), "smem_realign");
+  EXPECT_EQ(auto_variant(1000, 75, 1), "smem_wide");
   EXPECT_EQ(auto_variant(4096, 6789, 4), "smem_wide");
   EXPECT_EQ(auto_variant(4100, 4096, 4), "smem_sector");
   EXPECT_EQ(auto_variant(97, 75, 4), "smem_wide");  // small matrices: smem_sector lost at 2-4 B
@@ -170,7 +174,7 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(16384, 16384, 1, 1, 4800), "tma_load_store");
   EXPECT_EQ(auto_variant(16384, 16384, 2, 1, 4800), "tma_wide");
   EXPECT_EQ(auto_variant(16384, 16384, 1, 1, 3350), "tma_wide");
-  EXPECT_EQ(auto_variant(12345, 6789, 2, 1, 4800), "smem_wide");  // H200: odd 2 B
+  EXPECT_EQ(auto_variant(3001, 999, 2, 1, 4800), "smem_wide");  // H200: odd 2 B, short <= 1024
   EXPECT_EQ(auto_variant(97, 75, 8, 3000, 4800), "smem_padded");  // H200: small odd 8 B
   EXPECT_EQ(auto_variant(32, 32, 1, 16384), "smem_padded");       // batches of 32 x 32
   EXPECT_EQ(auto_variant(32, 32, 8, 16384), "smem_xor");
