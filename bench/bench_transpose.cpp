@@ -19,7 +19,7 @@
 // bit for bit against the CPU reference before it is timed; a TMA technique that cannot run a
 // call is skipped with its reason (allow_fallback = false), never timed as its fallback.
 //
-//   tmakit_bench --preset=quick|full [google benchmark flags]
+//   tmakit_bench --preset=quick|full|probe [google benchmark flags]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -412,6 +412,22 @@ std::vector<Shape> preset_shapes(const std::string& preset) {
     return {{"square", 1, 8192, 2048}, {"square", 1, 16384, 16384}, {"odd", 1, 12345, 6789},
             {"skinny", 1, 4, 4000000}, {"skinny", 1, 4000000, 4},   {"batched", 4096, 64, 64},
             {"batched", 3000, 97, 75}};
+  // probe: members of the skinny and batched classes that the full preset does not name (other
+  // k, an odd N, other matrix sizes and counts), to check that a class is fast, not a list.
+  if (preset == "probe") {
+    std::vector<Shape> v;
+    for (std::int64_t k : {3, 5, 8, 12, 24}) {
+      v.push_back({"skinny", 1, k, 1000003});
+      v.push_back({"skinny", 1, 1000003, k});
+    }
+    v.push_back({"skinny", 1, 9, 1 << 21});
+    v.push_back({"skinny", 1, 1 << 21, 9});
+    const Shape batched[] = {{"batched", 100000, 8, 8},  {"batched", 20000, 16, 48},
+                             {"batched", 10000, 24, 40}, {"batched", 5000, 33, 65},
+                             {"batched", 2000, 100, 60}, {"batched", 500, 250, 130}};
+    v.insert(v.end(), std::begin(batched), std::end(batched));
+    return v;
+  }
   if (preset != "full") return {};
   std::vector<Shape> v = {{"square", 1, 2048, 2048},   {"square", 1, 4096, 4096},
                           {"square", 1, 8192, 2048},   {"square", 1, 16384, 16384},
@@ -450,7 +466,7 @@ int main(int argc, char** argv) {
   }
   const std::vector<Shape> shapes = preset_shapes(preset);
   if (shapes.empty()) {
-    std::fprintf(stderr, "tmakit_bench: --preset must be quick or full (got '%s')\n",
+    std::fprintf(stderr, "tmakit_bench: --preset must be quick, full or probe (got '%s')\n",
                  preset.c_str());
     return 2;
   }

@@ -66,6 +66,11 @@ std::vector<VariantDef> make_registry() {
           "smem_sector with 16-byte global vectors at any row alignment: aligned vectors "
           "realigned by funnel shifts, transposed in shared memory, whole output sectors",
           75, kElems1248, 1, false, kT, k::launch_smem_realign),
+      row("smem_flat",
+          "smem_strip with 16-byte global accesses on both sides: the dense side of a skinny "
+          "matrix or a small-matrix batch is one run, moved in whole 16-byte chunks whatever "
+          "the short side",
+          75, kElems1248 | elem_bit(16), 1, false, kT, k::launch_smem_flat),
       row("vec_padded", "16-byte global loads/stores, padded shared tile", 75, kElems1248, 16,
           false, kT, k::launch_vec_padded),
       row("vec_swizzled", "16-byte global loads/stores, XOR-swizzled shared tile", 75, kElems1248,

@@ -58,6 +58,16 @@ TEST_P(Huge, BatchWhoseSecondMatrixStartsPastTwoToThe31) {
   expect_huge_transpose(*info, 2, 32768, 40000);
 }
 
+// Skinny past 2^31 elements: 16 x 140,000,000 and its transpose (2,240,000,000 elements), where
+// smem_flat's units and every technique's long-side index run past 32 bits.
+TEST_P(Huge, SkinnyPastTwoToThe31) {
+  const VariantInfo* info = find_variant(GetParam());
+  ASSERT_NE(info, nullptr);
+  TMAKIT_NEED_GPU(info->min_cc);
+  expect_huge_transpose(*info, 1, 16, 140000000);
+  expect_huge_transpose(*info, 1, 140000000, 16);
+}
+
 std::vector<std::string> one_byte_variants() {
   std::vector<std::string> v;
   for (const VariantInfo& i : variants())

@@ -36,6 +36,9 @@ const std::vector<LayoutCase>& layout_cases() {
       {"batch4_ld_and_gaps", 40, 130, {4, 144, 48, 40 * 144 + 32, 130 * 48 + 16}},
       {"odd_pitches", 37, 29, {2, 31, 39, 0, 0}},
       {"batch66000_16x16", 16, 16, {66000, 0, 0, 0, 0}},  // more matrices than grid z
+      {"batch300_97x75", 97, 75, {300, 0, 0, 0, 0}},      // dense odd small matrices
+      {"skinny_ld_and_gaps", 7, 1000, {3, 1003, 0, 7 * 1003 + 5, 0}},  // strided long rows
+      {"tall_ld_and_gaps", 1000, 7, {3, 0, 1001, 0, 7 * 1001 + 3}},    // strided dst rows
   };
   return cases;
 }

@@ -44,6 +44,21 @@ TEST_P(Transpose, MatchesReferenceWithUnalignedPointers) {
   expect_matches_reference(GetParam(), {{64, 64}, {33, 31}, {1000, 999}}, GetParam().elem_bytes);
 }
 
+// Skinny matrices, k x N and N x k, with k below, at and above the short-side limits (32) and
+// rows that are no multiple of 4 or 16 bytes; N odd and not a multiple of any tile. Aligned
+// and with pointers one element off 16 bytes (smem_flat's partial chunks, every technique's
+// scalar paths).
+TEST_P(Transpose, MatchesReferenceOnSkinnyShapes) {
+  std::vector<test::Shape> shapes;
+  for (std::int64_t k : {2, 3, 7, 17, 32, 33})
+    for (std::int64_t n : {1001, 12347}) {
+      shapes.push_back({k, n});
+      shapes.push_back({n, k});
+    }
+  expect_matches_reference(GetParam(), shapes, 0);
+  if (GetParam().elem_bytes < 16) expect_matches_reference(GetParam(), shapes, GetParam().elem_bytes);
+}
+
 INSTANTIATE_TEST_SUITE_P(Registry, Transpose, ::testing::ValuesIn(test::all_variant_cases()),
                          test::variant_case_name);
 

@@ -1,0 +1,152 @@
+// smem_flat: smem_strip with 16-byte global accesses on both sides, for any short side and any
+// alignment. smem_strip's skinny tiles already read and write long runs, but it moves 4-byte
+// words at best, and only where every run starts on a word: a 7 x N byte matrix writes its
+// 7-byte output rows one byte per thread, and a batch of 97 x 75 matrices does the same on both
+// sides (H100, 2026-11-23: 47-66% of memcpy at 1 B, 74-76% at 2 B). Yet the dense side of such
+// a call is one contiguous run, whatever the short side's length:
+//   kWide  (R <= 32 rows of N, dst dense):  dst rows of R elements, back to back: w*R elements
+//   kTall  (N rows of C <= 32, src dense):  src likewise: h*C elements
+//   kBatch (dense small matrices):          g whole matrices on both sides
+// (kernels/common/flat.hpp). So a unit of work is a few runs per side, each moved in the
+// 16-byte chunks of global memory it touches: whole chunks with one LDG.128 / STG.128, the
+// partial first and last chunk of a run element by element. Nothing depends on the short side
+// being a multiple of anything.
+//
+// Phase 1 (load): each source chunk lands in shared memory at its global address modulo 16
+// (FlatSmem in flat.hpp), so a whole chunk is one aligned STS.128.
+// Phase 2 (store): each thread builds a 16-byte destination chunk element by element from
+// shared memory (the FlatGather walk: dst element o -> the shared byte of its source element,
+// stepped without a division per element) and writes it with one STG.128.
+// Where no form applies (both sides > 32 and not a dense small batch, or the short side's
+// operand strided) smem_flat runs smem_strip; a single dense row or column runs `copy` there.
+#include <cstdint>
+#include <cstdlib>
+#include <kernels/common/flat.hpp>
+#include <kernels/launchers.hpp>
+#include <kernels/primitives/dispatch.cuh>
+#include <kernels/primitives/launch_smem.cuh>
+
+namespace tmakit {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kLoadUnroll = 4;  // chunks loaded per thread before they are stored to shared
+
+// The element type of the 16-byte chunk's parts.
+template <class T>
+union Chunk {
+  uint4 v;
+  T e[16 / sizeof(T)];
+};
+
+// Run i of a side starts at global byte address a(i) = base + (first + i * pitch) * E.
+template <class T>
+__device__ __forceinline__ std::uintptr_t run_addr(const void* base, const FlatSide& s, int i) {
+  return reinterpret_cast<std::uintptr_t>(base) + (s.first + std::int64_t(i) * s.pitch) * sizeof(T);
+}
+
+template <class T>
+__global__ void __launch_bounds__(kThreads, 4)
+    smem_flat_kernel(const T* __restrict__ src, T* __restrict__ dst, FlatPlan p) {
+  constexpr int E = sizeof(T), V = 16 / E;
+  extern __shared__ uint4 flat_smem_raw[];
+  unsigned char* smem = reinterpret_cast<unsigned char*>(flat_smem_raw);
+  const FlatGather& g = p.gather;
+  for (std::int64_t u = blockIdx.x; u < p.units; u += gridDim.x) {
+    const FlatUnit f = flat_unit(p, u);
+    const std::uintptr_t a0 = run_addr<T>(src, f.src, 0);
+    const int b0 = static_cast<int>(a0 & 15);
+    // Phase 1: source runs -> shared. Item = (run i, chunk k), chunk-major within a run, so a
+    // warp reads consecutive chunks. Shared byte of global byte x of run i:
+    //   i * src_stride + b0 + (x - a(i)).
+    {
+      const int len_bytes = f.src.len * E, nv = flat_chunks_per_run(len_bytes);
+      const int items = f.src.runs * nv;
+      for (int base = threadIdx.x; base < items; base += kLoadUnroll * kThreads) {
+        uint4 v[kLoadUnroll];
+        int at[kLoadUnroll];
+#pragma unroll
+        for (int q = 0; q < kLoadUnroll; ++q) {
+          at[q] = -1;
+          const int item = base + q * kThreads;
+          if (item >= items) continue;
+          const int i = item / nv, k = item - i * nv;
+          const std::uintptr_t a = run_addr<T>(src, f.src, i);
+          const FlatChunk s = flat_chunk(a, len_bytes, k);
+          // The shared byte of c (c - a(i) >= -15: the head chunk starts below the run).
+          const int sh = i * p.src_stride + b0 + static_cast<int>(std::intptr_t(s.c - a));
+          if (s.whole()) {
+            v[q] = __ldg(reinterpret_cast<const uint4*>(s.c));
+            at[q] = sh;
+          } else {  // a partial chunk: its elements one by one (none when lo >= hi)
+            for (std::uintptr_t x = s.lo; x < s.hi; x += E)
+              *reinterpret_cast<T*>(smem + sh + static_cast<int>(x - s.c)) =
+                  *reinterpret_cast<const T*>(x);
+          }
+        }
+#pragma unroll
+        for (int q = 0; q < kLoadUnroll; ++q)
+          if (at[q] >= 0) *reinterpret_cast<uint4*>(smem + at[q]) = v[q];
+      }
+    }
+    __syncthreads();
+    // Phase 2: shared -> destination runs, item -> (run d, chunk k) by flat_dst_item.
+    {
+      const int len_bytes = f.dst.len * E, nv = flat_chunks_per_run(len_bytes);
+      const int items = flat_dst_items(f.dst.runs, nv);
+      for (int item = threadIdx.x; item < items; item += kThreads) {
+        const FlatItem it = flat_dst_item(item, f.dst.runs);
+        const int d = it.d, k = it.k;
+        if (k >= nv) continue;
+        const std::uintptr_t a = run_addr<T>(dst, f.dst, d);
+        const FlatChunk s = flat_chunk(a, len_bytes, k);
+        if (s.whole()) {
+          // dst elements o .. o + V - 1 of run d: o = (c - a) / E.
+          FlatWalk w = flat_walk(g, d, static_cast<int>(s.c - a) / E);
+          Chunk<T> out;
+#pragma unroll
+          for (int j = 0; j < V; ++j) {
+            out.e[j] = *reinterpret_cast<const T*>(smem + b0 + w.off);
+            flat_step(g, w);
+          }
+          *reinterpret_cast<uint4*>(s.c) = out.v;
+        } else {
+          for (std::uintptr_t x = s.lo; x < s.hi; x += E)
+            *reinterpret_cast<T*>(x) = *reinterpret_cast<const T*>(
+                smem + b0 + flat_offset(g, d, static_cast<int>(x - a) / E));
+        }
+      }
+    }
+    __syncthreads();  // shared memory is the next unit's
+  }
+}
+
+template <class T>
+cudaError_t launch_flat(const kernels::LaunchArgs& a, const FlatPlan& p) {
+  const std::int64_t blocks = p.units < 0x7fffffff ? p.units : 0x7fffffff;
+  return launch_with_smem(smem_flat_kernel<T>, dim3(static_cast<unsigned>(blocks)), dim3(kThreads),
+                          static_cast<std::uint32_t>(p.smem_bytes), a.stream,
+                          static_cast<const T*>(a.src), static_cast<T*>(a.dst), p);
+}
+
+}  // namespace
+
+cudaError_t kernels::launch_smem_flat(const LaunchArgs& a) {
+  const BatchStrides& st = a.strides;
+  // Experiment knob (docs/perf-notes.md, session 10): TMAKIT_FLAT_TILE_BYTES sets the bytes a
+  // unit moves (4096..32768).
+  int tile_bytes = kFlatTileBytes;
+  if (const char* env = std::getenv("TMAKIT_FLAT_TILE_BYTES")) {
+    const int t = std::atoi(env);
+    if (t >= 4096 && t <= 32768) tile_bytes = t;
+  }
+  const FlatPlan p = flat_plan(a.rows, a.cols, a.elem_bytes, st.batch, st.src_ld_elems,
+                               st.dst_ld_elems, st.src_batch_elems, st.dst_batch_elems, tile_bytes);
+  // A single dense row or column is a copy: smem_strip runs `copy` for it.
+  const bool line = a.rows == 1 || a.cols == 1;
+  if (p.form == FlatForm::kNone || line) return launch_smem_strip(a);
+  if (a.elem_bytes == 16) return launch_flat<uint4>(a, p);
+  return dispatch_elem_1248(a.elem_bytes, [&](auto t) { return launch_flat<decltype(t)>(a, p); });
+}
+
+}  // namespace tmakit

@@ -1,0 +1,225 @@
+// The index math of smem_flat (kernels/classic/smem_flat.cu), host and device, so the host
+// tests check it: which form a call takes, how it is cut into units, where a unit's source
+// bytes sit in shared memory, and which shared byte each destination element reads.
+//
+// A unit is a piece of the call whose source and destination are each a few contiguous runs:
+//   kBatch  g whole dense matrices:                    src 1 run of g*R*C, dst 1 run of g*C*R
+//   kWide   R <= 32 rows x w columns of one matrix,    src R runs of w (the rows, pitch lds),
+//           dst dense (ldd == R):                      dst 1 run of w*R
+//   kTall   h rows x C <= 32 columns of one matrix,    src 1 run of h*C,
+//           src dense (lds == C):                      dst C runs of h (pitch ldd)
+// Every run is moved in the 16-byte chunks of global memory it touches: whole chunks as one
+// 16-byte access, the partial first and last chunk element by element.
+#pragma once
+#include <cstdint>
+#include <kernels/common/arch.hpp>
+
+namespace tmakit {
+
+enum class FlatForm : int { kNone = 0, kBatch, kWide, kTall };
+
+inline constexpr int kFlatShortSide = 32;       // kWide / kTall: the short side, at most
+inline constexpr int kFlatTileBytes = 16384;    // a unit moves about this many bytes
+inline constexpr int kFlatMaxMatrixBytes = 32768;  // kBatch: one matrix, at most
+inline constexpr int kFlatNoWrap = 0x7fffffff;
+
+// Which shared byte dst element o of a unit's dst run d reads:
+//   b0 + d * sd + i1 * s1 + i2 * s2 + i3 * s3,
+//   i1 = o % n1, i2 = (o / n1) % n2, i3 = o / (n1 * n2)
+// (b0: the unit's source start modulo 16, see FlatSmem). Per form, with E the element size:
+//   kBatch: o = g*R*C + c*R + r (dst matrix g, row c, column r) reads src (g, r, c):
+//           n1 = R, s1 = C*E; n2 = C, s2 = E; s3 = R*C*E
+//   kWide : o = c*R + r reads src row r (shared run r, stride S), column c:
+//           n1 = R, s1 = S; n2 = no wrap, s2 = E
+//   kTall : dst run d = column c, o = row j reads src (j, c) of the flat run: sd = E;
+//           n1 = no wrap, s1 = C*E
+struct FlatGather {
+  int n1 = kFlatNoWrap, n2 = kFlatNoWrap;
+  int s1 = 0, s2 = 0, s3 = 0, sd = 0;
+};
+
+// Direct form of the gather (the kernel's partial chunks and the host tests).
+TMAKIT_HD int flat_offset(const FlatGather& g, int d, int o) {
+  const int i1 = o % g.n1, t = o / g.n1, i2 = t % g.n2, i3 = t / g.n2;
+  return d * g.sd + i1 * g.s1 + i2 * g.s2 + i3 * g.s3;
+}
+
+// The same, stepped element by element (the kernel's whole chunks): no division per element.
+struct FlatWalk {
+  int i1, i2, off;
+};
+TMAKIT_HD FlatWalk flat_walk(const FlatGather& g, int d, int o) {
+  return {o % g.n1, (o / g.n1) % g.n2, flat_offset(g, d, o)};
+}
+TMAKIT_HD void flat_step(const FlatGather& g, FlatWalk& w) {
+  w.off += g.s1;
+  if (++w.i1 == g.n1) {  // next dst row: back to source row 0, next column
+    w.i1 = 0;
+    w.off += g.s2 - g.n1 * g.s1;
+    if (++w.i2 == g.n2) {  // next matrix
+      w.i2 = 0;
+      w.off += g.s3 - g.n2 * g.s2;
+    }
+  }
+}
+
+// Where a unit's source runs sit in shared memory: run i, element j at byte
+//   i * stride + b0 + j * E,  b0 = (the run-0 start address) % 16,
+//   stride = stride_aligned + (pitch * E) % 16,
+// so every byte sits at its global address modulo 16 (a(i) = a(0) + i * pitch * E):
+//   i*stride + b0 - a(i) = i*stride_aligned - i*(pitch*E - (pitch*E) % 16) + (b0 - a(0)) = 0 mod 16
+// and a whole 16-byte global chunk is one aligned 16-byte shared store.
+// Runs do not overlap (stride >= the run's bytes) and the last ends by runs * stride + 16.
+// stride_aligned = the run's bytes rounded up to 16, plus 16 where that makes an even number of
+// chunks: an odd number of 16-byte chunks per row spreads the rows of a column over the banks
+// (kWide's gather).
+TMAKIT_HD int flat_stride_aligned(int run_bytes) {
+  int s = (run_bytes + 15) / 16 * 16;
+  if ((s / 16) % 2 == 0) s += 16;
+  return s;
+}
+
+// A unit: where its runs start (elements from the operand's base) and how long they are.
+struct FlatSide {
+  std::int64_t first = 0;  // element offset of run 0
+  std::int64_t pitch = 0;  // elements between runs
+  int runs = 1, len = 0;   // run count, elements per run
+};
+struct FlatUnit {
+  FlatSide src, dst;
+};
+
+// Everything a launch of smem_flat needs, fixed for the call.
+struct FlatPlan {
+  FlatForm form = FlatForm::kNone;
+  std::int64_t rows = 0, cols = 0, batch = 1;
+  std::int64_t src_ld = 0, dst_ld = 0, src_bs = 0, dst_bs = 0;  // elements
+  int elem_bytes = 0;
+  int block = 0;                       // kBatch: matrices per unit; kWide: columns; kTall: rows
+  std::int64_t blocks_per_matrix = 1;  // kWide / kTall
+  std::int64_t units = 0;
+  int src_stride = 0;  // FlatSmem's stride for the src runs (kWide; one run otherwise)
+  int smem_bytes = 0;
+  FlatGather gather;
+};
+
+// The form and cut of a call. src_ld / dst_ld / batch strides in elements (the dense defaults
+// resolved). kNone where no form applies (smem_flat then runs smem_strip).
+inline FlatPlan flat_plan(std::int64_t rows, std::int64_t cols, int e, std::int64_t batch,
+                          std::int64_t src_ld, std::int64_t dst_ld, std::int64_t src_bs,
+                          std::int64_t dst_bs, int tile_bytes = kFlatTileBytes) {
+  FlatPlan p;
+  p.rows = rows;
+  p.cols = cols;
+  p.batch = batch;
+  p.src_ld = src_ld;
+  p.dst_ld = dst_ld;
+  p.src_bs = src_bs;
+  p.dst_bs = dst_bs;
+  p.elem_bytes = e;
+  const std::int64_t matrix = rows * cols, matrix_bytes = matrix * e;
+  const bool dense_rows = src_ld == cols && dst_ld == rows;
+  const bool dense_batch = batch == 1 || (src_bs == matrix && dst_bs == matrix);
+  // Columns (kWide) or rows (kTall) per unit: about tile_bytes, a multiple of 16 elements so
+  // every unit but the last starts where the previous one ended on a 16-byte boundary.
+  auto block_of = [&](std::int64_t short_len, std::int64_t long_len) {
+    std::int64_t b = tile_bytes / (short_len * e) / 16 * 16;
+    if (b < 16) b = 16;
+    return static_cast<int>(b < long_len ? b : long_len);
+  };
+  if (dense_rows && dense_batch && matrix_bytes <= kFlatMaxMatrixBytes) {
+    p.form = FlatForm::kBatch;
+    std::int64_t g = tile_bytes / matrix_bytes;
+    if (g < 1) g = 1;
+    if (g > batch) g = batch;
+    p.block = static_cast<int>(g);
+    p.units = (batch + g - 1) / g;
+    p.smem_bytes = static_cast<int>(g * matrix_bytes) + 16;
+    p.gather.n1 = static_cast<int>(rows);
+    p.gather.s1 = static_cast<int>(cols) * e;
+    p.gather.n2 = static_cast<int>(cols);
+    p.gather.s2 = e;
+    p.gather.s3 = static_cast<int>(matrix_bytes);
+  } else if (rows <= kFlatShortSide && dst_ld == rows) {
+    p.form = FlatForm::kWide;
+    p.block = block_of(rows, cols);
+    p.blocks_per_matrix = (cols + p.block - 1) / p.block;
+    p.units = batch * p.blocks_per_matrix;
+    p.src_stride = flat_stride_aligned(p.block * e) + static_cast<int>((src_ld * e) % 16);
+    p.smem_bytes = static_cast<int>(rows) * p.src_stride + 16;
+    p.gather.n1 = static_cast<int>(rows);
+    p.gather.s1 = p.src_stride;
+    p.gather.s2 = e;
+  } else if (cols <= kFlatShortSide && src_ld == cols) {
+    p.form = FlatForm::kTall;
+    p.block = block_of(cols, rows);
+    p.blocks_per_matrix = (rows + p.block - 1) / p.block;
+    p.units = batch * p.blocks_per_matrix;
+    p.smem_bytes = p.block * static_cast<int>(cols) * e + 16;
+    p.gather.s1 = static_cast<int>(cols) * e;
+    p.gather.sd = e;
+  }
+  return p;
+}
+
+// Unit u of a plan (0 <= u < p.units).
+TMAKIT_HD FlatUnit flat_unit(const FlatPlan& p, std::int64_t u) {
+  FlatUnit f;
+  if (p.form == FlatForm::kBatch) {
+    const std::int64_t m0 = u * p.block, m = p.rows * p.cols;
+    const std::int64_t g = p.batch - m0 < p.block ? p.batch - m0 : p.block;
+    f.src.first = f.dst.first = m0 * m;
+    f.src.len = f.dst.len = static_cast<int>(g * m);
+    return f;
+  }
+  const std::int64_t b = u / p.blocks_per_matrix, k = u - b * p.blocks_per_matrix;
+  const std::int64_t at = k * p.block;  // first column (kWide) or row (kTall) of the unit
+  if (p.form == FlatForm::kWide) {
+    const int w = static_cast<int>(p.cols - at < p.block ? p.cols - at : p.block);
+    f.src = {b * p.src_bs + at, p.src_ld, static_cast<int>(p.rows), w};
+    f.dst = {b * p.dst_bs + at * p.rows, 0, 1, w * static_cast<int>(p.rows)};
+  } else {
+    const int h = static_cast<int>(p.rows - at < p.block ? p.rows - at : p.block);
+    f.src = {b * p.src_bs + at * p.cols, 0, 1, h * static_cast<int>(p.cols)};
+    f.dst = {b * p.dst_bs + at, p.dst_ld, static_cast<int>(p.cols), h};
+  }
+  return f;
+}
+
+// The 16-byte chunks of global memory a run of len_bytes bytes touches, at most (any start
+// address): ceil((15 + len_bytes) / 16).
+TMAKIT_HD int flat_chunks_per_run(int len_bytes) { return (len_bytes + 30) / 16; }
+
+// Chunk k of a run of len_bytes starting at byte address a: global bytes [c, c + 16) with
+// c = (a & ~15) + 16k, of which [lo, hi) belong to the run (none when lo >= hi). Whole when
+// lo == c and hi == c + 16: one 16-byte access; else element by element.
+struct FlatChunk {
+  std::uintptr_t c, lo, hi;
+  TMAKIT_HD bool whole() const { return lo == c && hi == c + 16; }
+};
+TMAKIT_HD FlatChunk flat_chunk(std::uintptr_t a, int len_bytes, int k) {
+  const std::uintptr_t c = (a & ~std::uintptr_t(15)) + 16u * static_cast<unsigned>(k);
+  const std::uintptr_t end = a + static_cast<unsigned>(len_bytes);
+  return {c, c > a ? c : a, c + 16 < end ? c + 16 : end};
+}
+
+// Phase 2's items: chunk k of dst run d. One run: item = k. Several (kTall): a warp takes
+// kFlatRunGroup consecutive chunks of a run, then the next run, so its lanes read different
+// source rows (few bank conflicts, see smem_flat.cu) and still write whole 32-byte sectors:
+//   item = (k / G) * runs * G + d * G + k % G,  G = kFlatRunGroup
+// Items whose k >= nv are empty.
+inline constexpr int kFlatRunGroup = 2;
+struct FlatItem {
+  int d, k;
+};
+TMAKIT_HD int flat_dst_items(int runs, int nv) {
+  return runs == 1 ? nv : runs * ((nv + kFlatRunGroup - 1) / kFlatRunGroup) * kFlatRunGroup;
+}
+TMAKIT_HD FlatItem flat_dst_item(int item, int runs) {
+  if (runs == 1) return {0, item};
+  const int grp = item / (runs * kFlatRunGroup), rest = item - grp * runs * kFlatRunGroup;
+  const int d = rest / kFlatRunGroup;
+  return {d, grp * kFlatRunGroup + rest - d * kFlatRunGroup};
+}
+
+}  // namespace tmakit

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# smem_flat on the GPU machine (issue 16, session 10), in one device call:
+#   scripts/flat-experiments.sh [build-dir] [steps]
+# steps, comma-separated (default test,bench):
+#   test   smem_flat's tests and the registry-wide skinny, layout and huge-skinny tests
+#          (TMAKIT_REQUIRE_GPU=1)
+#   bench  the skinny and batched classes of the full preset (every technique and peer)
+#   probe  the probe preset (skinny and batched shapes the full preset does not name)
+#   tiles  smem_flat's unit size (TMAKIT_FLAT_TILE_BYTES 8192 / 16384 / 32768) on both classes
+# Builds tmakit_bench and tmakit_gpu_tests first (cuTENSOR from .cutensor when carried). Logs
+# and JSON under $OUT; a compact table of each benchmark (scripts/bench_table.py) last.
+set -uo pipefail
+build=${1:-build-gpu}
+steps=${2:-test,bench}
+out=${OUT:-$build}
+mkdir -p "$out"
+has() { [[ ",$steps," == *",$1,"* ]]; }
+if [ -f .cutensor/lib/libcutensor.so.2.xz ] && [ ! -f .cutensor/lib/libcutensor.so.2 ]; then
+  xz -d -k .cutensor/lib/libcutensor.so.2.xz
+fi
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="80-real;90" \
+  -DCUTENSOR_ROOT="$PWD/.cutensor" > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+cmake --build "$build" -j"$(nproc)" --target tmakit_bench tmakit_gpu_tests > "$out/build.log" 2>&1 ||
+  { grep -E "error" -A3 "$out/build.log" | head -40; exit 1; }
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+rc=0
+if has test; then
+  TMAKIT_REQUIRE_GPU=1 "$build/tests/tmakit_gpu_tests" --gtest_brief=1 \
+    --gtest_filter='*smem_flat*:*Skinny*:Registry/Layout.*' > "$out/gtest-flat.log" 2>&1
+  rc=$?
+  grep -E "FAILED|Failure|PASSED|tests ran" "$out/gtest-flat.log" | head -30
+fi
+bench() {  # tag preset filter
+  "$build/bench/tmakit_bench" --preset="$2" --benchmark_filter="$3" \
+    --benchmark_out="$out/bench-$1.json" --benchmark_out_format=json > "$out/bench-$1.txt" 2>&1
+}
+if has bench; then
+  bench full-skinny-batched full '/(skinny|batched)/'
+  python3 scripts/bench_table.py "$out/bench-full-skinny-batched.json"
+fi
+if has probe; then
+  bench probe probe '/(skinny|batched)/'
+  python3 scripts/bench_table.py "$out/bench-probe.json"
+fi
+if has tiles; then
+  for t in 8192 32768; do
+    TMAKIT_FLAT_TILE_BYTES=$t bench "tiles-$t" full '^(memcpy|smem_flat)/.*/(skinny|batched)/'
+    echo "TMAKIT_FLAT_TILE_BYTES=$t"
+    python3 scripts/bench_table.py "$out/bench-tiles-$t.json" --tokens smem_flat
+  done
+fi
+exit $rc

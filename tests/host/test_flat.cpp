@@ -1,0 +1,203 @@
+// smem_flat's index math (kernels/common/flat.hpp), checked on the host: which form a call
+// takes; the stepped gather walk equals the direct one; and the whole kernel, emulated on the
+// host with the same functions over a byte array standing for global memory (any alignment),
+// transposes exactly: every whole chunk is an aligned 16-byte access on both sides, every
+// shared byte it reads was loaded, every destination byte is written once and nothing
+// outside the destination is.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <kernels/common/flat.hpp>
+
+namespace tmakit {
+namespace {
+
+struct Call {
+  std::int64_t rows, cols;
+  int e;
+  std::int64_t batch = 1, src_ld = 0, dst_ld = 0, src_bs = 0, dst_bs = 0;  // 0: dense
+  int src_mis = 0, dst_mis = 0;  // bytes past a 16-byte boundary (multiples of e)
+};
+
+std::string name(const Call& c) {
+  return std::to_string(c.batch) + "x" + std::to_string(c.rows) + "x" + std::to_string(c.cols) +
+         " e" + std::to_string(c.e) + " ld " + std::to_string(c.src_ld) + "/" +
+         std::to_string(c.dst_ld) + " mis " + std::to_string(c.src_mis) + "/" +
+         std::to_string(c.dst_mis);
+}
+
+FlatPlan plan_of(Call& c) {
+  if (c.src_ld == 0) c.src_ld = c.cols;
+  if (c.dst_ld == 0) c.dst_ld = c.rows;
+  if (c.src_bs == 0) c.src_bs = c.rows * c.src_ld;
+  if (c.dst_bs == 0) c.dst_bs = c.cols * c.dst_ld;
+  return flat_plan(c.rows, c.cols, c.e, c.batch, c.src_ld, c.dst_ld, c.src_bs, c.dst_bs);
+}
+
+// Emulates smem_flat_kernel's two phases unit by unit; "" when the result is exact. `mutate`
+// may break the plan, to show that the emulation catches it.
+std::string emulate(Call c, void (*mutate)(FlatPlan&) = nullptr) {
+  FlatPlan p = plan_of(c);
+  if (mutate != nullptr) mutate(p);
+  if (p.form == FlatForm::kNone) return "no form";
+  const int e = c.e, V = 16 / e;
+  const std::int64_t src_n = (c.batch - 1) * c.src_bs + (c.rows - 1) * c.src_ld + c.cols;
+  const std::int64_t dst_n = (c.batch - 1) * c.dst_bs + (c.cols - 1) * c.dst_ld + c.rows;
+  // "Global memory": src at byte kBase + src_mis, dst after it at a 16-byte boundary + dst_mis,
+  // 64 guard bytes around dst.
+  constexpr std::uintptr_t kBase = 0x100000;
+  const std::uintptr_t src_at = kBase + c.src_mis;
+  const std::uintptr_t dst_at = (src_at + src_n * e + 64 + 15) / 16 * 16 + c.dst_mis;
+  std::vector<unsigned char> mem(dst_at + dst_n * e + 64 - kBase, 0xEE);
+  for (std::int64_t i = 0; i < src_n * e; ++i)
+    mem[src_at - kBase + i] = static_cast<unsigned char>((i * 131 + i / 251) & 0xff);
+  std::vector<int> writes(dst_n * e, 0);
+  auto at = [&](std::uintptr_t x) -> unsigned char& { return mem.at(x - kBase); };
+  for (std::int64_t u = 0; u < p.units; ++u) {
+    const FlatUnit f = flat_unit(p, u);
+    std::vector<unsigned char> smem(p.smem_bytes, 0);
+    std::vector<char> loaded(p.smem_bytes, 0);
+    const std::uintptr_t a0 = src_at + f.src.first * e;
+    const int b0 = static_cast<int>(a0 & 15);
+    const int s_len = f.src.len * e, s_nv = flat_chunks_per_run(s_len);
+    for (int item = 0; item < f.src.runs * s_nv; ++item) {
+      const int i = item / s_nv, k = item % s_nv;
+      const std::uintptr_t a = src_at + (f.src.first + std::int64_t(i) * f.src.pitch) * e;
+      const FlatChunk s = flat_chunk(a, s_len, k);
+      const int sh = i * p.src_stride + b0 + static_cast<int>(std::intptr_t(s.c - a));
+      if (s.whole() && (s.c % 16 != 0 || sh % 16 != 0))
+        return "unit " + std::to_string(u) + ": a whole source chunk is not 16-byte aligned";
+      for (std::uintptr_t x = s.lo; x < s.hi; ++x) {
+        const int to = sh + static_cast<int>(x - s.c);
+        if (to < 0 || to >= p.smem_bytes) return "load outside shared memory";
+        if (loaded[to]) return "two source bytes loaded to one shared byte";
+        loaded[to] = 1;
+        smem[to] = at(x);
+      }
+    }
+    const int d_len = f.dst.len * e, d_nv = flat_chunks_per_run(d_len);
+    for (int item = 0; item < flat_dst_items(f.dst.runs, d_nv); ++item) {
+      const FlatItem it = flat_dst_item(item, f.dst.runs);
+      if (it.d < 0 || it.d >= f.dst.runs) return "item outside the runs";
+      if (it.k >= d_nv) continue;
+      const std::uintptr_t a = dst_at + (f.dst.first + std::int64_t(it.d) * f.dst.pitch) * e;
+      const FlatChunk s = flat_chunk(a, d_len, it.k);
+      if (s.lo >= s.hi) continue;
+      auto put = [&](std::uintptr_t x, int off) -> std::string {
+        if (off < 0 || off + e > p.smem_bytes) return "gather outside shared memory";
+        for (int b = 0; b < e; ++b) {
+          if (!loaded[off + b]) return "gather read a shared byte never loaded";
+          at(x + b) = smem[off + b];
+          if (x + b < dst_at || x + b >= dst_at + dst_n * e) return "wrote outside dst";
+          ++writes[x + b - dst_at];
+        }
+        return {};
+      };
+      if (s.whole()) {
+        if (s.c % 16 != 0) return "a whole destination chunk is not 16-byte aligned";
+        FlatWalk w = flat_walk(p.gather, it.d, static_cast<int>(s.c - a) / e);
+        for (int j = 0; j < V; ++j) {
+          if (w.off != flat_offset(p.gather, it.d, static_cast<int>(s.c - a) / e + j))
+            return "the stepped walk left the direct gather";
+          if (std::string err = put(s.c + j * e, b0 + w.off); !err.empty()) return err;
+          flat_step(p.gather, w);
+        }
+      } else {
+        for (std::uintptr_t x = s.lo; x < s.hi; x += e)
+          if (std::string err =
+                  put(x, b0 + flat_offset(p.gather, it.d, static_cast<int>(x - a) / e));
+              !err.empty())
+            return err;
+      }
+    }
+  }
+  for (std::int64_t b = 0; b < c.batch; ++b)
+    for (std::int64_t r = 0; r < c.rows; ++r)
+      for (std::int64_t col = 0; col < c.cols; ++col) {
+        const std::uintptr_t s = src_at + (b * c.src_bs + r * c.src_ld + col) * e;
+        const std::uintptr_t d = dst_at + (b * c.dst_bs + col * c.dst_ld + r) * e;
+        if (std::memcmp(&at(s), &at(d), e) != 0)
+          return "dst (" + std::to_string(b) + ", " + std::to_string(col) + ", " +
+                 std::to_string(r) + ") is wrong";
+        for (int k = 0; k < e; ++k)
+          if (writes[d - dst_at + k] != 1) return "a dst byte written " +
+                                                  std::to_string(writes[d - dst_at + k]) + " times";
+      }
+  std::int64_t total = 0;
+  for (int w : writes) total += w;
+  if (total != c.batch * c.rows * c.cols * e) return "padding between dst rows was written";
+  return {};
+}
+
+TEST(Flat, FormsByShapeAndLayout) {
+  Call wide{7, 4000000, 1};
+  EXPECT_EQ(plan_of(wide).form, FlatForm::kWide);
+  Call tall{4000000, 7, 2};
+  EXPECT_EQ(plan_of(tall).form, FlatForm::kTall);
+  Call batch{97, 75, 1, 3000};
+  EXPECT_EQ(plan_of(batch).form, FlatForm::kBatch);
+  EXPECT_EQ(plan_of(batch).block, 2);  // 16384 / 7275 bytes
+  Call big{97, 75, 8, 3000};           // 58200-byte matrices: no batch form, no short side
+  EXPECT_EQ(plan_of(big).form, FlatForm::kNone);
+  Call strided_dst{7, 1000, 4, 1, 0, 9};  // the dense side strided: the tall form cannot help
+  EXPECT_EQ(plan_of(strided_dst).form, FlatForm::kNone);
+  Call strided_src{7, 1000, 4, 1, 1003};  // the long rows strided: still wide
+  EXPECT_EQ(plan_of(strided_src).form, FlatForm::kWide);
+  Call square{4096, 4096, 4};
+  EXPECT_EQ(plan_of(square).form, FlatForm::kNone);
+}
+
+TEST(Flat, SteppedWalkEqualsTheDirectGather) {
+  for (Call c : {Call{7, 5000, 1}, Call{31, 3000, 2}, Call{5000, 7, 4}, Call{32, 32, 1, 40},
+                 Call{97, 75, 2, 5}, Call{3, 5, 8, 100}}) {
+    const FlatPlan p = plan_of(c);
+    const FlatUnit f = flat_unit(p, 0);
+    for (int d = 0; d < f.dst.runs; ++d) {
+      FlatWalk w = flat_walk(p.gather, d, 0);
+      for (int o = 0; o < f.dst.len; ++o) {
+        ASSERT_EQ(w.off, flat_offset(p.gather, d, o)) << name(c) << " run " << d << " o " << o;
+        flat_step(p.gather, w);
+      }
+    }
+  }
+}
+
+TEST(Flat, EmulatedKernelTransposesSkinnyMatricesAtAnyAlignment) {
+  for (int e : {1, 2, 4, 8, 16})
+    for (std::int64_t k : {2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32})
+      for (std::int64_t n : {1, 17, 1000, 4099})
+        for (int mis : {0, 1}) {
+          // Misaligned: src one element past a 16-byte boundary, dst one element before one.
+          const int a = e < 16 ? mis * e : 0, b = e < 16 ? mis * (16 - e) : 0;
+          const Call wide{k, n, e, 1, 0, 0, 0, 0, a, b}, tall{n, k, e, 1, 0, 0, 0, 0, b, a};
+          EXPECT_EQ(emulate(wide), "") << name(wide);
+          EXPECT_EQ(emulate(tall), "") << name(tall);
+        }
+}
+
+TEST(Flat, EmulatedKernelTransposesBatchesAndStridedLongSides) {
+  const std::vector<Call> calls = {
+      {32, 32, 1, 100},  {97, 75, 1, 7},    {97, 75, 2, 5},        {16, 16, 4, 300},
+      {5, 3, 8, 1000},   {33, 31, 2, 3},    {32, 32, 16, 9},       {1, 1, 1, 1},
+      {7, 1000, 1, 3, 1003, 0, 7 * 1003 + 5, 0, 1, 0},  // wide: strided rows, gaps between
+      {1000, 7, 2, 3, 0, 1001, 0, 7 * 1001 + 3, 0, 2},  // tall: strided dst rows and gaps
+      {3, 4099, 4, 2, 4101, 0, 0, 0, 4, 8},
+  };
+  for (const Call& c : calls) EXPECT_EQ(emulate(c), "") << name(c);
+}
+
+// The emulation itself catches a wrong plan: a gather one column off, a shared stride that
+// lets rows overlap, a walk that never moves to the next matrix.
+TEST(Flat, EmulationCatchesBrokenPlans) {
+  EXPECT_NE(emulate({7, 5000, 1}, [](FlatPlan& p) { p.gather.s2 *= 2; }), "");
+  EXPECT_NE(emulate({7, 5000, 4}, [](FlatPlan& p) { p.src_stride -= 32; }), "");
+  EXPECT_NE(emulate({32, 32, 2, 100}, [](FlatPlan& p) { p.gather.s3 = 0; }), "");
+  EXPECT_NE(emulate({5000, 7, 2}, [](FlatPlan& p) { p.gather.sd = 0; }), "");
+}
+
+}  // namespace
+}  // namespace tmakit
