@@ -41,7 +41,7 @@ def main():
                   " ".join(fmt(pct(cells.get(t))) for t in tokens) +
                   f" | {fmt(pct(best[1]) if best else None)} ({best[0] if best else '-'})" +
                   f" | {fmt(pct(peer[1]) if peer else None)} ({peer[0] if peer else '-'})" +
-                  f" | {ratio:.2f}" if ratio else " | -")
+                  (f" | {ratio:.2f}" if ratio else " | -"))
 
 
 if __name__ == "__main__":

@@ -15,8 +15,11 @@
 // Phase 1 (load): each source chunk lands in shared memory at its global address modulo 16
 // (FlatSmem in flat.hpp), so a whole chunk is one aligned STS.128.
 // Phase 2 (store): each thread builds a 16-byte destination chunk element by element from
-// shared memory (the FlatGather walk: dst element o -> the shared byte of its source element,
-// stepped without a division per element) and writes it with one STG.128.
+// shared memory and writes it with one STG.128. Which shared byte each element reads is the
+// FlatGather map (dst element o -> its source element's byte): kTall steps it linearly; kWide
+// and kBatch read the chunk's V offsets from a per-block table indexed by the source row the
+// chunk starts at (a stepped walk with a compare per element cost H100 1-byte kWide 73-82% of
+// memcpy, perf-notes session 10), stepping the walk only where a chunk crosses a matrix.
 // Where no form applies (both sides > 32 and not a dense small batch, or the short side's
 // operand strided) smem_flat runs smem_strip; a single dense row or column runs `copy` there.
 #include <cstdint>
@@ -32,11 +35,29 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kLoadUnroll = 4;  // chunks loaded per thread before they are stored to shared
 
-// The element type of the 16-byte chunk's parts.
+// A 16-byte chunk built element by element from shared memory, in order: element j of V.
+// 1- and 2-byte elements are inserted into their word with one PRMT each (__byte_perm: byte i
+// of the result is byte sel_i of {y:x}, y's bytes numbered 4-7).
 template <class T>
-union Chunk {
-  uint4 v;
-  T e[16 / sizeof(T)];
+struct ChunkBuilder {
+  static constexpr int V = 16 / sizeof(T);
+  union {
+    uint4 v;
+    T e[V];
+    unsigned w[4];
+  };
+  __device__ __forceinline__ void put(int j, const unsigned char* p) {
+    if constexpr (sizeof(T) == 1) {
+      const unsigned b = *p;  // LDS.U8, zero-extended
+      constexpr unsigned kSel[4] = {0, 0x3240, 0x3410, 0x4210};
+      w[j / 4] = j % 4 == 0 ? b : __byte_perm(w[j / 4], b, kSel[j % 4]);
+    } else if constexpr (sizeof(T) == 2) {
+      const unsigned h = *reinterpret_cast<const std::uint16_t*>(p);
+      w[j / 2] = j % 2 == 0 ? h : __byte_perm(w[j / 2], h, 0x5410);
+    } else {
+      e[j] = *reinterpret_cast<const T*>(p);
+    }
+  }
 };
 
 // Run i of a side starts at global byte address a(i) = base + (first + i * pitch) * E.
@@ -45,13 +66,24 @@ __device__ __forceinline__ std::uintptr_t run_addr(const void* base, const FlatS
   return reinterpret_cast<std::uintptr_t>(base) + (s.first + std::int64_t(i) * s.pitch) * sizeof(T);
 }
 
-template <class T>
+// F: the form (flat.hpp); it fixes which levels of the gather walk can wrap.
+template <class T, FlatForm F>
 __global__ void __launch_bounds__(kThreads, 4)
     smem_flat_kernel(const T* __restrict__ src, T* __restrict__ dst, FlatPlan p) {
+  constexpr bool kWrap1 = F != FlatForm::kTall, kWrap2 = F == FlatForm::kBatch;
   constexpr int E = sizeof(T), V = 16 / E;
   extern __shared__ uint4 flat_smem_raw[];
   unsigned char* smem = reinterpret_cast<unsigned char*>(flat_smem_raw);
   const FlatGather& g = p.gather;
+  // The offset table (flat.hpp), once per block: row i1 holds T[i1][0 .. V).
+  constexpr bool kTable = F != FlatForm::kTall && E < 16;
+  constexpr int kTS = flat_table_stride(V);
+  int* table = reinterpret_cast<int*>(smem + p.table_at);
+  if (kTable && p.table_rows > 0) {
+    for (int i = threadIdx.x; i < p.table_rows * V; i += kThreads)
+      table[(i / V) * kTS + i % V] = flat_table_value(g, i / V, i % V);
+    // (the first unit's __syncthreads after phase 1 orders these writes before phase 2)
+  }
   for (std::int64_t u = blockIdx.x; u < p.units; u += gridDim.x) {
     const FlatUnit f = flat_unit(p, u);
     const std::uintptr_t a0 = run_addr<T>(src, f.src, 0);
@@ -103,11 +135,30 @@ __global__ void __launch_bounds__(kThreads, 4)
         if (s.whole()) {
           // dst elements o .. o + V - 1 of run d: o = (c - a) / E.
           FlatWalk w = flat_walk(g, d, static_cast<int>(s.c - a) / E);
-          Chunk<T> out;
+          const unsigned char* at = smem + b0;
+          ChunkBuilder<T> out;
+          if (kTable && p.table_rows > 0 && (!kWrap2 || flat_chunk_in_matrix(g, w, V))) {
+            at += w.off;
+            const int* row = table + w.i1 * kTS;
+            if constexpr (V >= 4) {
 #pragma unroll
-          for (int j = 0; j < V; ++j) {
-            out.e[j] = *reinterpret_cast<const T*>(smem + b0 + w.off);
-            flat_step(g, w);
+              for (int j = 0; j < V; j += 4) {
+                const int4 q = *reinterpret_cast<const int4*>(row + j);
+                out.put(j, at + q.x);
+                out.put(j + 1, at + q.y);
+                out.put(j + 2, at + q.z);
+                out.put(j + 3, at + q.w);
+              }
+            } else {
+#pragma unroll
+              for (int j = 0; j < V; ++j) out.put(j, at + row[j]);
+            }
+          } else {
+#pragma unroll
+            for (int j = 0; j < V; ++j) {
+              out.put(j, at + w.off);
+              flat_step<kWrap1, kWrap2>(g, w);
+            }
           }
           *reinterpret_cast<uint4*>(s.c) = out.v;
         } else {
@@ -123,10 +174,21 @@ __global__ void __launch_bounds__(kThreads, 4)
 
 template <class T>
 cudaError_t launch_flat(const kernels::LaunchArgs& a, const FlatPlan& p) {
-  const std::int64_t blocks = p.units < 0x7fffffff ? p.units : 0x7fffffff;
-  return launch_with_smem(smem_flat_kernel<T>, dim3(static_cast<unsigned>(blocks)), dim3(kThreads),
-                          static_cast<std::uint32_t>(p.smem_bytes), a.stream,
-                          static_cast<const T*>(a.src), static_cast<T*>(a.dst), p);
+  const dim3 grid(static_cast<unsigned>(p.units < 0x7fffffff ? p.units : 0x7fffffff));
+  const auto smem = static_cast<std::uint32_t>(p.smem_bytes);
+  const T* src = static_cast<const T*>(a.src);
+  T* dst = static_cast<T*>(a.dst);
+  switch (p.form) {
+    case FlatForm::kBatch:
+      return launch_with_smem(smem_flat_kernel<T, FlatForm::kBatch>, grid, dim3(kThreads), smem,
+                              a.stream, src, dst, p);
+    case FlatForm::kWide:
+      return launch_with_smem(smem_flat_kernel<T, FlatForm::kWide>, grid, dim3(kThreads), smem,
+                              a.stream, src, dst, p);
+    default:
+      return launch_with_smem(smem_flat_kernel<T, FlatForm::kTall>, grid, dim3(kThreads), smem,
+                              a.stream, src, dst, p);
+  }
 }
 
 }  // namespace

@@ -44,24 +44,71 @@ TMAKIT_HD int flat_offset(const FlatGather& g, int d, int o) {
   return d * g.sd + i1 * g.s1 + i2 * g.s2 + i3 * g.s3;
 }
 
-// The same, stepped element by element (the kernel's whole chunks): no division per element.
+// o / n for 0 <= o < 2^24, 1 <= n < 2^24, by a float reciprocal (inv = 1.0f / n) and one
+// correction each way: the kernel's chunk starts take it instead of an integer division.
+struct FlatDiv {
+  int q, r;
+};
+TMAKIT_HD FlatDiv flat_div(int o, int n, float inv) {
+  int q = static_cast<int>(static_cast<float>(o) * inv);
+  int r = o - q * n;
+  if (r < 0) {
+    --q;
+    r += n;
+  } else if (r >= n) {
+    ++q;
+    r -= n;
+  }
+  return {q, r};
+}
+
+// The same gather, stepped element by element (the kernel's whole chunks): no division per
+// element. Wraps: the kernel passes which levels its form can wrap (kTall: none; kWide: i1;
+// kBatch: both), so it compiles only those compares.
 struct FlatWalk {
   int i1, i2, off;
 };
 TMAKIT_HD FlatWalk flat_walk(const FlatGather& g, int d, int o) {
-  return {o % g.n1, (o / g.n1) % g.n2, flat_offset(g, d, o)};
+  if (g.n1 == kFlatNoWrap) return {o, 0, d * g.sd + o * g.s1};
+  const FlatDiv a = flat_div(o, g.n1, 1.0f / static_cast<float>(g.n1));
+  if (g.n2 == kFlatNoWrap) return {a.r, a.q, d * g.sd + a.r * g.s1 + a.q * g.s2};
+  const FlatDiv b = flat_div(a.q, g.n2, 1.0f / static_cast<float>(g.n2));
+  return {a.r, b.r, d * g.sd + a.r * g.s1 + b.r * g.s2 + b.q * g.s3};
 }
+template <bool Wrap1 = true, bool Wrap2 = true>
 TMAKIT_HD void flat_step(const FlatGather& g, FlatWalk& w) {
   w.off += g.s1;
+  if (!Wrap1) return;
   if (++w.i1 == g.n1) {  // next dst row: back to source row 0, next column
     w.i1 = 0;
     w.off += g.s2 - g.n1 * g.s1;
+    if (!Wrap2) return;
     if (++w.i2 == g.n2) {  // next matrix
       w.i2 = 0;
       w.off += g.s3 - g.n2 * g.s2;
     }
   }
 }
+
+// The offset table (kWide, kBatch with n1 <= kFlatTableMaxRows, elements below 16 bytes): for
+// a whole chunk that does not cross a matrix, the offsets of its V elements depend only on the
+// row i1 at which it starts:
+//   off(o0 + j) = off(o0) + T[i1][j],  T[i1][j] = ((i1 + j) % n1 - i1) * s1 + ((i1 + j) / n1) * s2
+// so the kernel builds T once per block in shared memory (rows of flat_table_stride ints: a
+// multiple of 4 for 16-byte reads, 4 more than V so that 8 consecutive rows start on 8
+// different 16-byte bank groups) and reads a chunk's offsets with V / 4 LDS.128 instead of
+// stepping the walk.
+inline constexpr int kFlatTableMaxRows = 64;
+TMAKIT_HD constexpr int flat_table_stride(int v) { return v >= 4 ? v + 4 : 4; }
+TMAKIT_HD int flat_table_value(const FlatGather& g, int i1, int j) {
+  return ((i1 + j) % g.n1 - i1) * g.s1 + ((i1 + j) / g.n1) * g.s2;
+}
+// Whether a whole chunk starting at walk position w (V elements) may use the table: kWide
+// always (i2 never wraps), kBatch when the chunk ends inside its matrix.
+TMAKIT_HD bool flat_chunk_in_matrix(const FlatGather& g, const FlatWalk& w, int v) {
+  return g.n2 == kFlatNoWrap || w.i2 * g.n1 + w.i1 + v <= g.n1 * g.n2;
+}
+
 
 // Where a unit's source runs sit in shared memory: run i, element j at byte
 //   i * stride + b0 + j * E,  b0 = (the run-0 start address) % 16,
@@ -99,6 +146,8 @@ struct FlatPlan {
   std::int64_t blocks_per_matrix = 1;  // kWide / kTall
   std::int64_t units = 0;
   int src_stride = 0;  // FlatSmem's stride for the src runs (kWide; one run otherwise)
+  int table_rows = 0;  // the offset table's rows (n1), 0: no table (the kernel steps the walk)
+  int table_at = 0;    // its byte offset in shared memory, after the source runs
   int smem_bytes = 0;
   FlatGather gather;
 };
@@ -158,6 +207,13 @@ inline FlatPlan flat_plan(std::int64_t rows, std::int64_t cols, int e, std::int6
     p.smem_bytes = p.block * static_cast<int>(cols) * e + 16;
     p.gather.s1 = static_cast<int>(cols) * e;
     p.gather.sd = e;
+  }
+  const int v = 16 / e;
+  if (p.form != FlatForm::kNone && p.form != FlatForm::kTall && e < 16 &&
+      p.gather.n1 <= kFlatTableMaxRows) {
+    p.table_rows = p.gather.n1;
+    p.table_at = (p.smem_bytes + 15) / 16 * 16;
+    p.smem_bytes = p.table_at + p.table_rows * flat_table_stride(v) * 4;
   }
   return p;
 }

@@ -26,6 +26,11 @@ MatrixLayout for_kind(MatrixLayout l, std::int64_t rows, std::int64_t cols, bool
     l.dst_ld_elems = l.src_ld_elems + 16;
     if (l.dst_batch_stride_elems != 0) l.dst_batch_stride_elems = rows * l.dst_ld_elems + 16;
   }
+  // A copy's dst matrix is rows lines long: a gap sized for the transpose's cols lines may
+  // not hold it.
+  const std::int64_t dst_ld = l.dst_ld_elems != 0 ? l.dst_ld_elems : cols;
+  if (copy && l.dst_batch_stride_elems != 0 && l.dst_batch_stride_elems < rows * dst_ld)
+    l.dst_batch_stride_elems = rows * dst_ld + 16;
   return l;
 }
 

@@ -100,11 +100,27 @@ std::string emulate(Call c, void (*mutate)(FlatPlan&) = nullptr) {
       if (s.whole()) {
         if (s.c % 16 != 0) return "a whole destination chunk is not 16-byte aligned";
         FlatWalk w = flat_walk(p.gather, it.d, static_cast<int>(s.c - a) / e);
+        if (p.table_rows > 0 && flat_chunk_in_matrix(p.gather, w, V)) {  // the kernel's table
+          if (w.i1 >= p.table_rows) return "table row out of range";
+          if (p.table_at + (w.i1 * flat_table_stride(V) + V) * 4 > p.smem_bytes)
+            return "table outside shared memory";
+          for (int j = 0; j < V; ++j)
+            if (std::string err = put(s.c + j * e, b0 + w.off + flat_table_value(p.gather, w.i1, j));
+                !err.empty())
+              return err;
+          continue;
+        }
         for (int j = 0; j < V; ++j) {
           if (w.off != flat_offset(p.gather, it.d, static_cast<int>(s.c - a) / e + j))
             return "the stepped walk left the direct gather";
           if (std::string err = put(s.c + j * e, b0 + w.off); !err.empty()) return err;
-          flat_step(p.gather, w);
+          // The kernel's step: only the wraps its form can take.
+          if (p.form == FlatForm::kTall)
+            flat_step<false, false>(p.gather, w);
+          else if (p.form == FlatForm::kWide)
+            flat_step<true, false>(p.gather, w);
+          else
+            flat_step<true, true>(p.gather, w);
         }
       } else {
         for (std::uintptr_t x = s.lo; x < s.hi; x += e)
@@ -166,6 +182,17 @@ TEST(Flat, SteppedWalkEqualsTheDirectGather) {
   }
 }
 
+// The chunk starts' division by a float reciprocal: exact wherever the kernel uses it (o below
+// 2^16, the elements of a unit; n up to a matrix side), checked against integer division.
+TEST(Flat, ReciprocalDivisionIsExact) {
+  for (int n = 1; n <= 4096; n += (n < 64 ? 1 : 37))
+    for (int o = 0; o < 65536; o += (n < 64 ? 1 : 7)) {
+      const FlatDiv d = flat_div(o, n, 1.0f / static_cast<float>(n));
+      ASSERT_EQ(d.q, o / n) << o << " / " << n;
+      ASSERT_EQ(d.r, o % n) << o << " % " << n;
+    }
+}
+
 TEST(Flat, EmulatedKernelTransposesSkinnyMatricesAtAnyAlignment) {
   for (int e : {1, 2, 4, 8, 16})
     for (std::int64_t k : {2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32})
@@ -197,6 +224,7 @@ TEST(Flat, EmulationCatchesBrokenPlans) {
   EXPECT_NE(emulate({7, 5000, 4}, [](FlatPlan& p) { p.src_stride -= 32; }), "");
   EXPECT_NE(emulate({32, 32, 2, 100}, [](FlatPlan& p) { p.gather.s3 = 0; }), "");
   EXPECT_NE(emulate({5000, 7, 2}, [](FlatPlan& p) { p.gather.sd = 0; }), "");
+  EXPECT_NE(emulate({7, 5000, 1}, [](FlatPlan& p) { p.table_rows = 0; p.gather.s1 += 1; }), "");
 }
 
 }  // namespace
