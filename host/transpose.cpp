@@ -9,6 +9,7 @@
 #include <host/error.hpp>
 #include <host/layout.hpp>
 #include <host/registry.hpp>
+#include <kernels/common/flat.hpp>
 #include <host/tma_dispatch.hpp>
 #include <kernels/common/elem.hpp>
 #include <kernels/common/swizzle.hpp>
@@ -91,8 +92,17 @@ int default_swizzle_bytes(const VariantInfo& info) {
 //    realign-h100-2026-11-23.txt). On small matrices it lost (3000x97x75: 519 / 610 against
 //    smem_wide's 818 / 1353; 4096x64x64 batches 709 / 1362 against 1483 / 2149): its tile is
 //    128 bytes x 160 rows, so kRealignMinSide = 1024 like kSectorMinSide (3001 measured to win).
+//  - a side of at most 32 elements at 1-2 B, at most 16 at 4 B: smem_flat, 16-byte accesses
+//    on both sides whatever k (session 10, H100, scripts/flat-experiments.sh runs 2-3,
+//    docs/data/flat-h100-2026-11-23-*.json, % of memcpy smem_flat / smem_strip: 1 B k = 2..32
+//    82-108 / 47-83, 2 B 80-112 / 69-105, 4 B k <= 16 95-105 / 90-105; 4 B k = 24 82 / 87 and
+//    8 B 84-99 / 97-101, so those keep smem_strip).
 std::string classic_best(std::int64_t rows, std::int64_t cols, int elem_bytes) {
-  if (std::min(rows, cols) <= 32) return "smem_strip";
+  const std::int64_t short_side = std::min(rows, cols);
+  if (short_side > 1 && ((elem_bytes <= 2 && short_side <= 32) ||
+                         (elem_bytes == 4 && short_side <= 16)))
+    return "smem_flat";
+  if (short_side <= 32) return "smem_strip";
   const bool rows16 = (cols * elem_bytes) % 16 == 0 && (rows * elem_bytes) % 16 == 0;
   constexpr std::int64_t kRealignMinSide = 1024;
   if (!rows16 && elem_bytes <= 2 && std::min(rows, cols) > kRealignMinSide) return "smem_realign";
@@ -165,6 +175,27 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   const bool rows16 = (cols * elem_bytes) % 16 == 0 && (rows * elem_bytes) % 16 == 0;
   const bool hbm3e = dram_gbps > 4000;  // the H200's table where the GPUs differ
   const std::int64_t short_side = std::min(rows, cols), long_side = std::max(rows, cols);
+  // Batches of small matrices (one matrix <= 32 KB, smem_flat's batch form: g whole matrices a
+  // block, one run each way). H100 runs 2-3 of session 10 (scripts/flat-experiments.sh, bench
+  // presets full and probe), % of memcpy smem_flat / what auto ran before:
+  //   1-2 B: 16384x32x32 83 / 51 (1 B), 88 / 79 (2 B); 3000x97x75 70 / 42, 85 / 58;
+  //          100000x8x8 97 / 7, 92 / 8; 20000x16x48 81 / 27, 93 / 37; 5000x33x65 53 / 32, 65 / 40
+  //          but 4096x64x64 and 2048x128x128 (16-byte rows, sides >= 64) 54-72 where
+  //          tma_load_store / vec_padded ran 95-110: those keep the TMA picks below;
+  //   4 B:   3000x97x75 94 / 81, 5000x33x65 81 / 60, 10000x24x40 89 / 62, 100000x8x8 95 / 12;
+  //          16384x32x32 90-96 against tma_load_store's 102: 16-byte rows with a side >= 32
+  //          keep it;
+  //   8 B:   100000x8x8 95 / 21, 20000x16x48 98 / 90; sides > 16 ran 86-96 / 98-100.
+  const bool small_batch = batch > 1 && rows * cols * elem_bytes <= kFlatMaxMatrixBytes;
+  if (small_batch && ((elem_bytes <= 2 && !(rows16 && short_side >= 64)) ||
+                      (elem_bytes == 4 && !(rows16 && short_side >= 32)) ||
+                      (elem_bytes == 8 && short_side <= 16)))
+    return "smem_flat";
+  // Skinny (a side <= 32): smem_flat (classic_best) at 1-2 B, except 32 rows of 16-byte
+  // multiples (32 x N), where the TMA transposes ran 90-95% of memcpy and smem_flat 82-83
+  // (N x 32 is the other way round: smem_flat 90 / 95 at 1 / 2 B, tma_load_store 83 / 94).
+  if (elem_bytes <= 2 && short_side <= 32 && !(rows == 32 && rows16))
+    return classic_best(rows, cols, elem_bytes);
   if (rows16 && elem_bytes <= 8) {
     const std::int64_t side = 256 / elem_bytes;  // tma_wide's tile side in elements
     const std::int64_t tiles =

@@ -140,7 +140,7 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   // Shape classes: odd rows (no 16-byte vectors) and a side of at most 32 elements.
   EXPECT_EQ(fallback_variant("tma_load_store", 12345, 6789, 1), "smem_realign");
   EXPECT_EQ(fallback_variant("tma_load_store", 97, 75, 1), "smem_wide");  // small: not realign
-  EXPECT_EQ(fallback_variant("tma_load_store", 4, 4000000, 2), "smem_strip");
+  EXPECT_EQ(fallback_variant("tma_load_store", 4, 4000000, 2), "smem_flat");
   EXPECT_EQ(fallback_variant("tma_pipeline", 4000000, 32, 8), "smem_strip");
   EXPECT_EQ(auto_variant(4096, 4096, 1), "tma_load_store");
   EXPECT_EQ(auto_variant(16384, 16384, 1), "tma_wide");      // 4096 tiles of 256 x 256 bytes
@@ -160,13 +160,19 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(4100, 4096, 4), "smem_sector");
   EXPECT_EQ(auto_variant(97, 75, 4), "smem_wide");  // small matrices: smem_sector lost at 2-4 B
   EXPECT_EQ(auto_variant(97, 75, 8), "smem_sector");
-  EXPECT_EQ(auto_variant(7, 4000000, 4), "smem_strip");
+  EXPECT_EQ(auto_variant(7, 4000000, 4), "smem_flat");
+  EXPECT_EQ(auto_variant(24, 1000003, 4), "smem_strip");  // k = 24 at 4 B: the strip
+  EXPECT_EQ(auto_variant(4000000, 7, 8), "smem_strip");   // 8 B: the strip
   EXPECT_EQ(auto_variant(16384, 16384, 8), "tma_wide");          // 262144 full tiles
   EXPECT_EQ(auto_variant(2048, 2048, 8), "smem_padded");         // 4096 tiles: classic
   EXPECT_EQ(auto_variant(64, 64, 8, 4096), "smem_padded");       // sides < 128: classic
   EXPECT_EQ(auto_variant(32, 4000000, 4), "tma_wide");           // skinny k = 32, long rows
-  EXPECT_EQ(auto_variant(4000000, 16, 4), "smem_strip");         // k = 16: the strip
-  EXPECT_EQ(auto_variant(4000000, 32, 2), "tma_load_store");     // k = 32 at 1-2 B
+  EXPECT_EQ(auto_variant(4000000, 16, 4), "smem_flat");          // k = 16 at 4 B: flat
+  EXPECT_EQ(auto_variant(32, 4000000, 2), "tma_load_store");     // 32 rows at 1-2 B
+  EXPECT_EQ(auto_variant(4000000, 32, 2), "smem_flat");          // 32 columns: flat
+  EXPECT_EQ(auto_variant(97, 75, 1, 3000), "smem_flat");         // small batches
+  EXPECT_EQ(auto_variant(8, 8, 8, 100000), "smem_flat");
+  EXPECT_EQ(auto_variant(64, 64, 2, 4096), "tma_load_store");    // 16-byte rows, sides >= 64
   EXPECT_EQ(auto_variant(32, 32, 4, 16384), "tma_load_store");   // batches of 32 x 32
   EXPECT_EQ(auto_variant(128, 128, 1, 2048), "tma_load_store");  // a side < the 256-byte tile
   EXPECT_EQ(auto_variant(128, 128, 2, 2048), "tma_load_store");  // 2048 tiles: too few
@@ -176,7 +182,7 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(16384, 16384, 1, 1, 3350), "tma_wide");
   EXPECT_EQ(auto_variant(3001, 999, 2, 1, 4800), "smem_wide");  // H200: odd 2 B, short <= 1024
   EXPECT_EQ(auto_variant(97, 75, 8, 3000, 4800), "smem_padded");  // H200: small odd 8 B
-  EXPECT_EQ(auto_variant(32, 32, 1, 16384), "smem_padded");       // batches of 32 x 32
+  EXPECT_EQ(auto_variant(32, 32, 1, 16384), "smem_flat");         // batches of 32 x 32
   EXPECT_EQ(auto_variant(32, 32, 8, 16384), "smem_xor");
   for (const VariantInfo& v : variants()) {
     if (!v.uses_tma) continue;
