@@ -7,6 +7,7 @@
 #   bench  the skinny and batched classes of the full preset (every technique and peer)
 #   probe  the probe preset (skinny and batched shapes the full preset does not name)
 #   tiles  smem_flat's unit size (TMAKIT_FLAT_TILE_BYTES 8192 / 16384 / 32768) on both classes
+#   full   the whole full preset (every class, accumulate and host overhead): bench-full.json
 # Builds tmakit_bench and tmakit_gpu_tests first (cuTENSOR from .cutensor when carried). Logs
 # and JSON under $OUT; a compact table of each benchmark (scripts/bench_table.py) last.
 set -uo pipefail
@@ -41,6 +42,10 @@ fi
 if has probe; then
   bench probe probe '/(skinny|batched)/'
   python3 scripts/bench_table.py "$out/bench-probe.json"
+fi
+if has full; then
+  bench full full '.'
+  python3 scripts/bench_table.py "$out/bench-full.json" | grep -E "^(skinny|batched|#|class)"
 fi
 if has tiles; then
   for t in 8192 32768; do
