@@ -80,7 +80,7 @@ __global__ void __launch_bounds__(kThreads, 4)
   int* table = reinterpret_cast<int*>(smem + p.table_at);
   if (kTable && p.table_rows > 0) {
     for (int i = threadIdx.x; i < p.table_rows * V; i += kThreads)
-      table[flat_table_row(i / V, V) + i % V] = flat_table_value(g, i / V, i % V);
+      table[(i / V) * flat_table_stride(V) + i % V] = flat_table_value(g, i / V, i % V);
     // (the first unit's __syncthreads after phase 1 orders these writes before phase 2)
   }
   for (std::int64_t u = blockIdx.x; u < p.units; u += gridDim.x) {
@@ -138,7 +138,7 @@ __global__ void __launch_bounds__(kThreads, 4)
           ChunkBuilder<T> out;
           if (kTable && p.table_rows > 0 && (!kWrap2 || flat_chunk_in_matrix(g, w, V))) {
             at += w.off;
-            const int* row = table + flat_table_row(w.i1, V);
+            const int* row = table + w.i1 * flat_table_stride(V);
             if constexpr (V >= 4) {
 #pragma unroll
               for (int j = 0; j < V; j += 4) {

@@ -94,21 +94,16 @@ TMAKIT_HD void flat_step(const FlatGather& g, FlatWalk& w) {
 // a whole chunk that does not cross a matrix, the offsets of its V elements depend only on the
 // row i1 at which it starts:
 //   off(o0 + j) = off(o0) + T[i1][j],  T[i1][j] = ((i1 + j) % n1 - i1) * s1 + ((i1 + j) / n1) * s2
-// so the kernel builds T once per block in shared memory and reads a chunk's offsets with
-// V / 4 LDS.128 instead of stepping the walk. Row i1 starts at int flat_table_row(i1, V): rows
-// of flat_table_stride ints (a multiple of 4 for 16-byte reads, 4 more than V, so 8 consecutive
-// rows start on 8 different 16-byte bank groups), shifted by 4 * ((i1 / V) % 8) ints, so 8 rows
-// V apart (a warp's lanes start V elements apart: i1 = (o0 + V t) % n1) do too. Without the
-// shift those rows shared one bank group (V * stride is a multiple of 32 words): batches of
-// 64 x 64 at 2 B fell from 79% to 54% of memcpy (H100, perf-notes session 10).
+// so the kernel builds T once per block in shared memory (rows of flat_table_stride ints: a
+// multiple of 4 for 16-byte reads, 4 more than V so that 8 consecutive rows start on 8
+// different 16-byte bank groups) and reads a chunk's offsets with V / 4 LDS.128 instead of
+// stepping the walk. Only where it was measured faster (H100, session 10): kWide at every
+// element size, kBatch at 1 B. kBatch at 2-8 B starts its lanes on rows V apart, which share a
+// bank group (V * stride is a multiple of 32 words): 64 x 64 batches at 2 B ran 54% of memcpy
+// with the table, 79% stepping the walk. (Shifting the rows by (i1 / V) % 8 bank groups was
+// tried and removed: it faulted on the device, unexplained; perf-notes session 10.)
 inline constexpr int kFlatTableMaxRows = 64;
 TMAKIT_HD constexpr int flat_table_stride(int v) { return v >= 4 ? v + 4 : 4; }
-TMAKIT_HD constexpr int flat_table_row(int i1, int v) {
-  return i1 * flat_table_stride(v) + 4 * ((i1 / v) % 8);
-}
-TMAKIT_HD constexpr int flat_table_ints(int rows, int v) {
-  return rows * flat_table_stride(v) + 28;
-}
 TMAKIT_HD int flat_table_value(const FlatGather& g, int i1, int j) {
   return ((i1 + j) % g.n1 - i1) * g.s1 + ((i1 + j) / g.n1) * g.s2;
 }
@@ -218,11 +213,11 @@ inline FlatPlan flat_plan(std::int64_t rows, std::int64_t cols, int e, std::int6
     p.gather.sd = e;
   }
   const int v = 16 / e;
-  if (p.form != FlatForm::kNone && p.form != FlatForm::kTall && e < 16 &&
+  if ((p.form == FlatForm::kWide || (p.form == FlatForm::kBatch && e == 1)) &&
       p.gather.n1 <= kFlatTableMaxRows) {
     p.table_rows = p.gather.n1;
     p.table_at = (p.smem_bytes + 15) / 16 * 16;
-    p.smem_bytes = p.table_at + flat_table_ints(p.table_rows, v) * 4;
+    p.smem_bytes = p.table_at + p.table_rows * flat_table_stride(v) * 4;
   }
   return p;
 }
