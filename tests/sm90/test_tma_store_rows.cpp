@@ -124,5 +124,84 @@ INSTANTIATE_TEST_SUITE_P(Reproducer, TmaStoreRows, ::testing::ValuesIn(cases()),
                            return name_of(p.param);
                          });
 
+// tma_phase (issue 16) starts TMA boxes at any element of a row, not only at 16-byte
+// boundaries: its maps start at the 16-byte boundary below each row, so an odd row's box starts
+// 1-15 bytes into a granule. Does the store then write only the box's bytes, or the whole
+// granules it touches (the bytes before x, and after the box's end inside the row)? One 2-D map
+// of 16 rows of 300 bytes (pitch 320), a 128-byte x 8-row box stored at x = 0..16 bytes (U8,
+// U16, U32: x in elements), swizzle none and 128B. Expected: exactly bytes [x, x + 128) of each
+// covered row, in box order; nothing else.
+struct ShiftCase {
+  TmaType type;
+  int type_bytes;
+  int x_bytes;
+  TmaSwizzle swizzle;
+};
+
+std::string shift_name(const ShiftCase& c) {
+  return std::string(to_string(c.type)) + "_x" + std::to_string(c.x_bytes) + "B_" +
+         to_string(c.swizzle);
+}
+void PrintTo(const ShiftCase& c, std::ostream* os) {
+  *os << shift_name(c);
+}
+
+std::vector<ShiftCase> shift_cases() {
+  std::vector<ShiftCase> v;
+  for (auto [t, b] :
+       {std::pair<TmaType, int>{TmaType::kU8, 1}, {TmaType::kU16, 2}, {TmaType::kU32, 4}})
+    for (int x = 0; x <= 16; x += b)
+      for (TmaSwizzle sw : {TmaSwizzle::kNone, TmaSwizzle::k128B}) v.push_back({t, b, x, sw});
+  return v;
+}
+
+class TmaStoreShifted : public ::testing::TestWithParam<ShiftCase> {};
+
+TEST_P(TmaStoreShifted, WritesExactlyTheBoxAtAnyStartInsideTheRow) {
+  TMAKIT_NEED_GPU(90);
+  const ShiftCase c = GetParam();
+  constexpr int kRowBytes = 300, kPitch = 320, kBoxBytes = 128, kBoxRows = 8;
+  const std::size_t bytes = std::size_t(kRows) * kPitch + kTailBytes;
+  unsigned char* d = nullptr;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&d), bytes), cudaSuccess);
+  ASSERT_EQ(cudaMemset(d, kPoisonByte, bytes), cudaSuccess);
+  TensorMapSpec spec = matrix_spec(c.type, d, kRows, kRowBytes / c.type_bytes, kPitch, kBoxRows,
+                                   kBoxBytes / c.type_bytes, c.swizzle);
+  alignas(128) CUtensorMap map;
+  const Status es = encode(spec, &map);
+  ASSERT_TRUE(es.ok()) << es.message;
+  ASSERT_EQ(test::tma_probe_store(map, c.x_bytes / c.type_bytes, 0, kBoxBytes * kBoxRows),
+            cudaSuccess);
+  std::vector<unsigned char> h(bytes);
+  ASSERT_EQ(cudaMemcpy(h.data(), d, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+  cudaFree(d);
+  // Shared byte n of the box holds 1 + n % 200 (tests/sm90/tma_probe.cu); with 128B the store
+  // reads logical chunk k of line l from physical chunk k ^ (l % 8).
+  int wrong = 0, outside = 0;
+  for (int r = 0; r < kRows; ++r)
+    for (int b = 0; b < kPitch; ++b) {
+      const unsigned char v = h[std::size_t(r) * kPitch + b];
+      const bool in_box = r < kBoxRows && b >= c.x_bytes && b < c.x_bytes + kBoxBytes;
+      if (in_box) {
+        const int i = b - c.x_bytes;  // logical byte i of box line r
+        const int chunk = c.swizzle == TmaSwizzle::k128B ? (i / 16) ^ (r % 8) : i / 16;
+        const int shared = r * kBoxBytes + chunk * 16 + i % 16;  // where it sits in the box
+        wrong += v != static_cast<unsigned char>(1 + shared % 200);
+      } else {
+        outside += v != kPoisonByte;
+      }
+    }
+  for (int b = 0; b < kTailBytes; ++b) outside += h[std::size_t(kRows) * kPitch + b] != kPoisonByte;
+  std::printf("[ shifted ] %-22s wrong box bytes %d, bytes written outside the box %d\n",
+              shift_name(c).c_str(), wrong, outside);
+  EXPECT_EQ(wrong, 0);
+  EXPECT_EQ(outside, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Reproducer, TmaStoreShifted, ::testing::ValuesIn(shift_cases()),
+                         [](const ::testing::TestParamInfo<ShiftCase>& p) {
+                           return shift_name(p.param);
+                         });
+
 }  // namespace
 }  // namespace tmakit
