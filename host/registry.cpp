@@ -39,12 +39,6 @@ VariantDef tma_row(const char* token, const char* description, unsigned elem_mas
 
 const std::vector<int> kAllSwizzles = {0, 32, 64, 128};
 
-// A technique whose fast path takes any element-aligned pointer and pitch (tma_phase).
-VariantDef any_align(VariantDef d) {
-  d.info.fast_align_bytes = 1;
-  return d;
-}
-
 std::vector<VariantDef> make_registry() {
   namespace k = kernels;
   return {
@@ -108,11 +102,6 @@ std::vector<VariantDef> make_registry() {
               "tma_load_store with 256-byte tile rows (two boxes each way), column-major tile "
               "order and evict_last L2 hints on the loads",
               kElems1248, kT, {0, 128}, true, k::launch_tma_wide, k::plan_tma_wide),
-      any_align(tma_row(
-          "tma_phase",
-          "tma_load_store for rows of any byte length: V = 16 / elem_bytes tensor maps per "
-          "side, map j over rows j, j + V, ... from a 16-byte boundary; edge tiles moved back",
-          kElems1248, kT, {128}, false, k::launch_tma_phase, k::plan_tma_phase)),
       tma_row("bulk_copy",
               "tma_load_store without tensor maps: one 1-D cp.async.bulk per 128-byte row "
               "segment each way, unswizzled tile, edges computed by the kernel",

@@ -91,55 +91,6 @@ std::string check_rows16(const Side& side, int elem_bytes) {
   return {};
 }
 
-// tma_phase (kernels/common/phase.hpp): each side as V = 16 / e maps, map j over rows j, j + V,
-// ... from the 16-byte boundary below row j, so any pitch and any element-aligned address
-// works. Tiles are moved back from the far edges instead of hanging over them, so both sides
-// need at least T = 128 / e rows and columns; a batch's matrices must stay granule-aligned
-// relative to each other (the maps' batch strides, like every pitch, are 16-byte multiples).
-std::string encode_phases(const Side& src, const Side& dst, const kernels::TmaPlan& plan, int e,
-                          int cc, PhaseMapSet* out, kernels::LaunchArgs* args) {
-  const std::int64_t t = phase_tile_elems(e);
-  if (src.rows < t || src.cols < t)
-    return "tma_phase needs rows and cols >= " + std::to_string(t) + " at " + std::to_string(e) +
-           "-byte elements (its " + std::to_string(t) + " x " + std::to_string(t) +
-           " tiles overlap at the far edges instead of hanging over them; got " +
-           std::to_string(src.rows) + " x " + std::to_string(src.cols) + ")";
-  for (const Side* side : {&src, &dst}) {
-    const std::int64_t stride = side->batch_elems * e;
-    if (side->batch > 1 && stride % 16 != 0)
-      return std::string(side->name) + " batch stride " + std::to_string(stride) +
-             " bytes is not a multiple of 16 (tma_phase's maps step from matrix to matrix by it)";
-    if (side->cols + static_cast<std::int64_t>(phase_count(e)) > INT32_MAX)
-      return "TMA coordinates are 32-bit signed: " + std::string(side->name) + " rows of " +
-             std::to_string(side->cols) + " elements are too long for tma_phase's maps";
-  }
-  const std::uint32_t v = phase_count(e);
-  for (std::uint32_t j = 0; j < v; ++j)
-    for (const bool is_src : {true, false}) {
-      const Side& side = is_src ? src : dst;
-      const PhaseMapGeometry g = phase_map_geometry(reinterpret_cast<std::uintptr_t>(side.address),
-                                                    side.rows, side.cols, side.ld_elems, e, j);
-      const std::string name = std::string(side.name) + " phase " + std::to_string(j) + " of " +
-                               std::to_string(v) + " (rows " + std::to_string(j) + ", " +
-                               std::to_string(j + v) + ", ...)";
-      const Side map_side{name.c_str(),
-                          reinterpret_cast<const void*>(g.base),
-                          side.batch,
-                          static_cast<std::int64_t>(g.map_rows),
-                          static_cast<std::int64_t>(g.row_elems),
-                          static_cast<std::int64_t>(g.row_stride_bytes) / e,
-                          side.batch_elems};
-      CUtensorMap* map = is_src ? &out->src[j] : &out->dst[j];
-      if (std::string w =
-              encode_side(map_side, is_src ? plan.src : plan.dst, plan.swizzle, e, cc, map);
-          !w.empty())
-        return w;
-      (is_src ? out->src_shift_elems : out->dst_shift_elems)[j] = g.shift_elems;
-    }
-  args->phase_maps = out;
-  return {};
-}
-
 }  // namespace
 
 bool tma_disabled_by_env() {
@@ -194,7 +145,7 @@ struct MapEntry {
   MapKey key;
   std::string why;  // the fallback reason, or empty: then maps (and which are used) hold
   TmaMaps maps;
-  bool src_used = false, dst_used = false, phase_used = false;
+  bool src_used = false, dst_used = false;
 };
 
 // The last few calls' tensor maps: a caller that transposes the same buffers again (the
@@ -261,7 +212,6 @@ std::string prepare_tma(const VariantDef& def, bool allow_tma, const DeviceCaps&
       *maps = hit.maps;
       if (hit.src_used) args->src_map = &maps->src;
       if (hit.dst_used) args->dst_map = &maps->dst;
-      if (hit.phase_used) args->phase_maps = &maps->phase;
     }
     return hit.why;
   }
@@ -272,7 +222,6 @@ std::string prepare_tma(const VariantDef& def, bool allow_tma, const DeviceCaps&
     fresh.maps = *maps;
     fresh.src_used = args->src_map != nullptr;
     fresh.dst_used = args->dst_map != nullptr;
-    fresh.phase_used = args->phase_maps != nullptr;
   }
   map_cache().put(fresh);
   return fresh.why;
@@ -312,7 +261,6 @@ std::string plan_and_encode(const VariantDef& def, const DeviceCaps& caps,
       return "TMA coordinates are 32-bit signed: the batch must be < 2^31 (got " +
              std::to_string(st.batch) + ")";
   }
-  if (plan.phase_maps) return encode_phases(src, dst, plan, e, caps.cc, &maps->phase, args);
   if (plan.src_vec16)
     if (std::string w = check_vec16(src, e); !w.empty()) return w;
   if (plan.dst_vec16)

@@ -11,7 +11,6 @@ namespace tmakit {
 struct TmaMaps {
   CUtensorMap src{};  // CUtensorMap is alignas(128) itself
   CUtensorMap dst{};
-  PhaseMapSet phase{};  // tma_phase's maps
 };
 
 // True when the environment variable TMAKIT_DISABLE_TMA is "1".

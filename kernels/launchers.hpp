@@ -8,7 +8,6 @@
 #include <cuda_runtime_api.h>
 #include <kernels/common/elem.hpp>
 #include <kernels/common/grid.hpp>
-#include <kernels/common/phase.hpp>
 #include <kernels/common/tma_tile.hpp>
 
 namespace tmakit::kernels {
@@ -27,7 +26,6 @@ struct LaunchArgs {
   BarrierStyle barrier = BarrierStyle::kPtx;
   const CUtensorMap* src_map = nullptr;  // encoded by the host from the technique's TmaPlan
   const CUtensorMap* dst_map = nullptr;
-  const PhaseMapSet* phase_maps = nullptr;  // tma_phase: V maps per side (kernels/common/phase.hpp)
   // Accumulate techniques only (dst = alpha * src^T + beta * dst, VariantKind::kAccumulate):
   NumType num_type = NumType::kNone;  // the arithmetic type of the elements
   double alpha = 1.0, beta = 0.0;     // beta == 0: dst is not read
@@ -55,9 +53,6 @@ struct TmaPlan {
   int swizzle = kSwizzleNone;
   bool src_vec16 = false, dst_vec16 = false;    // 16-byte aligned base, pitch, batch stride
   bool src_rows16 = false, dst_rows16 = false;  // row lengths whole 16-byte chunks
-  // tma_phase: src and dst as V = 16 / elem_bytes maps each, map j over rows j, j + V, ... (any
-  // pitch; `src` and `dst` give the boxes), in LaunchArgs::phase_maps.
-  bool phase_maps = false;
 };
 using Planner = TmaPlan (*)(const LaunchArgs&);
 
@@ -105,7 +100,6 @@ cudaError_t launch_tma_pipeline(const LaunchArgs&);
 cudaError_t launch_tma_wide(const LaunchArgs&);
 cudaError_t launch_int4_8x8(const LaunchArgs&);
 cudaError_t launch_tma_reduce(const LaunchArgs&);
-cudaError_t launch_tma_phase(const LaunchArgs&);
 TmaPlan plan_tma_copy(const LaunchArgs&);
 TmaPlan plan_tma_load_store(const LaunchArgs&);
 TmaPlan plan_tma_load(const LaunchArgs&);
@@ -114,7 +108,6 @@ TmaPlan plan_tma_pipeline(const LaunchArgs&);
 TmaPlan plan_tma_wide(const LaunchArgs&);
 TmaPlan plan_int4_8x8(const LaunchArgs&);
 TmaPlan plan_tma_reduce(const LaunchArgs&);
-TmaPlan plan_tma_phase(const LaunchArgs&);
 
 }  // namespace tmakit::kernels
 

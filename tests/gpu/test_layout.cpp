@@ -40,8 +40,8 @@ const std::vector<LayoutCase>& layout_cases() {
       {"ld_padded", 65, 47, {1, 96, 80, 0, 0}},
       {"batch4_ld_and_gaps", 40, 130, {4, 144, 48, 40 * 144 + 32, 130 * 48 + 16}},
       {"odd_pitches", 37, 29, {2, 31, 39, 0, 0}},
-      {"batch66000_16x16", 16, 16, {66000, 0, 0, 0, 0}},               // more matrices than grid z
-      {"batch300_97x75", 97, 75, {300, 0, 0, 0, 0}},                   // dense odd small matrices
+      {"batch66000_16x16", 16, 16, {66000, 0, 0, 0, 0}},  // more matrices than grid z
+      {"batch300_97x75", 97, 75, {300, 0, 0, 0, 0}},      // dense odd small matrices
       {"skinny_ld_and_gaps", 7, 1000, {3, 1003, 0, 7 * 1003 + 5, 0}},  // strided long rows
       {"tall_ld_and_gaps", 1000, 7, {3, 0, 1001, 0, 7 * 1001 + 3}},    // strided dst rows
   };
@@ -94,16 +94,7 @@ TEST_P(Layout, BatchedAndStridedMatchTheReference) {
     // The 1-D bulk copies also move src rows as whole 16-byte segments (kernels/async/).
     const bool bulk = c.variant == "bulk_copy" || c.variant == "bulk_roofline";
     const bool row_ok = (m16(dst_line) || c.variant == "tma_load") && (!bulk || m16(lc.cols));
-    // tma_phase takes any pitch, but both sides >= its 128-byte tile and batch strides that
-    // are 16-byte multiples (kernels/common/phase.hpp).
-    const bool phase = c.variant == "tma_phase";
-    const bool phase_ok =
-        lc.rows * e >= 128 && lc.cols * e >= 128 &&
-        (layout.batch == 1 ||
-         (m16(layout.src_batch_stride_elems ? layout.src_batch_stride_elems : lc.rows * src_ld) &&
-          m16(layout.dst_batch_stride_elems ? layout.dst_batch_stride_elems : lc.cols * dst_ld)));
-    const bool tma_runs =
-        info->uses_tma && dev.cc >= 90 && (phase ? phase_ok : pitches_ok && row_ok);
+    const bool tma_runs = info->uses_tma && dev.cc >= 90 && pitches_ok && row_ok;
     const bool fallback_dense_only =
         info->uses_tma &&
         !find_variant(fallback_variant(c.variant, lc.rows, lc.cols, c.elem_bytes))->strided;
@@ -119,11 +110,6 @@ TEST_P(Layout, BatchedAndStridedMatchTheReference) {
     if (!info->uses_tma || dev.cc < 90) continue;
     if (tma_runs) {
       EXPECT_EQ(st.variant, c.variant) << lc.name << ": fell back: " << st.fallback_reason;
-    } else if (phase) {
-      EXPECT_NE(st.variant, c.variant) << lc.name;
-      EXPECT_TRUE(st.fallback_reason.find("tma_phase needs rows and cols") != std::string::npos ||
-                  st.fallback_reason.find("batch stride") != std::string::npos)
-          << lc.name << ": " << st.fallback_reason;
     } else if (!pitches_ok) {
       EXPECT_NE(st.variant, c.variant) << lc.name << ": pitches TMA cannot take";
       EXPECT_NE(st.fallback_reason.find("multiple of 16"), std::string::npos)

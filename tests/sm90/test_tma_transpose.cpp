@@ -48,18 +48,12 @@ std::vector<TmaCase> tma_cases() {
 std::vector<test::Shape> tma_shapes() {
   std::vector<test::Shape> s = test::standard_shapes();
   for (test::Shape extra : {test::Shape{16, 16}, test::Shape{16, 4096}, test::Shape{4096, 16},
-                            test::Shape{48, 80}, test::Shape{1040, 2000}, test::Shape{4112, 2064},
-                            // odd rows just over tma_phase's tile (its edge tiles move back by
-                            // 1..T - 1 lines)
-                            test::Shape{129, 4099}, test::Shape{257, 130}})
+                            test::Shape{48, 80}, test::Shape{1040, 2000}, test::Shape{4112, 2064}})
     s.push_back(extra);
   return s;
 }
 
-// tma_phase takes any pitch (kernels/common/phase.hpp) but needs both sides >= its tile (128
-// bytes); the others need 16-byte rows.
-bool tma_can_run(const std::string& variant, std::int64_t rows, std::int64_t cols, int elem_bytes) {
-  if (variant == "tma_phase") return rows * elem_bytes >= 128 && cols * elem_bytes >= 128;
+bool tma_can_run(std::int64_t rows, std::int64_t cols, int elem_bytes) {
   return (rows * elem_bytes) % 16 == 0 && (cols * elem_bytes) % 16 == 0;
 }
 
@@ -92,17 +86,14 @@ TEST_P(TmaTranspose, MatchesReferenceAndSaysWhatRan) {
     if (!no_tma.empty()) {
       EXPECT_EQ(st.variant, fallback_variant(c.variant, s.rows, s.cols, c.elem_bytes)) << where;
       EXPECT_EQ(st.fallback_reason, no_tma) << where;
-    } else if (tma_can_run(c.variant, s.rows, s.cols, c.elem_bytes)) {
+    } else if (tma_can_run(s.rows, s.cols, c.elem_bytes)) {
       EXPECT_EQ(st.variant, c.variant) << where << ": fell back: " << st.fallback_reason;
       EXPECT_EQ(st.fallback_reason, "") << where;
       ++tma_runs;
     } else {
       EXPECT_EQ(st.variant, fallback_variant(c.variant, s.rows, s.cols, c.elem_bytes)) << where;
-      // A tensor map's stride_multiple_16 rule, or the same rule for a 16-byte vector side;
-      // tma_phase: its tile size.
-      EXPECT_NE(st.fallback_reason.find(c.variant == "tma_phase" ? "tma_phase needs rows and cols"
-                                                                 : "multiple of 16"),
-                std::string::npos)
+      // A tensor map's stride_multiple_16 rule, or the same rule for a 16-byte vector side.
+      EXPECT_NE(st.fallback_reason.find("multiple of 16"), std::string::npos)
           << where << ": reason '" << st.fallback_reason << "'";
     }
   }
