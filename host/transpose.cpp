@@ -99,8 +99,8 @@ int default_swizzle_bytes(const VariantInfo& info) {
 //    8 B 84-99 / 97-101, so those keep smem_strip).
 std::string classic_best(std::int64_t rows, std::int64_t cols, int elem_bytes) {
   const std::int64_t short_side = std::min(rows, cols);
-  if (short_side > 1 && ((elem_bytes <= 2 && short_side <= 32) ||
-                         (elem_bytes == 4 && short_side <= 16)))
+  if (short_side > 1 &&
+      ((elem_bytes <= 2 && short_side <= 32) || (elem_bytes == 4 && short_side <= 16)))
     return "smem_flat";
   if (short_side <= 32) return "smem_strip";
   const bool rows16 = (cols * elem_bytes) % 16 == 0 && (rows * elem_bytes) % 16 == 0;
@@ -187,13 +187,17 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   //          keep it;
   //   8 B:   100000x8x8 95 / 21, 20000x16x48 98 / 90; sides > 16 ran 86-96 / 98-100.
   const bool small_batch = batch > 1 && rows * cols * elem_bytes <= kFlatMaxMatrixBytes;
-  if (small_batch && ((elem_bytes <= 2 && !(rows16 && short_side >= 64)) ||
-                      (elem_bytes == 4 && !(rows16 && short_side >= 32)) ||
-                      (elem_bytes == 8 && short_side <= 16)))
+  if (small_batch &&
+      ((elem_bytes <= 2 && !(rows16 && short_side >= 64)) ||
+       (elem_bytes == 4 && !(rows16 && short_side >= 32)) || (elem_bytes == 8 && short_side <= 16)))
     return "smem_flat";
   // Skinny (a side <= 32): smem_flat (classic_best) at 1-2 B, except 32 rows of 16-byte
   // multiples (32 x N), where the TMA transposes ran 90-95% of memcpy and smem_flat 82-83
   // (N x 32 is the other way round: smem_flat 90 / 95 at 1 / 2 B, tma_load_store 83 / 94).
+  // On the H200, N x 32 with 16-byte rows at 1-2 B: tma_load ran 1.00 of the best where
+  // smem_flat ran 0.96 | 0.96 (4000000x32, full run 2026-11-23h; on the H100 smem_flat was the
+  // best and tma_load 0.90 / 0.98).
+  if (hbm3e && rows16 && elem_bytes <= 2 && cols == 32 && rows >= 65536) return "tma_load";
   if (elem_bytes <= 2 && short_side <= 32 && !(rows == 32 && rows16))
     return classic_best(rows, cols, elem_bytes);
   if (rows16 && elem_bytes <= 8) {
@@ -212,6 +216,34 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     // 0.50-0.67 (16384x32x32 4 B) in the same runs.
     // Batches of 32 x 32 matrices at 1 and 8 B: smem_padded (1 B) and smem_xor (8 B) were best
     // on both GPUs (16384x32x32: tma_load_store 0.71 | 0.73, smem_strip 0.97 | 0.89 of them).
+    // tma_pipeline (persistent CTAs, a ring of TMA stages) where tma_wide does not take the
+    // call and there is enough to stream: 1-2 B calls of 16 MB to 192 MB whose short side is
+    // at least 128 elements, and 32 x N at 1 B. Full runs of 2026-11-23h, tma_pipeline /
+    // tma_load_store as a fraction of the best technique, H100 | H200: 4096^2 1 B 1.00 / 0.91 |
+    // 1.00 / 0.86, 2 B 1.00 / 0.87 | 1.00 / 0.94; 8192x2048 1 B 1.00 / 0.92 | 1.00 / 0.93, 2 B
+    // 1.00 / 0.96 | 1.00 / 0.97; 2048x128x128 1 B 1.00 / 0.97 | 1.00 / 0.98; 32x4000000 1 B
+    // 1.00 / 0.87 | 0.99 / 0.84. Outside the window it lost: 2048^2 (4-8 MB) 0.88-0.95 where
+    // tma_load_store ran 0.91-1.00; on the H200 1000x512x512 and 16384^2 1 B (262-268 MB) 0.94
+    // and 0.98 where tma_load_store ran 1.00; 32x4000000 2 B 0.97 | 0.98 against 1.00;
+    // 4096x64x64 2 B 0.94 | 0.94 against 0.97 | 0.99.
+    const std::int64_t bytes = std::max<std::int64_t>(batch, 1) * rows * cols * elem_bytes;
+    constexpr std::int64_t kPipelineMinBytes = 16 << 20, kPipelineMaxBytes = 192 << 20;
+    const bool pipeline_window = bytes >= kPipelineMinBytes && bytes <= kPipelineMaxBytes;
+    if (elem_bytes <= 2 && pipeline_window &&
+        (short_side >= 128 || (elem_bytes == 1 && rows == 32)))
+      return "tma_pipeline";
+    // 4 B single matrices of 16-64 MB with sides >= 1024: tma_pipeline 1.00 | 1.00 of the best
+    // at 2048^2 and 4096^2 where smem_wide ran 0.90 | 0.90 and 0.99 | 1.00; 8192x2048 0.98 |
+    // 0.99 (smem_wide 1.00 | 1.00).
+    if (elem_bytes == 4 && batch <= 1 && short_side >= 1024 && bytes >= kPipelineMinBytes &&
+        bytes <= (64 << 20))
+      return "tma_pipeline";
+    // 16 x N at 4 B: tma_load_store 1.00 | 1.00 of the best (16x4000000) where smem_flat ran
+    // 0.98 | 0.87 (N x 16 keeps smem_flat: 1.00 | 1.00, tma_load_store 0.94 | 0.98).
+    if (elem_bytes == 4 && rows == 16 && cols >= 65536) return "tma_load_store";
+    // Batches of 64-127-wide matrices at 1 B (a side below the 128-byte TMA tile): vec_padded
+    // 1.00 | 1.00 of the best (4096x64x64) where tma_load_store ran 0.85 | 0.84.
+    if (elem_bytes == 1 && batch > 1 && short_side >= 64 && short_side < 128) return "vec_padded";
     const bool small32 = short_side == 32 && long_side < 65536;
     if (elem_bytes == 1 && small32) return "smem_padded";
     if (elem_bytes <= 2 && short_side >= 32) return "tma_load_store";

@@ -142,11 +142,12 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(fallback_variant("tma_load_store", 97, 75, 1), "smem_wide");  // small: not realign
   EXPECT_EQ(fallback_variant("tma_load_store", 4, 4000000, 2), "smem_flat");
   EXPECT_EQ(fallback_variant("tma_pipeline", 4000000, 32, 8), "smem_strip");
-  EXPECT_EQ(auto_variant(4096, 4096, 1), "tma_load_store");
+  EXPECT_EQ(auto_variant(4096, 4096, 1), "tma_pipeline");    // 16-192 MB, 1-2 B
+  EXPECT_EQ(auto_variant(2048, 2048, 1), "tma_load_store");  // 4 MB: below the window
   EXPECT_EQ(auto_variant(16384, 16384, 1), "tma_wide");      // 4096 tiles of 256 x 256 bytes
-  EXPECT_EQ(auto_variant(8192, 2048, 2), "tma_load_store");  // 1024 tiles: too few
+  EXPECT_EQ(auto_variant(8192, 2048, 2), "tma_pipeline");    // 1024 tiles: too few for wide
   EXPECT_EQ(auto_variant(512, 512, 1, 1000), "tma_wide");    // a batch counts its tiles
-  EXPECT_EQ(auto_variant(256, 256, 1, 1024), "tma_load_store");
+  EXPECT_EQ(auto_variant(256, 256, 1, 1024), "tma_pipeline");
   EXPECT_EQ(auto_variant(12345, 6789, 2), "smem_realign");  // odd rows, 1-2 B, both GPUs
   EXPECT_EQ(auto_variant(12345, 6789, 2, 1, 4800.0), "smem_realign");
   EXPECT_EQ(auto_variant(3000, 97, 2, 1, 4800.0), "smem_wide");  // the H200's small odd 2 B
@@ -161,26 +162,33 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(97, 75, 4), "smem_wide");  // small matrices: smem_sector lost at 2-4 B
   EXPECT_EQ(auto_variant(97, 75, 8), "smem_sector");
   EXPECT_EQ(auto_variant(7, 4000000, 4), "smem_flat");
-  EXPECT_EQ(auto_variant(24, 1000003, 4), "smem_strip");  // k = 24 at 4 B: the strip
-  EXPECT_EQ(auto_variant(4000000, 7, 8), "smem_strip");   // 8 B: the strip
-  EXPECT_EQ(auto_variant(16384, 16384, 8), "tma_wide");          // 262144 full tiles
-  EXPECT_EQ(auto_variant(2048, 2048, 8), "smem_padded");         // 4096 tiles: classic
-  EXPECT_EQ(auto_variant(64, 64, 8, 4096), "smem_padded");       // sides < 128: classic
-  EXPECT_EQ(auto_variant(32, 4000000, 4), "tma_wide");           // skinny k = 32, long rows
-  EXPECT_EQ(auto_variant(4000000, 16, 4), "smem_flat");          // k = 16 at 4 B: flat
-  EXPECT_EQ(auto_variant(32, 4000000, 2), "tma_load_store");     // 32 rows at 1-2 B
-  EXPECT_EQ(auto_variant(4000000, 32, 2), "smem_flat");          // 32 columns: flat
-  EXPECT_EQ(auto_variant(97, 75, 1, 3000), "smem_flat");         // small batches
+  EXPECT_EQ(auto_variant(24, 1000003, 4), "smem_strip");      // k = 24 at 4 B: the strip
+  EXPECT_EQ(auto_variant(4000000, 7, 8), "smem_strip");       // 8 B: the strip
+  EXPECT_EQ(auto_variant(16384, 16384, 8), "tma_wide");       // 262144 full tiles
+  EXPECT_EQ(auto_variant(2048, 2048, 8), "smem_padded");      // 4096 tiles: classic
+  EXPECT_EQ(auto_variant(64, 64, 8, 4096), "smem_padded");    // sides < 128: classic
+  EXPECT_EQ(auto_variant(32, 4000000, 4), "tma_wide");        // skinny k = 32, long rows
+  EXPECT_EQ(auto_variant(4000000, 16, 4), "smem_flat");       // k = 16 at 4 B: flat
+  EXPECT_EQ(auto_variant(32, 4000000, 2), "tma_load_store");  // 32 rows at 1-2 B
+  EXPECT_EQ(auto_variant(4000000, 32, 2), "smem_flat");       // 32 columns: flat
+  EXPECT_EQ(auto_variant(97, 75, 1, 3000), "smem_flat");      // small batches
   EXPECT_EQ(auto_variant(8, 8, 8, 100000), "smem_flat");
   EXPECT_EQ(auto_variant(64, 64, 2, 4096), "tma_load_store");    // 16-byte rows, sides >= 64
   EXPECT_EQ(auto_variant(32, 32, 4, 16384), "tma_load_store");   // batches of 32 x 32
-  EXPECT_EQ(auto_variant(128, 128, 1, 2048), "tma_load_store");  // a side < the 256-byte tile
-  EXPECT_EQ(auto_variant(128, 128, 2, 2048), "tma_load_store");  // 2048 tiles: too few
+  EXPECT_EQ(auto_variant(128, 128, 1, 2048), "tma_pipeline");    // a side < the 256-byte tile
+  EXPECT_EQ(auto_variant(128, 128, 2, 2048), "tma_pipeline");    // 2048 tiles: too few for wide
+  EXPECT_EQ(auto_variant(64, 64, 1, 4096), "vec_padded");        // a side below 128 bytes, 1 B
+  EXPECT_EQ(auto_variant(32, 4000000, 1), "tma_pipeline");       // 32 x N, 1 B
+  EXPECT_EQ(auto_variant(2048, 2048, 4), "tma_pipeline");        // 4 B, 16-64 MB, one matrix
+  EXPECT_EQ(auto_variant(16, 4000000, 4), "tma_load_store");     // 16 x N, 4 B
+  EXPECT_EQ(auto_variant(4000000, 32, 1, 1, 4800), "tma_load");  // H200: N x 32, 1-2 B
+  EXPECT_EQ(auto_variant(4000000, 32, 1), "smem_flat");
   // The H200's table (peak DRAM > 4000 GB/s): 1 B keeps tma_load_store, 2-8 B as the H100.
-  EXPECT_EQ(auto_variant(16384, 16384, 1, 1, 4800), "tma_load_store");
+  EXPECT_EQ(auto_variant(16384, 16384, 1, 1, 4800), "tma_load_store");  // 268 MB
+  EXPECT_EQ(auto_variant(512, 512, 1, 1000, 4800), "tma_load_store");
   EXPECT_EQ(auto_variant(16384, 16384, 2, 1, 4800), "tma_wide");
   EXPECT_EQ(auto_variant(16384, 16384, 1, 1, 3350), "tma_wide");
-  EXPECT_EQ(auto_variant(3001, 999, 2, 1, 4800), "smem_wide");  // H200: odd 2 B, short <= 1024
+  EXPECT_EQ(auto_variant(3001, 999, 2, 1, 4800), "smem_wide");    // H200: odd 2 B, short <= 1024
   EXPECT_EQ(auto_variant(97, 75, 8, 3000, 4800), "smem_padded");  // H200: small odd 8 B
   EXPECT_EQ(auto_variant(32, 32, 1, 16384), "smem_flat");         // batches of 32 x 32
   EXPECT_EQ(auto_variant(32, 32, 8, 16384), "smem_xor");
