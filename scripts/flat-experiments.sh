@@ -48,7 +48,7 @@ if has full; then
   python3 scripts/bench_table.py "$out/bench-full.json" | grep -E "^(skinny|batched|#|class)"
 fi
 if has tiles; then
-  for t in 8192 32768; do
+  for t in 8192 16384 32768; do
     TMAKIT_FLAT_TILE_BYTES=$t bench "tiles-$t" full '^(memcpy|smem_flat)/.*/(skinny|batched)/'
     echo "TMAKIT_FLAT_TILE_BYTES=$t"
     python3 scripts/bench_table.py "$out/bench-tiles-$t.json" --tokens smem_flat
