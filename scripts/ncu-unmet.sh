@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Issue 16's unmet targets under ncu (session 11): for each, the best tmakit technique at a
+# representative shape of the full preset, and the peer where a peer wins, as the benchmark
+# launches them (tmakit_bench --preset=full, one benchmark; the first launch of the kernel is
+# the verification run, the same kernel that is timed).
+# Metrics: time; DRAM throughput (% of peak) and bytes; issue activity (% of peak); warps
+# active (occupancy); registers; shared-memory bank conflicts; the stall reasons per issued
+# instruction that dominate (long scoreboard = global loads, MIO throttle = shared/shuffle
+# queue, short scoreboard = shared-memory results, barrier, lg throttle = global queue).
+# Usage: scripts/ncu-unmet.sh [BUILD_DIR]   (needs ncu; --clock-control none). Output: one
+# block per case; what lies under $OUT/ncu-unmet.txt.
+set -uo pipefail
+b=${1:-build-gpu}
+out=${OUT:-$b}/ncu-unmet.txt
+: > "$out"
+m=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__grid_size,launch__block_size,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$out"
+run() {  # label, benchmark filter, kernel regex ('' = the first kernels, for a peer)
+  echo "== $1 ($2)" | tee -a "$out"
+  local k=(-c 1 -k "regex:$3")
+  [ -z "$3" ] && k=(-c 3)
+  ncu --clock-control none --metrics "$m" "${k[@]}" "$b/bench/tmakit_bench" --preset=full \
+    --benchmark_filter="$2" 2>&1 | grep -E "^  [A-Za-z_].*\(|gpu__|dram__|sm__|smsp__|launch__|l1tex__" |
+    sed 's/  */ /g' | tee -a "$out"
+}
+run "odd 1 B: smem_realign" '^smem_realign/e1/odd/12345x6789/' smem_realign_kernel
+run "odd 2 B: smem_realign" '^smem_realign/e2/odd/12345x6789/' smem_realign_kernel
+run "odd 16 B: smem_strip" '^smem_strip/e16/odd/12345x6789/' smem_strip_kernel
+run "odd 16 B: peer cublas_geam" '^cublas_geam/e16/odd/12345x6789/' ''
+run "skinny 1 B: smem_flat" '^smem_flat/e1/skinny/16x4000000/' smem_flat_kernel
+run "skinny 2 B: smem_flat" '^smem_flat/e2/skinny/16x4000000/' smem_flat_kernel
+run "skinny 2 B: peer cutensor" '^cutensor/e2/skinny/16x4000000/' ''
+run "batched 1 B: smem_flat" '^smem_flat/e1/batched/3000x97x75/' smem_flat_kernel
+run "batched 2 B: smem_flat" '^smem_flat/e2/batched/16384x32x32/' smem_flat_kernel
+run "batched 2 B: peer cutensor" '^cutensor/e2/batched/16384x32x32/' ''
