@@ -100,8 +100,8 @@ std::vector<VariantDef> make_registry() {
               kElems1248, kT, kAllSwizzles, true, k::launch_tma_pipeline, k::plan_tma_pipeline),
       tma_row("tma_wide",
               "tma_load_store with 256-byte tile rows (two boxes each way), column-major tile "
-              "order and evict_last L2 hints on the loads",
-              kElems1248, kT, {0, 128}, true, k::launch_tma_wide, k::plan_tma_wide),
+              "order and evict_last L2 hints on the loads (16-byte elements: 512-byte tile rows)",
+              kElems1248 | elem_bit(16), kT, {0, 128}, true, k::launch_tma_wide, k::plan_tma_wide),
       tma_row("bulk_copy",
               "tma_load_store without tensor maps: one 1-D cp.async.bulk per 128-byte row "
               "segment each way, unswizzled tile, edges computed by the kernel",

@@ -56,9 +56,12 @@ struct TmaPlan {
 };
 using Planner = TmaPlan (*)(const LaunchArgs&);
 
-// The map of a tile technique's side: boxes of `lines` lines, one swizzle span wide.
+// The map of a tile technique's side: boxes of `lines` lines, one swizzle span wide. 16-byte
+// elements (no such TMA type) are mapped as pairs of 8-byte words; the kernels double their
+// inner coordinates (kernels/primitives/tma_tile.cuh, kMapElemsPerElem).
 inline TmaMapPlan tile_map_plan(int lines, int swizzle, int elem_bytes) {
-  return {true, lines, static_cast<int>(tma_tile_box_cols(swizzle, elem_bytes)), elem_bytes};
+  const int type_bytes = elem_bytes == 16 ? 8 : elem_bytes;
+  return {true, lines, static_cast<int>(tma_tile_box_cols(swizzle, type_bytes)), type_bytes};
 }
 
 // kernels/device_code.cu: the virtual architecture (major*10 + minor) of the code this build

@@ -2,9 +2,9 @@
 // elem_bytes): chunk i is row i of the block, and afterwards chunk j is column j. This is what
 // lets a transpose use 16-byte accesses on BOTH sides of shared memory: a thread loads V row
 // chunks, permutes them here, and stores V column chunks.
-//   8-byte elements: 2x2, word moves only.     4-byte: 4x4 words, moves only.
-//   2-byte: 8x8 halves, one PRMT per output word.   1-byte: 16x16 bytes as 4x4 blocks of
-//   4x4 bytes, 8 PRMT per block (two stages: interleave pairs, then pairs of pairs).
+//   16-byte elements: 1x1, nothing to do.   8-byte elements: 2x2, word moves only.     4-byte: 4x4
+//   words, moves only. 2-byte: 8x8 halves, one PRMT per output word.   1-byte: 16x16 bytes as 4x4
+//   blocks of 4x4 bytes, 8 PRMT per block (two stages: interleave pairs, then pairs of pairs).
 // Host and device (host: a byte-permute emulation), so host tests check it exhaustively.
 #pragma once
 #include <cstdint>
@@ -32,8 +32,12 @@ TMAKIT_HD std::uint32_t byte_perm(std::uint32_t a, std::uint32_t b, std::uint32_
 template <int ElemBytes>
 TMAKIT_HD void transpose_chunks(const Chunk16 (&in)[16 / ElemBytes],
                                 Chunk16 (&out)[16 / ElemBytes]) {
-  static_assert(ElemBytes == 1 || ElemBytes == 2 || ElemBytes == 4 || ElemBytes == 8, "1/2/4/8");
-  if constexpr (ElemBytes == 8) {  // element j of chunk i = words 2j, 2j+1
+  static_assert(
+      ElemBytes == 1 || ElemBytes == 2 || ElemBytes == 4 || ElemBytes == 8 || ElemBytes == 16,
+      "1/2/4/8/16");
+  if constexpr (ElemBytes == 16) {  // a 1 x 1 block: the chunk is the element
+    out[0] = in[0];
+  } else if constexpr (ElemBytes == 8) {  // element j of chunk i = words 2j, 2j+1
 #pragma unroll
     for (int j = 0; j < 2; ++j)
 #pragma unroll

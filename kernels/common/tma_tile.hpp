@@ -52,4 +52,14 @@ TMAKIT_HD constexpr ChunkBlock diagonal_chunk_block(std::uint32_t slot) {
   return {slot % 8u, (slot % 8u + (slot / 8u) % 8u) % 8u};
 }
 
+// The block of a slot for elem_bytes and swizzle mode. 16-byte elements (V = 1, tma_wide) with
+// the 128B swizzle are the exception: a block is one chunk of one line, whose swizzled chunk
+// column is k ^ (q mod 8), which the diagonal makes equal for many lanes (l ^ ((l + t) mod 8));
+// there the 8 lanes of a quarter-warp share the row group q = t and take k = l, so they hit
+// chunk columns l ^ t on both sides (tests/host/test_tma_tile.cpp).
+TMAKIT_HD constexpr ChunkBlock tile_chunk_block(std::uint32_t slot, int elem_bytes, int mode) {
+  return elem_bytes == 16 && mode == kSwizzle128B ? ChunkBlock{slot % 8u, (slot / 8u) % 8u}
+                                                  : diagonal_chunk_block(slot);
+}
+
 }  // namespace tmakit

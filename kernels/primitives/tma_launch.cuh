@@ -34,6 +34,13 @@ cudaError_t dispatch_tma_elem(int elem_bytes, F&& f) {
   }
 }
 
+// f(IntC<E>{}) for E = 1, 2, 4, 8, 16 (techniques whose tiles take 16-byte elements).
+template <class F>
+cudaError_t dispatch_tma_elem_16(int elem_bytes, F&& f) {
+  if (elem_bytes == 16) return f(IntC<16>{});
+  return dispatch_tma_elem(elem_bytes, std::forward<F>(f));
+}
+
 // f(IntC<Mode>{}) for the Hopper swizzle modes none, 32B, 64B, 128B.
 template <class F>
 cudaError_t dispatch_tma_swizzle(int mode, F&& f) {

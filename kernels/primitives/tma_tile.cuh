@@ -18,6 +18,11 @@ namespace tmakit::tma {
 template <int E>
 inline constexpr int kChunkElems = 16 / E;  // V: elements per 16-byte chunk
 
+// Map elements per tile element: TMA has no 16-byte type, so 16-byte elements are mapped as
+// pairs of 8-byte words (kernels/launchers.hpp, tile_map_plan) and inner coordinates double.
+template <int E>
+inline constexpr int kMapElemsPerElem = E == 16 ? 2 : 1;
+
 // Shared-memory bytes of an R x C tile of E-byte elements.
 template <int E, std::uint32_t R, std::uint32_t C>
 inline constexpr std::uint32_t kTileBytes = R* C* E;
@@ -34,7 +39,7 @@ __device__ __forceinline__ void load_tile(unsigned char* smem, const CUtensorMap
   static_assert(C % kW == 0 && R % 8 == 0, "tile = whole boxes, 8-line aligned");
 #pragma unroll
   for (std::uint32_t b = 0; b < C / kW; ++b) {
-    const std::int32_t x = col0 + static_cast<std::int32_t>(b * kW);
+    const std::int32_t x = (col0 + static_cast<std::int32_t>(b * kW)) * kMapElemsPerElem<E>;
     if constexpr (H == L2Hint::kNone)
       load_3d(smem + b * R * kSpan, map, x, row0, z, bar);
     else
@@ -54,7 +59,7 @@ __device__ __forceinline__ void store_tile(const CUtensorMap* map, std::int32_t 
 #pragma unroll
   for (std::uint32_t b = 0; b < R / kW; ++b) {
     const std::int32_t x = col0 + static_cast<std::int32_t>(b * kW);
-    if (x < dst_cols) store_3d(map, x, row0, z, smem + b * C * kSpan);
+    if (x < dst_cols) store_3d(map, x * kMapElemsPerElem<E>, row0, z, smem + b * C * kSpan);
   }
 }
 
@@ -80,14 +85,14 @@ __device__ __forceinline__ void store_chunks(unsigned char* tile, std::uint32_t 
 
 // Where chunk block `slot` of an R x C tile sits: the strip (128 bytes wide, 8V rows tall)
 // and the diagonal (k, q) inside it. Rows r0..r0+V-1, columns c0..c0+V-1 of the tile.
-template <int E, std::uint32_t C>
+template <int E, std::uint32_t C, int Mode = kSwizzleNone>
 struct BlockCoords {
   std::uint32_t r0, c0;
   __device__ __forceinline__ explicit BlockCoords(std::uint32_t slot) {
     constexpr std::uint32_t kStrip = 128 / E;  // strip side in elements (8 chunks = 8V rows)
     const std::uint32_t strip = slot / 64, strip_row = strip / (C / kStrip),
                         strip_col = strip % (C / kStrip);
-    const ChunkBlock b = diagonal_chunk_block(slot % 64);
+    const ChunkBlock b = tile_chunk_block(slot % 64, E, Mode);
     r0 = strip_row * kStrip + b.q * kChunkElems<E>;
     c0 = strip_col * kStrip + b.k * kChunkElems<E>;
   }
@@ -102,7 +107,7 @@ __device__ __forceinline__ void transpose_tile(const unsigned char* in, unsigned
   static_assert(R % kStrip == 0 && C % kStrip == 0, "tile = whole 128-byte strips");
 #pragma unroll
   for (std::uint32_t slot = tid; slot < kBlocks; slot += Threads) {
-    const BlockCoords<E, C> at(slot);
+    const BlockCoords<E, C, Mode> at(slot);
     Chunk16 x[kChunkElems<E>], y[kChunkElems<E>];
     load_chunks<E, Mode, R>(in, at.r0, at.c0 * E, x);
     transpose_chunks<E>(x, y);

@@ -75,7 +75,7 @@ int worst_ways(int elem_bytes, int mode, bool transposed_side) {
     for (std::uint32_t i = 0; i < v; ++i) {
       std::array<int, 8> groups{};
       for (std::uint32_t lane = 0; lane < 8; ++lane) {
-        const ChunkBlock b = diagonal_chunk_block(quarter * 8 + lane);
+        const ChunkBlock b = tile_chunk_block(quarter * 8 + lane, elem_bytes, mode);
         const std::uint32_t r0 = b.q * v, c0 = b.k * v;
         // Load side: line r0 + i, chunk at c0 * E. Store side: line c0 + i, chunk at r0 * E.
         const std::uint32_t o = transposed_side
@@ -89,7 +89,7 @@ int worst_ways(int elem_bytes, int mode, bool transposed_side) {
 }
 
 TEST(TmaTile, DiagonalOrderIsConflictFreeWithoutSwizzleAndWith128B) {
-  for (int e : {1, 2, 4, 8})
+  for (int e : {1, 2, 4, 8, 16})
     for (int mode : {kSwizzleNone, kSwizzle128B})
       for (bool side : {false, true})
         EXPECT_EQ(worst_ways(e, mode, side), 1)
@@ -97,9 +97,20 @@ TEST(TmaTile, DiagonalOrderIsConflictFreeWithoutSwizzleAndWith128B) {
 }
 
 // The model must be able to see a conflict: with 32B swizzle a 128-byte line holds four
-// 32-byte box rows, so a quarter-warp's 8 row reads share 2 bank groups.
+// 32-byte box rows, so a quarter-warp's 8 row reads share 2 bank groups; and 16-byte elements
+// with 128B in the diagonal order (what tile_chunk_block avoids) share one.
 TEST(TmaTile, ThirtyTwoByteSwizzleConflictsAreVisible) {
   EXPECT_GT(worst_ways(4, kSwizzle32B, false), 1);
+  int worst = 1;
+  for (std::uint32_t quarter = 0; quarter < 8; ++quarter) {
+    std::array<int, 8> groups{};
+    for (std::uint32_t lane = 0; lane < 8; ++lane) {
+      const ChunkBlock b = diagonal_chunk_block(quarter * 8 + lane);
+      ++groups[(tma_tile_offset(b.q, b.k * 16, 8, kSwizzle128B) >> 4) & 7u];
+    }
+    for (int g : groups) worst = std::max(worst, g);
+  }
+  EXPECT_GT(worst, 1);
 }
 
 }  // namespace
