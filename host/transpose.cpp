@@ -200,6 +200,18 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   if (hbm3e && rows16 && elem_bytes <= 2 && cols == 32 && rows >= 65536) return "tma_load";
   if (elem_bytes <= 2 && short_side <= 32 && !(rows == 32 && rows16))
     return classic_best(rows, cols, elem_bytes);
+  // 16 B: tma_wide (32 x 32 tiles of 16-byte elements; 16-byte rows always, so TMA takes any
+  // shape) where a side holds a whole tile and the tiles cover at most 15% more than the
+  // matrix. scripts/e16-experiment.sh, 2026-11-24, % of memcpy tma_wide / smem_padded, H100 |
+  // H200: odd 12345x6789 90.7 / 88.6 | 90.2 / 85.7, 3001x4999 92.9 / 90.9 | 92.9 / 87.3;
+  // 16384^2 96.1 / 96.0 | 92.3 / 88.4; 4096^2 95.8 / 95.9 | 98.3 / 95.2; batches of 64^2..512^2
+  // 98.8-100.1 / 96.4-99.3; 32 x 4000000 97.6 / 97.4 | 98.7 / 97.1; 4000000 x 32 95.7 / 96.3 |
+  // 93.9 / 94.9. It lost where the tiles waste much (3000x97x75: 95.5 / 95.8 | 92.1 / 95.6, 69%
+  // more tile than matrix) and at k = 16 (H200 94.0 against smem_strip's 97.4).
+  if (elem_bytes == 16 && short_side >= 32) {
+    const std::int64_t tiled = ((rows + 31) / 32) * ((cols + 31) / 32) * 1024;
+    if (tiled * 100 <= rows * cols * 115) return "tma_wide";
+  }
   if (rows16 && elem_bytes <= 8) {
     const std::int64_t side = 256 / elem_bytes;  // tma_wide's tile side in elements
     const std::int64_t tiles =

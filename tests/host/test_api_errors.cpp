@@ -183,6 +183,9 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(16, 4000000, 4), "tma_load_store");     // 16 x N, 4 B
   EXPECT_EQ(auto_variant(4000000, 32, 1, 1, 4800), "tma_load");  // H200: N x 32, 1-2 B
   EXPECT_EQ(auto_variant(4000000, 32, 1), "smem_flat");
+  EXPECT_EQ(auto_variant(12345, 6789, 16), "tma_wide");      // 16 B: TMA at any shape
+  EXPECT_EQ(auto_variant(97, 75, 16, 3000), "smem_padded");  // tiles 69% larger than the matrix
+  EXPECT_EQ(auto_variant(16, 4000000, 16), "smem_strip");    // k = 16: the strip
   // The H200's table (peak DRAM > 4000 GB/s): 1 B keeps tma_load_store, 2-8 B as the H100.
   EXPECT_EQ(auto_variant(16384, 16384, 1, 1, 4800), "tma_load_store");  // 268 MB
   EXPECT_EQ(auto_variant(512, 512, 1, 1000, 4800), "tma_load_store");
