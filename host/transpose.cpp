@@ -455,6 +455,7 @@ Status run(const void* src, void* dst, std::int64_t rows, std::int64_t cols, int
   args.strides = lay.strides;
   args.stream = options.stream;
   args.sm_count = caps.sm_count;
+  args.dram_gbps = caps.dram_gbps;
   args.swizzle = tma_swizzle_mode_from_bytes(sw == -1 ? default_swizzle_bytes(def->info) : sw);
   args.barrier =
       options.barrier == TmaBarrier::kCudaBarrier ? BarrierStyle::kCudaBarrier : BarrierStyle::kPtx;

@@ -20,7 +20,8 @@ struct LaunchArgs {
   int elem_bytes = 0;    // 1, 2, 4, 8 (16 for int4_8x8)
   BatchStrides strides;  // the host fills every field
   cudaStream_t stream = nullptr;
-  int sm_count = 1;  // for grids sized from the machine (copy, persistent kernels)
+  int sm_count = 1;      // for grids sized from the machine (copy, persistent kernels)
+  double dram_gbps = 0;  // the device's peak DRAM bandwidth (per-GPU tuning; 0: unknown)
   // TMA techniques only:
   int swizzle = kSwizzle128B;  // CUtensorMapSwizzle of the tile boxes (none, 32B, 64B, 128B)
   BarrierStyle barrier = BarrierStyle::kPtx;

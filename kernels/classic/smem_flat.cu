@@ -18,10 +18,11 @@
 // shared memory and writes it with one STG.128. Which shared byte each element reads is the
 // FlatGather map (dst element o -> its source element's byte): kTall steps it linearly; kWide
 // (and kBatch at 1 B, flat_plan) read the chunk's V offsets from a per-block table indexed by
-// the source row the chunk starts at (a stepped walk with a compare per element cost H100 1-byte kWide 73-82% of
-// memcpy, perf-notes session 10), stepping the walk only where a chunk crosses a matrix.
-// Where no form applies (both sides > 32 and not a dense small batch, or the short side's
+// the source row the chunk starts at (a stepped walk with a compare per element cost H100 1-byte
+// kWide 73-82% of memcpy, perf-notes session 10), stepping the walk only where a chunk crosses a
+// matrix. Where no form applies (both sides > 32 and not a dense small batch, or the short side's
 // operand strided) smem_flat runs smem_strip; a single dense row or column runs `copy` there.
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <kernels/common/flat.hpp>
@@ -197,6 +198,13 @@ cudaError_t kernels::launch_smem_flat(const LaunchArgs& a) {
   // Experiment knob (docs/perf-notes.md, session 10): TMAKIT_FLAT_TILE_BYTES sets the bytes a
   // unit moves (4096..32768).
   int tile_bytes = kFlatTileBytes;
+  // On HBM3e (the H200, peak > 4000 GB/s) a skinny call with k >= 16 keeps more bytes moving
+  // with 32 KB units: 16 x 4000000 1 / 2 / 4 B 75.0 / 84.9 / 85.5% of memcpy against 71.0 /
+  // 80.6 / 82.1 with 16 KB, 32 x 4000000 68.7 / 69.7 / 78.2 against 65.0 / 66.2 / 74.3, N x 16
+  // and N x 32 +1.2..+3.6 (docs/data/flat-tiles-h200-2026-11-24.txt); smaller k and batches
+  // gained nothing or lost (2 x 4000000 1 B 96.3 against 104.3; 16384x32x32 70.6 against 72.6).
+  if (a.dram_gbps > 4000 && st.batch == 1 && std::min(a.rows, a.cols) >= 16)
+    tile_bytes = 2 * kFlatTileBytes;
   if (const char* env = std::getenv("TMAKIT_FLAT_TILE_BYTES")) {
     const int t = std::atoi(env);
     if (t >= 4096 && t <= 32768) tile_bytes = t;

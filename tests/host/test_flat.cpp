@@ -21,14 +21,15 @@ struct Call {
   std::int64_t rows, cols;
   int e;
   std::int64_t batch = 1, src_ld = 0, dst_ld = 0, src_bs = 0, dst_bs = 0;  // 0: dense
-  int src_mis = 0, dst_mis = 0;  // bytes past a 16-byte boundary (multiples of e)
+  int src_mis = 0, dst_mis = 0;     // bytes past a 16-byte boundary (multiples of e)
+  int tile_bytes = kFlatTileBytes;  // the unit size (32 KB: the H200's skinny calls)
 };
 
 std::string name(const Call& c) {
   return std::to_string(c.batch) + "x" + std::to_string(c.rows) + "x" + std::to_string(c.cols) +
          " e" + std::to_string(c.e) + " ld " + std::to_string(c.src_ld) + "/" +
          std::to_string(c.dst_ld) + " mis " + std::to_string(c.src_mis) + "/" +
-         std::to_string(c.dst_mis);
+         std::to_string(c.dst_mis) + " unit " + std::to_string(c.tile_bytes);
 }
 
 FlatPlan plan_of(Call& c) {
@@ -36,7 +37,8 @@ FlatPlan plan_of(Call& c) {
   if (c.dst_ld == 0) c.dst_ld = c.rows;
   if (c.src_bs == 0) c.src_bs = c.rows * c.src_ld;
   if (c.dst_bs == 0) c.dst_bs = c.cols * c.dst_ld;
-  return flat_plan(c.rows, c.cols, c.e, c.batch, c.src_ld, c.dst_ld, c.src_bs, c.dst_bs);
+  return flat_plan(c.rows, c.cols, c.e, c.batch, c.src_ld, c.dst_ld, c.src_bs, c.dst_bs,
+                   c.tile_bytes);
 }
 
 // Emulates smem_flat_kernel's two phases unit by unit; "" when the result is exact. `mutate`
@@ -106,7 +108,8 @@ std::string emulate(Call c, void (*mutate)(FlatPlan&) = nullptr) {
           if (p.table_at + (w.i1 * flat_table_stride(V) + V) * 4 > p.smem_bytes)
             return "table outside shared memory";
           for (int j = 0; j < V; ++j)
-            if (std::string err = put(s.c + j * e, b0 + w.off + flat_table_value(p.gather, w.i1, j));
+            if (std::string err =
+                    put(s.c + j * e, b0 + w.off + flat_table_value(p.gather, w.i1, j));
                 !err.empty())
               return err;
           continue;
@@ -141,8 +144,8 @@ std::string emulate(Call c, void (*mutate)(FlatPlan&) = nullptr) {
           return "dst (" + std::to_string(b) + ", " + std::to_string(col) + ", " +
                  std::to_string(r) + ") is wrong";
         for (int k = 0; k < e; ++k)
-          if (writes[d - dst_at + k] != 1) return "a dst byte written " +
-                                                  std::to_string(writes[d - dst_at + k]) + " times";
+          if (writes[d - dst_at + k] != 1)
+            return "a dst byte written " + std::to_string(writes[d - dst_at + k]) + " times";
       }
   std::int64_t total = 0;
   for (int w : writes) total += w;
@@ -201,16 +204,25 @@ TEST(Flat, EmulatedKernelTransposesSkinnyMatricesAtAnyAlignment) {
         for (int mis : {0, 1}) {
           // Misaligned: src one element past a 16-byte boundary, dst one element before one.
           const int a = e < 16 ? mis * e : 0, b = e < 16 ? mis * (16 - e) : 0;
-          const Call wide{k, n, e, 1, 0, 0, 0, 0, a, b}, tall{n, k, e, 1, 0, 0, 0, 0, b, a};
-          EXPECT_EQ(emulate(wide), "") << name(wide);
-          EXPECT_EQ(emulate(tall), "") << name(tall);
+          for (int unit : {kFlatTileBytes, 2 * kFlatTileBytes}) {
+            const Call wide{k, n, e, 1, 0, 0, 0, 0, a, b, unit},
+                tall{n, k, e, 1, 0, 0, 0, 0, b, a, unit};
+            EXPECT_EQ(emulate(wide), "") << name(wide);
+            EXPECT_EQ(emulate(tall), "") << name(tall);
+          }
         }
 }
 
 TEST(Flat, EmulatedKernelTransposesBatchesAndStridedLongSides) {
   const std::vector<Call> calls = {
-      {32, 32, 1, 100},  {97, 75, 1, 7},    {97, 75, 2, 5},        {16, 16, 4, 300},
-      {5, 3, 8, 1000},   {33, 31, 2, 3},    {32, 32, 16, 9},       {1, 1, 1, 1},
+      {32, 32, 1, 100},
+      {97, 75, 1, 7},
+      {97, 75, 2, 5},
+      {16, 16, 4, 300},
+      {5, 3, 8, 1000},
+      {33, 31, 2, 3},
+      {32, 32, 16, 9},
+      {1, 1, 1, 1},
       {7, 1000, 1, 3, 1003, 0, 7 * 1003 + 5, 0, 1, 0},  // wide: strided rows, gaps between
       {1000, 7, 2, 3, 0, 1001, 0, 7 * 1001 + 3, 0, 2},  // tall: strided dst rows and gaps
       {3, 4099, 4, 2, 4101, 0, 0, 0, 4, 8},
@@ -225,7 +237,12 @@ TEST(Flat, EmulationCatchesBrokenPlans) {
   EXPECT_NE(emulate({7, 5000, 4}, [](FlatPlan& p) { p.src_stride -= 32; }), "");
   EXPECT_NE(emulate({32, 32, 2, 100}, [](FlatPlan& p) { p.gather.s3 = 0; }), "");
   EXPECT_NE(emulate({5000, 7, 2}, [](FlatPlan& p) { p.gather.sd = 0; }), "");
-  EXPECT_NE(emulate({7, 5000, 1}, [](FlatPlan& p) { p.table_rows = 0; p.gather.s1 += 1; }), "");
+  EXPECT_NE(emulate({7, 5000, 1},
+                    [](FlatPlan& p) {
+                      p.table_rows = 0;
+                      p.gather.s1 += 1;
+                    }),
+            "");
 }
 
 }  // namespace
