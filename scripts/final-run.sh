@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The final full run of a session on one GPU, in one device call (issue 16):
+#   scripts/final-run.sh [GTEST_FILTER]
+# Builds tmakit_bench (and tmakit_gpu_tests when a filter is given; cuTENSOR from .cutensor),
+# runs those GPU tests with TMAKIT_REQUIRE_GPU=1, then the whole full preset into
+# $OUT/bench-full.json (bench/report.py turns it into docs/results.md), and prints the compact
+# table (scripts/bench_table.py).
+set -uo pipefail
+out=${OUT:-build-gpu}
+mkdir -p "$out"
+[ -f .cutensor/lib/libcutensor.so.2 ] || xz -d -k .cutensor/lib/libcutensor.so.2.xz
+targets=(tmakit_bench)
+[ -n "${1:-}" ] && targets+=(tmakit_gpu_tests)
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="80-real;90" \
+  -DCUTENSOR_ROOT="$PWD/.cutensor" > "$out/configure.log" 2>&1 || { tail -20 "$out/configure.log"; exit 1; }
+cmake --build build-gpu -j"$(nproc)" --target "${targets[@]}" > "$out/build.log" 2>&1 ||
+  { grep -E "error" -A3 "$out/build.log" | head -30; exit 1; }
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+rc=0
+if [ -n "${1:-}" ]; then
+  TMAKIT_REQUIRE_GPU=1 build-gpu/tests/tmakit_gpu_tests --gtest_brief=1 --gtest_filter="$1" \
+    > "$out/gtest.log" 2>&1 || rc=1
+  grep -E "FAILED|PASSED|Failure" "$out/gtest.log" | head -20
+fi
+build-gpu/bench/tmakit_bench --preset=full --benchmark_out="$out/bench-full.json" \
+  --benchmark_out_format=json > "$out/bench-full.txt" 2>&1 || rc=1
+python3 scripts/bench_table.py "$out/bench-full.json" --tokens auto | tail -140
+exit $rc
