@@ -207,10 +207,15 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   // 16384^2 96.1 / 96.0 | 92.3 / 88.4; 4096^2 95.8 / 95.9 | 98.3 / 95.2; batches of 64^2..512^2
   // 98.8-100.1 / 96.4-99.3; 32 x 4000000 97.6 / 97.4 | 98.7 / 97.1; 4000000 x 32 95.7 / 96.3 |
   // 93.9 / 94.9. It lost where the tiles waste much (3000x97x75: 95.5 / 95.8 | 92.1 / 95.6, 69%
-  // more tile than matrix) and at k = 16 (H200 94.0 against smem_strip's 97.4).
+  // more tile than matrix) and at k = 16 (H200 94.0 against smem_strip's 97.4). At 2048^2
+  // (4096 tiles) it measured 97.2 | 97.0 in that run but 90.3 | 91.1 in the full runs of
+  // 2026-11-24 (smem_padded 97.4 | 96.8 in both), so it also needs kWide16MinTiles tiles: 8192,
+  // between 4096 (measured to vary) and 14758 (3001x4999, measured to win in both runs).
+  constexpr std::int64_t kWide16MinTiles = 8192;
   if (elem_bytes == 16 && short_side >= 32) {
-    const std::int64_t tiled = ((rows + 31) / 32) * ((cols + 31) / 32) * 1024;
-    if (tiled * 100 <= rows * cols * 115) return "tma_wide";
+    const std::int64_t tiles =
+        std::max<std::int64_t>(batch, 1) * ((rows + 31) / 32) * ((cols + 31) / 32);
+    if (tiles >= kWide16MinTiles && tiles * 1024 * 100 <= rows * cols * 115) return "tma_wide";
   }
   if (rows16 && elem_bytes <= 8) {
     const std::int64_t side = 256 / elem_bytes;  // tma_wide's tile side in elements

@@ -185,6 +185,8 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(4000000, 32, 1), "smem_flat");
   EXPECT_EQ(auto_variant(12345, 6789, 16), "tma_wide");      // 16 B: TMA at any shape
   EXPECT_EQ(auto_variant(97, 75, 16, 3000), "smem_padded");  // tiles 69% larger than the matrix
+  EXPECT_EQ(auto_variant(2048, 2048, 16), "smem_padded");    // 4096 tiles: too few
+  EXPECT_EQ(auto_variant(32, 32, 16, 16384), "tma_wide");    // a batch counts its tiles
   EXPECT_EQ(auto_variant(16, 4000000, 16), "smem_strip");    // k = 16: the strip
   // The H200's table (peak DRAM > 4000 GB/s): 1 B keeps tma_load_store, 2-8 B as the H100.
   EXPECT_EQ(auto_variant(16384, 16384, 1, 1, 4800), "tma_load_store");  // 268 MB
