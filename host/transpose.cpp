@@ -213,9 +213,10 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   // between 4096 (measured to vary) and 14758 (3001x4999, measured to win in both runs).
   constexpr std::int64_t kWide16MinTiles = 8192;
   if (elem_bytes == 16 && short_side >= 32) {
-    const std::int64_t tiles =
-        std::max<std::int64_t>(batch, 1) * ((rows + 31) / 32) * ((cols + 31) / 32);
-    if (tiles >= kWide16MinTiles && tiles * 1024 * 100 <= rows * cols * 115) return "tma_wide";
+    const std::int64_t matrix_tiles = ((rows + 31) / 32) * ((cols + 31) / 32);
+    if (std::max<std::int64_t>(batch, 1) * matrix_tiles >= kWide16MinTiles &&
+        matrix_tiles * 1024 * 100 <= rows * cols * 115)
+      return "tma_wide";
   }
   if (rows16 && elem_bytes <= 8) {
     const std::int64_t side = 256 / elem_bytes;  // tma_wide's tile side in elements
