@@ -12,6 +12,11 @@
 // same speed, while storing the loaded tile back untransposed runs at 98% of memcpy; the cost
 // is where the transposed tiles land, not the shared-memory work. Swizzle (none, 128B) and
 // barrier style are axes.
+// 16-byte elements (issue 16, session 11): every row is then a 16-byte multiple, so this is the
+// TMA path for 16-byte elements at any shape. The tile is 32 x 32 (512-byte rows: a 16 x 16
+// tile would keep only 4 KB moving per CTA), the maps hold pairs of 8-byte words (TMA has no
+// 16-byte type), and with 128B a quarter-warp takes one row group (tile_chunk_block): the
+// diagonal order would put its 8 lanes on one bank group when a block is a single chunk.
 #include <kernels/common/grid.hpp>
 #include <kernels/launchers.hpp>
 #include <kernels/primitives/tile_loop.cuh>
