@@ -186,10 +186,14 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   //          16384x32x32 90-96 against tma_load_store's 102: 16-byte rows with a side >= 32
   //          keep it;
   //   8 B:   100000x8x8 95 / 21, 20000x16x48 98 / 90; sides > 16 ran 86-96 / 98-100.
+  //   16 B:  (probe runs of 2026-11-24, docs/data/probe-{h100,h200}-2026-11-24.txt, H100 | H200)
+  //          100000x8x8 98.6 | 89.7 where smem_strip (what auto ran) managed 40.5 | 29.5; a side
+  //          of 16 already split the GPUs (20000x16x48: 99.8 / 99.0 | 87.7 / 98.0), so < 16.
   const bool small_batch = batch > 1 && rows * cols * elem_bytes <= kFlatMaxMatrixBytes;
   if (small_batch &&
       ((elem_bytes <= 2 && !(rows16 && short_side >= 64)) ||
-       (elem_bytes == 4 && !(rows16 && short_side >= 32)) || (elem_bytes == 8 && short_side <= 16)))
+       (elem_bytes == 4 && !(rows16 && short_side >= 32)) ||
+       (elem_bytes == 8 && short_side <= 16) || (elem_bytes == 16 && short_side < 16)))
     return "smem_flat";
   // Skinny (a side <= 32): smem_flat (classic_best) at 1-2 B, except 32 rows of 16-byte
   // multiples (32 x N), where the TMA transposes ran 90-95% of memcpy and smem_flat 82-83

@@ -188,6 +188,8 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(2048, 2048, 16), "smem_padded");    // 4096 tiles: too few
   EXPECT_EQ(auto_variant(32, 32, 16, 16384), "tma_wide");    // a batch counts its tiles
   EXPECT_EQ(auto_variant(16, 4000000, 16), "smem_strip");    // k = 16: the strip
+  EXPECT_EQ(auto_variant(8, 8, 16, 100000), "smem_flat");    // tiny 16-byte matrices
+  EXPECT_EQ(auto_variant(16, 48, 16, 20000), "smem_strip");  // a side of 16: the strip
   // The H200's table (peak DRAM > 4000 GB/s): 1 B keeps tma_load_store, 2-8 B as the H100.
   EXPECT_EQ(auto_variant(16384, 16384, 1, 1, 4800), "tma_load_store");  // 268 MB
   EXPECT_EQ(auto_variant(512, 512, 1, 1000, 4800), "tma_load_store");
