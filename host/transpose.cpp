@@ -9,9 +9,9 @@
 #include <host/error.hpp>
 #include <host/layout.hpp>
 #include <host/registry.hpp>
-#include <kernels/common/flat.hpp>
 #include <host/tma_dispatch.hpp>
 #include <kernels/common/elem.hpp>
+#include <kernels/common/flat.hpp>
 #include <kernels/common/swizzle.hpp>
 
 namespace tmakit {
@@ -173,7 +173,7 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   //    64 x 64 matrices 0.95-0.98 | 0.96-0.98 (classic).
   //  - a side shorter than the tile (256 bytes) wastes it: 2048x128x128 1 B ran 0.55 | 0.46.
   const bool rows16 = (cols * elem_bytes) % 16 == 0 && (rows * elem_bytes) % 16 == 0;
-  const bool hbm3e = dram_gbps > 4000;  // the H200's table where the GPUs differ
+  const bool hbm3e = kernels::is_hbm3e(dram_gbps);  // the H200's table where the GPUs differ
   const std::int64_t short_side = std::min(rows, cols), long_side = std::max(rows, cols);
   // Batches of small matrices (one matrix <= 32 KB, smem_flat's batch form: g whole matrices a
   // block, one run each way). H100 runs 2-3 of session 10 (scripts/flat-experiments.sh, bench
@@ -217,13 +217,14 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   // between 4096 (measured to vary) and 14758 (3001x4999, measured to win in both runs).
   constexpr std::int64_t kWide16MinTiles = 8192;
   if (elem_bytes == 16 && short_side >= 32) {
-    const std::int64_t matrix_tiles = ((rows + 31) / 32) * ((cols + 31) / 32);
+    const std::int64_t side = tma_wide_side(16);  // 32
+    const std::int64_t matrix_tiles = ((rows + side - 1) / side) * ((cols + side - 1) / side);
     if (std::max<std::int64_t>(batch, 1) * matrix_tiles >= kWide16MinTiles &&
-        matrix_tiles * 1024 * 100 <= rows * cols * 115)
+        matrix_tiles * side * side * 100 <= rows * cols * 115)
       return "tma_wide";
   }
   if (rows16 && elem_bytes <= 8) {
-    const std::int64_t side = 256 / elem_bytes;  // tma_wide's tile side in elements
+    const std::int64_t side = tma_wide_side(elem_bytes);
     const std::int64_t tiles =
         std::max<std::int64_t>(batch, 1) * ((rows + side - 1) / side) * ((cols + side - 1) / side);
     constexpr std::int64_t kWideMinTiles = 3000, kWideMinTiles48 = 16384;

@@ -17,7 +17,7 @@ struct LaunchArgs {
   void* dst = nullptr;        // a batch of cols x rows matrices (a copy: rows x cols)
   std::int64_t rows = 0;
   std::int64_t cols = 0;
-  int elem_bytes = 0;    // 1, 2, 4, 8 (16 for int4_8x8)
+  int elem_bytes = 0;    // 1, 2, 4, 8, 16 (16: the techniques whose registry row takes it)
   BatchStrides strides;  // the host fills every field
   cudaStream_t stream = nullptr;
   int sm_count = 1;      // for grids sized from the machine (copy, persistent kernels)
@@ -33,6 +33,12 @@ struct LaunchArgs {
 };
 
 using Launcher = cudaError_t (*)(const LaunchArgs&);
+
+// The H200 class of GPU (HBM3e: peak DRAM above 4000 GB/s; the H100 has 3350), where the
+// per-GPU tuning differs: `auto`'s picks (host/transpose.cpp) and smem_flat's unit size.
+inline bool is_hbm3e(double dram_gbps) {
+  return dram_gbps > 4000;
+}
 
 // What a TMA technique needs from the host for one call: which tensor maps (and their box, in
 // elements of the map's type), and which side it accesses with 16-byte vectors instead. The
@@ -57,11 +63,10 @@ struct TmaPlan {
 };
 using Planner = TmaPlan (*)(const LaunchArgs&);
 
-// The map of a tile technique's side: boxes of `lines` lines, one swizzle span wide. 16-byte
-// elements (no such TMA type) are mapped as pairs of 8-byte words; the kernels double their
-// inner coordinates (kernels/primitives/tma_tile.cuh, kMapElemsPerElem).
+// The map of a tile technique's side: boxes of `lines` lines, one swizzle span wide, in the map's
+// elements (tma_map_type_bytes: 8-byte words at 16-byte elements).
 inline TmaMapPlan tile_map_plan(int lines, int swizzle, int elem_bytes) {
-  const int type_bytes = elem_bytes == 16 ? 8 : elem_bytes;
+  const int type_bytes = tma_map_type_bytes(elem_bytes);
   return {true, lines, static_cast<int>(tma_tile_box_cols(swizzle, type_bytes)), type_bytes};
 }
 

@@ -203,7 +203,7 @@ cudaError_t kernels::launch_smem_flat(const LaunchArgs& a) {
   // 80.6 / 82.1 with 16 KB, 32 x 4000000 68.7 / 69.7 / 78.2 against 65.0 / 66.2 / 74.3, N x 16
   // and N x 32 +1.2..+3.6 (docs/data/flat-tiles-h200-2026-11-24.txt); smaller k and batches
   // gained nothing or lost (2 x 4000000 1 B 96.3 against 104.3; 16384x32x32 70.6 against 72.6).
-  if (a.dram_gbps > 4000 && st.batch == 1 && std::min(a.rows, a.cols) >= 16)
+  if (is_hbm3e(a.dram_gbps) && st.batch == 1 && std::min(a.rows, a.cols) >= 16)
     tile_bytes = 2 * kFlatTileBytes;
   if (const char* env = std::getenv("TMAKIT_FLAT_TILE_BYTES")) {
     const int t = std::atoi(env);

@@ -43,6 +43,19 @@ TMAKIT_HD constexpr std::uint32_t tma_tile_offset(std::uint32_t row, std::uint32
   return tma_swizzle((col_bytes / span) * rows * span + row * span + col_bytes % span, mode);
 }
 
+// TMA has no 16-byte element type: 16-byte elements are mapped as pairs of 8-byte words, so a
+// map's element is 8 bytes there and inner coordinates double (kernels/primitives/tma_tile.cuh).
+TMAKIT_HD constexpr int tma_map_type_bytes(int elem_bytes) {
+  return elem_bytes == 16 ? 8 : elem_bytes;
+}
+
+// tma_wide's tile side in elements: 256 bytes; 512 at 16-byte elements (issue 16, session 11),
+// so a tile is 32 x 32 elements (16 KB), not 16 x 16 (4 KB): a CTA keeps as many bytes moving
+// as at 8 B. The host's `auto` counts tiles with it.
+TMAKIT_HD constexpr std::uint32_t tma_wide_side(int elem_bytes) {
+  return (elem_bytes == 16 ? 512u : 256u) / static_cast<std::uint32_t>(elem_bytes);
+}
+
 struct ChunkBlock {
   std::uint32_t k;  // 16-byte chunk column within the 128-byte strip, 0..7
   std::uint32_t q;  // row group of V rows, 0..7

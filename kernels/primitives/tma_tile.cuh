@@ -18,10 +18,9 @@ namespace tmakit::tma {
 template <int E>
 inline constexpr int kChunkElems = 16 / E;  // V: elements per 16-byte chunk
 
-// Map elements per tile element: TMA has no 16-byte type, so 16-byte elements are mapped as
-// pairs of 8-byte words (kernels/launchers.hpp, tile_map_plan) and inner coordinates double.
+// Map elements per tile element (tma_map_type_bytes: 2 at 16-byte elements, else 1).
 template <int E>
-inline constexpr int kMapElemsPerElem = E == 16 ? 2 : 1;
+inline constexpr int kMapElemsPerElem = E / tma_map_type_bytes(E);
 
 // Shared-memory bytes of an R x C tile of E-byte elements.
 template <int E, std::uint32_t R, std::uint32_t C>

@@ -29,13 +29,8 @@ namespace {
 
 constexpr std::uint32_t kThreads = 256;  // 64 per 128-byte strip, four strips
 
-// Tile side in elements: 256 bytes; 512 at 16-byte elements (issue 16, session 11), so a tile
-// is 32 x 32 elements (16 KB), not 16 x 16 (4 KB): a CTA keeps as many bytes moving as at 8 B.
-constexpr std::uint32_t wide_side(int elem_bytes) {
-  return (elem_bytes == 16 ? 512u : 256u) / static_cast<std::uint32_t>(elem_bytes);
-}
 template <int E>
-constexpr std::uint32_t kSide = wide_side(E);
+constexpr std::uint32_t kSide = tma_wide_side(E);  // kernels/common/tma_tile.hpp
 
 template <int E>
 constexpr std::uint32_t smem_bytes() {
@@ -98,7 +93,7 @@ __global__ void __launch_bounds__(kThreads)
 kernels::TmaPlan kernels::plan_tma_wide(const LaunchArgs& a) {
   TmaPlan p;
   p.swizzle = a.swizzle;
-  p.src = tile_map_plan(static_cast<int>(wide_side(a.elem_bytes)), a.swizzle, a.elem_bytes);
+  p.src = tile_map_plan(static_cast<int>(tma_wide_side(a.elem_bytes)), a.swizzle, a.elem_bytes);
   p.dst = p.src;
   return p;
 }
