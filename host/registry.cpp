@@ -71,6 +71,11 @@ std::vector<VariantDef> make_registry() {
           "matrix or a small-matrix batch is one run, moved in whole 16-byte chunks whatever "
           "the short side",
           75, kElems1248 | elem_bit(16), 1, false, kT, k::launch_smem_flat),
+      row("reg_permute",
+          "smem_flat without shared memory: a thread loads a short side (2..32) x 16 bytes as "
+          "16-byte chunks, permutes them in registers and stores 16-byte chunks (aligned "
+          "skinny matrices and small-matrix batches; else smem_flat)",
+          75, kElems1248, 16, false, kT, k::launch_reg_permute),
       row("vec_padded", "16-byte global loads/stores, padded shared tile", 75, kElems1248, 16,
           false, kT, k::launch_vec_padded),
       row("vec_swizzled", "16-byte global loads/stores, XOR-swizzled shared tile", 75, kElems1248,

@@ -44,6 +44,10 @@ const std::vector<LayoutCase>& layout_cases() {
       {"batch300_97x75", 97, 75, {300, 0, 0, 0, 0}},      // dense odd small matrices
       {"skinny_ld_and_gaps", 7, 1000, {3, 1003, 0, 7 * 1003 + 5, 0}},  // strided long rows
       {"tall_ld_and_gaps", 1000, 7, {3, 0, 1001, 0, 7 * 1001 + 3}},    // strided dst rows
+      // 16-byte pitches and batch strides with gaps (reg_permute's blocks at every element size)
+      {"batch5_16x48_ld_gaps", 16, 48, {5, 64, 0, 16 * 64 + 16, 48 * 16 + 32}},
+      {"batch3_96x8_ld_gaps", 96, 8, {3, 0, 112, 96 * 8 + 48, 8 * 112 + 16}},
+      {"batch4000_32x32", 32, 32, {4000, 0, 0, 0, 0}},
   };
   return cases;
 }

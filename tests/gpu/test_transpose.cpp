@@ -59,6 +59,20 @@ TEST_P(Transpose, MatchesReferenceOnSkinnyShapes) {
   if (GetParam().elem_bytes < 16) expect_matches_reference(GetParam(), shapes, GetParam().elem_bytes);
 }
 
+// Skinny shapes whose long side is a whole number of 16-byte chunks at every element size
+// (N a multiple of 16): the shapes reg_permute's register blocks take (kernels/common/
+// reg_block.hpp), at each short side it instantiates differently (blocks per thread 4 / 2 / 1,
+// odd and even K, the 32 limit) and just past it; N not a multiple of any grid's block count.
+TEST_P(Transpose, MatchesReferenceOnChunkAlignedSkinnyShapes) {
+  std::vector<test::Shape> shapes;
+  for (std::int64_t k : {2, 3, 5, 8, 16, 31, 32, 33})
+    for (std::int64_t n : {1008, 40016}) {
+      shapes.push_back({k, n});
+      shapes.push_back({n, k});
+    }
+  expect_matches_reference(GetParam(), shapes, 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(Registry, Transpose, ::testing::ValuesIn(test::all_variant_cases()),
                          test::variant_case_name);
 

@@ -1,0 +1,194 @@
+// reg_permute: smem_flat without shared memory. smem_flat moves a skinny matrix or a batch of
+// small ones in whole 16-byte chunks on both global sides, but it builds every destination
+// chunk element by element from shared memory: at 1-2 bytes that is one LDS and one PRMT per
+// element, and the gather's bank conflicts on top. Under ncu (H100, 16 x 4000000, 2 B) it ran
+// at 60% issue active for 77% of DRAM peak, where cuTENSOR's tensor_permute_vec (no shared
+// memory, 79 registers) reached 81% at 14% issue active (docs/perf-notes.md, session 11).
+//
+// Here a thread owns a block of K x V elements (K: the short side, 2..32, whole; V = 16 / E
+// columns of the long side), which is K 16-byte chunks on each global side
+// (kernels/common/reg_block.hpp):
+//   load:    K chunks, each one LDG.128;
+//   permute: in registers, every output word from the input words by compile-time indices
+//            (K is a template parameter): a move at 4-8 B, one PRMT per word at 2 B, three at 1 B;
+//   store:   K chunks, each one STG.128.
+// Consecutive lanes own consecutive blocks, so the strided side (one line per chunk) reads or
+// writes 32 x 16 = 512 contiguous bytes of a line per instruction, and the dense side's 16K bytes
+// per lane follow each other. Calls the block cannot take (a short side outside 2..32, lines not
+// whole chunks, 16-byte rules broken) run smem_flat.
+#include <cstdint>
+#include <cstdlib>
+#include <kernels/common/reg_block.hpp>
+#include <kernels/launchers.hpp>
+#include <kernels/primitives/dispatch.cuh>
+
+namespace tmakit {
+namespace {
+
+constexpr int kThreads = 128;
+
+__device__ __forceinline__ unsigned word_of(const uint4& c, int i) {
+  return i == 0 ? c.x : i == 1 ? c.y : i == 2 ? c.z : c.w;
+}
+
+// Word i (0 .. 4K - 1) of a thread's K input chunks; i is a constant once the loops unroll.
+template <int K>
+__device__ __forceinline__ unsigned in_word(const uint4 (&in)[K], int i) {
+  return word_of(in[i / 4], i % 4);
+}
+template <int K>
+__device__ __forceinline__ unsigned src_word(const uint4 (&in)[K], RegByte s) {
+  return in_word(in, s.chunk * 4 + s.byte / 4);
+}
+
+// Output chunk q of the block, word by word from reg_src_byte. __byte_perm(x, y, sel): byte n
+// of the result is byte sel_n of {y:x} (y's bytes numbered 4-7).
+template <RegForm F, int K, int E>
+__device__ __forceinline__ uint4 out_chunk(const uint4 (&in)[K], int q) {
+  unsigned w[4];
+#pragma unroll
+  for (int t = 0; t < 4; ++t) {
+    if constexpr (E >= 4) {
+      w[t] = src_word(in, reg_src_byte(F, K, E, q, 4 * t));
+    } else if constexpr (E == 2) {
+      const RegByte a = reg_src_byte(F, K, E, q, 4 * t), b = reg_src_byte(F, K, E, q, 4 * t + 2);
+      const unsigned ab = a.byte % 4, bb = b.byte % 4 + 4;
+      w[t] = __byte_perm(src_word(in, a), src_word(in, b),
+                         ab | (ab + 1) << 4 | bb << 8 | (bb + 1) << 12);
+    } else {
+      RegByte s[4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) s[i] = reg_src_byte(F, K, E, q, 4 * t + i);
+      const unsigned lo = __byte_perm(src_word(in, s[0]), src_word(in, s[1]),
+                                      s[0].byte % 4 | (s[1].byte % 4 + 4) << 4);
+      const unsigned hi = __byte_perm(src_word(in, s[2]), src_word(in, s[3]),
+                                      s[2].byte % 4 | (s[3].byte % 4 + 4) << 4);
+      w[t] = __byte_perm(lo, hi, 0x5410);
+    }
+  }
+  return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+__device__ __forceinline__ uint4 shfl_xor1(const uint4& v) {
+  return make_uint4(__shfl_xor_sync(0xffffffffu, v.x, 1), __shfl_xor_sync(0xffffffffu, v.y, 1),
+                    __shfl_xor_sync(0xffffffffu, v.z, 1), __shfl_xor_sync(0xffffffffu, v.w, 1));
+}
+__device__ __forceinline__ uint4 pick(bool first, const uint4& a, const uint4& b) {
+  return first ? a : b;
+}
+
+// kPair (even K; experiment knob TMAKIT_REG_PAIR=1): the dense side in whole 32-byte sectors.
+// Lanes 2i and 2i + 1 own blocks b_e = b & ~1 and b_o = b | 1 (b's parity is the lane's); for
+// each chunk pair (x, x + 1) the pair accesses b_e's two chunks with one instruction and b_o's
+// with the next, and one shuffle hands each lane the chunk it holds for the other.
+template <class T, RegForm F, int K, bool kPair>
+__global__ void __launch_bounds__(kThreads)
+    reg_permute_kernel(const unsigned char* __restrict__ src, unsigned char* __restrict__ dst,
+                       RegPlan p) {
+  constexpr int E = sizeof(T), U = reg_blocks_per_thread(K);
+  const std::int64_t ld = p.strided_ld_bytes;
+  const std::int64_t b0 = std::int64_t(blockIdx.x) * U * kThreads + threadIdx.x;
+  const bool odd = threadIdx.x & 1;
+  uint4 in[U][K];
+  // Load: kWide reads its strided side (chunk x: src row x), kTall its dense run.
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    const std::int64_t b = b0 + std::int64_t(u) * kThreads;
+    if constexpr (F == RegForm::kTall && kPair) {
+      const std::int64_t be = b & ~std::int64_t(1), bo = b | 1;
+      const unsigned char* de = src + reg_block_at(p, be).dense + 16 * odd;
+      const unsigned char* dn = src + reg_block_at(p, bo).dense + 16 * odd;
+#pragma unroll
+      for (int x = 0; x < K; x += 2) {
+        const uint4 z = make_uint4(0, 0, 0, 0);
+        const uint4 v1 = be < p.blocks ? __ldg(reinterpret_cast<const uint4*>(de + 16 * x)) : z;
+        const uint4 v2 = bo < p.blocks ? __ldg(reinterpret_cast<const uint4*>(dn + 16 * x)) : z;
+        // even: v1 = own x, v2 = partner's x; odd: v1 = partner's x + 1, v2 = own x + 1
+        const uint4 r = shfl_xor1(pick(odd, v1, v2));
+        in[u][x] = pick(odd, r, v1);
+        in[u][x + 1] = pick(odd, v2, r);
+      }
+    } else {
+      if (b >= p.blocks) {
+        // kPair's stores still permute this block (its lane takes part in the shuffles).
+        if constexpr (kPair)
+          for (int x = 0; x < K; ++x) in[u][x] = make_uint4(0, 0, 0, 0);
+        continue;
+      }
+      const RegBlockAt at = reg_block_at(p, b);
+#pragma unroll
+      for (int x = 0; x < K; ++x) {
+        const unsigned char* a =
+            F == RegForm::kWide ? src + at.strided + x * ld : src + at.dense + 16 * x;
+        in[u][x] = __ldg(reinterpret_cast<const uint4*>(a));
+      }
+    }
+  }
+  // Permute and store: kWide writes its dense run, kTall its strided side (chunk q: dst row q).
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    const std::int64_t b = b0 + std::int64_t(u) * kThreads;
+    if constexpr (F == RegForm::kWide && kPair) {
+      const std::int64_t be = b & ~std::int64_t(1), bo = b | 1;
+      unsigned char* de = dst + reg_block_at(p, be).dense + 16 * odd;
+      unsigned char* dn = dst + reg_block_at(p, bo).dense + 16 * odd;
+#pragma unroll
+      for (int q = 0; q < K; q += 2) {
+        const uint4 c0 = out_chunk<F, K, E>(in[u], q), c1 = out_chunk<F, K, E>(in[u], q + 1);
+        const uint4 r = shfl_xor1(pick(odd, c0, c1));  // even gets odd's q, odd gets even's q+1
+        if (be < p.blocks) *reinterpret_cast<uint4*>(de + 16 * q) = pick(odd, r, c0);
+        if (bo < p.blocks) *reinterpret_cast<uint4*>(dn + 16 * q) = pick(odd, c1, r);
+      }
+    } else {
+      if (b >= p.blocks) continue;
+      const RegBlockAt at = reg_block_at(p, b);
+#pragma unroll
+      for (int q = 0; q < K; ++q) {
+        unsigned char* a =
+            F == RegForm::kWide ? dst + at.dense + 16 * q : dst + at.strided + q * ld;
+        *reinterpret_cast<uint4*>(a) = out_chunk<F, K, E>(in[u], q);
+      }
+    }
+  }
+}
+
+template <class T, RegForm F, bool kPair, int K = kRegMinK>
+cudaError_t launch_k(const kernels::LaunchArgs& a, const RegPlan& p) {
+  if constexpr (K > kRegMaxK) {
+    return cudaErrorInvalidValue;
+  } else {
+    if (p.k != K) return launch_k<T, F, kPair, K + 1>(a, p);
+    constexpr int U = reg_blocks_per_thread(K);
+    const std::int64_t per_cta = std::int64_t(U) * kThreads;
+    const dim3 grid(static_cast<unsigned>((p.blocks + per_cta - 1) / per_cta));
+    reg_permute_kernel<T, F, K, kPair && K % 2 == 0><<<grid, kThreads, 0, a.stream>>>(
+        static_cast<const unsigned char*>(a.src), static_cast<unsigned char*>(a.dst), p);
+    return cudaGetLastError();
+  }
+}
+
+template <class T>
+cudaError_t launch_reg(const kernels::LaunchArgs& a, const RegPlan& p, bool pair) {
+  if (p.form == RegForm::kWide)
+    return pair ? launch_k<T, RegForm::kWide, true>(a, p) : launch_k<T, RegForm::kWide, false>(a, p);
+  return pair ? launch_k<T, RegForm::kTall, true>(a, p) : launch_k<T, RegForm::kTall, false>(a, p);
+}
+
+}  // namespace
+
+cudaError_t kernels::launch_reg_permute(const LaunchArgs& a) {
+  const BatchStrides& st = a.strides;
+  const RegPlan p = reg_plan(a.rows, a.cols, a.elem_bytes, st.batch, st.src_ld_elems,
+                             st.dst_ld_elems, st.src_batch_elems, st.dst_batch_elems,
+                             reinterpret_cast<std::uintptr_t>(a.src),
+                             reinterpret_cast<std::uintptr_t>(a.dst));
+  if (p.form == RegForm::kNone || p.blocks == 0) return launch_smem_flat(a);
+  if (p.blocks > std::int64_t(0x7fffffff) * kThreads) return launch_smem_flat(a);
+  // Experiment knob (docs/perf-notes.md, session 12): TMAKIT_REG_PAIR=1 moves the dense side in
+  // whole 32-byte sectors (even K).
+  const char* env = std::getenv("TMAKIT_REG_PAIR");
+  const bool pair = env != nullptr && env[0] == '1';
+  return dispatch_elem_1248(a.elem_bytes, [&](auto t) { return launch_reg<decltype(t)>(a, p, pair); });
+}
+
+}  // namespace tmakit
