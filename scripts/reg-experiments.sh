@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # reg_permute on the GPU machine (issue 16, session 12), in one device call:
 #   scripts/reg-experiments.sh [build-dir] [steps]
-# steps, comma-separated (default test,bench,pair,probe):
+# steps, comma-separated (default test,bench,probe):
 #   test   reg_permute's tests, the registry-wide chunk-aligned skinny tests and the layout
 #          tests (TMAKIT_REQUIRE_GPU=1)
 #   bench  the skinny and batched classes of the full preset: reg_permute against memcpy, the
 #          techniques `auto` picks there, and the peers
-#   pair   the same with TMAKIT_REG_PAIR=1 (the dense side in whole 32-byte sectors)
+#   pair   (first run only; the knob is gone) TMAKIT_REG_PAIR=1: kWide's and kTall's dense
+#          sides by lane pairs
 #   probe  the probe preset's skinny and batched shapes
 # Builds tmakit_bench and tmakit_gpu_tests first (sm_90 only, for a quicker build) (cuTENSOR from .cutensor when carried). Logs
 # and JSON under $OUT; a compact table of each benchmark (scripts/bench_table.py) last.
 set -uo pipefail
 build=${1:-build-gpu}
-steps=${2:-test,bench,pair,probe}
+steps=${2:-test,bench,probe}
 out=${OUT:-$build}
 mkdir -p "$out"
 has() { [[ ",$steps," == *",$1,"* ]]; }
@@ -27,7 +28,7 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 rc=0
 if has test; then
   TMAKIT_REQUIRE_GPU=1 "$build/tests/tmakit_gpu_tests" --gtest_brief=1 \
-    --gtest_filter='*reg_permute*:*ChunkAligned*:Registry/Layout.*' > "$out/gtest-reg.log" 2>&1
+    --gtest_filter="${TEST_FILTER:-*reg_permute*:*ChunkAligned*:Registry/Layout.*}" > "$out/gtest-reg.log" 2>&1
   rc=$?
   grep -E "FAILED|Failure|PASSED|tests ran" "$out/gtest-reg.log" | head -30
 fi

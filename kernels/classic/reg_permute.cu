@@ -14,10 +14,11 @@
 //   store:   K chunks, each one STG.128.
 // Consecutive lanes own consecutive blocks, so the strided side (one line per chunk) reads or
 // writes 32 x 16 = 512 contiguous bytes of a line per instruction, and the dense side's 16K bytes
-// per lane follow each other. Calls the block cannot take (a short side outside 2..32, lines not
-// whole chunks, 16-byte rules broken) run smem_flat.
+// per lane follow each other. kWide writes its dense side in whole 32-byte sectors, a lane pair
+// per sector (store_wide_pairs); kTall reads its dense side lane by lane (the pair form of the
+// loads measured slower, docs/perf-notes.md session 12). Calls the block cannot take (a short
+// side outside 2..32, lines not whole chunks, 16-byte rules broken) run smem_flat.
 #include <cstdint>
-#include <cstdlib>
 #include <kernels/common/reg_block.hpp>
 #include <kernels/launchers.hpp>
 #include <kernels/primitives/dispatch.cuh>
@@ -76,102 +77,118 @@ __device__ __forceinline__ uint4 shfl_xor1(const uint4& v) {
 __device__ __forceinline__ uint4 pick(bool first, const uint4& a, const uint4& b) {
   return first ? a : b;
 }
+__device__ __forceinline__ void store16(unsigned char* a, const uint4& v) {
+  *reinterpret_cast<uint4*>(a) = v;
+}
 
-// kPair (even K; experiment knob TMAKIT_REG_PAIR=1): the dense side in whole 32-byte sectors.
-// Lanes 2i and 2i + 1 own blocks b_e = b & ~1 and b_o = b | 1 (b's parity is the lane's); for
-// each chunk pair (x, x + 1) the pair accesses b_e's two chunks with one instruction and b_o's
-// with the next, and one shuffle hands each lane the chunk it holds for the other.
-template <class T, RegForm F, int K, bool kPair>
+// kWide's dense side in whole 32-byte sectors. Lanes 2i and 2i + 1 own blocks b_e = b & ~1 and
+// b_o = b | 1 (b's parity is the lane's), whose dst runs e and o (K chunks each) follow each
+// other. One lane writing its own K chunks puts each 16-byte store alone in its sector (one
+// instruction's lanes sit 16K bytes apart): measured at 45-57% of memcpy from 7 x N to 32 x N.
+// Instead each store instruction has the pair write one 32-byte-aligned chunk pair, the even
+// lane the first chunk, the odd lane the second, and a shuffle hands each lane the chunk of
+// the other's block that it writes:
+//   even K: for q = 0, 2, ..: run e chunks (q, q+1), then run o chunks (q, q+1);
+//           the even lane sends its chunk q + 1, the odd lane its chunk q;
+//   odd K:  run e starts a sector (b_e even, 16K * b_e a multiple of 32), run o starts 16 bytes
+//           into one: for j = 0 .. (K - 3) / 2: run e chunks (2j, 2j+1), then run o chunks
+//           (2j+1, 2j+2), both lanes swapping chunk 2j + 1; last, run e chunk K - 1 with run o
+//           chunk 0, each lane its own.
+// A lane whose block is past the end still permutes (zeros) and shuffles; a store goes out
+// only where the run it writes belongs to a block of the call.
+template <int K, int E>
+__device__ __forceinline__ void store_wide_pairs(const uint4 (&in)[K], unsigned char* dst,
+                                                 const RegPlan& p, std::int64_t b) {
+  constexpr RegForm F = RegForm::kWide;
+  const bool odd = b & 1;
+  const std::int64_t be = b & ~std::int64_t(1), bo = b | 1;
+  const bool e_ok = be < p.blocks, o_ok = bo < p.blocks;
+  unsigned char* const re = dst + reg_block_at(p, be).dense + 16 * odd;  // + the lane's half
+  unsigned char* const ro = dst + reg_block_at(p, bo).dense + 16 * odd;
+  if constexpr (K % 2 == 0) {
+#pragma unroll
+    for (int q = 0; q < K; q += 2) {
+      const uint4 c0 = out_chunk<F, K, E>(in, q), c1 = out_chunk<F, K, E>(in, q + 1);
+      const uint4 r = shfl_xor1(pick(odd, c0, c1));  // even gets the odd's q, odd the even's q+1
+      if (e_ok) store16(re + 16 * q, pick(odd, r, c0));
+      if (o_ok) store16(ro + 16 * q, pick(odd, c1, r));
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j + 2 < K; j += 2) {  // j: the chunk pair's first chunk, 2j above
+      const uint4 r = shfl_xor1(out_chunk<F, K, E>(in, j + 1));
+      if (e_ok) store16(re + 16 * j, pick(odd, r, out_chunk<F, K, E>(in, j)));
+      if (o_ok) store16(ro + 16 * (j + 1), pick(odd, out_chunk<F, K, E>(in, j + 2), r));
+    }
+    if (odd ? o_ok : e_ok)
+      store16(odd ? ro - 16 : re + 16 * (K - 1),
+              odd ? out_chunk<F, K, E>(in, 0) : out_chunk<F, K, E>(in, K - 1));
+  }
+}
+
+// One thread: U blocks (reg_blocks_per_thread), b = (CTA * U + u) * kThreads + thread, so the
+// lanes of a warp own consecutive blocks.
+template <class T, RegForm F, int K>
 __global__ void __launch_bounds__(kThreads)
     reg_permute_kernel(const unsigned char* __restrict__ src, unsigned char* __restrict__ dst,
                        RegPlan p) {
   constexpr int E = sizeof(T), U = reg_blocks_per_thread(K);
+  constexpr bool kWide = F == RegForm::kWide;
   const std::int64_t ld = p.strided_ld_bytes;
   const std::int64_t b0 = std::int64_t(blockIdx.x) * U * kThreads + threadIdx.x;
-  const bool odd = threadIdx.x & 1;
   uint4 in[U][K];
-  // Load: kWide reads its strided side (chunk x: src row x), kTall its dense run.
+  // Load: kWide reads its strided side (chunk x: src row x), kTall its dense run (chunk x:
+  // bytes 16x.. of the V src rows).
 #pragma unroll
   for (int u = 0; u < U; ++u) {
     const std::int64_t b = b0 + std::int64_t(u) * kThreads;
-    if constexpr (F == RegForm::kTall && kPair) {
-      const std::int64_t be = b & ~std::int64_t(1), bo = b | 1;
-      const unsigned char* de = src + reg_block_at(p, be).dense + 16 * odd;
-      const unsigned char* dn = src + reg_block_at(p, bo).dense + 16 * odd;
+    if (b >= p.blocks) {
+      if constexpr (kWide)  // still permuted for the pair stores' shuffles
+        for (int x = 0; x < K; ++x) in[u][x] = make_uint4(0, 0, 0, 0);
+      continue;
+    }
+    const RegBlockAt at = reg_block_at(p, b);
 #pragma unroll
-      for (int x = 0; x < K; x += 2) {
-        const uint4 z = make_uint4(0, 0, 0, 0);
-        const uint4 v1 = be < p.blocks ? __ldg(reinterpret_cast<const uint4*>(de + 16 * x)) : z;
-        const uint4 v2 = bo < p.blocks ? __ldg(reinterpret_cast<const uint4*>(dn + 16 * x)) : z;
-        // even: v1 = own x, v2 = partner's x; odd: v1 = partner's x + 1, v2 = own x + 1
-        const uint4 r = shfl_xor1(pick(odd, v1, v2));
-        in[u][x] = pick(odd, r, v1);
-        in[u][x + 1] = pick(odd, v2, r);
-      }
-    } else {
-      if (b >= p.blocks) {
-        // kPair's stores still permute this block (its lane takes part in the shuffles).
-        if constexpr (kPair)
-          for (int x = 0; x < K; ++x) in[u][x] = make_uint4(0, 0, 0, 0);
-        continue;
-      }
-      const RegBlockAt at = reg_block_at(p, b);
-#pragma unroll
-      for (int x = 0; x < K; ++x) {
-        const unsigned char* a =
-            F == RegForm::kWide ? src + at.strided + x * ld : src + at.dense + 16 * x;
-        in[u][x] = __ldg(reinterpret_cast<const uint4*>(a));
-      }
+    for (int x = 0; x < K; ++x) {
+      const unsigned char* a = kWide ? src + at.strided + x * ld : src + at.dense + 16 * x;
+      in[u][x] = __ldg(reinterpret_cast<const uint4*>(a));
     }
   }
-  // Permute and store: kWide writes its dense run, kTall its strided side (chunk q: dst row q).
+  // Permute and store: kWide its dense run in chunk pairs, kTall its strided side (chunk q:
+  // dst row q, 512 contiguous bytes per warp instruction).
 #pragma unroll
   for (int u = 0; u < U; ++u) {
     const std::int64_t b = b0 + std::int64_t(u) * kThreads;
-    if constexpr (F == RegForm::kWide && kPair) {
-      const std::int64_t be = b & ~std::int64_t(1), bo = b | 1;
-      unsigned char* de = dst + reg_block_at(p, be).dense + 16 * odd;
-      unsigned char* dn = dst + reg_block_at(p, bo).dense + 16 * odd;
-#pragma unroll
-      for (int q = 0; q < K; q += 2) {
-        const uint4 c0 = out_chunk<F, K, E>(in[u], q), c1 = out_chunk<F, K, E>(in[u], q + 1);
-        const uint4 r = shfl_xor1(pick(odd, c0, c1));  // even gets odd's q, odd gets even's q+1
-        if (be < p.blocks) *reinterpret_cast<uint4*>(de + 16 * q) = pick(odd, r, c0);
-        if (bo < p.blocks) *reinterpret_cast<uint4*>(dn + 16 * q) = pick(odd, c1, r);
-      }
+    if constexpr (kWide) {
+      store_wide_pairs<K, E>(in[u], dst, p, b);
     } else {
       if (b >= p.blocks) continue;
-      const RegBlockAt at = reg_block_at(p, b);
+      unsigned char* const a = dst + reg_block_at(p, b).strided;
 #pragma unroll
-      for (int q = 0; q < K; ++q) {
-        unsigned char* a =
-            F == RegForm::kWide ? dst + at.dense + 16 * q : dst + at.strided + q * ld;
-        *reinterpret_cast<uint4*>(a) = out_chunk<F, K, E>(in[u], q);
-      }
+      for (int q = 0; q < K; ++q) store16(a + q * ld, out_chunk<F, K, E>(in[u], q));
     }
   }
 }
 
-template <class T, RegForm F, bool kPair, int K = kRegMinK>
+template <class T, RegForm F, int K = kRegMinK>
 cudaError_t launch_k(const kernels::LaunchArgs& a, const RegPlan& p) {
   if constexpr (K > kRegMaxK) {
     return cudaErrorInvalidValue;
   } else {
-    if (p.k != K) return launch_k<T, F, kPair, K + 1>(a, p);
+    if (p.k != K) return launch_k<T, F, K + 1>(a, p);
     constexpr int U = reg_blocks_per_thread(K);
     const std::int64_t per_cta = std::int64_t(U) * kThreads;
     const dim3 grid(static_cast<unsigned>((p.blocks + per_cta - 1) / per_cta));
-    reg_permute_kernel<T, F, K, kPair && K % 2 == 0><<<grid, kThreads, 0, a.stream>>>(
+    reg_permute_kernel<T, F, K><<<grid, kThreads, 0, a.stream>>>(
         static_cast<const unsigned char*>(a.src), static_cast<unsigned char*>(a.dst), p);
     return cudaGetLastError();
   }
 }
 
 template <class T>
-cudaError_t launch_reg(const kernels::LaunchArgs& a, const RegPlan& p, bool pair) {
-  if (p.form == RegForm::kWide)
-    return pair ? launch_k<T, RegForm::kWide, true>(a, p) : launch_k<T, RegForm::kWide, false>(a, p);
-  return pair ? launch_k<T, RegForm::kTall, true>(a, p) : launch_k<T, RegForm::kTall, false>(a, p);
+cudaError_t launch_reg(const kernels::LaunchArgs& a, const RegPlan& p) {
+  return p.form == RegForm::kWide ? launch_k<T, RegForm::kWide>(a, p)
+                                  : launch_k<T, RegForm::kTall>(a, p);
 }
 
 }  // namespace
@@ -184,11 +201,7 @@ cudaError_t kernels::launch_reg_permute(const LaunchArgs& a) {
                              reinterpret_cast<std::uintptr_t>(a.dst));
   if (p.form == RegForm::kNone || p.blocks == 0) return launch_smem_flat(a);
   if (p.blocks > std::int64_t(0x7fffffff) * kThreads) return launch_smem_flat(a);
-  // Experiment knob (docs/perf-notes.md, session 12): TMAKIT_REG_PAIR=1 moves the dense side in
-  // whole 32-byte sectors (even K).
-  const char* env = std::getenv("TMAKIT_REG_PAIR");
-  const bool pair = env != nullptr && env[0] == '1';
-  return dispatch_elem_1248(a.elem_bytes, [&](auto t) { return launch_reg<decltype(t)>(a, p, pair); });
+  return dispatch_elem_1248(a.elem_bytes, [&](auto t) { return launch_reg<decltype(t)>(a, p); });
 }
 
 }  // namespace tmakit
