@@ -12,6 +12,7 @@
 #include <host/tma_dispatch.hpp>
 #include <kernels/common/elem.hpp>
 #include <kernels/common/flat.hpp>
+#include <kernels/common/reg_block.hpp>
 #include <kernels/common/swizzle.hpp>
 
 namespace tmakit {
@@ -189,6 +190,33 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   //   16 B:  (probe runs of 2026-11-24, docs/data/probe-{h100,h200}-2026-11-24.txt, H100 | H200)
   //          100000x8x8 98.6 | 89.7 where smem_strip (what auto ran) managed 40.5 | 29.5; a side
   //          of 16 already split the GPUs (20000x16x48: 99.8 / 99.0 | 87.7 / 98.0), so < 16.
+  // reg_permute (session 12: K x 16-byte blocks permuted in registers, no shared memory) where
+  // its block takes the dense call (a short side of 2..32, the long side whole 16-byte chunks;
+  // the launcher checks the pointers and strides and runs smem_flat where they break a rule).
+  // H100 runs 2026-11-24 (docs/data/reg-h100-2026-11-24.txt, scripts/reg-experiments.sh),
+  // % of memcpy reg_permute / the best other technique:
+  //   k x N (kWide, lane-paired stores): 1 B k = 2..32 93.8-119.6 / 83.7-109.9 (16 x 4M 93.8 /
+  //     83.7, 32 x 4M 94.2 / 91.4, 9 x 2M 93.0 / 75.3); 2 B k <= 16 94.1-124.3 / 91.1-110.3, but
+  //     32 x 4M 92.9 / 94.7; 4 B k <= 4 97.8-111.6 / 95.3-106.2, k = 7..16 0.96-0.98 of the best;
+  //     8 B 0.94-1.01 (smem_strip kept).
+  //   N x k (kTall): 1 B k <= 9 96.4-131.6 / 85.5-102.0, k = 16 / 32 89.6 / 87.8 against
+  //     90.9 / 90.7; 2 B k <= 9 92.5-132.4 / 91.8-109.5, k = 16 0.92; 4 B k <= 4 99.5-113.5 /
+  //     95.7-106.3, k = 7 0.99; 8 B 0.97-1.02.
+  //   batches at 1-2 B (probe): 100000x8x8 96.0 / 95.8, 90.8 / 87.7; 20000x16x48 90.1 / 87.3,
+  //     93.9 / 93.8; 16384x32x32 and 10000x24x40 within 1 point of smem_flat; at 4-8 B 0.88-0.97.
+  {
+    const std::int64_t b = std::max<std::int64_t>(batch, 1);
+    const RegPlan rp = reg_plan(rows, cols, elem_bytes, b, cols, rows, rows * cols, rows * cols,
+                                0, 0);
+    const int kb = rp.k * elem_bytes;  // the short side's bytes
+    const bool pays =
+        rp.form != RegForm::kNone &&
+        (b > 1 ? elem_bytes <= 2
+               : rp.form == RegForm::kWide
+                     ? (elem_bytes <= 2 && kb <= 32) || (elem_bytes == 4 && rp.k <= 4)
+                     : elem_bytes <= 4 && kb <= 16 && rp.k < 16);
+    if (pays) return "reg_permute";
+  }
   const bool small_batch = batch > 1 && rows * cols * elem_bytes <= kFlatMaxMatrixBytes;
   if (small_batch &&
       ((elem_bytes <= 2 && !(rows16 && short_side >= 64)) ||

@@ -178,7 +178,8 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(128, 128, 1, 2048), "tma_pipeline");    // a side < the 256-byte tile
   EXPECT_EQ(auto_variant(128, 128, 2, 2048), "tma_pipeline");    // 2048 tiles: too few for wide
   EXPECT_EQ(auto_variant(64, 64, 1, 4096), "vec_padded");        // a side below 128 bytes, 1 B
-  EXPECT_EQ(auto_variant(32, 4000000, 1), "tma_pipeline");       // 32 x N, 1 B
+  EXPECT_EQ(auto_variant(32, 4000000, 1), "reg_permute");        // 32 x N, 1 B: registers
+  EXPECT_EQ(auto_variant(32, 1000003, 1), "smem_flat");          // N not whole chunks: flat
   EXPECT_EQ(auto_variant(2048, 2048, 4), "tma_pipeline");        // 4 B, 16-64 MB, one matrix
   EXPECT_EQ(auto_variant(16, 4000000, 4), "tma_load_store");     // 16 x N, 4 B
   EXPECT_EQ(auto_variant(4000000, 32, 1, 1, 4800), "tma_load");  // H200: N x 32, 1-2 B
@@ -197,7 +198,20 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(16384, 16384, 1, 1, 3350), "tma_wide");
   EXPECT_EQ(auto_variant(3001, 999, 2, 1, 4800), "smem_wide");    // H200: odd 2 B, short <= 1024
   EXPECT_EQ(auto_variant(97, 75, 8, 3000, 4800), "smem_padded");  // H200: small odd 8 B
-  EXPECT_EQ(auto_variant(32, 32, 1, 16384), "smem_flat");         // batches of 32 x 32
+  EXPECT_EQ(auto_variant(32, 32, 1, 16384), "reg_permute");       // batches of 32 x 32, 1-2 B
+  EXPECT_EQ(auto_variant(32, 32, 4, 16384), "tma_load_store");    // ... 4 B: not registers
+  // reg_permute where its blocks paid (host/transpose.cpp): k x N at 1-2 B up to 32 bytes of k,
+  // 4 B up to k = 4; N x k at 1-4 B up to 16 bytes of k (k < 16).
+  EXPECT_EQ(auto_variant(16, 4000000, 1), "reg_permute");
+  EXPECT_EQ(auto_variant(16, 4000000, 2), "reg_permute");
+  EXPECT_EQ(auto_variant(4, 4000000, 4), "reg_permute");
+  EXPECT_EQ(auto_variant(7, 4000000, 8), "smem_strip");
+  EXPECT_EQ(auto_variant(4000000, 7, 1), "reg_permute");
+  EXPECT_EQ(auto_variant(4000000, 16, 1), "smem_flat");
+  EXPECT_EQ(auto_variant(4000000, 7, 2), "reg_permute");
+  EXPECT_EQ(auto_variant(4000000, 4, 4), "reg_permute");
+  EXPECT_EQ(auto_variant(4000000, 7, 4), "smem_flat");
+  EXPECT_EQ(auto_variant(8, 8, 2, 100000), "reg_permute");
   EXPECT_EQ(auto_variant(32, 32, 8, 16384), "smem_xor");
   for (const VariantInfo& v : variants()) {
     if (!v.uses_tma) continue;
