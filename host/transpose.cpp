@@ -215,7 +215,11 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
                : rp.form == RegForm::kWide
                      ? (elem_bytes <= 2 && kb <= 32) || (elem_bytes == 4 && rp.k <= 4)
                      : elem_bytes <= 4 && kb <= 16 && rp.k < 16);
-    if (pays) return "reg_permute";
+    // The H200 (same scripts, docs/data/reg-h200-2026-11-24.txt) also takes N x k at 1 B for
+    // every k: 4000000x16 / 4000000x32 84.2 / 83.1 where smem_flat ran 76.8 / 76.9 and
+    // tma_load (its pick for N x 32) 76.4; at 2-4 B the rules above held there too.
+    const bool pays_hbm3e = hbm3e && rp.form == RegForm::kTall && b == 1 && elem_bytes == 1;
+    if (pays || pays_hbm3e) return "reg_permute";
   }
   const bool small_batch = batch > 1 && rows * cols * elem_bytes <= kFlatMaxMatrixBytes;
   if (small_batch &&

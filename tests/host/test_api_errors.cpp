@@ -182,7 +182,9 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(32, 1000003, 1), "smem_flat");          // N not whole chunks: flat
   EXPECT_EQ(auto_variant(2048, 2048, 4), "tma_pipeline");        // 4 B, 16-64 MB, one matrix
   EXPECT_EQ(auto_variant(16, 4000000, 4), "tma_load_store");     // 16 x N, 4 B
-  EXPECT_EQ(auto_variant(4000000, 32, 1, 1, 4800), "tma_load");  // H200: N x 32, 1-2 B
+  EXPECT_EQ(auto_variant(4000000, 32, 2, 1, 4800), "tma_load");  // H200: N x 32, 1-2 B
+  EXPECT_EQ(auto_variant(4000000, 32, 1, 1, 4800), "reg_permute");  // ... but registers at 1 B
+  EXPECT_EQ(auto_variant(4000000, 16, 1, 1, 4800), "reg_permute");
   EXPECT_EQ(auto_variant(4000000, 32, 1), "smem_flat");
   EXPECT_EQ(auto_variant(12345, 6789, 16), "tma_wide");      // 16 B: TMA at any shape
   EXPECT_EQ(auto_variant(97, 75, 16, 3000), "smem_padded");  // tiles 69% larger than the matrix
