@@ -15,15 +15,8 @@ build=${1:-build-gpu}
 steps=${2:-test,bench}
 out=${OUT:-$build}
 mkdir -p "$out"
-has() { [[ ",$steps," == *",$1,"* ]]; }
-if [ -f .cutensor/lib/libcutensor.so.2.xz ] && [ ! -f .cutensor/lib/libcutensor.so.2 ]; then
-  xz -d -k .cutensor/lib/libcutensor.so.2.xz
-fi
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="80-real;90" \
-  -DCUTENSOR_ROOT="$PWD/.cutensor" > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
-cmake --build "$build" -j"$(nproc)" --target tmakit_bench tmakit_gpu_tests > "$out/build.log" 2>&1 ||
-  { grep -E "error" -A3 "$out/build.log" | head -40; exit 1; }
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+source scripts/gpu-experiment-lib.sh
+gpu_build "80-real;90"
 rc=0
 if has test; then
   TMAKIT_REQUIRE_GPU=1 "$build/tests/tmakit_gpu_tests" --gtest_brief=1 \
@@ -31,10 +24,6 @@ if has test; then
   rc=$?
   grep -E "FAILED|Failure|PASSED|tests ran" "$out/gtest-flat.log" | head -30
 fi
-bench() {  # tag preset filter
-  "$build/bench/tmakit_bench" --preset="$2" --benchmark_filter="$3" \
-    --benchmark_out="$out/bench-$1.json" --benchmark_out_format=json > "$out/bench-$1.txt" 2>&1
-}
 if has bench; then
   bench full-skinny-batched full '/(skinny|batched)/'
   python3 scripts/bench_table.py "$out/bench-full-skinny-batched.json"

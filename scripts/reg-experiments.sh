@@ -6,25 +6,17 @@
 #          tests (TMAKIT_REQUIRE_GPU=1)
 #   bench  the skinny and batched classes of the full preset: reg_permute against memcpy, the
 #          techniques `auto` picks there, and the peers
-#   pair   (first run only; the knob is gone) TMAKIT_REG_PAIR=1: kWide's and kTall's dense
-#          sides by lane pairs
 #   probe  the probe preset's skinny and batched shapes
-# Builds tmakit_bench and tmakit_gpu_tests first (sm_90 only, for a quicker build) (cuTENSOR from .cutensor when carried). Logs
+# Builds tmakit_bench and tmakit_gpu_tests first (sm_90 only, for a quicker build; cuTENSOR from
+# .cutensor when carried; scripts/gpu-experiment-lib.sh). Logs
 # and JSON under $OUT; a compact table of each benchmark (scripts/bench_table.py) last.
 set -uo pipefail
 build=${1:-build-gpu}
 steps=${2:-test,bench,probe}
 out=${OUT:-$build}
 mkdir -p "$out"
-has() { [[ ",$steps," == *",$1,"* ]]; }
-if [ -f .cutensor/lib/libcutensor.so.2.xz ] && [ ! -f .cutensor/lib/libcutensor.so.2 ]; then
-  xz -d -k .cutensor/lib/libcutensor.so.2.xz
-fi
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-  -DCUTENSOR_ROOT="$PWD/.cutensor" > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
-cmake --build "$build" -j"$(nproc)" --target tmakit_bench tmakit_gpu_tests > "$out/build.log" 2>&1 ||
-  { grep -E "error" -A3 "$out/build.log" | head -40; exit 1; }
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+source scripts/gpu-experiment-lib.sh
+gpu_build 90
 rc=0
 if has test; then
   TMAKIT_REQUIRE_GPU=1 "$build/tests/tmakit_gpu_tests" --gtest_brief=1 \
@@ -32,19 +24,10 @@ if has test; then
   rc=$?
   grep -E "FAILED|Failure|PASSED|tests ran" "$out/gtest-reg.log" | head -30
 fi
-bench() {  # tag preset filter
-  "$build/bench/tmakit_bench" --preset="$2" --benchmark_filter="$3" \
-    --benchmark_out="$out/bench-$1.json" --benchmark_out_format=json > "$out/bench-$1.txt" 2>&1
-}
 tokens='memcpy|copy|reg_permute|smem_flat|smem_strip|smem_padded|vec_padded|tma_load_store|tma_pipeline|tma_wide|auto|cutensor|cublaslt|cublas_geam'
 if has bench; then
   bench reg full "^($tokens)/.*/(skinny|batched)/"
   python3 scripts/bench_table.py "$out/bench-reg.json" --tokens reg_permute,smem_flat,auto
-fi
-if has pair; then
-  TMAKIT_REG_PAIR=1 bench pair full '^(memcpy|reg_permute|cutensor)/.*/(skinny|batched)/'
-  echo "TMAKIT_REG_PAIR=1"
-  python3 scripts/bench_table.py "$out/bench-pair.json" --tokens reg_permute
 fi
 if has probe; then
   bench probe probe '^(memcpy|reg_permute|smem_flat|smem_sector|auto|cutensor|cublaslt)/.*/(skinny|batched)/'

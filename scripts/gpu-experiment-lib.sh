@@ -1,0 +1,26 @@
+# Shared by the device experiment scripts (flat-experiments.sh, reg-experiments.sh); sourced,
+# not run. Each script sets build (the build folder), out (where logs and JSON go) and steps
+# (comma-separated) before sourcing.
+
+# has STEP: whether STEP is among $steps.
+has() { [[ ",$steps," == *",$1,"* ]]; }
+
+# gpu_build ARCHS: configure $build for CMAKE_CUDA_ARCHITECTURES=ARCHS (cuTENSOR from .cutensor
+# when carried), build tmakit_bench and tmakit_gpu_tests, print the GPU; exits on failure.
+gpu_build() {
+  if [ -f .cutensor/lib/libcutensor.so.2.xz ] && [ ! -f .cutensor/lib/libcutensor.so.2 ]; then
+    xz -d -k .cutensor/lib/libcutensor.so.2.xz
+  fi
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$1" \
+    -DCUTENSOR_ROOT="$PWD/.cutensor" > "$out/configure.log" 2>&1 ||
+    { tail -30 "$out/configure.log"; exit 1; }
+  cmake --build "$build" -j"$(nproc)" --target tmakit_bench tmakit_gpu_tests > "$out/build.log" 2>&1 ||
+    { grep -E "error" -A3 "$out/build.log" | head -40; exit 1; }
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+}
+
+# bench TAG PRESET FILTER: tmakit_bench into $out/bench-TAG.json (console in bench-TAG.txt).
+bench() {
+  "$build/bench/tmakit_bench" --preset="$2" --benchmark_filter="$3" \
+    --benchmark_out="$out/bench-$1.json" --benchmark_out_format=json > "$out/bench-$1.txt" 2>&1
+}
