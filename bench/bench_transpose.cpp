@@ -412,8 +412,9 @@ std::vector<Shape> preset_shapes(const std::string& preset) {
     return {{"square", 1, 8192, 2048}, {"square", 1, 16384, 16384}, {"odd", 1, 12345, 6789},
             {"skinny", 1, 4, 4000000}, {"skinny", 1, 4000000, 4},   {"batched", 4096, 64, 64},
             {"batched", 3000, 97, 75}};
-  // probe: members of the skinny and batched classes that the full preset does not name (other
-  // k, an odd N, other matrix sizes and counts), to check that a class is fast, not a list.
+  // probe: members of the skinny, batched and odd classes that the full preset does not name
+  // (other k, an odd N, other matrix sizes and counts, other odd sizes), to check that a class
+  // is fast, not a list.
   if (preset == "probe") {
     std::vector<Shape> v;
     for (std::int64_t k : {3, 5, 8, 12, 24}) {
@@ -426,6 +427,10 @@ std::vector<Shape> preset_shapes(const std::string& preset) {
                              {"batched", 10000, 24, 40}, {"batched", 5000, 33, 65},
                              {"batched", 2000, 100, 60}, {"batched", 500, 250, 130}};
     v.insert(v.end(), std::begin(batched), std::end(batched));
+    // Odd shapes (no row a 16-byte multiple at 1-8 B) of other sizes and aspect ratios.
+    const Shape odd[] = {{"odd", 1, 1001, 999},   {"odd", 1, 4097, 4095}, {"odd", 1, 9999, 9999},
+                         {"odd", 1, 20001, 777},  {"odd", 1, 777, 20001}};
+    v.insert(v.end(), std::begin(odd), std::end(odd));
     return v;
   }
   if (preset != "full") return {};
