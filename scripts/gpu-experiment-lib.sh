@@ -21,6 +21,6 @@ gpu_build() {
 
 # bench TAG PRESET FILTER: tmakit_bench into $out/bench-TAG.json (console in bench-TAG.txt).
 bench() {
-  "$build/bench/tmakit_bench" --preset="$2" --benchmark_filter="$3" \
+  timeout "${BENCH_TIMEOUT:-900}" "$build/bench/tmakit_bench" --preset="$2" --benchmark_filter="$3" \
     --benchmark_out="$out/bench-$1.json" --benchmark_out_format=json > "$out/bench-$1.txt" 2>&1
 }
