@@ -2,8 +2,8 @@
 # tma_classes on the GPU machine (issue 16, session 13), in one device call:
 #   scripts/classes-experiments.sh [build-dir] [steps]
 # steps, comma-separated (default test,bench,probe):
-#   test   tma_classes' tests, its layout tests included (TMAKIT_REQUIRE_GPU=1), or
-#          TEST_FILTER
+#   test   tma_classes' tests, its layout tests included, and the sm_90 TMA-store probe
+#          (TMAKIT_REQUIRE_GPU=1), or TEST_FILTER / SM90_FILTER
 #   bench  the odd class of the full preset: tma_classes against memcpy, smem_realign (the
 #          odd shapes' best before) and the peers (TOKENS overrides the list)
 #   probe  the probe preset's odd shapes
@@ -15,13 +15,16 @@ steps=${2:-test,bench,probe}
 out=${OUT:-$build}
 mkdir -p "$out"
 source scripts/gpu-experiment-lib.sh
-gpu_build 90
+EXTRA_TARGETS=tmakit_sm90_tests gpu_build 90
 rc=0
 if has test; then
   TMAKIT_REQUIRE_GPU=1 timeout 300 "$build/tests/tmakit_gpu_tests" --gtest_brief=1 \
     --gtest_filter="${TEST_FILTER:-*tma_classes*}" > "$out/gtest-classes.log" 2>&1
   rc=$?
-  grep -E "FAILED|Failure|PASSED|tests ran" "$out/gtest-classes.log" | head -30
+  TMAKIT_REQUIRE_GPU=1 timeout 300 "$build/tests/tmakit_sm90_tests" --gtest_brief=1 \
+    --gtest_filter="${SM90_FILTER:-TmaStoreAt.*:*tma_classes*}" > "$out/gtest-classes-sm90.log" 2>&1 ||
+    rc=1
+  grep -E "FAILED|Failure|PASSED|tests ran|rror" "$out"/gtest-classes*.log | head -30
 fi
 tokens=${TOKENS:-memcpy|tma_classes|smem_realign|cutensor|cublaslt|cublas_geam}
 # Medians from the console, when a time limit cut the JSON short.

@@ -139,7 +139,9 @@ __global__ void __launch_bounds__(kThreads)
       if (whole_rows) {
 #pragma unroll
         for (int k = 0; k < V; ++k)  // dst rows c0 + k + V m: class k's map rows c0 / V + m
-          tma::store_3d(&maps.dst[k], at.r0 + shift(dst_at, k), at.c0 / V, at.z, ob + 1024 * k);
+          if (at.c0 + k < cols)      // a box wholly past dst's last row stores nothing: skipped
+            tma::store_3d(&maps.dst[k], at.r0 + shift(dst_at, k), at.c0 / V, at.z,
+                          ob + 1024 * k);
         tma::store_commit();
       }
       const std::int64_t next = n + static_cast<std::int64_t>(kStages) * gridDim.x;
