@@ -107,17 +107,6 @@ std::vector<VariantDef> make_registry() {
               "tma_load_store with 256-byte tile rows (two boxes each way), column-major tile "
               "order and evict_last L2 hints on the loads (16-byte elements: 512-byte tile rows)",
               kElems1248 | elem_bit(16), kT, {0, 128}, true, k::launch_tma_wide, k::plan_tma_wide),
-      [] {
-        VariantDef d = tma_row(
-            "tma_classes",
-            "tma_pipeline for rows of any byte length: each side mapped as 16 / elem_bytes row "
-            "classes (rows k, k + n, ...: pitches n x the row pitch, 16-byte multiples), one "
-            "tensor map and one 8-line box per class; tiles whose dst rows end mid-box stored by "
-            "the threads",
-            kElems1248, kT, {128}, false, k::launch_tma_classes, k::plan_tma_classes);
-        d.info.fast_align_bytes = 1;  // any pitch and base: TMA realigns
-        return d;
-      }(),
       tma_row("bulk_copy",
               "tma_load_store without tensor maps: one 1-D cp.async.bulk per 128-byte row "
               "segment each way, unswizzled tile, edges computed by the kernel",

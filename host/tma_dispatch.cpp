@@ -35,8 +35,7 @@ struct Side {
 // The side as a 3-D map (batch, rows, cols) of type_bytes elements, boxes one matrix deep: the
 // inner extent scales by elem_bytes / type_bytes.
 std::string encode_side(const Side& side, const kernels::TmaMapPlan& mp, int swizzle,
-                        int elem_bytes, int cc, CUtensorMap* out,
-                        const std::string& what = std::string()) {
+                        int elem_bytes, int cc, CUtensorMap* out) {
   const auto e = static_cast<std::uint64_t>(elem_bytes);
   const TmaType type =
       mp.data_type >= 0 ? static_cast<TmaType>(mp.data_type) : unsigned_type(mp.type_bytes);
@@ -51,8 +50,7 @@ std::string encode_side(const Side& side, const kernels::TmaMapPlan& mp, int swi
                       0};
   spec.box = {1, spec.box[0], spec.box[1], 0, 0};
   const ValidationReport rep = validate(spec, cc);
-  const std::string prefix =
-      std::string(side.name) + " tensor map" + what + " (dims: batch, rows, cols): ";
+  const std::string prefix = std::string(side.name) + " tensor map (dims: batch, rows, cols): ";
   if (!rep.ok()) {
     std::string msg;  // the errors only: warnings do not stop TMA
     for (const RuleViolation& v : rep.errors) msg += (msg.empty() ? "" : "; ") + v.message;
@@ -62,39 +60,6 @@ std::string encode_side(const Side& side, const kernels::TmaMapPlan& mp, int swi
   const CUresult r = encode_unchecked(spec, out, &why);
   if (!why.ok()) return prefix + why.message;
   if (r != CUDA_SUCCESS) return prefix + "cuTensorMapEncodeTiled returned " + curesult_name(r);
-  return {};
-}
-
-// The side as mp.row_classes maps, one per row class (kernels/common/tma_classes.hpp): class
-// k holds rows k, k + n, ... from the 16-byte boundary at or below row k, its rows n pitches
-// apart and shifted into the map by the bytes the boundary lies below them.
-std::string encode_classes(const Side& side, const kernels::TmaMapPlan& mp, int swizzle,
-                           int elem_bytes, int cc, CUtensorMap* out) {
-  const int n = mp.row_classes;
-  if (n > kMaxRowClasses || n != row_classes(elem_bytes))
-    return std::string(side.name) + ": " + std::to_string(n) + " row classes at " +
-           std::to_string(elem_bytes) + "-byte elements (the technique maps 16 / elem_bytes)";
-  if (side.rows < n)
-    return std::string(side.name) + " has " + std::to_string(side.rows) + " rows, fewer than its " +
-           std::to_string(n) + " row classes (rows k, k + " + std::to_string(n) +
-           ", ... each need a tensor map)";
-  for (int k = 0; k < n; ++k) {
-    const ClassMapAt at = class_map_at(reinterpret_cast<std::uintptr_t>(side.address),
-                                       side.ld_elems * elem_bytes, side.rows, k, elem_bytes);
-    const Side cls{side.name,
-                   reinterpret_cast<const void*>(at.address),
-                   side.batch,
-                   at.rows,
-                   side.cols + at.shift_elems,
-                   side.ld_elems * n,
-                   // one matrix: any 16-byte multiple (the map's own span); a batch: its stride
-                   side.batch == 1 ? at.rows * side.ld_elems * n : side.batch_elems};
-    if (std::string w = encode_side(cls, mp, swizzle, elem_bytes, cc, out + k,
-                                    " of row class " + std::to_string(k) + " of " +
-                                        std::to_string(n));
-        !w.empty())
-      return w;
-  }
   return {};
 }
 
@@ -180,7 +145,7 @@ struct MapEntry {
   MapKey key;
   std::string why;  // the fallback reason, or empty: then maps (and which are used) hold
   TmaMaps maps;
-  int src_maps = 0, dst_maps = 0;  // how many of maps.src / maps.dst hold (0: unused)
+  bool src_used = false, dst_used = false;
 };
 
 // The last few calls' tensor maps: a caller that transposes the same buffers again (the
@@ -189,16 +154,11 @@ struct MapEntry {
 // encoding again would give.
 class MapCache {
  public:
-  // Copies the hit's reason and its maps (only the ones it holds) out.
-  bool find(const MapKey& k, std::string* why, TmaMaps* maps, int* src_maps, int* dst_maps) {
+  bool find(const MapKey& k, MapEntry* out) {
     std::lock_guard<std::mutex> lock(mu_);
     for (const MapEntry& e : ring_)
       if (e.key.def != nullptr && e.key == k) {
-        *why = e.why;
-        *src_maps = e.src_maps;
-        *dst_maps = e.dst_maps;
-        std::copy(e.maps.src, e.maps.src + e.src_maps, maps->src);
-        std::copy(e.maps.dst, e.maps.dst + e.dst_maps, maps->dst);
+        *out = e;
         return true;
       }
     return false;
@@ -246,23 +206,22 @@ std::string prepare_tma(const VariantDef& def, bool allow_tma, const DeviceCaps&
   key.device = caps.device;
   key.num_type = args->num_type;
   key.strides = args->strides;
-  std::string why;
-  int src_maps = 0, dst_maps = 0;
-  if (map_cache().find(key, &why, maps, &src_maps, &dst_maps)) {
-    if (why.empty()) {
-      if (src_maps > 0) args->src_map = maps->src;
-      if (dst_maps > 0) args->dst_map = maps->dst;
+  MapEntry hit;
+  if (map_cache().find(key, &hit)) {
+    if (hit.why.empty()) {
+      *maps = hit.maps;
+      if (hit.src_used) args->src_map = &maps->src;
+      if (hit.dst_used) args->dst_map = &maps->dst;
     }
-    return why;
+    return hit.why;
   }
   MapEntry fresh;
   fresh.key = key;
   fresh.why = plan_and_encode(def, caps, args, maps);
   if (fresh.why.empty()) {
-    const kernels::TmaPlan plan = def.plan(*args);
     fresh.maps = *maps;
-    fresh.src_maps = args->src_map != nullptr ? plan.src.row_classes : 0;
-    fresh.dst_maps = args->dst_map != nullptr ? plan.dst.row_classes : 0;
+    fresh.src_used = args->src_map != nullptr;
+    fresh.dst_used = args->dst_map != nullptr;
   }
   map_cache().put(fresh);
   return fresh.why;
@@ -310,19 +269,17 @@ std::string plan_and_encode(const VariantDef& def, const DeviceCaps& caps,
     if (std::string w = check_rows16(src, e); !w.empty()) return w;
   if (plan.dst_rows16)
     if (std::string w = check_rows16(dst, e); !w.empty()) return w;
-  auto encode = [&](const Side& side, const kernels::TmaMapPlan& mp, CUtensorMap* out) {
-    return mp.row_classes > 1 ? encode_classes(side, mp, plan.swizzle, e, caps.cc, out)
-                              : encode_side(side, mp, plan.swizzle, e, caps.cc, out);
-  };
   if (plan.src.used) {
-    if (std::string w = encode(src, plan.src, maps->src); !w.empty()) return w;
-    args->src_map = maps->src;
+    if (std::string w = encode_side(src, plan.src, plan.swizzle, e, caps.cc, &maps->src);
+        !w.empty())
+      return w;
+    args->src_map = &maps->src;
   }
   if (plan.dst.used) {
-    if (std::string w = encode(dst, plan.dst, maps->dst); !w.empty()) return w;
-    args->dst_map = maps->dst;
-    // tma_classes writes the tiles whose rows end inside a box itself (the rule below).
-    if (plan.dst.row_classes > 1) return {};
+    if (std::string w = encode_side(dst, plan.dst, plan.swizzle, e, caps.cc, &maps->dst);
+        !w.empty())
+      return w;
+    args->dst_map = &maps->dst;
     // Not a cuTensorMapEncodeTiled rule, measured on the H100 (tests/sm90/
     // test_tma_store_rows.cpp, docs/tensor-maps.md): a TMA store whose box crosses a row's end
     // also writes the rest of that row's last 16-byte granule, into the padding a pitch leaves

@@ -4,15 +4,13 @@
 #include <string>
 #include <host/device.hpp>
 #include <host/registry.hpp>
-#include <kernels/common/tma_classes.hpp>
 #include <kernels/launchers.hpp>
 
 namespace tmakit {
 
-// A call's maps: one per side, or one per row class (TmaMapPlan::row_classes, tma_classes).
 struct TmaMaps {
-  CUtensorMap src[kMaxRowClasses]{};  // CUtensorMap is alignas(128) itself
-  CUtensorMap dst[kMaxRowClasses]{};
+  CUtensorMap src{};  // CUtensorMap is alignas(128) itself
+  CUtensorMap dst{};
 };
 
 // True when the environment variable TMAKIT_DISABLE_TMA is "1".

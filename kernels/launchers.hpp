@@ -26,7 +26,7 @@ struct LaunchArgs {
   int swizzle = kSwizzle128B;  // CUtensorMapSwizzle of the tile boxes (none, 32B, 64B, 128B)
   BarrierStyle barrier = BarrierStyle::kPtx;
   const CUtensorMap* src_map = nullptr;  // encoded by the host from the technique's TmaPlan
-  const CUtensorMap* dst_map = nullptr;  // (row classes: the first of TmaMapPlan::row_classes)
+  const CUtensorMap* dst_map = nullptr;
   // Accumulate techniques only (dst = alpha * src^T + beta * dst, VariantKind::kAccumulate):
   NumType num_type = NumType::kNone;  // the arithmetic type of the elements
   double alpha = 1.0, beta = 0.0;     // beta == 0: dst is not read
@@ -52,10 +52,6 @@ struct TmaMapPlan {
   int type_bytes = 0;  // element size of the map's data type (int4_8x8: 4-byte words)
   int data_type = -1;  // a CUtensorMapDataType (a reduce store adds in it), or -1: the
                        // unsigned integer type of type_bytes (a copy moves bits)
-  // > 1: the side is mapped as this many row classes (rows k, k + n, ...: tma_classes,
-  // kernels/common/tma_classes.hpp), one map each, consecutive in LaunchArgs::src_map / dst_map;
-  // the maps' pitch is n x the row pitch, so a pitch that is no 16-byte multiple is allowed.
-  int row_classes = 1;
 };
 // What a planned technique (TMA, 1-D bulk copies, cp.async) needs of the operands; the host
 // checks it and falls back, naming the rule, when the call breaks it.
@@ -114,7 +110,6 @@ cudaError_t launch_tma_pipeline(const LaunchArgs&);
 cudaError_t launch_tma_wide(const LaunchArgs&);
 cudaError_t launch_int4_8x8(const LaunchArgs&);
 cudaError_t launch_tma_reduce(const LaunchArgs&);
-cudaError_t launch_tma_classes(const LaunchArgs&);
 TmaPlan plan_tma_copy(const LaunchArgs&);
 TmaPlan plan_tma_load_store(const LaunchArgs&);
 TmaPlan plan_tma_load(const LaunchArgs&);
@@ -123,7 +118,6 @@ TmaPlan plan_tma_pipeline(const LaunchArgs&);
 TmaPlan plan_tma_wide(const LaunchArgs&);
 TmaPlan plan_int4_8x8(const LaunchArgs&);
 TmaPlan plan_tma_reduce(const LaunchArgs&);
-TmaPlan plan_tma_classes(const LaunchArgs&);
 
 }  // namespace tmakit::kernels
 

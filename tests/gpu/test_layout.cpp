@@ -98,17 +98,7 @@ TEST_P(Layout, BatchedAndStridedMatchTheReference) {
     // The 1-D bulk copies also move src rows as whole 16-byte segments (kernels/async/).
     const bool bulk = c.variant == "bulk_copy" || c.variant == "bulk_roofline";
     const bool row_ok = (m16(dst_line) || c.variant == "tma_load") && (!bulk || m16(lc.cols));
-    // A TMA technique that takes any pitch (tma_classes: one map per row class, rows k, k + n,
-    // ... n = 16 / e) needs only 16-byte batch strides and at least n rows on each side.
-    const bool any_pitch = info->uses_tma && info->fast_align_bytes == 1;
-    const std::int64_t n_classes = 16 / e, dst_lines = copy ? lc.rows : lc.cols;
-    const bool batch_ok =
-        layout.batch == 1 ||
-        (m16(layout.src_batch_stride_elems ? layout.src_batch_stride_elems : lc.rows * src_ld) &&
-         m16(layout.dst_batch_stride_elems ? layout.dst_batch_stride_elems : dst_lines * dst_ld));
-    const bool classes_ok = lc.rows >= n_classes && dst_lines >= n_classes;
-    const bool tma_runs = info->uses_tma && dev.cc >= 90 &&
-                          (any_pitch ? batch_ok && classes_ok : pitches_ok && row_ok);
+    const bool tma_runs = info->uses_tma && dev.cc >= 90 && pitches_ok && row_ok;
     const bool fallback_dense_only =
         info->uses_tma &&
         !find_variant(fallback_variant(c.variant, lc.rows, lc.cols, c.elem_bytes))->strided;
@@ -124,14 +114,6 @@ TEST_P(Layout, BatchedAndStridedMatchTheReference) {
     if (!info->uses_tma || dev.cc < 90) continue;
     if (tma_runs) {
       EXPECT_EQ(st.variant, c.variant) << lc.name << ": fell back: " << st.fallback_reason;
-    } else if (any_pitch) {
-      EXPECT_NE(st.variant, c.variant) << lc.name << ": a batch stride or a side TMA cannot take";
-      // The first rule broken, side by side (src first): too few rows for the classes, or a
-      // batch stride that is no 16-byte multiple; either where both are.
-      const bool rows_named = st.fallback_reason.find("row classes") != std::string::npos,
-                 stride_named = st.fallback_reason.find("multiple of 16") != std::string::npos;
-      EXPECT_TRUE(classes_ok ? stride_named : batch_ok ? rows_named : rows_named || stride_named)
-          << lc.name << ": " << st.fallback_reason;
     } else if (!pitches_ok) {
       EXPECT_NE(st.variant, c.variant) << lc.name << ": pitches TMA cannot take";
       EXPECT_NE(st.fallback_reason.find("multiple of 16"), std::string::npos)

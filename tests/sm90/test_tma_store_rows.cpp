@@ -124,39 +124,5 @@ INSTANTIATE_TEST_SUITE_P(Reproducer, TmaStoreRows, ::testing::ValuesIn(cases()),
                            return name_of(p.param);
                          });
 
-// tma_classes (kernels/tma/tma_classes.cu) stores boxes whose first element is not on a
-// 16-byte boundary: a row class's map starts at the boundary below its rows, and its boxes at
-// the rows' shift. A U8 map of 16 rows of 200 bytes (pitch 208), a 128 x 8 box with the 128B
-// swizzle at x = 0, 5, 13 and 72 (ending inside the row), rows 0 and 8: every byte of the box
-// is written and nothing else.
-TEST(TmaStoreAt, UnalignedBoxStartWritesExactlyTheBox) {
-  TMAKIT_NEED_GPU(90);
-  constexpr int kRowBytes = 200, kPitch = 208, kBoxRows = 8;
-  const std::size_t bytes = std::size_t(kRows) * kPitch + kTailBytes;
-  for (int x : {0, 5, 13, 72})
-    for (int y : {0, 8}) {
-      unsigned char* d = nullptr;
-      ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&d), bytes), cudaSuccess);
-      ASSERT_EQ(cudaMemset(d, kPoisonByte, bytes), cudaSuccess);
-      TensorMapSpec spec =
-          matrix_spec(TmaType::kU8, d, kRows, kRowBytes, kPitch, kBoxRows, 128, TmaSwizzle::k128B);
-      alignas(128) CUtensorMap map;
-      const Status es = encode(spec, &map);
-      ASSERT_TRUE(es.ok()) << es.message;
-      ASSERT_EQ(test::tma_probe_store(map, x, y, 128 * kBoxRows), cudaSuccess) << "x=" << x;
-      std::vector<unsigned char> h(bytes);
-      ASSERT_EQ(cudaMemcpy(h.data(), d, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
-      cudaFree(d);
-      int wrong = 0;
-      for (std::size_t i = 0; i < bytes; ++i) {
-        const int r = static_cast<int>(i / kPitch), b = static_cast<int>(i % kPitch);
-        const bool in_box = r < kRows && r >= y && r < y + kBoxRows && b >= x && b < x + 128;
-        wrong += in_box == (h[i] == kPoisonByte);
-      }
-      EXPECT_EQ(wrong, 0) << "box at x=" << x << " y=" << y << ": bytes written outside it or "
-                          << "left unwritten inside it";
-    }
-}
-
 }  // namespace
 }  // namespace tmakit

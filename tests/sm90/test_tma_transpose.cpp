@@ -53,14 +53,7 @@ std::vector<test::Shape> tma_shapes() {
   return s;
 }
 
-// A TMA technique whose fast path takes any alignment (tma_classes: one map per row class,
-// kernels/common/tma_classes.hpp) runs every matrix with at least 16 / e rows and columns;
-// the others need both row pitches multiples of 16 bytes.
-bool any_pitch(const VariantInfo& info) {
-  return info.uses_tma && info.fast_align_bytes == 1;
-}
-bool tma_can_run(const VariantInfo& info, std::int64_t rows, std::int64_t cols, int elem_bytes) {
-  if (any_pitch(info)) return rows >= 16 / elem_bytes && cols >= 16 / elem_bytes;
+bool tma_can_run(std::int64_t rows, std::int64_t cols, int elem_bytes) {
   return (rows * elem_bytes) % 16 == 0 && (cols * elem_bytes) % 16 == 0;
 }
 
@@ -93,16 +86,14 @@ TEST_P(TmaTranspose, MatchesReferenceAndSaysWhatRan) {
     if (!no_tma.empty()) {
       EXPECT_EQ(st.variant, fallback_variant(c.variant, s.rows, s.cols, c.elem_bytes)) << where;
       EXPECT_EQ(st.fallback_reason, no_tma) << where;
-    } else if (tma_can_run(*info, s.rows, s.cols, c.elem_bytes)) {
+    } else if (tma_can_run(s.rows, s.cols, c.elem_bytes)) {
       EXPECT_EQ(st.variant, c.variant) << where << ": fell back: " << st.fallback_reason;
       EXPECT_EQ(st.fallback_reason, "") << where;
       ++tma_runs;
     } else {
       EXPECT_EQ(st.variant, fallback_variant(c.variant, s.rows, s.cols, c.elem_bytes)) << where;
-      // A tensor map's stride_multiple_16 rule, or the same rule for a 16-byte vector side;
-      // for a technique of row classes, a side with fewer rows than classes.
-      EXPECT_NE(st.fallback_reason.find(any_pitch(*info) ? "row classes" : "multiple of 16"),
-                std::string::npos)
+      // A tensor map's stride_multiple_16 rule, or the same rule for a 16-byte vector side.
+      EXPECT_NE(st.fallback_reason.find("multiple of 16"), std::string::npos)
           << where << ": reason '" << st.fallback_reason << "'";
     }
   }
