@@ -92,12 +92,23 @@ int default_swizzle_bytes(const VariantInfo& info) {
 //    2248 / 2210 = 74-79% where smem_sector ran 1566 / 1834 / 1829, docs/data/
 //    realign-h100-2026-11-23.txt). On small matrices it lost (3000x97x75: 519 / 610 against
 //    smem_wide's 818 / 1353; 4096x64x64 batches 709 / 1362 against 1483 / 2149): its tile is
-//    128 bytes x 160 rows, so kRealignMinSide = 1024 like kSectorMinSide (3001 measured to win).
+//    128 bytes x 160 rows.
+//  - Both thresholds were 1024 (the short side) until the probe preset's odd shapes (session
+//    13, docs/data/odd-probe-h{100,200}-2026-11-24.txt, % of memcpy H100 | H200): a short side
+//    of 777 wins with both, 20001x777 1 / 2 B smem_realign 77.6 / 82.3 | 67.3 / 71.2 where
+//    smem_wide ran 63.8 / 71.9 | 58.5 / 67.3, 4 B smem_sector 95.5 | 86.7 against 79.8 | 78.0
+//    (777x20001: 2 B 73.2 | 62.9 against 64.3 | 59.7; 4 B 90.9 | 82.4 against 73.2 | 71.1), so
+//    kOddMidSide = 512 (between 97, measured to lose, and 777). What a small matrix lacks is
+//    tiles: 1001x999 (72 / 144 realign tiles at 1 / 2 B) ran smem_realign 65.8 / 109.4 | 63.3
+//    / 106.1 against smem_wide 75.5 / 107.3 | 72.0 / 102.2 and smem_sector 68.6 / 123.7 |
+//    65.0 / 119.9, so smem_realign also needs one wave of tiles (512).
 //  - a side of at most 32 elements at 1-2 B, at most 16 at 4 B: smem_flat, 16-byte accesses
 //    on both sides whatever k (session 10, H100, scripts/flat-experiments.sh runs 2-3,
 //    docs/data/flat-h100-2026-11-23-*.json, % of memcpy smem_flat / smem_strip: 1 B k = 2..32
 //    82-108 / 47-83, 2 B 80-112 / 69-105, 4 B k <= 16 95-105 / 90-105; 4 B k = 24 82 / 87 and
 //    8 B 84-99 / 97-101, so those keep smem_strip).
+constexpr std::int64_t kOddMidSide = 512;
+
 std::string classic_best(std::int64_t rows, std::int64_t cols, int elem_bytes) {
   const std::int64_t short_side = std::min(rows, cols);
   if (short_side > 1 &&
@@ -105,12 +116,15 @@ std::string classic_best(std::int64_t rows, std::int64_t cols, int elem_bytes) {
     return "smem_flat";
   if (short_side <= 32) return "smem_strip";
   const bool rows16 = (cols * elem_bytes) % 16 == 0 && (rows * elem_bytes) % 16 == 0;
-  constexpr std::int64_t kRealignMinSide = 1024;
-  if (!rows16 && elem_bytes <= 2 && std::min(rows, cols) > kRealignMinSide) return "smem_realign";
+  // smem_realign's tiles (160 x 128 bytes, 4 CTAs per SM): below one wave of them on the
+  // H100 / H200 (528 / 528) the small tiles of smem_wide / smem_sector win.
+  const std::int64_t realign_tiles =
+      ceil_div(rows + 32, std::int64_t(128)) * ceil_div(cols * elem_bytes, std::int64_t(128));
+  if (!rows16 && elem_bytes <= 2 && short_side > kOddMidSide && realign_tiles >= 512)
+    return "smem_realign";
   const bool out_rows_split_sectors = (rows * elem_bytes) % 32 != 0;
-  constexpr std::int64_t kSectorMinSide = 1024;
   if (out_rows_split_sectors && (elem_bytes == 8 || ((elem_bytes == 2 || elem_bytes == 4) &&
-                                                     std::min(rows, cols) > kSectorMinSide)))
+                                                     short_side > kOddMidSide)))
     return "smem_sector";
   switch (elem_bytes) {
     case 1:
@@ -307,12 +321,15 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   }
   // The H200's classic picks where they differ (same full run): odd 2 B shapes whose output
   // rows split sectors ran smem_wide 1.07-1.15x smem_sector (12345x6789, 6789x12345,
-  // 3001x4999); small odd 8 B matrices (3000x97x75) smem_padded 1.08x smem_sector.
+  // 3001x4999); small odd 8 B matrices (3000x97x75) smem_padded 1.08x smem_sector. Above
+  // kOddMidSide classic_best's picks won on the H200 too (session 13 probe, above: 1001x999 2 /
+  // 8 B smem_sector 119.9 / 123.6% against smem_wide 102.2 and smem_padded 119.2; 20001x777 8 B
+  // 95.9 against 77.8), so these two rules stop there.
   if (hbm3e && !rows16) {
     const bool split_sectors = (rows * elem_bytes) % 32 != 0;
-    if (elem_bytes == 2 && split_sectors && short_side > 32 && short_side <= 1024)
-      return "smem_wide";  // larger ones: smem_realign (classic_best)
-    if (elem_bytes == 8 && split_sectors && short_side > 32 && short_side <= 1024)
+    if (elem_bytes == 2 && split_sectors && short_side > 32 && short_side <= kOddMidSide)
+      return "smem_wide";
+    if (elem_bytes == 8 && split_sectors && short_side > 32 && short_side <= kOddMidSide)
       return "smem_padded";
   }
   return classic_best(rows, cols, elem_bytes);

@@ -161,6 +161,19 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(4100, 4096, 4), "smem_sector");
   EXPECT_EQ(auto_variant(97, 75, 4), "smem_wide");  // small matrices: smem_sector lost at 2-4 B
   EXPECT_EQ(auto_variant(97, 75, 8), "smem_sector");
+  // Short sides above kOddMidSide = 512 (session 13's odd probe shapes): smem_realign at 1-2 B
+  // given one wave of its tiles (512), else smem_sector at 2-4 B; both GPUs.
+  for (double gbps : {3350.0, 4800.0}) {
+    EXPECT_EQ(auto_variant(20001, 777, 1, 1, gbps), "smem_realign");
+    EXPECT_EQ(auto_variant(777, 20001, 2, 1, gbps), "smem_realign");
+    EXPECT_EQ(auto_variant(20001, 777, 4, 1, gbps), "smem_sector");
+    EXPECT_EQ(auto_variant(777, 20001, 8, 1, gbps), "smem_sector");
+    EXPECT_EQ(auto_variant(1001, 999, 2, 1, gbps), "smem_sector");  // 144 realign tiles
+    EXPECT_EQ(auto_variant(1001, 999, 1, 1, gbps), "smem_wide");    // 72 realign tiles
+    EXPECT_EQ(auto_variant(1001, 999, 4, 1, gbps), "smem_sector");
+    EXPECT_EQ(auto_variant(1001, 999, 8, 1, gbps), "smem_sector");
+  }
+  EXPECT_EQ(auto_variant(3000, 500, 4), "smem_wide");  // short side <= 512: as before
   EXPECT_EQ(auto_variant(7, 4000000, 4), "smem_flat");
   EXPECT_EQ(auto_variant(24, 1000003, 4), "smem_strip");      // k = 24 at 4 B: the strip
   EXPECT_EQ(auto_variant(4000000, 7, 8), "smem_strip");       // 8 B: the strip
@@ -198,7 +211,8 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(512, 512, 1, 1000, 4800), "tma_load_store");
   EXPECT_EQ(auto_variant(16384, 16384, 2, 1, 4800), "tma_wide");
   EXPECT_EQ(auto_variant(16384, 16384, 1, 1, 3350), "tma_wide");
-  EXPECT_EQ(auto_variant(3001, 999, 2, 1, 4800), "smem_wide");    // H200: odd 2 B, short <= 1024
+  EXPECT_EQ(auto_variant(3001, 511, 2, 1, 4800), "smem_wide");    // H200: odd 2 B, short <= 512
+  EXPECT_EQ(auto_variant(3001, 999, 2, 1, 4800), "smem_sector");  // ... above: as the H100
   EXPECT_EQ(auto_variant(97, 75, 8, 3000, 4800), "smem_padded");  // H200: small odd 8 B
   EXPECT_EQ(auto_variant(32, 32, 1, 16384), "reg_permute");       // batches of 32 x 32, 1-2 B
   EXPECT_EQ(auto_variant(32, 32, 4, 16384), "tma_load_store");    // ... 4 B: not registers
