@@ -7,10 +7,13 @@
 # active (occupancy); registers; shared-memory bank conflicts; the stall reasons per issued
 # instruction that dominate (long scoreboard = global loads, MIO throttle = shared/shuffle
 # queue, short scoreboard = shared-memory results, barrier, lg throttle = global queue).
-# Usage: scripts/ncu-unmet.sh [BUILD_DIR]   (needs ncu; --clock-control none). Output: one
-# block per case; what lies under $OUT/ncu-unmet.txt.
+# Usage: scripts/ncu-unmet.sh [BUILD_DIR] [CASES]   (needs ncu; --clock-control none). CASES:
+# session11 (default: the cases below as that session profiled them) or session13 (the
+# techniques `auto` runs there since session 12, reg_permute, and odd 4 B, with their peers).
+# Output: one block per case; what lies under $OUT/ncu-unmet.txt.
 set -uo pipefail
 b=${1:-build-gpu}
+cases=${2:-session11}
 out=${OUT:-$b}/ncu-unmet.txt
 : > "$out"
 m=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__grid_size,launch__block_size,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio
@@ -23,6 +26,13 @@ run() {  # label, benchmark filter, kernel regex ('' = the first kernels, for a 
     --benchmark_filter="$2" 2>&1 | grep -E "^  [A-Za-z_].*\(|gpu__|dram__|sm__|smsp__|launch__|l1tex__" |
     sed 's/  */ /g' | tee -a "$out"
 }
+if [ "$cases" = session13 ]; then
+  run "skinny 2 B: reg_permute" '^reg_permute/e2/skinny/16x4000000/' reg_permute_kernel
+  run "batched 2 B: reg_permute" '^reg_permute/e2/batched/16384x32x32/' reg_permute_kernel
+  run "odd 4 B: smem_sector" '^smem_sector/e4/odd/6789x12345/' smem_sector_kernel
+  run "odd 4 B: peer cublas_geam" '^cublas_geam/e4/odd/6789x12345/' ''
+  exit 0
+fi
 run "odd 1 B: smem_realign" '^smem_realign/e1/odd/12345x6789/' smem_realign_kernel
 run "odd 2 B: smem_realign" '^smem_realign/e2/odd/12345x6789/' smem_realign_kernel
 run "odd 16 B: smem_strip" '^smem_strip/e16/odd/12345x6789/' smem_strip_kernel
