@@ -116,8 +116,10 @@ std::string classic_best(std::int64_t rows, std::int64_t cols, int elem_bytes) {
     return "smem_flat";
   if (short_side <= 32) return "smem_strip";
   const bool rows16 = (cols * elem_bytes) % 16 == 0 && (rows * elem_bytes) % 16 == 0;
-  // smem_realign's tiles (160 x 128 bytes, 4 CTAs per SM): below one wave of them on the
-  // H100 / H200 (528 / 528) the small tiles of smem_wide / smem_sector win.
+  // smem_realign's tiles of an odd matrix (kernels/common/realign.hpp RealignTile: kOwned =
+  // 128 rows plus kPad = 32, 128 bytes wide; 4 CTAs per SM; that header is not included here,
+  // its device loops' #pragma unroll warn under the host compiler): below one wave of them on
+  // the H100 / H200 (528 / 528) the small tiles of smem_wide / smem_sector win.
   const std::int64_t realign_tiles =
       ceil_div(rows + 32, std::int64_t(128)) * ceil_div(cols * elem_bytes, std::int64_t(128));
   if (!rows16 && elem_bytes <= 2 && short_side > kOddMidSide && realign_tiles >= 512)

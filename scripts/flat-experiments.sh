@@ -19,10 +19,8 @@ source scripts/gpu-experiment-lib.sh
 gpu_build "80-real;90"
 rc=0
 if has test; then
-  TMAKIT_REQUIRE_GPU=1 "$build/tests/tmakit_gpu_tests" --gtest_brief=1 \
-    --gtest_filter='*smem_flat*:*Skinny*:Registry/Layout.*' > "$out/gtest-flat.log" 2>&1
+  gpu_tests flat '*smem_flat*:*Skinny*:Registry/Layout.*'
   rc=$?
-  grep -E "FAILED|Failure|PASSED|tests ran" "$out/gtest-flat.log" | head -30
 fi
 if has bench; then
   bench full-skinny-batched full '/(skinny|batched)/'

@@ -21,6 +21,16 @@ gpu_build() {
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 }
 
+# gpu_tests TAG FILTER: tmakit_gpu_tests with TMAKIT_REQUIRE_GPU=1 into $out/gtest-TAG.log,
+# its verdict lines printed; returns the tests' exit status.
+gpu_tests() {
+  TMAKIT_REQUIRE_GPU=1 "$build/tests/tmakit_gpu_tests" --gtest_brief=1 --gtest_filter="$2" \
+    > "$out/gtest-$1.log" 2>&1
+  local rc=$?
+  grep -E "FAILED|Failure|PASSED|tests ran" "$out/gtest-$1.log" | head -30
+  return $rc
+}
+
 # bench TAG PRESET FILTER: tmakit_bench into $out/bench-TAG.json (console in bench-TAG.txt).
 bench() {
   timeout "${BENCH_TIMEOUT:-900}" "$build/bench/tmakit_bench" --preset="$2" --benchmark_filter="$3" \

@@ -19,10 +19,8 @@ source scripts/gpu-experiment-lib.sh
 gpu_build 90
 rc=0
 if has test; then
-  TMAKIT_REQUIRE_GPU=1 "$build/tests/tmakit_gpu_tests" --gtest_brief=1 \
-    --gtest_filter="${TEST_FILTER:-*reg_permute*:*ChunkAligned*:Registry/Layout.*}" > "$out/gtest-reg.log" 2>&1
+  gpu_tests reg "${TEST_FILTER:-*reg_permute*:*ChunkAligned*:Registry/Layout.*}"
   rc=$?
-  grep -E "FAILED|Failure|PASSED|tests ran" "$out/gtest-reg.log" | head -30
 fi
 tokens='memcpy|copy|reg_permute|smem_flat|smem_strip|smem_padded|vec_padded|tma_load_store|tma_pipeline|tma_wide|auto|cutensor|cublaslt|cublas_geam'
 if has bench; then
