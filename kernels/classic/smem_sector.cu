@@ -21,6 +21,12 @@
 // consecutive i of one column, 32 distinct banks for 4-byte elements.
 // (in[r][c] sits at r*src_ld + c of its matrix, out[i][j] at i*dst_ld + j; matrix b of the
 // batch at b*src_batch and b*dst_batch.)
+// Tile order, per GPU: on HBM3e (the H200, kernels::is_hbm3e) the blocks walk down tile columns
+// (for_each_tile<true>), so the tiles in flight fill one output row band; on the H100 the
+// grouped row-major order. Measured on the H200 (docs/perf-notes.md, session 14), odd shapes,
+// % of memcpy, row-major -> column-major: 8 B +2.9 to +7.2 points on the six shapes above
+// 4000 x 4000 bytes (9999^2 88.5 -> 93.5, 777x20001 89.9 -> 97.1), 4 B -1.5 to +6.1; on the
+// H100 (session 13) mixed, -3.4 to +4.1.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -34,7 +40,7 @@ namespace {
 
 constexpr int kN = 64;  // tile columns = owned output elements per row
 
-template <class T, int G>
+template <class T, int G, bool ColumnMajor>
 __global__ void __launch_bounds__(256, 4)  // <= 64 registers: 4 blocks per SM at least
     smem_sector_kernel(const T* __restrict__ src_base, T* __restrict__ dst_base, std::int64_t rows,
                        std::int64_t cols, BatchStrides st, int pad_rows) {
@@ -50,7 +56,7 @@ __global__ void __launch_bounds__(256, 4)  // <= 64 registers: 4 blocks per SM a
   // One more row of tiles when rows are shifted: the last owned range reaches past rows.
   const std::int64_t tiles_y = ceil_div(rows + pad_rows, kN), tiles_x = ceil_div(cols, kN);
 
-  for_each_tile(
+  for_each_tile<ColumnMajor>(
       st.batch, tiles_y, tiles_x, [&](std::int64_t b, std::int64_t tile_y, std::int64_t tile_x) {
         const T* src = src_base + b * st.src_batch_elems;
         T* dst = dst_base + b * st.dst_batch_elems;
@@ -106,7 +112,9 @@ cudaError_t launch_sector(const kernels::LaunchArgs& a) {
   constexpr int P = (G / int(sizeof(T)) + 7) / 8 * 8;
   const int pad = aligned ? 0 : P;
   const TileGrid g = tile_grid(ceil_div(a.rows + pad, kN), ceil_div(a.cols, kN), a.strides.batch);
-  smem_sector_kernel<T, G><<<dim3(g.x, g.y, g.z), dim3(32, 8), 0, a.stream>>>(
+  auto* kernel = kernels::is_hbm3e(a.dram_gbps) ? smem_sector_kernel<T, G, true>
+                                                : smem_sector_kernel<T, G, false>;
+  kernel<<<dim3(g.x, g.y, g.z), dim3(32, 8), 0, a.stream>>>(
       static_cast<const T*>(a.src), static_cast<T*>(a.dst), a.rows, a.cols, a.strides, pad);
   return cudaGetLastError();
 }
