@@ -125,8 +125,8 @@ std::string classic_best(std::int64_t rows, std::int64_t cols, int elem_bytes) {
   if (!rows16 && elem_bytes <= 2 && short_side > kOddMidSide && realign_tiles >= 512)
     return "smem_realign";
   const bool out_rows_split_sectors = (rows * elem_bytes) % 32 != 0;
-  if (out_rows_split_sectors && (elem_bytes == 8 || ((elem_bytes == 2 || elem_bytes == 4) &&
-                                                     short_side > kOddMidSide)))
+  if (out_rows_split_sectors &&
+      (elem_bytes == 8 || ((elem_bytes == 2 || elem_bytes == 4) && short_side > kOddMidSide)))
     return "smem_sector";
   switch (elem_bytes) {
     case 1:
@@ -222,19 +222,22 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   //     93.9 / 93.8; 16384x32x32 and 10000x24x40 within 1 point of smem_flat; at 4-8 B 0.88-0.97.
   {
     const std::int64_t b = std::max<std::int64_t>(batch, 1);
-    const RegPlan rp = reg_plan(rows, cols, elem_bytes, b, cols, rows, rows * cols, rows * cols,
-                                0, 0);
+    const RegPlan rp =
+        reg_plan(rows, cols, elem_bytes, b, cols, rows, rows * cols, rows * cols, 0, 0);
     const int kb = rp.k * elem_bytes;  // the short side's bytes
-    const bool pays =
-        rp.form != RegForm::kNone &&
-        (b > 1 ? elem_bytes <= 2
-               : rp.form == RegForm::kWide
-                     ? (elem_bytes <= 2 && kb <= 32) || (elem_bytes == 4 && rp.k <= 4)
-                     : elem_bytes <= 4 && kb <= 16 && rp.k < 16);
+    const bool pays = rp.form != RegForm::kNone &&
+                      (b > 1 ? elem_bytes <= 2
+                       : rp.form == RegForm::kWide
+                           ? (elem_bytes <= 2 && kb <= 32) || (elem_bytes == 4 && rp.k <= 4)
+                           : elem_bytes <= 4 && kb <= 16 && rp.k < 16);
     // The H200 (same scripts, docs/data/reg-h200-2026-11-24.txt) also takes N x k at 1 B for
     // every k: 4000000x16 / 4000000x32 84.2 / 83.1 where smem_flat ran 76.8 / 76.9 and
-    // tma_load (its pick for N x 32) 76.4; at 2-4 B the rules above held there too.
-    const bool pays_hbm3e = hbm3e && rp.form == RegForm::kTall && b == 1 && elem_bytes == 1;
+    // tma_load (its pick for N x 32) 76.4; and at 4 B for k < 8: 4000000x7 reg_permute 3617 /
+    // 3694 GB/s against smem_flat 3570 / 3522 in the final runs 2026-11-24c / d (docs/data/
+    // bench-full-h200-*; the H100 ran smem_flat 2756 / 2760 against 2726 / 2735 there); k = 16
+    // stays on smem_flat (3745 / 3762 against 3305 / 3358).
+    const bool pays_hbm3e = hbm3e && rp.form == RegForm::kTall && b == 1 &&
+                            (elem_bytes == 1 || (elem_bytes == 4 && rp.k < 8));
     if (pays || pays_hbm3e) return "reg_permute";
   }
   const bool small_batch = batch > 1 && rows * cols * elem_bytes <= kFlatMaxMatrixBytes;
@@ -368,7 +371,7 @@ int data_type_bytes(DataType type) {
 }
 
 std::string auto_accumulate_variant(std::int64_t rows, std::int64_t cols, DataType type,
-                                    double beta) {
+                                    double beta, double dram_gbps) {
   // Measured on the H100 with beta = 1 (full run 2026-11-23, docs/perf-notes.md session 7;
   // GB/s with three operands counted, bf16 / f32):
   //  - 16384^2: smem_accumulate 2584 / 2937, tma_reduce 2358 / 2392: the LDG/STG path;
@@ -376,6 +379,13 @@ std::string auto_accumulate_variant(std::int64_t rows, std::int64_t cols, DataTy
   //    tiles waste most of each tile there): the TMA reduce, which falls back to
   //    smem_accumulate where it cannot run (beta != 1, f64, rows not 16-byte multiples).
   if (std::min(rows, cols) <= 32 && beta == 1.0 && type != DataType::kF64) return "tma_reduce";
+  // The H200 at 2 B (bf16 / f16) with rows that TMA takes (both sides 16-byte multiples):
+  // 16384^2 bf16 tma_reduce 3145 / 3142 against smem_accumulate 3070 / 3076 (final runs
+  // 2026-11-24c / d); f32 stays on smem_accumulate (4139 / 4114 against 3166 / 3170).
+  const bool half = type == DataType::kBF16 || type == DataType::kF16;
+  if (kernels::is_hbm3e(dram_gbps) && half && beta == 1.0 && (rows * 2) % 16 == 0 &&
+      (cols * 2) % 16 == 0)
+    return "tma_reduce";
   return "smem_accumulate";
 }
 
@@ -506,7 +516,7 @@ Status run(const void* src, void* dst, std::int64_t rows, std::int64_t cols, int
     return make_status(StatusCode::kUnsupported, why);
   if (is_auto)
     def = find_variant_def(
-        acc != nullptr ? auto_accumulate_variant(rows, cols, acc->type, acc->beta)
+        acc != nullptr ? auto_accumulate_variant(rows, cols, acc->type, acc->beta, caps.dram_gbps)
                        : auto_variant(rows, cols, elem_bytes, lay.strides.batch, caps.dram_gbps));
   kernels::LaunchArgs args;
   args.src = src;

@@ -186,16 +186,16 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(4000000, 32, 2), "smem_flat");       // 32 columns: flat
   EXPECT_EQ(auto_variant(97, 75, 1, 3000), "smem_flat");      // small batches
   EXPECT_EQ(auto_variant(8, 8, 8, 100000), "smem_flat");
-  EXPECT_EQ(auto_variant(64, 64, 2, 4096), "tma_load_store");    // 16-byte rows, sides >= 64
-  EXPECT_EQ(auto_variant(32, 32, 4, 16384), "tma_load_store");   // batches of 32 x 32
-  EXPECT_EQ(auto_variant(128, 128, 1, 2048), "tma_pipeline");    // a side < the 256-byte tile
-  EXPECT_EQ(auto_variant(128, 128, 2, 2048), "tma_pipeline");    // 2048 tiles: too few for wide
-  EXPECT_EQ(auto_variant(64, 64, 1, 4096), "vec_padded");        // a side below 128 bytes, 1 B
-  EXPECT_EQ(auto_variant(32, 4000000, 1), "reg_permute");        // 32 x N, 1 B: registers
-  EXPECT_EQ(auto_variant(32, 1000003, 1), "smem_flat");          // N not whole chunks: flat
-  EXPECT_EQ(auto_variant(2048, 2048, 4), "tma_pipeline");        // 4 B, 16-64 MB, one matrix
-  EXPECT_EQ(auto_variant(16, 4000000, 4), "tma_load_store");     // 16 x N, 4 B
-  EXPECT_EQ(auto_variant(4000000, 32, 2, 1, 4800), "tma_load");  // H200: N x 32, 1-2 B
+  EXPECT_EQ(auto_variant(64, 64, 2, 4096), "tma_load_store");       // 16-byte rows, sides >= 64
+  EXPECT_EQ(auto_variant(32, 32, 4, 16384), "tma_load_store");      // batches of 32 x 32
+  EXPECT_EQ(auto_variant(128, 128, 1, 2048), "tma_pipeline");       // a side < the 256-byte tile
+  EXPECT_EQ(auto_variant(128, 128, 2, 2048), "tma_pipeline");       // 2048 tiles: too few for wide
+  EXPECT_EQ(auto_variant(64, 64, 1, 4096), "vec_padded");           // a side below 128 bytes, 1 B
+  EXPECT_EQ(auto_variant(32, 4000000, 1), "reg_permute");           // 32 x N, 1 B: registers
+  EXPECT_EQ(auto_variant(32, 1000003, 1), "smem_flat");             // N not whole chunks: flat
+  EXPECT_EQ(auto_variant(2048, 2048, 4), "tma_pipeline");           // 4 B, 16-64 MB, one matrix
+  EXPECT_EQ(auto_variant(16, 4000000, 4), "tma_load_store");        // 16 x N, 4 B
+  EXPECT_EQ(auto_variant(4000000, 32, 2, 1, 4800), "tma_load");     // H200: N x 32, 1-2 B
   EXPECT_EQ(auto_variant(4000000, 32, 1, 1, 4800), "reg_permute");  // ... but registers at 1 B
   EXPECT_EQ(auto_variant(4000000, 16, 1, 1, 4800), "reg_permute");
   EXPECT_EQ(auto_variant(4000000, 32, 1), "smem_flat");
@@ -227,6 +227,11 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(4000000, 7, 2), "reg_permute");
   EXPECT_EQ(auto_variant(4000000, 4, 4), "reg_permute");
   EXPECT_EQ(auto_variant(4000000, 7, 4), "smem_flat");
+  // The H200 also takes N x k at 4 B for k < 8 (k = 16 stays on smem_flat).
+  EXPECT_EQ(auto_variant(4000000, 7, 4, 1, 4800), "reg_permute");
+  EXPECT_EQ(auto_variant(4000000, 5, 4, 1, 4800), "reg_permute");
+  EXPECT_EQ(auto_variant(4000000, 16, 4, 1, 4800), "smem_flat");
+  EXPECT_EQ(auto_variant(7, 4000000, 4, 1, 4800), "smem_flat");  // k x N: as the H100
   EXPECT_EQ(auto_variant(8, 8, 2, 100000), "reg_permute");
   EXPECT_EQ(auto_variant(32, 32, 8, 16384), "smem_xor");
   for (const VariantInfo& v : variants()) {
@@ -333,6 +338,15 @@ TEST(AccumulateAuto, PicksTheMeasuredFastest) {
   EXPECT_EQ(auto_accumulate_variant(16, 4000000, DataType::kBF16, 1), "tma_reduce");
   EXPECT_EQ(auto_accumulate_variant(4000000, 16, DataType::kF32, 0), "smem_accumulate");
   EXPECT_EQ(auto_accumulate_variant(4000000, 16, DataType::kF64, 1), "smem_accumulate");
+  // The H200's table (peak DRAM > 4000 GB/s): the TMA reduce for 2-byte types at any shape
+  // whose sides are 16-byte multiples; f32 and the H100 as above.
+  EXPECT_EQ(auto_accumulate_variant(16384, 16384, DataType::kBF16, 1, 4800), "tma_reduce");
+  EXPECT_EQ(auto_accumulate_variant(16384, 16384, DataType::kF16, 1, 4800), "tma_reduce");
+  EXPECT_EQ(auto_accumulate_variant(16384, 16384, DataType::kBF16, 1, 3350), "smem_accumulate");
+  EXPECT_EQ(auto_accumulate_variant(16384, 16384, DataType::kF32, 1, 4800), "smem_accumulate");
+  EXPECT_EQ(auto_accumulate_variant(16384, 16384, DataType::kBF16, 0, 4800), "smem_accumulate");
+  EXPECT_EQ(auto_accumulate_variant(12345, 6789, DataType::kBF16, 1, 4800), "smem_accumulate");
+  EXPECT_EQ(auto_accumulate_variant(16384, 6788, DataType::kBF16, 1, 4800), "smem_accumulate");
   EXPECT_EQ(fallback_variant("tma_reduce", 4096, 4096, 4), "smem_accumulate");
   EXPECT_EQ(data_type_bytes(DataType::kBF16), 2);
   EXPECT_EQ(data_type_bytes(DataType::kF64), 8);
