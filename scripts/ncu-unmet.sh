@@ -8,8 +8,9 @@
 # instruction that dominate (long scoreboard = global loads, MIO throttle = shared/shuffle
 # queue, short scoreboard = shared-memory results, barrier, lg throttle = global queue).
 # Usage: scripts/ncu-unmet.sh [BUILD_DIR] [CASES]   (needs ncu; --clock-control none). CASES:
-# session11 (default: the cases below as that session profiled them) or session13 (the
-# techniques `auto` runs there since session 12, reg_permute, and odd 4 B, with their peers).
+# session11 (default: the cases below as that session profiled them), session13 (the
+# techniques `auto` runs there since session 12, reg_permute, and odd 4 B, with their peers) or
+# session14 (the H100's large aligned losses at 2048^2, 2 / 8 / 16 B, with their peers).
 # Output: one block per case; what lies under $OUT/ncu-unmet.txt.
 set -uo pipefail
 b=${1:-build-gpu}
@@ -26,6 +27,15 @@ run() {  # label, benchmark filter, kernel regex ('' = the first kernels, for a 
     --benchmark_filter="$2" 2>&1 | grep -E "^  [A-Za-z_].*\(|gpu__|dram__|sm__|smsp__|launch__|l1tex__" |
     sed 's/  */ /g' | tee -a "$out"
 }
+if [ "$cases" = session14 ]; then
+  run "square 2 B: tma_wide" '^tma_wide/e2/square/2048x2048/' tma_wide_kernel
+  run "square 2 B: peer cutensor" '^cutensor/e2/square/2048x2048/' ''
+  run "square 8 B: smem_sector" '^smem_sector/e8/square/2048x2048/' smem_sector_kernel
+  run "square 8 B: peer cublas_geam" '^cublas_geam/e8/square/2048x2048/' ''
+  run "square 16 B: smem_padded" '^smem_padded/e16/square/2048x2048/' smem_tile_kernel
+  run "square 16 B: peer cublas_geam" '^cublas_geam/e16/square/2048x2048/' ''
+  exit 0
+fi
 if [ "$cases" = session13 ]; then
   run "skinny 2 B: reg_permute" '^reg_permute/e2/skinny/16x4000000/' reg_permute_kernel
   run "batched 2 B: reg_permute" '^reg_permute/e2/batched/16384x32x32/' reg_permute_kernel
