@@ -23,10 +23,11 @@
 // batch at b*src_batch and b*dst_batch.)
 // Tile order, per GPU: on HBM3e (the H200, kernels::is_hbm3e) the blocks walk down tile columns
 // (for_each_tile<true>), so the tiles in flight fill one output row band; on the H100 the
-// grouped row-major order. Measured on the H200 (docs/perf-notes.md, session 14), odd shapes,
-// % of memcpy, row-major -> column-major: 8 B +2.9 to +7.2 points on the six shapes above
-// 4000 x 4000 bytes (9999^2 88.5 -> 93.5, 777x20001 89.9 -> 97.1), 4 B -1.5 to +6.1; on the
-// H100 (session 13) mixed, -3.4 to +4.1.
+// grouped row-major order. Measured on the H200 (docs/perf-notes.md, session 14; docs/data/
+// sector-order-h200-2026-11-24.txt), the eight odd shapes of the probe and full presets, % of
+// memcpy, row-major -> column-major: 8 B +2.4 to +7.2 points on six (9999^2 88.5 -> 93.5,
+// 777x20001 89.9 -> 97.1), 20001x777 -0.1, 1001x999 (L2-sized) -3.5; 4 B -1.5 to +6.1. On the
+// H100 (session 13) mixed, -3.4 to +4.1: it keeps the row-major order.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
