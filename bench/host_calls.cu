@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 #include <benchmark/benchmark.h>
+#include <cuda.h>
 #include <cuda_runtime.h>
 #include <host/device.hpp>
 #include <host/registry.hpp>
@@ -17,6 +18,9 @@ namespace tmakit::bench {
 namespace {
 
 __global__ void empty_kernel() {}
+// The parameters of a two-map TMA kernel (256 bytes of tensor maps), never read.
+__global__ void empty_maps_kernel(const __grid_constant__ CUtensorMap a,
+                                  const __grid_constant__ CUtensorMap b) {}
 
 constexpr int kCallsPerIter = 100;
 
@@ -70,6 +74,16 @@ int register_host_calls() {
   add("empty_launch", [](benchmark::State& st) {
     time_calls(st, [] {
       empty_kernel<<<1, 32>>>();
+      return cudaGetLastError() == cudaSuccess;
+    });
+  });
+  // The same launch with a TMA kernel's two tensor-map parameters: what the parameter size
+  // adds to a launch (the TMA rows of host_overhead run 0.5-1.5 us above the classic ones on
+  // the H200 machine, docs/perf-notes.md session 14).
+  add("empty_launch_two_maps", [](benchmark::State& st) {
+    CUtensorMap a{}, b{};
+    time_calls(st, [&] {
+      empty_maps_kernel<<<1, 32>>>(a, b);
       return cudaGetLastError() == cudaSuccess;
     });
   });
