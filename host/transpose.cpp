@@ -382,9 +382,9 @@ std::string auto_accumulate_variant(std::int64_t rows, std::int64_t cols, DataTy
   // The H200 at 2 B (bf16 / f16) with rows that TMA takes (both sides 16-byte multiples):
   // 16384^2 bf16 tma_reduce 3145 / 3142 against smem_accumulate 3070 / 3076 (final runs
   // 2026-11-24c / d); f32 stays on smem_accumulate (4139 / 4114 against 3166 / 3170).
-  const bool half = type == DataType::kBF16 || type == DataType::kF16;
-  if (kernels::is_hbm3e(dram_gbps) && half && beta == 1.0 && (rows * 2) % 16 == 0 &&
-      (cols * 2) % 16 == 0)
+  const int e = data_type_bytes(type);
+  if (kernels::is_hbm3e(dram_gbps) && e == 2 && beta == 1.0 && (rows * e) % 16 == 0 &&
+      (cols * e) % 16 == 0)
     return "tma_reduce";
   return "smem_accumulate";
 }

@@ -10,6 +10,7 @@
 #include <vector>
 #include <gtest/gtest.h>
 #include <host/device.hpp>
+#include <host/layout.hpp>
 #include <host/registry.hpp>
 #include <kernels/launchers.hpp>
 #include <tests/support/gpu.hpp>
@@ -52,18 +53,17 @@ TEST_P(GpuTables, BothGpusPathsMatchReference) {
     for (const Shape& s : shapes) {
       MatrixLayout layout;
       layout.batch = s.batch;
+      ResolvedLayout lay;  // the strides transpose() passes for this layout
+      ASSERT_TRUE(resolve_layout(s.rows, s.cols, c.elem_bytes, layout, false, &lay).ok());
       const std::string err = test::check_transpose_layout(
           s.rows, s.cols, c.elem_bytes, false, layout, [&](const void* src, void* dst) {
-            kernels::LaunchArgs a;  // dense operands, as transpose() fills them
+            kernels::LaunchArgs a;
             a.src = src;
             a.dst = dst;
             a.rows = s.rows;
             a.cols = s.cols;
             a.elem_bytes = c.elem_bytes;
-            a.strides.batch = s.batch;
-            a.strides.src_ld_elems = s.cols;
-            a.strides.dst_ld_elems = s.rows;
-            a.strides.src_batch_elems = a.strides.dst_batch_elems = s.rows * s.cols;
+            a.strides = lay.strides;
             a.sm_count = caps.sm_count;
             a.dram_gbps = gbps;
             const cudaError_t e = def->launch(a);
