@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 #include <host/error.hpp>
 #include <host/timing.hpp>
 
@@ -11,10 +13,19 @@ L2Flusher::~L2Flusher() {
 Status L2Flusher::init(std::size_t l2_bytes) {
   bytes_ = 2 * std::max<std::size_t>(l2_bytes, 1 << 20);
   TMAKIT_CUDA_TRY(cudaMalloc(&buf_, bytes_));
+  const char* keep = std::getenv("TMAKIT_FLUSH_KEEP_PERSISTING");
+  reset_persisting_ = keep == nullptr || std::string(keep) != "1";
   return {};
 }
 
 Status L2Flusher::flush(cudaStream_t stream) {
+  // Lines read or written with an evict_last policy (tma_wide's loads: .L2::cache_hint with
+  // cuda::access_property::persisting) outlive the memset below: it evicts normal lines first.
+  // Left alone, they are still in the L2 when the next timed launch reads the same buffer
+  // (docs/perf-notes.md, session 15: up to 1.2x on 8-16 MB calls). So they are demoted to
+  // normal first; the memset then evicts them like any other line.
+  if (reset_persisting_ && cudaCtxResetPersistingL2Cache() != cudaSuccess)
+    cudaGetLastError();  // not supported here (MIG, MPS): nothing was marked persisting either
   TMAKIT_CUDA_TRY(cudaMemsetAsync(buf_, ++generation_ & 0xff, bytes_, stream));
   return {};
 }

@@ -15,12 +15,16 @@ class L2Flusher {
   L2Flusher(const L2Flusher&) = delete;
   L2Flusher& operator=(const L2Flusher&) = delete;
   Status init(std::size_t l2_bytes);  // allocates 2 x l2_bytes
-  Status flush(cudaStream_t stream);  // overwrites the scratch buffer
+  // Demotes persisting (evict_last) L2 lines to normal, then overwrites the scratch buffer.
+  // TMAKIT_FLUSH_KEEP_PERSISTING=1 skips the demotion: the flush of runs before 2026-11-24
+  // (session 15), kept to reproduce them.
+  Status flush(cudaStream_t stream);
 
  private:
   void* buf_ = nullptr;
   std::size_t bytes_ = 0;
   int generation_ = 0;
+  bool reset_persisting_ = true;
 };
 
 struct TimingStats {

@@ -240,6 +240,7 @@ struct Ctx {
   std::size_t flush_bytes;
   unsigned long long* bad;
   int sms;
+  bool keep_persisting;
   cudaEvent_t t0, t1;
 };
 
@@ -249,6 +250,9 @@ double median_ms(Ctx& c, Launch&& launch) {
   CHECK(cudaDeviceSynchronize());
   std::vector<float> ms;
   for (int i = 0; i < 15; ++i) {
+    // As host/timing.cpp's L2Flusher (session 15): demote evict_last lines first, or they
+    // outlive the memset (TMAKIT_FLUSH_KEEP_PERSISTING=1: the flush of session 8's runs).
+    if (!c.keep_persisting) CHECK(cudaCtxResetPersistingL2Cache());
     CHECK(cudaMemsetAsync(c.flush, i & 0xff, c.flush_bytes));
     CHECK(cudaEventRecord(c.t0));
     launch();
@@ -367,6 +371,19 @@ void combos(Ctx& c, int rows, int cols) {
   run_lever<E, Lever<N, N, kTranspose, false, false, false>>(c, "base_again", rows, cols, m);
 }
 
+// Session 15: the load hints alone, at an L2-sized and a DRAM-sized square (the flush question).
+template <int E>
+void hints(Ctx& c, int n) {
+  prepare<E>(c, n, n);
+  const double m = run_memcpy<E>(c, n, n);
+  run_lever<E, Lever<N, N, kTranspose, false, false, false>>(c, "base", n, n, m);
+  run_lever<E, Lever<La, N, kTranspose, false, false, false>>(c, "ld_last", n, n, m);
+  run_lever<E, Lever<F, N, kTranspose, false, false, false>>(c, "ld_first", n, n, m);
+  run_lever<E, Lever<La, N, kTranspose, false, false, true, 2, 2>>(c, "t2x2_col_ld_last", n, n, m);
+  run_lever<E, Lever<N, N, kTranspose, false, false, true, 2, 2>>(c, "t2x2_col", n, n, m);
+  run_lever<E, Lever<N, N, kTranspose, false, false, false>>(c, "base_again", n, n, m);
+}
+
 // The size sweep: where does the transpose's share of memcpy fall, and is it the transpose or
 // memcpy that moves?
 template <int E>
@@ -380,6 +397,8 @@ void size_point(Ctx& c, int n) {
 int main(int argc, char** argv) {
   const std::string what = argc > 1 ? argv[1] : "all";
   Ctx c{};
+  const char* keep = std::getenv("TMAKIT_FLUSH_KEEP_PERSISTING");
+  c.keep_persisting = keep != nullptr && std::string(keep) == "1";
   CHECK(cudaDeviceGetAttribute(&c.sms, cudaDevAttrMultiProcessorCount, 0));
   cudaDeviceProp p{};
   CHECK(cudaGetDeviceProperties(&p, 0));
@@ -408,6 +427,15 @@ int main(int argc, char** argv) {
       combos<2>(c, n, n);
       combos<4>(c, n, n);
       combos<8>(c, n, n);
+    }
+  }
+  if (what == "hints") {
+    std::printf("# flush %s persisting lines\n", c.keep_persisting ? "keeps" : "demotes");
+    for (int n : {2048, 16384}) {
+      hints<1>(c, n);
+      hints<2>(c, n);
+      hints<4>(c, n);
+      hints<8>(c, n);
     }
   }
   if (what == "all" || what == "sizes") {
