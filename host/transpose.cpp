@@ -238,7 +238,15 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     // stays on smem_flat (3745 / 3762 against 3305 / 3358).
     const bool pays_hbm3e = hbm3e && rp.form == RegForm::kTall && b == 1 &&
                             (elem_bytes == 1 || (elem_bytes == 4 && rp.k < 8));
-    if (pays || pays_hbm3e) return "reg_permute";
+    // 8 B, N x k with k <= 4 and 2 x N (full runs of 2026-11-24f, the first with the flush that
+    // demotes evict_last lines; docs/data/bench-full-{h100,h200}-2026-11-24f.json.xz), reg_permute
+    // / smem_strip, H100 | H200: 4000000x2 1.00 / 0.99 | 1.00 / 0.95, 4000000x4 1.00 / 1.00 |
+    // 1.00 / 0.97, 2x4000000 1.00 / 1.00 | 1.00 / 0.97; 4 x N and k = 7 stay on smem_strip
+    // (reg_permute 0.96-1.00 | 0.96-0.98 of it).
+    const bool pays8 =
+        elem_bytes == 8 && b == 1 &&
+        ((rp.form == RegForm::kTall && rp.k <= 4) || (rp.form == RegForm::kWide && rp.k == 2));
+    if (pays || pays_hbm3e || pays8) return "reg_permute";
   }
   const bool small_batch = batch > 1 && rows * cols * elem_bytes <= kFlatMaxMatrixBytes;
   if (small_batch &&
@@ -278,12 +286,37 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     const std::int64_t side = tma_wide_side(elem_bytes);
     const std::int64_t tiles =
         std::max<std::int64_t>(batch, 1) * ((rows + side - 1) / side) * ((cols + side - 1) / side);
-    constexpr std::int64_t kWideMinTiles = 3000, kWideMinTiles48 = 16384;
-    if (elem_bytes <= 2 && short_side >= side && tiles >= kWideMinTiles &&
-        (elem_bytes == 2 || !hbm3e))
+    const std::int64_t bytes = std::max<std::int64_t>(batch, 1) * rows * cols * elem_bytes;
+    constexpr std::int64_t kPipelineMinBytes = 16 << 20, kPipelineMaxBytes = 192 << 20;
+    // Session 15 (full runs 2026-11-24f, the flush that demotes evict_last lines; before it,
+    // whatever ran after tma_wide on a shape found part of its input still in the L2, so the
+    // tables below were partly chosen on inflated figures), tma_wide / the best, H100 | H200:
+    //  - 2 B under 16 MB: 2048^2 (256 tiles) 1.00 | 1.00 where tma_load_store ran 0.97 | 0.98;
+    //    on the H200 at any count: 4096^2 and 8192x2048 (1024 tiles) 1.00 where tma_pipeline
+    //    ran 0.99 / 0.98, 2048x128x128 1.00 against 0.96 (on the H100 tma_pipeline keeps its
+    //    16-192 MB window: 1.00 there, tma_wide 0.98-1.00);
+    //  - 4 and 8 B from 4096 tiles (was 16384) and a short side of 64: 4096^2 4 B 1.00 | 1.00
+    //    (H200 tma_pipeline 0.97), 8192x2048 4 B 1.00 | 1.00 (0.98), 2048x128x128 4 B 1.00 |
+    //    1.00 (smem_wide 0.99 | 0.97), 4096x64x64 4 B 0.99 | 1.00 (smem_wide 0.98 | 0.96),
+    //    2048^2 8 B 0.99 | 1.00 (smem_padded 0.99 | 0.98); 2048^2 4 B (1024 tiles) lost: 0.91 on
+    //    the H200, where tma_pipeline (below) ran 1.00.
+    constexpr std::int64_t kWideMinTiles = 3000, kWideMinTiles48 = 4096;
+    if (elem_bytes == 1 && short_side >= side && tiles >= kWideMinTiles && !hbm3e)
       return "tma_wide";
-    if (elem_bytes >= 4 && tiles >= kWideMinTiles48 &&
-        (short_side >= 128 || (short_side >= 32 && long_side >= 65536)))
+    constexpr std::int64_t kWideMinTiles2 = 256;  // 2048^2 2 B, the fewest measured to win
+    if (elem_bytes == 2 && short_side >= side &&
+        (tiles >= kWideMinTiles ||
+         (tiles >= kWideMinTiles2 && (hbm3e || bytes < kPipelineMinBytes))))
+      return "tma_wide";
+    //    Batches of 32 x 32 at 8 B (one tile each): 16384x32x32 1.00 | 1.00 where smem_xor, the
+    //    pick before, ran 1.00 | 0.98.
+    // (Output rows that split 32-byte sectors keep 16384: smem_sector is built for them, and
+    // no such shape was measured between.)
+    const bool out_rows_on_sectors = (rows * elem_bytes) % 32 == 0;
+    if (elem_bytes >= 4 && tiles >= (out_rows_on_sectors ? kWideMinTiles48 : 16384) &&
+        (short_side >= 64 ||
+         (short_side >= 32 && (long_side >= 65536 || (elem_bytes == 8 && batch > 1 &&
+                                                      rows % side == 0 && cols % side == 0)))))
       return "tma_wide";
     // A side of exactly 32 (k = 32 skinny, batches of 32 x 32) at 1-2 B, and 32-wide batches at
     // 4 B: tma_load_store ran 0.71-1.00 of the best where smem_strip ran 0.51-0.80 (1-2 B) and
@@ -300,9 +333,10 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     // tma_load_store ran 0.91-1.00; on the H200 1000x512x512 and 16384^2 1 B (262-268 MB) 0.94
     // and 0.98 where tma_load_store ran 1.00; 32x4000000 2 B 0.97 | 0.98 against 1.00;
     // 4096x64x64 2 B 0.94 | 0.94 against 0.97 | 0.99.
-    const std::int64_t bytes = std::max<std::int64_t>(batch, 1) * rows * cols * elem_bytes;
-    constexpr std::int64_t kPipelineMinBytes = 16 << 20, kPipelineMaxBytes = 192 << 20;
-    const bool pipeline_window = bytes >= kPipelineMinBytes && bytes <= kPipelineMaxBytes;
+    // 1 B from 4 MB (session 15, runs 2026-11-24f): 2048^2 1 B tma_pipeline 1.00 | 1.00 where
+    // tma_load_store, the pick before, ran 0.93 | 0.93.
+    const bool pipeline_window =
+        bytes >= (elem_bytes == 1 ? (4 << 20) : kPipelineMinBytes) && bytes <= kPipelineMaxBytes;
     if (elem_bytes <= 2 && pipeline_window &&
         (short_side >= 128 || (elem_bytes == 1 && rows == 32)))
       return "tma_pipeline";

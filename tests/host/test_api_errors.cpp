@@ -142,11 +142,15 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(fallback_variant("tma_load_store", 97, 75, 1), "smem_wide");  // small: not realign
   EXPECT_EQ(fallback_variant("tma_load_store", 4, 4000000, 2), "smem_flat");
   EXPECT_EQ(fallback_variant("tma_pipeline", 4000000, 32, 8), "smem_strip");
-  EXPECT_EQ(auto_variant(4096, 4096, 1), "tma_pipeline");    // 16-192 MB, 1-2 B
-  EXPECT_EQ(auto_variant(2048, 2048, 1), "tma_load_store");  // 4 MB: below the window
-  EXPECT_EQ(auto_variant(16384, 16384, 1), "tma_wide");      // 4096 tiles of 256 x 256 bytes
-  EXPECT_EQ(auto_variant(8192, 2048, 2), "tma_pipeline");    // 1024 tiles: too few for wide
-  EXPECT_EQ(auto_variant(512, 512, 1, 1000), "tma_wide");    // a batch counts its tiles
+  EXPECT_EQ(auto_variant(4096, 4096, 1), "tma_pipeline");       // 16-192 MB, 1-2 B
+  EXPECT_EQ(auto_variant(2048, 2048, 1), "tma_pipeline");       // 1 B: the window opens at 4 MB
+  EXPECT_EQ(auto_variant(1024, 1024, 1), "tma_load_store");     // 1 MB: below it
+  EXPECT_EQ(auto_variant(16384, 16384, 1), "tma_wide");         // 4096 tiles of 256 x 256 bytes
+  EXPECT_EQ(auto_variant(8192, 2048, 2), "tma_pipeline");       // 1024 tiles, 32 MB: the window
+  EXPECT_EQ(auto_variant(8192, 2048, 2, 1, 4800), "tma_wide");  // H200: wide at any count
+  EXPECT_EQ(auto_variant(2048, 2048, 2), "tma_wide");           // 256 tiles, under 16 MB
+  EXPECT_EQ(auto_variant(1024, 1024, 2), "tma_load_store");     // 64 tiles: too few
+  EXPECT_EQ(auto_variant(512, 512, 1, 1000), "tma_wide");       // a batch counts its tiles
   EXPECT_EQ(auto_variant(256, 256, 1, 1024), "tma_pipeline");
   EXPECT_EQ(auto_variant(12345, 6789, 2), "smem_realign");  // odd rows, 1-2 B, both GPUs
   EXPECT_EQ(auto_variant(12345, 6789, 2, 1, 4800.0), "smem_realign");
@@ -178,8 +182,12 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(24, 1000003, 4), "smem_strip");      // k = 24 at 4 B: the strip
   EXPECT_EQ(auto_variant(4000000, 7, 8), "smem_strip");       // 8 B: the strip
   EXPECT_EQ(auto_variant(16384, 16384, 8), "tma_wide");       // 262144 full tiles
-  EXPECT_EQ(auto_variant(2048, 2048, 8), "smem_padded");      // 4096 tiles: classic
-  EXPECT_EQ(auto_variant(64, 64, 8, 4096), "smem_padded");    // sides < 128: classic
+  EXPECT_EQ(auto_variant(2048, 2048, 8), "tma_wide");         // 4096 tiles at 4-8 B
+  EXPECT_EQ(auto_variant(1024, 1024, 8), "smem_padded");      // 1024 tiles: classic
+  EXPECT_EQ(auto_variant(4096, 4096, 4), "tma_wide");         // 4096 tiles
+  EXPECT_EQ(auto_variant(64, 64, 4, 4096), "tma_wide");       // a short side of 64
+  EXPECT_EQ(auto_variant(64, 64, 8, 4096), "tma_wide");       // 16384 tiles, a side of 64
+  EXPECT_EQ(auto_variant(48, 48, 8, 4096), "smem_padded");    // 48 x 48: partial 32 x 32 tiles
   EXPECT_EQ(auto_variant(32, 4000000, 4), "tma_wide");        // skinny k = 32, long rows
   EXPECT_EQ(auto_variant(4000000, 16, 4), "smem_flat");       // k = 16 at 4 B: flat
   EXPECT_EQ(auto_variant(32, 4000000, 2), "tma_load_store");  // 32 rows at 1-2 B
@@ -189,7 +197,8 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(64, 64, 2, 4096), "tma_load_store");       // 16-byte rows, sides >= 64
   EXPECT_EQ(auto_variant(32, 32, 4, 16384), "tma_load_store");      // batches of 32 x 32
   EXPECT_EQ(auto_variant(128, 128, 1, 2048), "tma_pipeline");       // a side < the 256-byte tile
-  EXPECT_EQ(auto_variant(128, 128, 2, 2048), "tma_pipeline");       // 2048 tiles: too few for wide
+  EXPECT_EQ(auto_variant(128, 128, 2, 2048), "tma_pipeline");       // H100: 2048 tiles, 64 MB
+  EXPECT_EQ(auto_variant(128, 128, 2, 2048, 4800), "tma_wide");     // H200: wide
   EXPECT_EQ(auto_variant(64, 64, 1, 4096), "vec_padded");           // a side below 128 bytes, 1 B
   EXPECT_EQ(auto_variant(32, 4000000, 1), "reg_permute");           // 32 x N, 1 B: registers
   EXPECT_EQ(auto_variant(32, 1000003, 1), "smem_flat");             // N not whole chunks: flat
@@ -233,7 +242,13 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(4000000, 16, 4, 1, 4800), "smem_flat");
   EXPECT_EQ(auto_variant(7, 4000000, 4, 1, 4800), "smem_flat");  // k x N: as the H100
   EXPECT_EQ(auto_variant(8, 8, 2, 100000), "reg_permute");
-  EXPECT_EQ(auto_variant(32, 32, 8, 16384), "smem_xor");
+  EXPECT_EQ(auto_variant(32, 32, 8, 16384), "tma_wide");  // 8 B: a tile per matrix
+  EXPECT_EQ(auto_variant(32, 32, 8, 1024), "smem_xor");   // 1024 tiles: too few
+  // 8 B: N x k with k <= 4 and 2 x N in registers; 4 x N and k = 7 keep the strip.
+  EXPECT_EQ(auto_variant(4000000, 2, 8), "reg_permute");
+  EXPECT_EQ(auto_variant(4000000, 4, 8), "reg_permute");
+  EXPECT_EQ(auto_variant(2, 4000000, 8), "reg_permute");
+  EXPECT_EQ(auto_variant(4, 4000000, 8), "smem_strip");
   for (const VariantInfo& v : variants()) {
     if (!v.uses_tma) continue;
     for (int e : {1, 2, 4, 8, 16}) {
