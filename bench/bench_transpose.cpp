@@ -12,14 +12,17 @@
 //
 // Timing: CUDA events around the launch only (UseManualTime); buffers, verification,
 // descriptors and plans stay outside; 3 warm-up launches; L2 flushed by overwriting a 2 x L2
-// scratch buffer before every timed launch; --benchmark_repetitions with the median aggregate.
+// scratch buffer (persisting lines demoted first) before every timed launch; each cell's
+// benchmarks run in 3 shuffled rounds (--order=rounds, the default; --order=fixed: registration
+// order with 3 repetitions each) and bench/report.py takes the median.
 // Counters: GBps (decimal, bytes read + written) and pct_of_copy (over the best copy measured
 // so far in this process for the same shape and element size: cudaMemcpyAsync, `copy`,
-// `tma_copy`; the copies run first for each shape). Every result, peers included, is verified
+// `tma_copy`; absent before a copy of the cell has run; bench/report.py recomputes it from the
+// medians). Every result, peers included, is verified
 // bit for bit against the CPU reference before it is timed; a TMA technique that cannot run a
 // call is skipped with its reason (allow_fallback = false), never timed as its fallback.
 //
-//   tmakit_bench --preset=quick|full|probe [google benchmark flags]
+//   tmakit_bench --preset=quick|full|probe [--order=rounds|fixed] [google benchmark flags]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -27,6 +30,7 @@
 #include <ctime>
 #include <functional>
 #include <map>
+#include <random>
 #include <memory>
 #include <set>
 #include <string>
@@ -219,6 +223,18 @@ void run(benchmark::State& state, const std::string& name, Problem& p, Op op,
   state.counters["bytes_moved"] = moved;
 }
 
+// How a cell's benchmarks (one shape and element size: copies, techniques, auto, peers) are
+// ordered. kRounds (the default since session 15): `repetitions` rounds, each registering every
+// benchmark of the cell once in its own seeded shuffle, so no technique always follows the same
+// one; the median over the rounds is computed by bench/report.py. In registration order
+// (kFixed, --order=fixed: the runs before 2026-11-24g), `auto`, which always ran right after
+// bulk_copy, timed the same kernel as the named technique at 0.93-0.97 (tma_pipeline, 1 B) and,
+// before the flush demoted evict_last lines, at up to 1.21x (docs/perf-notes.md, session 15).
+enum class Order { kRounds, kFixed };
+Order g_order = Order::kRounds;
+
+using BenchFn = std::function<void(benchmark::State&)>;
+
 void add(const std::string& name, std::function<void(benchmark::State&)> fn, int iterations,
          int repetitions) {
   benchmark::RegisterBenchmark(name.c_str(), fn)
@@ -227,6 +243,23 @@ void add(const std::string& name, std::function<void(benchmark::State&)> fn, int
       ->Iterations(iterations)
       ->Repetitions(repetitions)
       ->ReportAggregatesOnly(false);
+}
+
+// Registers one cell's benchmarks (see Order). Copies stay first in kFixed order, so the live
+// pct_of_copy counter has its copy; bench/report.py recomputes that percentage anyway.
+void add_cell(const std::string& cell, const std::vector<std::pair<std::string, BenchFn>>& benches,
+              int iterations, int repetitions) {
+  if (g_order == Order::kFixed) {
+    for (const auto& [name, fn] : benches) add(name, fn, iterations, repetitions);
+    return;
+  }
+  std::vector<std::size_t> order(benches.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::mt19937 rng(static_cast<std::uint32_t>(std::hash<std::string>{}(cell)));
+  for (int round = 0; round < repetitions; ++round) {
+    std::shuffle(order.begin(), order.end(), rng);
+    for (std::size_t i : order) add(benches[i].first, benches[i].second, iterations, 1);
+  }
 }
 
 // A copy peer (cudaMemcpyAsync) on shape s: the roofline of any class.
@@ -284,20 +317,21 @@ void register_shape(const Shape& s, int e, int iterations, int repetitions) {
           [=] { return transpose(p->src, p->dst, s.rows, s.cols, e, lay, o); });
     };
   };
-  // Copies first, so the transposes of this shape can be put against the best of them.
+  // Copies first (in kFixed order), so the transposes of this shape can be put against the
+  // best of them.
+  std::vector<std::pair<std::string, BenchFn>> benches;
   for (auto& peer : g_peers)
-    if (peer->is_copy())
-      add(peer->token() + suffix, peer_bench(peer.get()), iterations, repetitions);
+    if (peer->is_copy()) benches.emplace_back(peer->token() + suffix, peer_bench(peer.get()));
   for (const VariantInfo& v : variants())
     if (v.kind == VariantKind::kCopy)
-      add(v.token + suffix, technique_bench(v.token), iterations, repetitions);
+      benches.emplace_back(v.token + suffix, technique_bench(v.token));
   for (const VariantInfo& v : variants())
     if (v.kind == VariantKind::kTranspose)
-      add(v.token + suffix, technique_bench(v.token), iterations, repetitions);
-  add("auto" + suffix, technique_bench("auto"), iterations, repetitions);
+      benches.emplace_back(v.token + suffix, technique_bench(v.token));
+  benches.emplace_back("auto" + suffix, technique_bench("auto"));
   for (auto& peer : g_peers)
-    if (!peer->is_copy())
-      add(peer->token() + suffix, peer_bench(peer.get()), iterations, repetitions);
+    if (!peer->is_copy()) benches.emplace_back(peer->token() + suffix, peer_bench(peer.get()));
+  add_cell(suffix, benches, iterations, repetitions);
 }
 
 // Transpose-accumulate with alpha = beta = 1 (dst += src^T), class `accumulate`: the copies
@@ -350,17 +384,18 @@ void register_accumulate(const Shape& shape, int e, int iterations, int repetiti
       run(st, peer->token() + suffix, *p, Op::kAccumulate, [peer] { return peer->launch(); });
     };
   };
+  std::vector<std::pair<std::string, BenchFn>> benches;
   for (auto& peer : g_peers)
     if (peer->is_copy())
-      add(peer->token() + suffix, peer_bench_copy(peer.get(), s, e), iterations, repetitions);
-  add("copy" + suffix, copy_bench("copy"), iterations, repetitions);
+      benches.emplace_back(peer->token() + suffix, peer_bench_copy(peer.get(), s, e));
+  benches.emplace_back("copy" + suffix, copy_bench("copy"));
   for (const VariantInfo& v : variants())
     if (v.kind == VariantKind::kAccumulate)
-      add(v.token + suffix, technique_bench(v.token), iterations, repetitions);
-  add("auto" + suffix, technique_bench("auto"), iterations, repetitions);
+      benches.emplace_back(v.token + suffix, technique_bench(v.token));
+  benches.emplace_back("auto" + suffix, technique_bench("auto"));
   for (auto& peer : g_peers)
-    if (!peer->is_copy())
-      add(peer->token() + suffix, peer_bench(peer.get()), iterations, repetitions);
+    if (!peer->is_copy()) benches.emplace_back(peer->token() + suffix, peer_bench(peer.get()));
+  add_cell(suffix, benches, iterations, repetitions);
 }
 
 // Host time of one transpose() call that does not wait (a 64x64 fp32 matrix): what a caller
@@ -428,8 +463,11 @@ std::vector<Shape> preset_shapes(const std::string& preset) {
                              {"batched", 2000, 100, 60}, {"batched", 500, 250, 130}};
     v.insert(v.end(), std::begin(batched), std::end(batched));
     // Odd shapes (no row a 16-byte multiple at 1-8 B) of other sizes and aspect ratios.
-    const Shape odd[] = {{"odd", 1, 1001, 999},   {"odd", 1, 4097, 4095}, {"odd", 1, 9999, 9999},
-                         {"odd", 1, 20001, 777},  {"odd", 1, 777, 20001}};
+    const Shape odd[] = {{"odd", 1, 1001, 999},
+                         {"odd", 1, 4097, 4095},
+                         {"odd", 1, 9999, 9999},
+                         {"odd", 1, 20001, 777},
+                         {"odd", 1, 777, 20001}};
     v.insert(v.end(), std::begin(odd), std::end(odd));
     return v;
   }
@@ -466,6 +504,10 @@ int main(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) {
     if (std::strncmp(argv[i], "--preset=", 9) == 0)
       preset = argv[i] + 9;
+    else if (std::strcmp(argv[i], "--order=fixed") == 0)
+      g_order = Order::kFixed;
+    else if (std::strcmp(argv[i], "--order=rounds") == 0)
+      g_order = Order::kRounds;
     else
       args.push_back(argv[i]);
   }
@@ -505,6 +547,10 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("preset", preset);
   benchmark::AddCustomContext("cutensor", cutensor);
   benchmark::AddCustomContext("peers", peer_list);
+  benchmark::AddCustomContext("order", g_order == Order::kRounds ? "rounds" : "fixed");
+  std::string tokens;  // the registry's order, which bench/report.py keeps in its tables
+  for (const VariantInfo& v : variants()) tokens += (tokens.empty() ? "" : ",") + v.token;
+  benchmark::AddCustomContext("tokens", tokens);
   const int iterations = 10, repetitions = 3;
   for (const Shape& s : shapes)
     for (int e : {1, 2, 4, 8, 16}) register_shape(s, e, iterations, repetitions);

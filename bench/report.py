@@ -16,6 +16,7 @@ Medians of the repetitions.
 """
 import argparse
 import json
+import statistics
 import math
 import os
 import sys
@@ -87,6 +88,12 @@ def load(paths):
         for k in ("date", "driver_version", "cutensor", "peers"):
             if k in ctx and k not in run.ctx:
                 run.ctx[k] = ctx[k]
+        # Runs of --order=rounds (the default since 2026-11-24g) register every benchmark once
+        # per round, so a name has several rows and no aggregate: their median stands for them.
+        # Older runs have a median aggregate per name, which stands for its repetition rows.
+        has_median = {b.get("run_name", b["name"]) for b in data["benchmarks"]
+                      if b.get("aggregate_name") == "median"}
+        rounds = OrderedDict()
         for b in data["benchmarks"]:
             name = b.get("run_name", b["name"])
             aggregate = b.get("aggregate_name")
@@ -94,7 +101,9 @@ def load(paths):
             if aggregate not in (None, "median"):
                 continue
             if aggregate is None and not skipped:
-                continue  # per-repetition rows: the median aggregate stands for them
+                if name not in has_median and not name.startswith("host_overhead/"):
+                    rounds.setdefault(name, []).append(b)
+                continue
             why = b.get("error_message") or b.get("skip_message") or "skipped"
             if name.startswith("host_overhead/"):
                 parts = name.split("/")
@@ -113,6 +122,30 @@ def load(paths):
                     cell[token] = Cell(error=why)
             else:
                 cell[token] = Cell(gbps_of(b), b.get("pct_of_copy"), None, b.get("label", ""))
+        for name, rows in rounds.items():
+            parsed = parse_name(name)
+            if parsed is None:
+                continue
+            token, elem, cls, shape = parsed
+            cell = run.cells.setdefault((cls, shape, elem), OrderedDict())
+            cell[token] = Cell(statistics.median(gbps_of(b) for b in rows), None, None,
+                               rows[0].get("label", ""))
+        # Rows in the registry's order (the bench writes it into the context), whatever order
+        # the rounds ran in: copies, techniques, auto, peers.
+        order = ["memcpy"] + ctx.get("tokens", "").split(",") + ["auto"] + list(PEERS)
+        rank = {t: i for i, t in enumerate(t for t in order if t)}
+        for key, cell in run.cells.items():
+            run.cells[key] = OrderedDict(sorted(cell.items(),
+                                                key=lambda tc: rank.get(tc[0], len(rank))))
+    # Percent of the cell's best copy, from the medians (the live counter of a round can
+    # predate the cell's copies).
+    for run in runs.values():
+        for cell in run.cells.values():
+            copies = [c.gbps for t, c in cell.items() if t in COPIES and c.ran()]
+            if copies:
+                for c in cell.values():
+                    if c.ran():
+                        c.pct = 100.0 * c.gbps / max(copies)
     return runs
 
 
