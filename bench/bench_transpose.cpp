@@ -12,9 +12,10 @@
 //
 // Timing: CUDA events around the launch only (UseManualTime); buffers, verification,
 // descriptors and plans stay outside; 3 warm-up launches; L2 flushed by overwriting a 2 x L2
-// scratch buffer (persisting lines demoted first) before every timed launch; each cell's
-// benchmarks run in 3 shuffled rounds (--order=rounds, the default; --order=fixed: registration
-// order with 3 repetitions each) and bench/report.py takes the median.
+// scratch buffer (persisting lines demoted first) before every timed launch, then the stream
+// held (bench/launch_gate.hpp) until the call is enqueued, so a late host is not timed; each
+// cell's benchmarks run in 3 shuffled rounds (--order=rounds, the default; --order=fixed:
+// registration order with 3 repetitions each) and bench/report.py takes the median.
 // Counters: GBps (decimal, bytes read + written) and pct_of_copy (over the best copy measured
 // so far in this process for the same shape and element size: cudaMemcpyAsync, `copy`,
 // `tma_copy`; absent before a copy of the cell has run; bench/report.py recomputes it from the
@@ -22,7 +23,8 @@
 // bit for bit against the CPU reference before it is timed; a TMA technique that cannot run a
 // call is skipped with its reason (allow_fallback = false), never timed as its fallback.
 //
-//   tmakit_bench --preset=quick|full|probe [--order=rounds|fixed] [google benchmark flags]
+//   tmakit_bench --preset=quick|full|probe [--order=rounds|fixed] [--gate=off]
+//                [google benchmark flags]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -37,6 +39,7 @@
 #include <thread>
 #include <vector>
 #include <benchmark/benchmark.h>
+#include <bench/launch_gate.hpp>
 #include <host/error.hpp>
 #include <host/reference.hpp>
 #include <host/testdata.hpp>
@@ -153,6 +156,7 @@ Problem* problem_for(const Shape& s, int e, std::string* error) {
 
 DeviceInfo g_dev;
 std::unique_ptr<L2Flusher> g_flusher;
+LaunchGate g_gate;  // off with --gate=off (the runs before 2026-11-24i)
 std::vector<std::unique_ptr<Peer>> g_peers;
 std::map<std::string, double> g_best_copy_gbps;  // "<shape>/e<bytes>" -> GB/s
 
@@ -195,12 +199,20 @@ void run(benchmark::State& state, const std::string& name, Problem& p, Op op,
   double total_ms = 0;
   for (auto _ : state) {
     g_flusher->flush(nullptr);
+    // The gate (bench/launch_gate.hpp) holds the stream until the call is enqueued, so the
+    // events time the GPU's work only, not a late host.
+    const bool gated = g_gate.ready() && g_gate.close(nullptr) == cudaSuccess;
     cudaEventRecord(a);
     st = launch();
     cudaEventRecord(b);
+    if (gated) g_gate.open();
     cudaEventSynchronize(b);
     if (!st) {
       state.SkipWithError(st.message.c_str());
+      break;
+    }
+    if (gated && g_gate.timed_out()) {
+      state.SkipWithError("the launch gate timed out after 1 s: this call waits on its stream");
       break;
     }
     float ms = 0;
@@ -500,6 +512,7 @@ int main(int argc, char** argv) {
   using namespace tmakit;
   using namespace tmakit::bench;
   std::string preset = "quick";
+  bool gate = true;
   std::vector<char*> args;
   for (int i = 0; i < argc; ++i) {
     if (std::strncmp(argv[i], "--preset=", 9) == 0)
@@ -508,6 +521,8 @@ int main(int argc, char** argv) {
       g_order = Order::kFixed;
     else if (std::strcmp(argv[i], "--order=rounds") == 0)
       g_order = Order::kRounds;
+    else if (std::strcmp(argv[i], "--gate=off") == 0)
+      gate = false;
     else
       args.push_back(argv[i]);
   }
@@ -525,6 +540,11 @@ int main(int argc, char** argv) {
   if (Status s = g_flusher->init(static_cast<std::size_t>(g_dev.l2_bytes)); !s) {
     std::fprintf(stderr, "tmakit_bench: %s\n", s.message.c_str());
     return 1;
+  }
+  std::string gate_state = "off";
+  if (gate) {
+    const cudaError_t err = g_gate.init();
+    gate_state = err == cudaSuccess ? "on" : std::string("off: ") + cudaGetErrorString(err);
   }
   std::string cutensor;
   g_peers = make_peers(&cutensor);
@@ -548,6 +568,7 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("cutensor", cutensor);
   benchmark::AddCustomContext("peers", peer_list);
   benchmark::AddCustomContext("order", g_order == Order::kRounds ? "rounds" : "fixed");
+  benchmark::AddCustomContext("launch_gate", gate_state);
   std::string tokens;  // the registry's order, which bench/report.py keeps in its tables
   for (const VariantInfo& v : variants()) tokens += (tokens.empty() ? "" : ",") + v.token;
   benchmark::AddCustomContext("tokens", tokens);
