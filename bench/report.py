@@ -190,7 +190,12 @@ def gpu_header(run):
                 c.get("gpu", "?"), c.get("compute_capability", "?"), c.get("sm_count", "?"),
                 c.get("sm_clock_mhz", "?"), c.get("mem_clock_mhz", "?"), c.get("l2_bytes", "?"),
                 c.get("driver_version", "?"), c.get("runtime_version", "?"), c.get("date", "?"),
-                c.get("preset", "?"), ct, c.get("peers", "not recorded")))
+                c.get("preset", "?"), ct, c.get("peers", "not recorded"))
+            + " Order: %s; launch gate: %s." % (
+                {"rounds": "each cell's benchmarks in 3 shuffled rounds, median of the rounds",
+                 "fixed": "registration order, median of 3 repetitions"}.get(
+                    c.get("order", "fixed"), c.get("order")),
+                c.get("launch_gate", "off (not recorded: before 2026-11-24i)")))
 
 
 def cell_text(run, token, c):
@@ -263,8 +268,10 @@ def write_md(runs, md_path, img_rel, command):
     if command:
         lines += ["Command: `%s` (on each GPU), then `bench/report.py` over the JSON files." % command, ""]
     lines += [
-        "GB/s are decimal, bytes read + written (2 x elements x element size). Medians of the repetitions; "
-        "CUDA events around the launch only; L2 flushed before every timed launch; every result, the peers' "
+        "GB/s are decimal, bytes read + written (2 x elements x element size). Medians of the repetitions "
+        "or rounds (each GPU's header says which); CUDA events around the launch only; L2 flushed before "
+        "every timed launch, persisting (evict_last) lines demoted first; with the launch gate, the stream "
+        "is held until the call is enqueued, so host delays are not timed; every result, the peers' "
         "included, verified bit for bit against the CPU reference before timing (inputs are integer-valued "
         "floats of each peer's type, so alpha = 1 is exact). *tmakit best* is the fastest registered "
         "technique (copies excluded) that ran the call itself: a TMA technique that cannot run a shape is "
