@@ -17,7 +17,7 @@ cmake --build "$build" -j"$(nproc)" --target tmakit_bench > "$out/build.log" 2>&
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 filter='/(e1/skinny/4000000x16|e1/batched/16384x32x32|e2/skinny/16x4000000|e(1|2|4|8|16)/square/2048x2048|e8/square/4096x4096)/'
 nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_throttle_reasons.active \
-  --format=csv -lms 100 > "$out/smi.csv" 2>&1 &
+  --format=csv -lms 100 > "$build/smi.csv" 2>&1 &
 smi=$!
 # keep: the flush before session 15 (evict_last lines survive it); order / random: the flush
 # that demotes them first (host/timing.cpp).
@@ -49,4 +49,4 @@ for f in ("keep", "order", "random"):
               " ".join(f"{t} {g:.0f}" for g, t in top))
 PY
 cat "$out/hints.txt"
-sort -t, -k2 "$out/smi.csv" | awk -F, 'NR>1{print $2,$3,$6}' | uniq -c | sort -rn | head -12
+sort -t, -k2 "$build/smi.csv" | awk -F, 'NR>1{print $2,$3,$6}' | uniq -c | sort -rn | head -12

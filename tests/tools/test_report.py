@@ -121,6 +121,41 @@ class ReportTest(unittest.TestCase):
         self.assertTrue(r.startswith("intro\n<!-- headline:begin -->\n| GPU |"))
         self.assertTrue(r.endswith("<!-- headline:end -->\nrest\n"))
 
+    def test_rounds(self):
+        """A run of --order=rounds: one row per round and name, no aggregates, in shuffled order.
+        The median of the rounds stands for a name, % of copy comes from the medians, and the
+        rows keep the registry's order (the context's tokens)."""
+        def row(name, gbps, label=""):
+            return {"name": name + "/iterations:10/manual_time", "run_name": name + "/iterations:10/manual_time",
+                    "run_type": "iteration", "GBps": gbps, "label": label}
+        c = ctx("NVIDIA H100 80GB HBM3", "2.8.0")
+        c.update({"order": "rounds", "launch_gate": "on", "tokens": "copy,smem_wide,tma_wide"})
+        rows = []
+        for r, (mc, sw, tw, au, cg) in enumerate([(3000, 2000, 2500, 2490, 2400),
+                                                  (3100, 1000, 2600, 2590, 2300),
+                                                  (2900, 2100, 2550, 2540, 2450)]):
+            shuffled = [row("tma_wide/e4/square/4096x4096", tw),
+                        row("auto/e4/square/4096x4096", au, "ran tma_wide"),
+                        row("cublas_geam/e4/square/4096x4096", cg, "fp32 (S)"),
+                        row("smem_wide/e4/square/4096x4096", sw),
+                        row("memcpy/e4/square/4096x4096", mc, "4-byte")]
+            rows += shuffled[r:] + shuffled[:r]
+        p = os.path.join(self.dir, "rounds.json")
+        with open(p, "w") as f:
+            json.dump({"context": c, "benchmarks": rows}, f)
+        run = report.load([p])["NVIDIA H100 80GB HBM3"]
+        cell = run.cells[("square", "4096x4096", 4)]
+        self.assertEqual(list(cell), ["memcpy", "smem_wide", "tma_wide", "auto", "cublas_geam"])
+        self.assertEqual(cell["smem_wide"].gbps, 2000)  # the median, not the slow round
+        self.assertEqual(cell["tma_wide"].gbps, 2550)
+        self.assertAlmostEqual(cell["tma_wide"].pct, 100 * 2550 / 3000)
+        self.assertEqual(cell["auto"].label, "ran tma_wide")
+        v = report.verdict(cell)
+        self.assertEqual(v["peer"], ("cublas_geam", 2400))
+        self.assertAlmostEqual(v["ratio"], 2550 / 2400)
+        self.assertIn("3 shuffled rounds", report.gpu_header(run))
+        self.assertIn("launch gate: on", report.gpu_header(run))
+
 
 if __name__ == "__main__":
     unittest.main()
