@@ -4,11 +4,11 @@
 # In the full runs, `auto` (registered after every named technique) timed 0.94-1.21x of the
 # named technique it runs, the same kernel through the same transpose() call. This runs five
 # such cells in registration order and then with Google Benchmark's random interleaving
-# (every repetition of every benchmark in a random order), into $OUT/bench-{order,random}.json.
+# (every repetition of every benchmark in a random order), into $OUT/bench-{keep,order,random}.json,
+# and summarises them with scripts/order_summary.py.
 set -uo pipefail
-build=build-order out=${OUT:-build-order/out} steps=
+build=build-order out=${OUT:-build-order/out}
 mkdir -p "$out"
-source scripts/gpu-experiment-lib.sh
 [ -f .cutensor/lib/libcutensor.so.2 ] || xz -d -k .cutensor/lib/libcutensor.so.2.xz
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   -DCUTENSOR_ROOT="$PWD/.cutensor" > "$out/configure.log" 2>&1 || { tail -20 "$out/configure.log"; exit 1; }
@@ -20,33 +20,22 @@ nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu
   --format=csv -lms 100 > "$build/smi.csv" 2>&1 &
 smi=$!
 # keep: the flush before session 15 (evict_last lines survive it); order / random: the flush
-# that demotes them first (host/timing.cpp).
-TMAKIT_FLUSH_KEEP_PERSISTING=1 bench keep full "$filter"
-bench order full "$filter"
-"$build"/bench/tmakit_bench --preset=full --benchmark_filter="$filter" \
-  --benchmark_enable_random_interleaving=true --benchmark_out="$out/bench-random.json" \
-  --benchmark_out_format=json > "$out/bench-random.txt" 2>&1
+# that demotes them first (host/timing.cpp). All three in the benchmark's old order and without
+# the launch gate (--order=fixed --gate=off: how session 15 ran them, before either existed).
+run_bench() {  # TAG [more flags]
+  local tag=$1
+  shift
+  "$build"/bench/tmakit_bench --preset=full --benchmark_filter="$filter" --order=fixed --gate=off \
+    "$@" --benchmark_out="$out/bench-$tag.json" --benchmark_out_format=json > "$out/bench-$tag.txt" 2>&1
+}
+TMAKIT_FLUSH_KEEP_PERSISTING=1 run_bench keep
+run_bench order
+run_bench random --benchmark_enable_random_interleaving=true
 # The load-hint levers of session 8 (bench/experiments/tma_levers.cu) under both flushes.
 nvcc -O3 -std=c++17 -arch=sm_90 -I. bench/experiments/tma_levers.cu -o "$build/tma_levers" &&
   for k in 1 0; do TMAKIT_FLUSH_KEEP_PERSISTING=$k "$build/tma_levers" hints; done > "$out/hints.txt" 2>&1
 kill $smi
-python3 - "$out" <<'PY'
-import json, sys
-for f in ("keep", "order", "random"):
-    d = json.load(open(f"{sys.argv[1]}/bench-{f}.json"))
-    cells = {}
-    for b in d["benchmarks"]:
-        if b.get("aggregate_name") != "median" or "GBps" not in b:
-            continue
-        tok, e, cls, shape = b["name"].split("/")[:4]
-        cells.setdefault((cls, shape, e), {})[tok] = (b["GBps"], b.get("label", ""))
-    print("==", f)
-    for k, v in cells.items():
-        ran = v.get("auto", (0, ""))[1].replace("ran ", "")
-        a, n = v.get("auto", (0,))[0], v.get(ran, (0,))[0]
-        top = sorted(((g, t) for t, (g, _) in v.items()), reverse=True)[:6]
-        print(k, f"auto {a:.0f} {ran} {n:.0f} ratio {a / n if n else 0:.3f} |",
-              " ".join(f"{t} {g:.0f}" for g, t in top))
-PY
+python3 scripts/order_summary.py keep="$out/bench-keep.json" order="$out/bench-order.json" \
+  random="$out/bench-random.json"
 cat "$out/hints.txt"
 sort -t, -k2 "$build/smi.csv" | awk -F, 'NR>1{print $2,$3,$6}' | uniq -c | sort -rn | head -12
