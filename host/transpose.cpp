@@ -337,7 +337,12 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     // tma_load_store, the pick before, ran 0.93 | 0.93.
     const bool pipeline_window =
         bytes >= (elem_bytes == 1 ? (4 << 20) : kPipelineMinBytes) && bytes <= kPipelineMaxBytes;
-    if (elem_bytes <= 2 && pipeline_window &&
+    // On the H200, batches of 1 B matrices with sides of 256 or more take tma_load_store: in the
+    // three H200 runs of session 15 (2026-11-24f / g / h) 1024x256x256 ran tma_load_store 1.00
+    // where tma_pipeline ran 0.986 / 0.969 / 0.989 (2048x128x128 stays: tma_pipeline 1.00,
+    // tma_load_store 0.985 / 0.980 / 0.973).
+    const bool h200_batch1 = hbm3e && elem_bytes == 1 && batch > 1 && short_side >= 256;
+    if (elem_bytes <= 2 && pipeline_window && !h200_batch1 &&
         (short_side >= 128 || (elem_bytes == 1 && rows == 32)))
       return "tma_pipeline";
     // 4 B single matrices of 16-64 MB with sides >= 1024: tma_pipeline 1.00 | 1.00 of the best
@@ -355,6 +360,11 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     const bool small32 = short_side == 32 && long_side < 65536;
     if (elem_bytes == 1 && small32) return "smem_padded";
     if (elem_bytes <= 2 && short_side >= 32) return "tma_load_store";
+    // On the H100, batches of 32 x 32 at 4 B take smem_padded: in its four runs of session 15
+    // (2026-11-24f / g / h / i) 16384x32x32 ran smem_padded 1.000 / 0.994 / 1.000 / 1.000 of the
+    // best and tma_load_store 0.979 / 1.000 / 0.995 / 0.981 (the H200: tma_load_store 1.00,
+    // smem_padded 0.94 in run f).
+    if (elem_bytes == 4 && small32 && batch > 1 && !hbm3e) return "smem_padded";
     if (elem_bytes == 4 && small32) return "tma_load_store";
     if (elem_bytes == 8 && small32) return "smem_xor";
   }

@@ -194,18 +194,19 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(4000000, 32, 2), "smem_flat");       // 32 columns: flat
   EXPECT_EQ(auto_variant(97, 75, 1, 3000), "smem_flat");      // small batches
   EXPECT_EQ(auto_variant(8, 8, 8, 100000), "smem_flat");
-  EXPECT_EQ(auto_variant(64, 64, 2, 4096), "tma_load_store");       // 16-byte rows, sides >= 64
-  EXPECT_EQ(auto_variant(32, 32, 4, 16384), "tma_load_store");      // batches of 32 x 32
-  EXPECT_EQ(auto_variant(128, 128, 1, 2048), "tma_pipeline");       // a side < the 256-byte tile
-  EXPECT_EQ(auto_variant(128, 128, 2, 2048), "tma_pipeline");       // H100: 2048 tiles, 64 MB
-  EXPECT_EQ(auto_variant(128, 128, 2, 2048, 4800), "tma_wide");     // H200: wide
-  EXPECT_EQ(auto_variant(64, 64, 1, 4096), "vec_padded");           // a side below 128 bytes, 1 B
-  EXPECT_EQ(auto_variant(32, 4000000, 1), "reg_permute");           // 32 x N, 1 B: registers
-  EXPECT_EQ(auto_variant(32, 1000003, 1), "smem_flat");             // N not whole chunks: flat
-  EXPECT_EQ(auto_variant(2048, 2048, 4), "tma_pipeline");           // 4 B, 16-64 MB, one matrix
-  EXPECT_EQ(auto_variant(16, 4000000, 4), "tma_load_store");        // 16 x N, 4 B
-  EXPECT_EQ(auto_variant(4000000, 32, 2, 1, 4800), "tma_load");     // H200: N x 32, 1-2 B
-  EXPECT_EQ(auto_variant(4000000, 32, 1, 1, 4800), "reg_permute");  // ... but registers at 1 B
+  EXPECT_EQ(auto_variant(64, 64, 2, 4096), "tma_load_store");         // 16-byte rows, sides >= 64
+  EXPECT_EQ(auto_variant(32, 32, 4, 16384), "smem_padded");           // batches of 32 x 32 (H100)
+  EXPECT_EQ(auto_variant(32, 32, 4, 16384, 4800), "tma_load_store");  // ... the H200
+  EXPECT_EQ(auto_variant(128, 128, 1, 2048), "tma_pipeline");         // a side < the 256-byte tile
+  EXPECT_EQ(auto_variant(128, 128, 2, 2048), "tma_pipeline");         // H100: 2048 tiles, 64 MB
+  EXPECT_EQ(auto_variant(128, 128, 2, 2048, 4800), "tma_wide");       // H200: wide
+  EXPECT_EQ(auto_variant(64, 64, 1, 4096), "vec_padded");             // a side below 128 bytes, 1 B
+  EXPECT_EQ(auto_variant(32, 4000000, 1), "reg_permute");             // 32 x N, 1 B: registers
+  EXPECT_EQ(auto_variant(32, 1000003, 1), "smem_flat");               // N not whole chunks: flat
+  EXPECT_EQ(auto_variant(2048, 2048, 4), "tma_pipeline");             // 4 B, 16-64 MB, one matrix
+  EXPECT_EQ(auto_variant(16, 4000000, 4), "tma_load_store");          // 16 x N, 4 B
+  EXPECT_EQ(auto_variant(4000000, 32, 2, 1, 4800), "tma_load");       // H200: N x 32, 1-2 B
+  EXPECT_EQ(auto_variant(4000000, 32, 1, 1, 4800), "reg_permute");    // ... but registers at 1 B
   EXPECT_EQ(auto_variant(4000000, 16, 1, 1, 4800), "reg_permute");
   EXPECT_EQ(auto_variant(4000000, 32, 1), "smem_flat");
   EXPECT_EQ(auto_variant(12345, 6789, 16), "tma_wide");      // 16 B: TMA at any shape
@@ -218,13 +219,15 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   // The H200's table (peak DRAM > 4000 GB/s): 1 B keeps tma_load_store, 2-8 B as the H100.
   EXPECT_EQ(auto_variant(16384, 16384, 1, 1, 4800), "tma_load_store");  // 268 MB
   EXPECT_EQ(auto_variant(512, 512, 1, 1000, 4800), "tma_load_store");
+  EXPECT_EQ(auto_variant(256, 256, 1, 1024, 4800), "tma_load_store");  // H200 1 B batches >= 256
+  EXPECT_EQ(auto_variant(128, 128, 1, 2048, 4800), "tma_pipeline");    // ... below: the window
   EXPECT_EQ(auto_variant(16384, 16384, 2, 1, 4800), "tma_wide");
   EXPECT_EQ(auto_variant(16384, 16384, 1, 1, 3350), "tma_wide");
   EXPECT_EQ(auto_variant(3001, 511, 2, 1, 4800), "smem_wide");    // H200: odd 2 B, short <= 512
   EXPECT_EQ(auto_variant(3001, 999, 2, 1, 4800), "smem_sector");  // ... above: as the H100
   EXPECT_EQ(auto_variant(97, 75, 8, 3000, 4800), "smem_padded");  // H200: small odd 8 B
   EXPECT_EQ(auto_variant(32, 32, 1, 16384), "reg_permute");       // batches of 32 x 32, 1-2 B
-  EXPECT_EQ(auto_variant(32, 32, 4, 16384), "tma_load_store");    // ... 4 B: not registers
+  EXPECT_EQ(auto_variant(32, 32, 4, 16384), "smem_padded");       // ... 4 B: not registers
   // reg_permute where its blocks paid (host/transpose.cpp): k x N at 1-2 B up to 32 bytes of k,
   // 4 B up to k = 4; N x k at 1-4 B up to 16 bytes of k (k < 16).
   EXPECT_EQ(auto_variant(16, 4000000, 1), "reg_permute");
