@@ -333,7 +333,9 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     // tma_load_store ran 0.91-1.00; on the H200 1000x512x512 and 16384^2 1 B (262-268 MB) 0.94
     // and 0.98 where tma_load_store ran 1.00; 32x4000000 2 B 0.97 | 0.98 against 1.00;
     // 4096x64x64 2 B 0.94 | 0.94 against 0.97 | 0.99.
-    // 1 B from 4 MB (session 15, runs 2026-11-24f): 2048^2 1 B tma_pipeline 1.00 | 1.00 where
+    // Those runs used the flush that left tma_wide's evict_last lines in the L2 (session 15), so
+    // figures measured after tma_wide on a shape were inflated. With the flush that demotes them
+    // (runs 2026-11-24f): 1 B from 4 MB, 2048^2 1 B tma_pipeline 1.00 | 1.00 where
     // tma_load_store, the pick before, ran 0.93 | 0.93.
     const bool pipeline_window =
         bytes >= (elem_bytes == 1 ? (4 << 20) : kPipelineMinBytes) && bytes <= kPipelineMaxBytes;
