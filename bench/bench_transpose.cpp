@@ -247,8 +247,7 @@ Order g_order = Order::kRounds;
 
 using BenchFn = std::function<void(benchmark::State&)>;
 
-void add(const std::string& name, std::function<void(benchmark::State&)> fn, int iterations,
-         int repetitions) {
+void add(const std::string& name, BenchFn fn, int iterations, int repetitions) {
   benchmark::RegisterBenchmark(name.c_str(), fn)
       ->UseManualTime()
       ->Unit(benchmark::kMicrosecond)
@@ -275,7 +274,7 @@ void add_cell(const std::string& cell, const std::vector<std::pair<std::string, 
 }
 
 // A copy peer (cudaMemcpyAsync) on shape s: the roofline of any class.
-std::function<void(benchmark::State&)> peer_bench_copy(Peer* peer, const Shape& s, int e) {
+BenchFn peer_bench_copy(Peer* peer, const Shape& s, int e) {
   return [=](benchmark::State& st) {
     std::string err;
     Problem* p = problem_for(s, e, &err);

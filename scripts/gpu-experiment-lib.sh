@@ -6,8 +6,8 @@
 has() { [[ ",$steps," == *",$1,"* ]]; }
 
 # gpu_build ARCHS: configure $build for CMAKE_CUDA_ARCHITECTURES=ARCHS (cuTENSOR from .cutensor
-# when carried; $EXTRA_CMAKE: more -D options), build tmakit_bench, tmakit_gpu_tests and
-# $EXTRA_TARGETS, print the GPU; exits on failure.
+# when carried; $EXTRA_CMAKE: more -D options), build $TARGETS (default tmakit_bench
+# tmakit_gpu_tests) and $EXTRA_TARGETS, print the GPU; exits on failure.
 gpu_build() {
   if [ -f .cutensor/lib/libcutensor.so.2.xz ] && [ ! -f .cutensor/lib/libcutensor.so.2 ]; then
     xz -d -k .cutensor/lib/libcutensor.so.2.xz
@@ -15,7 +15,7 @@ gpu_build() {
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$1" \
     -DCUTENSOR_ROOT="$PWD/.cutensor" ${EXTRA_CMAKE:-} > "$out/configure.log" 2>&1 ||
     { tail -30 "$out/configure.log"; exit 1; }
-  cmake --build "$build" -j"$(nproc)" --target tmakit_bench tmakit_gpu_tests ${EXTRA_TARGETS:-} \
+  cmake --build "$build" -j"$(nproc)" --target ${TARGETS:-tmakit_bench tmakit_gpu_tests} ${EXTRA_TARGETS:-} \
     > "$out/build.log" 2>&1 ||
     { grep -E "error" -A3 "$out/build.log" | head -40; exit 1; }
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader

@@ -9,12 +9,9 @@
 set -uo pipefail
 build=build-order out=${OUT:-build-order/out}
 mkdir -p "$out"
-[ -f .cutensor/lib/libcutensor.so.2 ] || xz -d -k .cutensor/lib/libcutensor.so.2.xz
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-  -DCUTENSOR_ROOT="$PWD/.cutensor" > "$out/configure.log" 2>&1 || { tail -20 "$out/configure.log"; exit 1; }
-cmake --build "$build" -j"$(nproc)" --target tmakit_bench > "$out/build.log" 2>&1 ||
-  { grep -E "error" -A3 "$out/build.log" | head -30; exit 1; }
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+steps=
+source scripts/gpu-experiment-lib.sh
+TARGETS=tmakit_bench gpu_build 90
 filter='/(e1/skinny/4000000x16|e1/batched/16384x32x32|e2/skinny/16x4000000|e(1|2|4|8|16)/square/2048x2048|e8/square/4096x4096)/'
 nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_throttle_reasons.active \
   --format=csv -lms 100 > "$build/smi.csv" 2>&1 &
