@@ -19,7 +19,6 @@
 // loads measured slower, docs/perf-notes.md session 12). Calls the block cannot take (a short
 // side outside 2..32, lines not whole chunks, 16-byte rules broken) run smem_flat.
 #include <cstdint>
-#include <cstdlib>
 #include <kernels/common/reg_block.hpp>
 #include <kernels/launchers.hpp>
 #include <kernels/primitives/dispatch.cuh>
@@ -171,85 +170,6 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// Grouped (session 16 experiment): one block per thread whose K input chunks fall into G = K / V
-// groups that each feed their own output chunks, so a group is loaded, permuted and stored
-// before the next one and at most two groups are live (the ungrouped kernel keeps all K chunks:
-// 176 registers at K = 32, 2 B, under ncu on the H200):
-//   kTall: output chunk q (dst row q) reads chunks (i K + q) / V = i G + q / V, i < V: group
-//          g = q / V holds the chunks x with x mod G = g, and feeds q in [gV, gV + V);
-//   kWide: output chunk q reads chunks (q V + i) mod K, i < V, = [ (q mod G) V, + V ): group g
-//          = q mod G. Pair stores take q and q + 1 (groups g, g + 1), so groups go in pairs
-//          2h, 2h + 1 (chunks [2hV, 2hV + 2V)), storing the pairs q = 2h + mG, m < V.
-template <class T, RegForm F, int K, int MinBlocks>
-__global__ void __launch_bounds__(kThreads, MinBlocks)
-    reg_grouped_kernel(const unsigned char* __restrict__ src, unsigned char* __restrict__ dst,
-                       RegPlan p) {
-  constexpr int E = sizeof(T), V = 16 / E, G = K / V;
-  constexpr bool kWide = F == RegForm::kWide;
-  static_assert(K % V == 0 && G >= 2 && (!kWide || G % 2 == 0), "whole groups");
-  const std::int64_t ld = p.strided_ld_bytes;
-  const std::int64_t b = std::int64_t(blockIdx.x) * kThreads + threadIdx.x;
-  const bool ok = b < p.blocks;
-  const RegBlockAt at = reg_block_at(p, ok ? b : 0);
-  uint4 in[K];
-  if constexpr (kWide) {
-    const bool odd = b & 1;
-    const std::int64_t be = b & ~std::int64_t(1), bo = b | 1;
-    const bool e_ok = be < p.blocks, o_ok = bo < p.blocks;
-    unsigned char* const re = dst + reg_block_at(p, be < p.blocks ? be : 0).dense + 16 * odd;
-    unsigned char* const ro = dst + reg_block_at(p, bo < p.blocks ? bo : 0).dense + 16 * odd;
-#pragma unroll
-    for (int h = 0; h < G / 2; ++h) {
-#pragma unroll
-      for (int x = 2 * h * V; x < 2 * h * V + 2 * V; ++x)
-        in[x] = ok ? __ldg(reinterpret_cast<const uint4*>(src + at.strided + x * ld))
-                   : make_uint4(0, 0, 0, 0);
-#pragma unroll
-      for (int m = 0; m < V; ++m) {
-        const int q = 2 * h + m * G;  // pair (q, q + 1), as store_wide_pairs' even K
-        const uint4 c0 = out_chunk<F, K, E>(in, q), c1 = out_chunk<F, K, E>(in, q + 1);
-        const uint4 r = shfl_xor1(pick(odd, c0, c1));
-        if (e_ok) store16(re + 16 * q, pick(odd, r, c0));
-        if (o_ok) store16(ro + 16 * q, pick(odd, c1, r));
-      }
-    }
-  } else {
-    if (!ok) return;
-    unsigned char* const a = dst + at.strided;
-#pragma unroll
-    for (int g = 0; g < G; ++g) {
-#pragma unroll
-      for (int x = g; x < K; x += G)
-        in[x] = __ldg(reinterpret_cast<const uint4*>(src + at.dense + 16 * x));
-#pragma unroll
-      for (int q = g * V; q < g * V + V; ++q) store16(a + q * ld, out_chunk<F, K, E>(in, q));
-    }
-  }
-}
-
-// TMAKIT_REG_GROUPED=MinBlocks (2, 3, 4 or 6; session 16 experiment): K = 16 and 32 with whole
-// groups run reg_grouped_kernel at __launch_bounds__(128, MinBlocks).
-template <class T, RegForm F, int K>
-bool launch_grouped(const kernels::LaunchArgs& a, const RegPlan& p, int minb, cudaError_t* err) {
-  constexpr int V = 16 / int(sizeof(T)), G = K / V;
-  if constexpr (K % V != 0 || G < 2 || (F == RegForm::kWide && G % 2 != 0)) {
-    return false;
-  } else {
-    const dim3 grid(static_cast<unsigned>((p.blocks + kThreads - 1) / kThreads));
-    auto run = [&](auto kernel) {
-      kernel<<<grid, kThreads, 0, a.stream>>>(static_cast<const unsigned char*>(a.src),
-                                              static_cast<unsigned char*>(a.dst), p);
-      *err = cudaGetLastError();
-      return true;
-    };
-    if (minb == 2) return run(reg_grouped_kernel<T, F, K, 2>);
-    if (minb == 3) return run(reg_grouped_kernel<T, F, K, 3>);
-    if (minb == 4) return run(reg_grouped_kernel<T, F, K, 4>);
-    if (minb == 6) return run(reg_grouped_kernel<T, F, K, 6>);
-    return false;
-  }
-}
-
 template <class T, RegForm F, int K = kRegMinK>
 cudaError_t launch_k(const kernels::LaunchArgs& a, const RegPlan& p) {
   if constexpr (K > kRegMaxK) {
@@ -267,20 +187,6 @@ cudaError_t launch_k(const kernels::LaunchArgs& a, const RegPlan& p) {
 
 template <class T>
 cudaError_t launch_reg(const kernels::LaunchArgs& a, const RegPlan& p) {
-  static const int minb = [] {
-    const char* env = std::getenv("TMAKIT_REG_GROUPED");
-    return env != nullptr ? std::atoi(env) : 0;
-  }();
-  cudaError_t err = cudaSuccess;
-  if (minb != 0) {
-    const bool wide = p.form == RegForm::kWide;
-    if (p.k == 16 && (wide ? launch_grouped<T, RegForm::kWide, 16>(a, p, minb, &err)
-                           : launch_grouped<T, RegForm::kTall, 16>(a, p, minb, &err)))
-      return err;
-    if (p.k == 32 && (wide ? launch_grouped<T, RegForm::kWide, 32>(a, p, minb, &err)
-                           : launch_grouped<T, RegForm::kTall, 32>(a, p, minb, &err)))
-      return err;
-  }
   return p.form == RegForm::kWide ? launch_k<T, RegForm::kWide>(a, p)
                                   : launch_k<T, RegForm::kTall>(a, p);
 }

@@ -41,11 +41,8 @@ namespace {
 
 constexpr int kN = 64;  // tile columns = owned output elements per row
 
-// MinBlocks: blocks per SM the registers must allow (4: <= 64 registers). Part: row groups
-// (of 8 tile rows) loaded into registers before they are written to shared memory; NL / 8 (all
-// of them in flight at once) unless a register cap of MinBlocks > 4 needs smaller batches.
-template <class T, int G, bool ColumnMajor, int MinBlocks = 4, int Part = 0>
-__global__ void __launch_bounds__(256, MinBlocks)
+template <class T, int G, bool ColumnMajor>
+__global__ void __launch_bounds__(256, 4)  // <= 64 registers: 4 blocks per SM at least
     smem_sector_kernel(const T* __restrict__ src_base, T* __restrict__ dst_base, std::int64_t rows,
                        std::int64_t cols, BatchStrides st, int pad_rows) {
   constexpr int E = sizeof(T);
@@ -65,52 +62,24 @@ __global__ void __launch_bounds__(256, MinBlocks)
         const T* src = src_base + b * st.src_batch_elems;
         T* dst = dst_base + b * st.dst_batch_elems;
         const std::int64_t r0 = tile_y * kN, c0 = tile_x * kN, rb = r0 - P;
-        // Loads first, kPart row groups in flight (predicated), then their shared writes.
+        // Loads first, all in flight (predicated), then the shared writes.
         const bool interior = rb + first >= 0 && r0 + kN <= rows && c0 + kN <= cols;
-        constexpr int kGroups = NL / 8;
-        if constexpr (Part == 0) {  // all kGroups row groups in flight at once
-          T v[kGroups][kN / 32];
+        T v[NL / 8][kN / 32];
 #pragma unroll
-          for (int j = 0; j < NL; j += 8) {
-            const int i = ty + j;
-            const std::int64_t r = rb + i;
-            const T* in = src + r * lds + c0 + tx;
+        for (int j = 0; j < NL; j += 8) {
+          const int i = ty + j;
+          const std::int64_t r = rb + i;
+          const T* in = src + r * lds + c0 + tx;
 #pragma unroll
-            for (int m = 0; m < kN; m += 32) {
-              const bool ok =
-                  i >= first && (interior || (r >= 0 && r < rows && c0 + tx + m < cols));
-              v[j / 8][m / 32] = ok ? in[m] : T(0);
-            }
-          }
-#pragma unroll
-          for (int j = 0; j < NL; j += 8)
-#pragma unroll
-            for (int m = 0; m < kN; m += 32) tile[at(ty + j, tx + m)] = v[j / 8][m / 32];
-        } else {  // Part row groups at a time; group g at in0 + g * group_step
-          const T* in0 = src + (rb + ty) * lds + c0 + tx;
-          const std::int64_t group_step = 8 * lds;
-#pragma unroll 1
-          for (int g0 = 0; g0 < kGroups; g0 += Part) {
-            T v[Part][kN / 32];
-#pragma unroll
-            for (int g = 0; g < Part; ++g) {
-              const int i = ty + 8 * (g0 + g);
-              const std::int64_t r = rb + i;
-              const T* in = in0 + (g0 + g) * group_step;
-#pragma unroll
-              for (int m = 0; m < kN; m += 32) {
-                const bool ok = g0 + g < kGroups && i >= first &&
-                                (interior || (r >= 0 && r < rows && c0 + tx + m < cols));
-                v[g][m / 32] = ok ? in[m] : T(0);
-              }
-            }
-#pragma unroll
-            for (int g = 0; g < Part; ++g)
-#pragma unroll
-              for (int m = 0; m < kN; m += 32)
-                if (g0 + g < kGroups) tile[at(ty + 8 * (g0 + g), tx + m)] = v[g][m / 32];
+          for (int m = 0; m < kN; m += 32) {
+            const bool ok = i >= first && (interior || (r >= 0 && r < rows && c0 + tx + m < cols));
+            v[j / 8][m / 32] = ok ? in[m] : T(0);
           }
         }
+#pragma unroll
+        for (int j = 0; j < NL; j += 8)
+#pragma unroll
+          for (int m = 0; m < kN; m += 32) tile[at(ty + j, tx + m)] = v[j / 8][m / 32];
         __syncthreads();
     // Stores: the owned range of each output row, read from shared memory first.
 #pragma unroll
@@ -134,7 +103,7 @@ __global__ void __launch_bounds__(256, MinBlocks)
       });
 }
 
-template <class T, int G, int MinBlocks = 4, int Part = 0>
+template <class T, int G>
 cudaError_t launch_sector(const kernels::LaunchArgs& a) {
   // Rows are shifted unless every output row starts on a G-byte boundary.
   const bool aligned =
@@ -144,8 +113,8 @@ cudaError_t launch_sector(const kernels::LaunchArgs& a) {
   constexpr int P = (G / int(sizeof(T)) + 7) / 8 * 8;
   const int pad = aligned ? 0 : P;
   const TileGrid g = tile_grid(ceil_div(a.rows + pad, kN), ceil_div(a.cols, kN), a.strides.batch);
-  auto* kernel = kernels::is_hbm3e(a.dram_gbps) ? smem_sector_kernel<T, G, true, MinBlocks, Part>
-                                                : smem_sector_kernel<T, G, false, MinBlocks, Part>;
+  auto* kernel = kernels::is_hbm3e(a.dram_gbps) ? smem_sector_kernel<T, G, true>
+                                                : smem_sector_kernel<T, G, false>;
   kernel<<<dim3(g.x, g.y, g.z), dim3(32, 8), 0, a.stream>>>(
       static_cast<const T*>(a.src), static_cast<T*>(a.dst), a.rows, a.cols, a.strides, pad);
   return cudaGetLastError();
@@ -155,21 +124,11 @@ cudaError_t launch_sector(const kernels::LaunchArgs& a) {
 
 // Experiment knob (docs/perf-notes.md, session 6): TMAKIT_SECTOR_BYTES=16|32|64|128 sets the
 // owned granularity (default 32; 128 not for 1-byte elements).
-// TMAKIT_SECTOR_MINB=5|6 (session 16): 4- and 8-byte elements at 5 or 6 blocks per SM (48 or
-// 40 registers), loading the rows in batches of Part groups where the cap needs it (ptxas, no
-// or 4-12 bytes of spills; at 32 registers every variant spilled 16-220 bytes).
 cudaError_t kernels::launch_smem_sector(const LaunchArgs& a) {
-  int g = 32, minb = 4;
+  int g = 32;
   if (const char* env = std::getenv("TMAKIT_SECTOR_BYTES")) g = std::atoi(env);
-  if (const char* env = std::getenv("TMAKIT_SECTOR_MINB")) minb = std::atoi(env);
   return dispatch_elem_1248(a.elem_bytes, [&](auto t) {
     using T = decltype(t);
-    if constexpr (sizeof(T) >= 4) {
-      constexpr int kGroups = (32 / int(sizeof(T)) + 7) / 8 + 8;  // NL / 8 at G = 32
-      if (g == 32 && minb == 5) return launch_sector<T, 32, 5, sizeof(T) == 4 ? 0 : 5>(a);
-      if (g == 32 && minb == 6) return launch_sector<T, 32, 6, sizeof(T) == 4 ? 5 : 3>(a);
-      static_assert(kGroups == 9, "72 tile rows at 4 and 8 bytes");
-    }
     if (g == 16) return launch_sector<T, 16>(a);
     if (g == 64) return launch_sector<T, 64>(a);
     if constexpr (sizeof(T) >= 2)
