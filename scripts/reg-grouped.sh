@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # reg_permute's grouped kernel on the GPU machine (issue 16, session 16; docs/perf-notes.md):
 #   scripts/reg-grouped.sh [build-dir]
+# The knob exists only in commit 25f6ce7 (kernels/classic/reg_permute.cu there; the kernel was
+# refuted and removed): check that commit out to run this again. Results:
+# docs/data/reg-grouped-h200-2026-11-24.txt.
 # For each value of TMAKIT_REG_GROUPED in $VALUES (default "0 3 4 6"; 0 = the ungrouped kernel,
 # else __launch_bounds__(128, value) for K = 16 and 32): reg_permute's GPU tests
 # (TMAKIT_REQUIRE_GPU=1), then reg_permute, smem_flat, memcpy and cuTENSOR on the k = 16 and 32
