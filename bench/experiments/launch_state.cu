@@ -131,8 +131,8 @@ int main() {
   cublasCreate(&h);
   const float one = 1, zero = 0;
   for (int i = 0; i < 100; ++i)
-    cublasSgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, 4096, 4096, &one, static_cast<float*>(a), 4096,
-                &zero, static_cast<float*>(a), 4096, static_cast<float*>(b), 4096);
+    cublasSgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, 4096, 4096, &one, static_cast<float*>(a), 4096, &zero,
+                static_cast<float*>(a), 4096, static_cast<float*>(b), 4096);
   cudaDeviceSynchronize();
   report("cublas");
 
