@@ -312,12 +312,18 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     //    pick before, ran 1.00 | 0.98.
     // (Output rows that split 32-byte sectors keep 16384: smem_sector is built for them, and
     // no such shape was measured between.)
+    // One 8-byte matrix on the H100 runs smem_sector instead (session 16, the gated runs
+    // 2026-11-24f-j; worst of five runs as a fraction of the best technique, tma_wide |
+    // smem_sector): 2048^2 0.976 | 1.000, 4096^2 0.990 | 1.000 (one outlier of tma_wide at
+    // 0.755), 8192x2048 0.991 | 1.000, 16384^2 0.998 | 0.995, 32768^2 0.992 | 0.995, 32x4000000
+    // 1.000 | 0.995, 4000000x32 0.979 | 1.000. On the H200 tma_wide was the best in all of
+    // them; in batches smem_sector ran 0.65 at 32 x 32 and 0.99 from 64 x 64, tma_wide 0.99.
     const bool out_rows_on_sectors = (rows * elem_bytes) % 32 == 0;
     if (elem_bytes >= 4 && tiles >= (out_rows_on_sectors ? kWideMinTiles48 : 16384) &&
         (short_side >= 64 ||
          (short_side >= 32 && (long_side >= 65536 || (elem_bytes == 8 && batch > 1 &&
                                                       rows % side == 0 && cols % side == 0)))))
-      return "tma_wide";
+      return elem_bytes == 8 && batch <= 1 && !hbm3e ? "smem_sector" : "tma_wide";
     // A side of exactly 32 (k = 32 skinny, batches of 32 x 32) at 1-2 B, and 32-wide batches at
     // 4 B: tma_load_store ran 0.71-1.00 of the best where smem_strip ran 0.51-0.80 (1-2 B) and
     // 0.50-0.67 (16384x32x32 4 B) in the same runs.

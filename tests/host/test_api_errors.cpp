@@ -181,8 +181,12 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(7, 4000000, 4), "smem_flat");
   EXPECT_EQ(auto_variant(24, 1000003, 4), "smem_strip");      // k = 24 at 4 B: the strip
   EXPECT_EQ(auto_variant(4000000, 7, 8), "smem_strip");       // 8 B: the strip
-  EXPECT_EQ(auto_variant(16384, 16384, 8), "tma_wide");       // 262144 full tiles
-  EXPECT_EQ(auto_variant(2048, 2048, 8), "tma_wide");         // 4096 tiles at 4-8 B
+  EXPECT_EQ(auto_variant(16384, 16384, 8), "smem_sector");    // one 8 B matrix on the H100
+  EXPECT_EQ(auto_variant(2048, 2048, 8), "smem_sector");      // 4096 tiles at 4-8 B
+  EXPECT_EQ(auto_variant(4000000, 32, 8), "smem_sector");     // k = 32 at 8 B, H100
+  EXPECT_EQ(auto_variant(16384, 16384, 8, 1, 4800), "tma_wide");  // H200: TMA
+  EXPECT_EQ(auto_variant(2048, 2048, 8, 1, 4800), "tma_wide");
+  EXPECT_EQ(auto_variant(4000000, 32, 8, 1, 4800), "tma_wide");
   EXPECT_EQ(auto_variant(1024, 1024, 8), "smem_padded");      // 1024 tiles: classic
   EXPECT_EQ(auto_variant(4096, 4096, 4), "tma_wide");         // 4096 tiles
   EXPECT_EQ(auto_variant(64, 64, 4, 4096), "tma_wide");       // a short side of 64
