@@ -10,7 +10,9 @@
 # Usage: scripts/ncu-unmet.sh [BUILD_DIR] [CASES]   (needs ncu; --clock-control none). CASES:
 # session11 (default: the cases below as that session profiled them), session13 (the
 # techniques `auto` runs there since session 12, reg_permute, and odd 4 B, with their peers) or
-# session14 (the H100's large aligned losses at 2048^2, 2 / 8 / 16 B, with their peers).
+# session14 (the H100's large aligned losses at 2048^2, 2 / 8 / 16 B, with their peers) or
+# session16 (the H200's skinny 4 B loss at 4000000x16 with its peer, and reg_permute on the two
+# batches below 80% of memcpy there).
 # Output: one block per case; what lies under $OUT/ncu-unmet.txt.
 set -uo pipefail
 b=${1:-build-gpu}
@@ -27,6 +29,13 @@ run() {  # label, benchmark filter, kernel regex ('' = the first kernels, for a 
     --benchmark_filter="$2" 2>&1 | grep -E "^  [A-Za-z_].*\(|gpu__|dram__|sm__|smsp__|launch__|l1tex__" |
     sed 's/  */ /g' | tee -a "$out"
 }
+if [ "$cases" = session16 ]; then
+  run "skinny 4 B: smem_flat" '^smem_flat/e4/skinny/4000000x16/' smem_flat_kernel
+  run "skinny 4 B: peer cutensor" '^cutensor/e4/skinny/4000000x16/' ''
+  run "batched 1 B: reg_permute" '^reg_permute/e1/batched/16384x32x32/' reg_permute_kernel
+  run "batched 2 B: reg_permute" '^reg_permute/e2/batched/3000x97x75/' 'reg_permute_kernel|smem_flat_kernel'
+  exit 0
+fi
 if [ "$cases" = session14 ]; then
   run "square 2 B: tma_wide" '^tma_wide/e2/square/2048x2048/' tma_wide_kernel
   run "square 2 B: peer cutensor" '^cutensor/e2/square/2048x2048/' ''
