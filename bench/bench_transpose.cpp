@@ -437,10 +437,10 @@ void host_overhead(benchmark::State& st, const std::string& token, int calls_per
 
 // `prefix`: host_overhead (the figure bench/report.py reports) or host_overhead_end (the same
 // rows again after every cell, a diagnostic). Session 15's full runs had the rows only at the
-// end, where host_overhead/copy ran 0.6-3.2 us above host_calls/copy_launch, the same launch
-// without the dispatcher's 0.3-0.5 us of checks at the start of the run (session 14's runs:
-// -0.6 and +0.5); which state of the process or the machine costs that is not established
-// (docs/perf-notes.md, session 15).
+// end, 0.6-3.2 us above host_calls/copy_launch (the same launch without the dispatcher). In
+// session 16 no step of a benchmark run slowed a bare launch (bench/experiments/
+// launch_state.cu), and host_overhead/copy ran 0.8-2.1 us above host_calls/copy_launch at the
+// start of the final runs j (docs/perf-notes.md, session 16).
 void register_overhead(const std::string& prefix, int calls_per_iter, int iters) {
   std::vector<std::string> tokens = {"auto"};
   for (const VariantInfo& v : variants())

@@ -6,6 +6,6 @@ set -uo pipefail
 b=${1:-build-gpu}
 out=${2:-/tmp/launch-state}
 mkdir -p "$out"
-nvcc -O2 -std=c++17 -arch=sm_90 -I. -Ihost/include bench/experiments/launch_state.cu \
+nvcc -O2 -std=c++17 -arch=sm_90 -I. -Ihost/include bench/experiments/launch_state.cu bench/launch_gate.cu \
   "$b/libtmakit.a" -lcublas -o "$b/launch_state" &&
   "$b/launch_state" | tee "$out/launch-state.txt"

@@ -11,7 +11,7 @@
 //   reset_l2       1,000 cudaCtxResetPersistingL2Cache calls (L2Flusher::flush's demotion)
 //   flushes        200 flushes of a 2 x L2 buffer (cudaMemsetAsync)
 //   evict_last     20 tma_wide transposes of 8192 x 8192 fp32 (loads with evict_last)
-//   gate           200 launches held by a kernel spinning on mapped host memory (the gate)
+//   gate           200 launches held by the benchmark's launch gate (bench/launch_gate.hpp)
 //   cublas         a cuBLAS handle and 100 Sgeam transposes of 4096^2
 //   every_variant  each registered technique once at 1024 x 1024 of each element size
 //   events         20,000 event records (the benchmark's timing)
@@ -26,16 +26,12 @@
 #include <string>
 #include <vector>
 
+#include <bench/launch_gate.hpp>
 #include <tmakit/tmakit.hpp>
 
 namespace {
 
 __global__ void empty_kernel() {}
-
-__global__ void spin_kernel(volatile int* flag) {
-  while (*flag == 0) {
-  }
-}
 
 template <class Call>
 double us_per_call(Call&& call) {
@@ -114,15 +110,15 @@ int main() {
   cudaDeviceSynchronize();
   report("evict_last");
 
-  int* flag_host = nullptr;
-  cudaHostAlloc(&flag_host, sizeof(int), cudaHostAllocMapped);
-  int* flag_dev = nullptr;
-  cudaHostGetDevicePointer(&flag_dev, flag_host, 0);
+  tmakit::bench::LaunchGate gate;
+  if (const cudaError_t err = gate.init(); err != cudaSuccess) {
+    std::fprintf(stderr, "launch gate: %s\n", cudaGetErrorString(err));
+    return 1;
+  }
   for (int i = 0; i < 200; ++i) {
-    *reinterpret_cast<volatile int*>(flag_host) = 0;
-    spin_kernel<<<1, 1>>>(flag_dev);
+    gate.close(nullptr);
     empty_kernel<<<1, 32>>>();
-    *reinterpret_cast<volatile int*>(flag_host) = 1;
+    gate.open();
     cudaDeviceSynchronize();
   }
   report("gate");
@@ -158,7 +154,6 @@ int main() {
   report("again");
 
   cublasDestroy(h);
-  cudaFreeHost(flag_host);
   cudaFree(a);
   cudaFree(b);
   cudaFree(src);
