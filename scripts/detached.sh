@@ -22,9 +22,14 @@ case "$cmd" in
   start)
     shift 2
     [ $# -gt 0 ] || { echo "detached.sh: start needs a command" >&2; exit 64; }
-    rm -rf "$dir" && mkdir -p "$dir" || exit 1
+    rm -rf "$dir" "$dir.pid" && mkdir -p "$dir" || exit 1
     tar --exclude='./build*' --exclude='./.git' -cf - . | tar -xf - -C "$dir" || exit 1
-    (cd "$dir" && setsid nohup "$@" > "$dir.log" 2>&1 < /dev/null & echo $! > "$dir.pid")
+    # The job writes its own pid: setsid forks when it leads a process group (the device
+    # tool's shell has job control), so $! would be a parent that exits at once (session 17:
+    # `wait` then took the job for ended while it ran).
+    (cd "$dir" && setsid nohup bash -c 'echo $$ > "$0.pid"; exec "$@"' "$dir" "$@" \
+      > "$dir.log" 2>&1 < /dev/null &)
+    for _ in 1 2 3 4 5 6 7 8 9 10; do [ -s "$dir.pid" ] && break; sleep 0.2; done
     echo "started in $dir (pid $(cat "$dir.pid")), console $dir.log"
     ;;
   wait)
