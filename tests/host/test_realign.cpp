@@ -8,6 +8,8 @@
 #include <set>
 #include <type_traits>
 #include <utility>
+#include <vector>
+#include <algorithm>
 
 #include <host/bank_model.hpp>
 #include <kernels/common/realign.hpp>
@@ -150,6 +152,137 @@ TEST(Realign, TileFitsAndOwnsWholeSectors) {
   check(RealignTile<2>{});
   check(RealignTile<4>{});
   check(RealignTile<8>{});
+}
+
+// bulk_realign (BulkRealignTile): the 1024 output chunks of a tile, each once, in the lane
+// layout the bank rule assumes (8 chunks m x 4 output rows j per warp).
+template <int E>
+void check_bulk_items() {
+  using S = BulkRealignTile<E>;
+  std::set<std::pair<int, int>> seen;
+  for (int item = 0; item < S::kItems; ++item) {
+    const BulkItem it = bulk_item<E>(item);
+    ASSERT_GE(it.j, 0);
+    ASSERT_LT(it.j, S::kCols) << "E=" << E << " item " << item;
+    ASSERT_GE(it.m, 0);
+    ASSERT_LT(it.m, S::kChunks) << "E=" << E << " item " << item;
+    const int lane = item % 32;
+    ASSERT_EQ(it.m % 8, lane % 8);
+    ASSERT_EQ(it.j % 4, lane / 8);
+    seen.insert({it.j, it.m});
+  }
+  EXPECT_EQ(seen.size(), static_cast<std::size_t>(S::kItems)) << "E=" << E;
+}
+
+TEST(BulkRealign, ItemsCoverEveryChunkOnce) {
+  check_bulk_items<1>();
+  check_bulk_items<2>();
+  check_bulk_items<4>();
+  check_bulk_items<8>();
+}
+
+// RAW rows: 16-byte aligned (bulk-copy destinations), in order, none overlapping the next,
+// all inside the stage; and every row a chunk reads is a tile row (the owned range at any
+// sector shift sh stays inside kPad - sh .. kRows - 1).
+template <int E>
+void check_bulk_rows() {
+  using S = BulkRealignTile<E>;
+  for (int i = 0; i < S::kRows; ++i) {
+    ASSERT_EQ(bulk_row_offset<E>(i) % 16, 0) << "E=" << E << " row " << i;
+    if (i + 1 < S::kRows)
+      ASSERT_LE(bulk_row_offset<E>(i) + S::kLoadBytes, bulk_row_offset<E>(i + 1)) << "row " << i;
+  }
+  EXPECT_LE(bulk_row_offset<E>(S::kRows - 1) + S::kLoadBytes, S::kStageBytes);
+  EXPECT_EQ(S::kStageBytes % 128, 0);
+  for (int sh = 0; sh < 32 / E; ++sh) {
+    EXPECT_GE(S::kPad - sh, 0);
+    EXPECT_LE(S::kPad - sh + S::kOwned, S::kRows) << "E=" << E << " sh=" << sh;
+  }
+}
+
+TEST(BulkRealign, RowsFitTheStage) {
+  check_bulk_rows<1>();
+  check_bulk_rows<2>();
+  check_bulk_rows<4>();
+  check_bulk_rows<8>();
+}
+
+// The gather emulated on the host, against the transpose: a random source segment placed in
+// RAW as the bulk copies place it (row i's aligned 144 bytes at bulk_row_offset(i), so element
+// c at + s(i) + c * E), then every chunk read as the kernel reads it (s stepped by the pitch
+// mod 16 from the chunk's first row). Random pitches, base shifts and output sector shifts.
+template <int E>
+void check_bulk_gather() {
+  using S = BulkRealignTile<E>;
+  std::mt19937 rng(11 + E);
+  std::vector<std::uint8_t> raw(S::kStageBytes);
+  for (int trial = 0; trial < 40; ++trial) {
+    const std::uint32_t a0 = (rng() % 4096) * E;               // address of tile row 0, col c0
+    const std::uint32_t pitch = (1 + rng() % 20000) * E;       // src row pitch, bytes
+    std::vector<std::uint8_t> seg(S::kRows * 128);             // tile row i, byte x
+    for (auto& b : seg) b = static_cast<std::uint8_t>(rng());
+    std::fill(raw.begin(), raw.end(), 0);
+    for (int i = 0; i < S::kRows; ++i) {
+      const std::uint32_t s = (a0 + i * pitch) & 15u;
+      for (int x = 0; x < 128; ++x) raw[bulk_row_offset<E>(i) + s + x] = seg[i * 128 + x];
+    }
+    const std::uint32_t pitch_lo = pitch & 15u;
+    for (int item = 0; item < S::kItems; ++item) {
+      const BulkItem it = bulk_item<E>(item);
+      const int sh = static_cast<int>(rng() % (32 / E));
+      const int iA = S::kPad - sh + it.m * S::kV;
+      std::uint32_t s = (a0 + static_cast<std::uint32_t>(iA) * pitch_lo) & 15u;
+      for (int t = 0; t < S::kV; ++t) {
+        const int at = bulk_row_offset<E>(iA + t) + static_cast<int>(s) + it.j * E;
+        for (int b = 0; b < E; ++b)
+          ASSERT_EQ(raw[at + b], seg[(iA + t) * 128 + it.j * E + b])
+              << "E=" << E << " item " << item << " t=" << t;
+        s = (s + pitch_lo) & 15u;
+      }
+    }
+  }
+}
+
+TEST(BulkRealign, GatherReadsTheTransposedElements) {
+  check_bulk_gather<1>();
+  check_bulk_gather<2>();
+  check_bulk_gather<4>();
+  check_bulk_gather<8>();
+}
+
+// The gather's shared reads, one per element of a chunk, over random pitches and output
+// shifts: at most about 2 wavefronts per read at 1-4 B (4 output rows per warp, each on its
+// own shift), where a plain 144-byte pitch would cost 4-9 (every lane of a row on one bank).
+template <int E>
+double bulk_gather_wavefronts(bool skew) {
+  using S = BulkRealignTile<E>;
+  std::mt19937 rng(5);
+  long total = 0, reads = 0;
+  for (int trial = 0; trial < 30; ++trial) {
+    const std::uint32_t a0 = (rng() % 4096) * E, pitch = (1 + rng() % 20000) * E;
+    const std::uint32_t d0 = (rng() % 4096) * E, dpitch = (1 + rng() % 20000) * E;
+    for (int w0 = 0; w0 < S::kItems; w0 += 32)
+      for (int t = 0; t < S::kV; ++t) {
+        WarpAccess rd{};
+        for (int lane = 0; lane < 32; ++lane) {
+          const BulkItem it = bulk_item<E>(w0 + lane);
+          const int sh = static_cast<int>(((d0 + it.j * dpitch) & 31u) / E);
+          const int i = S::kPad - sh + it.m * S::kV + t;
+          const int row = skew ? bulk_row_offset<E>(i) : i * S::kPitch;
+          rd[lane] = {true, static_cast<std::uint32_t>(row + ((a0 + i * pitch) & 15u) + it.j * E)};
+        }
+        total += shared_wavefronts(rd, E).actual;
+        ++reads;
+      }
+  }
+  return double(total) / reads;
+}
+
+TEST(BulkRealign, GatherReadsSpreadOverBanks) {
+  EXPECT_LE(bulk_gather_wavefronts<1>(true), 2.2);
+  EXPECT_LE(bulk_gather_wavefronts<2>(true), 2.2);
+  EXPECT_LE(bulk_gather_wavefronts<4>(true), 2.2);
+  EXPECT_GE(bulk_gather_wavefronts<1>(false), 4.0);  // the rule the skew answers
 }
 
 }  // namespace
