@@ -5,10 +5,11 @@
 // profile at odd 1-2 B (docs/perf-notes.md, session 11): DRAM 55-66% of peak, issue 45-52%,
 // stalls on long scoreboard, short scoreboard and MIO throttle, half the warps resident.
 // Here the TMA unit loads the rows as they lie in memory, a tile ahead:
-//   load     warp 0 issues one 1-D cp.async.bulk per tile row: the aligned 144 bytes covering
-//            its 128-byte segment, into a ring of kStages RAW buffers, one mbarrier each.
-//            The next tiles' rows are in flight while the threads work on this one, and no
-//            thread register holds them;
+//   load     a producer warp (the ninth) issues one 1-D cp.async.bulk per tile row: the
+//            aligned 144 bytes covering its 128-byte segment, into a ring of kStages RAW
+//            buffers with a full and an empty mbarrier each. The next tiles' rows are in
+//            flight while the 8 consumer warps work on this one; no consumer register holds
+//            them and no consumer waits for another (no __syncthreads in the loop);
 //   gather   each thread builds whole 16-byte output chunks: chunk m of output row j (input
 //            column c0 + j) is V = 16 / E elements of column j from V consecutive tile rows,
 //            read from RAW at each row's own byte shift, packed in registers and stored with
@@ -22,8 +23,8 @@
 // address of in[rb + i][c0].
 // Edges: a tile whose loaded rows are all inside the matrix and whose 144-byte copies all lie
 // inside the matrix's span (first to last element) is bulk-copied; any other (the first and
-// last tile row of each matrix) is loaded by the threads, vector by vector inside the span,
-// element by element at its ends, into the same places. Output chunks cut by the matrix's
+// last tile row of each matrix) is loaded by the producer warp's threads, vector by vector
+// inside the span, element by element at its ends, into the same places. Output chunks cut by the matrix's
 // first or last row are stored element by element. Rows past the matrix are never read.
 // Needs sm_90 (cp.async.bulk, mbarrier transaction counts); nothing about alignment.
 #include <cstdint>
@@ -42,9 +43,10 @@
 namespace tmakit {
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = 256;               // the consumers: 8 warps
+constexpr int kBlockThreads = kThreads + 32;  // and the producer warp
 constexpr int kStages = TMAKIT_BULK_REALIGN_STAGES;
-constexpr int kBlocksPerSm = 4;  // 4 x (2 stages of 23 KB): 185 KB of the H100's 227
+constexpr int kBlocksPerSm = 4;  // 4 x (2 stages of 23 KB): 185 KB of the H100's 227, <= 56 regs
 using span_io::Addr;
 using Bar = tma::TxBarrier<BarrierStyle::kPtx>;
 
@@ -94,13 +96,19 @@ struct Walk {
     return j.bulk ? std::uint32_t(S::kRows - first) * S::kLoadBytes : 0;
   }
 
-  // Warp 0: arm the stage's barrier and issue the tile's row copies (lane l: rows first + l,
-  // + 32, ...), or only arrive when the threads will load it (so every stage's phase advances
-  // once per tile either way).
+  // The producer warp: arm the stage's barrier and issue the tile's row copies (lane l: rows
+  // first + l, + 32, ...), or load the tile itself and then arrive (so every stage's phase
+  // advances once per tile either way).
   __device__ void issue(const TileJob& j, unsigned char* raw, Bar bar, int lane) const {
     const std::uint32_t n = bytes(j);
+    if (n == 0) {
+      load_by_threads(j, raw, lane, 32);
+      __syncwarp();                    // every lane's writes before lane 0's release
+      if (lane == 0) bar.arrive_expect_tx(0);
+      return;
+    }
+    tma::fence_proxy_async_smem();  // this warp's earlier generic writes, before the copies'
     if (lane == 0) bar.arrive_expect_tx(n);
-    if (n == 0) return;
     __syncwarp();
     const Addr a0 = j.src + Addr(((j.r0 - S::kPad) * st.src_ld_elems + j.c0) * E);  // a(0)
     const Addr row_bytes = Addr(st.src_ld_elems * E);
@@ -111,13 +119,14 @@ struct Walk {
     }
   }
 
-  // All threads: the same bytes as issue(), for a tile at the matrix's first or last rows:
-  // aligned vectors inside the span whole, the others element by element; rows outside the
-  // matrix are left as they are (no output chunk stores their elements).
-  __device__ void load_by_threads(const TileJob& j, unsigned char* raw, int tid) const {
+  // The same bytes as issue()'s copies, for a tile at the matrix's first or last rows, by
+  // `threads` threads: aligned vectors inside the span whole, the others element by element;
+  // rows outside the matrix are left as they are (no output chunk stores their elements).
+  __device__ void load_by_threads(const TileJob& j, unsigned char* raw, int tid,
+                                  int threads) const {
     constexpr int kVecs = S::kLoadBytes / 16;
     const std::int64_t rb = j.r0 - S::kPad;
-    for (int q = tid; q < (S::kRows - first) * kVecs; q += kThreads) {
+    for (int q = tid; q < (S::kRows - first) * kVecs; q += threads) {
       const int i = first + q / kVecs, v = q % kVecs;
       const std::int64_t r = rb + i;
       if (r < 0 || r >= rows) continue;
@@ -167,13 +176,14 @@ __device__ __forceinline__ void gather(const Walk<E>& w, const TileJob& j,
     if (!whole && c >= w.cols) continue;
     const Addr d = j.dst + Addr((c * ldd + j.r0) * E);  // out[c][r0]
     const int msh = static_cast<int>(d & 31);           // sh(j) * E
-    const int iA = S::kPad - msh / E + it.m * S::kV;    // the chunk's first tile row
+    const unsigned iA = S::kPad - msh / E + it.m * S::kV;  // the chunk's first tile row
     const unsigned char* col = raw + it.j * E;
     std::uint32_t s = (a_lo + static_cast<std::uint32_t>(iA) * pitch_lo) & 15u;
     std::uint32_t v[4];
 #pragma unroll
     for (int t = 0; t < S::kV; ++t) {
-      read_elem<E>(col + bulk_row_offset<E>(iA + t) + s, v, t);
+      const unsigned i = iA + t;  // bulk_row_offset(i), unsigned: shifts, not divisions
+      read_elem<E>(col + i * S::kPitch + 16 * (i / S::kV) + s, v, t);
       s = (s + pitch_lo) & 15u;
     }
     const Addr g = d - Addr(msh) + Addr(16 * it.m);  // 16-byte aligned
@@ -185,42 +195,41 @@ __device__ __forceinline__ void gather(const Walk<E>& w, const TileJob& j,
 }
 
 template <int E>
-__global__ void __launch_bounds__(kThreads, kBlocksPerSm)
+__global__ void __launch_bounds__(kBlockThreads, kBlocksPerSm)
     bulk_realign_kernel(Walk<E> w, std::int64_t total_tiles) {
 #if TMAKIT_DEVICE_HAS_TMA
   using S = BulkRealignTile<E>;
   extern __shared__ unsigned char bulk_realign_smem[];
   unsigned char* raw0 = tma::align_smem<unsigned char>(bulk_realign_smem, 128);
-  auto* bars = reinterpret_cast<std::uint64_t*>(raw0 + kStages * S::kStageBytes);
+  auto* full = reinterpret_cast<std::uint64_t*>(raw0 + kStages * S::kStageBytes);
+  std::uint64_t* empty = full + kStages;
   const int tid = threadIdx.x, lane = tid & 31;
   if (tid == 0) {
-    for (int s = 0; s < kStages; ++s) Bar(bars + s).init(1);
+    for (int s = 0; s < kStages; ++s) {
+      Bar(full + s).init(1);                // the producer's arrive (+ the copies' bytes)
+      Bar(empty + s).init(kThreads / 32);  // one arrive per consumer warp
+    }
     tma::fence_proxy_async_smem();
   }
-  __syncthreads();
+  __syncthreads();  // the only block-wide barrier: the walks below never wait on each other
   const std::int64_t step = gridDim.x;
-  if (tid < 32)
-    for (int s = 0; s < kStages; ++s) {
-      const std::int64_t n = blockIdx.x + s * step;
-      if (n < total_tiles) w.issue(w.job(n), raw0 + s * S::kStageBytes, Bar(bars + s), lane);
+  if (tid >= kThreads) {  // the producer warp: tile k of this block into stage k % kStages
+    std::uint32_t k = 0;
+    for (std::int64_t n = blockIdx.x; n < total_tiles; n += step, ++k) {
+      const int s = static_cast<int>(k % kStages);
+      if (k >= kStages) Bar(empty + s).wait({std::uint32_t(s), k / kStages - 1, 0});
+      w.issue(w.job(n), raw0 + s * S::kStageBytes, Bar(full + s), lane);
     }
-  std::uint32_t k = 0;  // this block's tile count: stage k % kStages, its (k / kStages)th use
+    return;
+  }
+  std::uint32_t k = 0;  // the consumers: stage k % kStages, its (k / kStages)th use
   for (std::int64_t n = blockIdx.x; n < total_tiles; n += step, ++k) {
     const int s = static_cast<int>(k % kStages);
-    unsigned char* raw = raw0 + s * S::kStageBytes;
     const TileJob j = w.job(n);
-    Bar(bars + s).wait({std::uint32_t(s), k / kStages, w.bytes(j)});
-    if (!j.bulk) {
-      w.load_by_threads(j, raw, tid);
-      __syncthreads();
-    }
-    gather<E>(w, j, raw, tid);
-    __syncthreads();  // RAW[s] read by every thread: free for the tile kStages ahead
-    const std::int64_t next = n + kStages * step;
-    if (tid < 32 && next < total_tiles) {
-      tma::fence_proxy_async_smem();  // a thread-loaded tile's writes, before the copies'
-      w.issue(w.job(next), raw, Bar(bars + s), lane);
-    }
+    Bar(full + s).wait({std::uint32_t(s), k / kStages, w.bytes(j)});
+    gather<E>(w, j, raw0 + s * S::kStageBytes, tid);
+    __syncwarp();  // the warp's reads of RAW[s] done
+    if (lane == 0) tma::mbar_arrive(empty + s);
   }
 #else
   __trap();  // sm_90 only; the host never launches it on older devices
@@ -250,9 +259,9 @@ cudaError_t launch(const kernels::LaunchArgs& a) {
   const std::int64_t total = w.tiles * st.batch;
   if (total == 0) return cudaSuccess;
   const std::int64_t blocks = std::min<std::int64_t>(total, std::int64_t(kBlocksPerSm) * a.sm_count);
-  constexpr std::uint32_t kSmem = 128 + kStages * S::kStageBytes + 8 * kStages;
+  constexpr std::uint32_t kSmem = 128 + kStages * S::kStageBytes + 16 * kStages;
   return launch_with_smem(bulk_realign_kernel<E>, dim3(static_cast<unsigned>(blocks)),
-                          dim3(kThreads), kSmem, a.stream, w, total);
+                          dim3(kBlockThreads), kSmem, a.stream, w, total);
 }
 
 }  // namespace
