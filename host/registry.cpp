@@ -37,12 +37,6 @@ VariantDef tma_row(const char* token, const char* description, unsigned elem_mas
   return d;
 }
 
-// A TMA technique that reads and writes any alignment (its fast path too).
-VariantDef any_align(VariantDef d) {
-  d.info.fast_align_bytes = 1;
-  return d;
-}
-
 const std::vector<int> kAllSwizzles = {0, 32, 64, 128};
 
 std::vector<VariantDef> make_registry() {
@@ -122,12 +116,6 @@ std::vector<VariantDef> make_registry() {
               "copy's roofline",
               kElems1248, VariantKind::kCopy, {0}, false, k::launch_bulk_roofline,
               k::plan_bulk_copy),
-      any_align(tma_row("bulk_realign",
-                        "smem_realign with its loads on the TMA unit: 1-D cp.async.bulk copies of "
-                        "each row's aligned 144 bytes, a tile ahead, and a gather of whole 16-byte "
-                        "output chunks at each row's own byte shift (rows of any length)",
-                        kElems1248, kT, {0}, false, k::launch_bulk_realign,
-                        k::plan_bulk_realign)),
       row("smem_accumulate",
           "transpose-accumulate dst = alpha*src^T + beta*dst: smem_wide reading dst before it "
           "writes (every type, alpha, beta, shape)",

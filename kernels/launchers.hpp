@@ -98,10 +98,8 @@ cudaError_t launch_async_copy(const LaunchArgs&);
 cudaError_t launch_async_roofline(const LaunchArgs&);
 cudaError_t launch_bulk_copy(const LaunchArgs&);
 cudaError_t launch_bulk_roofline(const LaunchArgs&);
-cudaError_t launch_bulk_realign(const LaunchArgs&);
 TmaPlan plan_async_copy(const LaunchArgs&);
 TmaPlan plan_bulk_copy(const LaunchArgs&);
-TmaPlan plan_bulk_realign(const LaunchArgs&);
 
 // kernels/tma/ (sm_90; each with its planner)
 cudaError_t launch_tma_copy(const LaunchArgs&);

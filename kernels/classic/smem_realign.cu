@@ -32,7 +32,6 @@
 #include <kernels/common/realign.hpp>
 #include <kernels/launchers.hpp>
 #include <kernels/primitives/launch_smem.cuh>
-#include <kernels/primitives/span_io.cuh>
 #include <kernels/primitives/tile_loop.cuh>
 
 namespace tmakit {
@@ -40,6 +39,38 @@ namespace {
 
 constexpr int kThreads = 256;
 using Addr = std::uintptr_t;
+
+// One E-byte element at address q, zero-extended.
+template <int E>
+__device__ __forceinline__ std::uint32_t load_elem_word(Addr q) {
+  if constexpr (E == 1) return *reinterpret_cast<const std::uint8_t*>(q);
+  if constexpr (E == 2) return *reinterpret_cast<const std::uint16_t*>(q);
+  return *reinterpret_cast<const std::uint32_t*>(q);  // E = 4; E = 8 reads its two words
+}
+
+// The aligned 16-byte vector at p: whole when it lies inside [lo, hi) (the matrix's span),
+// else the elements inside it, zeros elsewhere. p, lo and hi are multiples of E.
+template <int E>
+__device__ __forceinline__ uint4 load_vec(Addr p, Addr lo, Addr hi) {
+  if (p >= lo && p + 16 <= hi) return __ldg(reinterpret_cast<const uint4*>(p));
+  std::uint32_t w[4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    std::uint32_t x = 0;
+    if constexpr (E == 8) {
+      const Addr q = p + 8 * (i / 2);  // the element holding word i
+      if (q >= lo && q < hi) x = *reinterpret_cast<const std::uint32_t*>(p + 4 * i);
+    } else {
+#pragma unroll
+      for (int e = 0; e < 4; e += E) {
+        const Addr q = p + 4 * i + e;
+        if (q >= lo && q < hi) x |= load_elem_word<E>(q) << (8 * e);
+      }
+    }
+    w[i] = x;
+  }
+  return make_uint4(w[0], w[1], w[2], w[3]);
+}
 
 // Phase 2 for one block: kBlock words a[u] (tile rows p*kBlock + u, unit column q) -> kBlock
 // words t[c] (OUT rows q*kBlock + c, word p). Element (u, c) of the block moves to (c, u).
@@ -175,8 +206,25 @@ __device__ __forceinline__ void realign_phase3(const unsigned char* out, int tid
         continue;
       }
       const std::int64_t c = c0 + j0 + (n0 + n) * kRowsPerItem;
-      if (c >= cols) continue;
-      span_io::store_chunk<E>(g, vv, r0 - m / E + k * (16 / E), rows);  // first element
+      const std::int64_t e0 = r0 - m / E + k * (16 / E);  // first element of the chunk
+      if (c >= cols || e0 + 16 / E <= 0 || e0 >= rows) continue;
+      if (e0 >= 0 && e0 + 16 / E <= rows) {
+        *reinterpret_cast<uint4*>(g) = make_uint4(vv[0], vv[1], vv[2], vv[3]);
+      } else {  // the matrix's first or last row cuts the chunk
+#pragma unroll
+        for (int e = 0; e < 16 / E; ++e) {
+          if (e0 + e < 0 || e0 + e >= rows) continue;
+          const std::uint32_t word = vv[(e * E) / 4];
+          if constexpr (E == 1)
+            reinterpret_cast<std::uint8_t*>(g)[e] = std::uint8_t(word >> (8 * (e % 4)));
+          else if constexpr (E == 2)
+            reinterpret_cast<std::uint16_t*>(g)[e] = std::uint16_t(word >> (16 * (e % 2)));
+          else if constexpr (E == 4)
+            reinterpret_cast<std::uint32_t*>(g)[e] = word;
+          else
+            reinterpret_cast<uint2*>(g)[e] = make_uint2(vv[2 * e], vv[2 * e + 1]);
+        }
+      }
     }
   }
 }
@@ -236,8 +284,8 @@ __global__ void __launch_bounds__(kThreads, 4)  // <= 64 registers: 4 blocks per
             const bool row_ok = i >= first && r >= 0 && r < rows;
             const Addr a = a0 + n * pass_step, A = a & ~Addr(15);
             shift[n] = static_cast<int>(a - A);
-            v[n] = row_ok ? span_io::load_vec<E>(A + 16 * lane_k, lo, hi) : make_uint4(0, 0, 0, 0);
-            x[n] = row_ok && lane_k == 7 && shift[n] != 0 ? span_io::load_vec<E>(A + 128, lo, hi)
+            v[n] = row_ok ? load_vec<E>(A + 16 * lane_k, lo, hi) : make_uint4(0, 0, 0, 0);
+            x[n] = row_ok && lane_k == 7 && shift[n] != 0 ? load_vec<E>(A + 128, lo, hi)
                                                           : make_uint4(0, 0, 0, 0);
           }
         }

@@ -68,50 +68,6 @@ TMAKIT_HD int realign_out_offset(int row, int x) {
   return row * S::kOutStride + ((((x >> 4) ^ f)) << 4) + (x & 15);
 }
 
-// bulk_realign (kernels/async/bulk_realign.cu): smem_realign's tile and ownership, its input
-// rows loaded by 1-D bulk copies as they lie in memory. Tile row i (input row r0 - kPad + i)
-// is the aligned 144 bytes A(i) = a(i) & ~15 .. + 143 that cover its 128-byte segment at a(i),
-// copied to RAW offset bulk_row_offset(i); element c of the segment is at that offset +
-// s(i) + c * E, s(i) = a(i) & 15. Rows V = 16 / E apart have the same s (V pitches are a
-// 16-byte multiple). The gather reads, for output chunk m of output row j (input column
-// c0 + j), tile rows kPad - sh(j) + m * V + t, t = 0 .. V - 1, column j: one element per row.
-// A warp's lanes are 8 chunks m (lane % 8) x 4 rows j (lane / 8): each lane's rows are V
-// apart from its neighbours', which a plain 16-byte-multiple pitch puts on one bank (V
-// pitches = 0 mod 128 bytes); 16 more bytes every V rows spread 8 such rows over the 8 16-byte
-// bank groups (tests/host/test_realign.cpp counts the wavefronts).
-template <int E>
-struct BulkRealignTile {
-  using Base = RealignTile<E>;
-  static constexpr int kCols = Base::kCols, kOwned = Base::kOwned, kPad = Base::kPad;
-  static constexpr int kRows = Base::kRows;
-  static constexpr int kV = 16 / E;                 // elements per 16-byte chunk
-  static constexpr int kChunks = kOwned * E / 16;   // chunks per owned output row
-  static constexpr int kLoadBytes = 144;            // 128 bytes at any 16-byte shift
-  static constexpr int kPitch = 144;                // RAW row stride (bulk copies: 16-byte)
-  static constexpr int kStageBytes = (kRows * kPitch + 16 * (kRows / kV) + 127) / 128 * 128;
-  static constexpr int kItems = kCols * kChunks;    // output chunks per tile (1024)
-  static_assert(kItems == 1024 && kCols % 4 == 0 && kChunks % 8 == 0, "the lane layout");
-};
-
-// RAW offset of tile row i (16-byte aligned).
-template <int E>
-TMAKIT_HD int bulk_row_offset(int i) {
-  using S = BulkRealignTile<E>;
-  return i * S::kPitch + 16 * (i / S::kV);
-}
-
-// Output chunk `item` (0 .. 1023) of a tile: item = lane + 32 * u, u = warp + 8 * pass.
-// lane = m % 8 + 8 * (j % 4); u = (m / 8) + (kChunks / 8) * (j / 4).
-struct BulkItem {
-  int j, m;
-};
-template <int E>
-TMAKIT_HD BulkItem bulk_item(int item) {
-  constexpr int kMh = BulkRealignTile<E>::kChunks / 8;  // = E
-  const int lane = item & 31, u = item >> 5;
-  return {(lane >> 3) + 4 * (u / kMh), (lane & 7) + 8 * (u % kMh)};
-}
-
 // Bytes sh..sh+3 of the 8-byte value {hi:lo}, sh = 0..3 (SHF.R: the funnel shift).
 TMAKIT_HD std::uint32_t funnel_bytes(std::uint32_t lo, std::uint32_t hi, int sh) {
 #if TMAKIT_DEVICE_PASS

@@ -98,9 +98,7 @@ TEST_P(Layout, BatchedAndStridedMatchTheReference) {
     // The 1-D bulk copies also move src rows as whole 16-byte segments (kernels/async/).
     const bool bulk = c.variant == "bulk_copy" || c.variant == "bulk_roofline";
     const bool row_ok = (m16(dst_line) || c.variant == "tma_load") && (!bulk || m16(lc.cols));
-    // A TMA technique whose fast path takes any alignment (bulk_realign) runs every layout.
-    const bool any_align = info->fast_align_bytes == 1;
-    const bool tma_runs = info->uses_tma && dev.cc >= 90 && ((pitches_ok && row_ok) || any_align);
+    const bool tma_runs = info->uses_tma && dev.cc >= 90 && pitches_ok && row_ok;
     const bool fallback_dense_only =
         info->uses_tma &&
         !find_variant(fallback_variant(c.variant, lc.rows, lc.cols, c.elem_bytes))->strided;
