@@ -76,6 +76,11 @@ std::vector<VariantDef> make_registry() {
           "16-byte chunks, permutes them in registers and stores 16-byte chunks (aligned "
           "skinny matrices and small-matrix batches; else smem_flat)",
           75, kElems1248, 16, false, kT, k::launch_reg_permute),
+      row("reg_tile",
+          "reg_permute with square blocks: a thread transposes 8 x 8 elements (4 x 4 at 4 B, "
+          "2 x 2 at 8 B) in registers, 8- or 16-byte rows each way, so small-matrix batches "
+          "fill the GPU (sides whole blocks, aligned operands; else smem_flat)",
+          75, kElems1248, 16, false, kT, k::launch_reg_tile),
       row("vec_padded", "16-byte global loads/stores, padded shared tile", 75, kElems1248, 16,
           false, kT, k::launch_vec_padded),
       row("vec_swizzled", "16-byte global loads/stores, XOR-swizzled shared tile", 75, kElems1248,

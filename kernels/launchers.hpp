@@ -88,6 +88,7 @@ cudaError_t launch_smem_sector(const LaunchArgs&);
 cudaError_t launch_smem_realign(const LaunchArgs&);
 cudaError_t launch_smem_flat(const LaunchArgs&);
 cudaError_t launch_reg_permute(const LaunchArgs&);
+cudaError_t launch_reg_tile(const LaunchArgs&);
 cudaError_t launch_vec_padded(const LaunchArgs&);
 cudaError_t launch_vec_swizzled(const LaunchArgs&);
 cudaError_t launch_copy(const LaunchArgs&);
