@@ -206,6 +206,15 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   //   16 B:  (probe runs of 2026-11-24, docs/data/probe-{h100,h200}-2026-11-24.txt, H100 | H200)
   //          100000x8x8 98.6 | 89.7 where smem_strip (what auto ran) managed 40.5 | 29.5; a side
   //          of 16 already split the GPUs (20000x16x48: 99.8 / 99.0 | 87.7 / 98.0), so < 16.
+  // reg_tile (session 18: one 8 x 8 block per thread, in registers) for batches of matrices
+  // with sides of 32..64 at 1 B and of 32 at 2 B. H100 run of 2026-11-24 (docs/data/
+  // reg-tile-h100-2026-11-24.txt), % of memcpy reg_tile / what auto ran: 16384x32x32 1 B
+  // 87.8 / 83.3 (reg_permute), 2 B 96.4 / 92.2 (cuTENSOR 95.6); 4096x64x64 1 B 100.1 / 96.9
+  // (vec_padded). Not at 64 x 64 2 B (97.9 against tma_load_store's 98.8), sides of 8..24
+  // (100000x8x8 1 B 88.5 against smem_flat's 104.0) or 128 and up (92.7 against 102.6).
+  if (batch > 1 && elem_bytes <= 2 && rows % 8 == 0 && cols % 8 == 0 && short_side >= 32 &&
+      long_side <= (elem_bytes == 1 ? 64 : 32))
+    return "reg_tile";
   // reg_permute (session 12: K x 16-byte blocks permuted in registers, no shared memory) where
   // its block takes the dense call (a short side of 2..32, the long side whole 16-byte chunks;
   // the launcher checks the pointers and strides and runs smem_flat where they break a rule).

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # reg_permute on the GPU machine (issue 16, session 12), in one device call:
 #   scripts/reg-experiments.sh [build-dir] [steps]
+# Environment: TEST_FILTER, TOKENS / PROBE_TOKENS (techniques benchmarked), CLASSES (default
+# skinny|batched), TABLE_TOKENS (the table's columns).
 # steps, comma-separated (default test,bench,probe):
 #   test   reg_permute's tests, the registry-wide chunk-aligned skinny tests and the layout
 #          tests (TMAKIT_REQUIRE_GPU=1)
@@ -22,13 +24,15 @@ if has test; then
   gpu_tests reg "${TEST_FILTER:-*reg_permute*:*ChunkAligned*:Registry/Layout.*}"
   rc=$?
 fi
-tokens='memcpy|copy|reg_permute|smem_flat|smem_strip|smem_padded|vec_padded|tma_load_store|tma_pipeline|tma_wide|auto|cutensor|cublaslt|cublas_geam'
+tokens=${TOKENS:-'memcpy|copy|reg_permute|smem_flat|smem_strip|smem_padded|vec_padded|tma_load_store|tma_pipeline|tma_wide|auto|cutensor|cublaslt|cublas_geam'}
+classes=${CLASSES:-skinny|batched}
+table=${TABLE_TOKENS:-reg_permute,smem_flat,auto}
 if has bench; then
-  bench reg full "^($tokens)/.*/(skinny|batched)/"
-  python3 scripts/bench_table.py "$out/bench-reg.json" --tokens reg_permute,smem_flat,auto
+  bench reg full "^($tokens)/.*/($classes)/"
+  python3 scripts/bench_table.py "$out/bench-reg.json" --tokens $table
 fi
 if has probe; then
-  bench probe probe '^(memcpy|reg_permute|smem_flat|smem_sector|auto|cutensor|cublaslt)/.*/(skinny|batched)/'
-  python3 scripts/bench_table.py "$out/bench-probe.json" --tokens reg_permute,smem_flat,auto
+  bench probe probe "^(${PROBE_TOKENS:-memcpy|reg_permute|smem_flat|smem_sector|auto|cutensor|cublaslt})/.*/($classes)/"
+  python3 scripts/bench_table.py "$out/bench-probe.json" --tokens $table
 fi
 exit $rc

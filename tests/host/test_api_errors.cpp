@@ -204,7 +204,8 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(128, 128, 1, 2048), "tma_pipeline");         // a side < the 256-byte tile
   EXPECT_EQ(auto_variant(128, 128, 2, 2048), "tma_pipeline");         // H100: 2048 tiles, 64 MB
   EXPECT_EQ(auto_variant(128, 128, 2, 2048, 4800), "tma_wide");       // H200: wide
-  EXPECT_EQ(auto_variant(64, 64, 1, 4096), "vec_padded");             // a side below 128 bytes, 1 B
+  EXPECT_EQ(auto_variant(64, 64, 1, 4096), "reg_tile");               // a side below 128 bytes, 1 B
+  EXPECT_EQ(auto_variant(96, 96, 1, 4096), "vec_padded");             // ... past reg_tile's 64
   EXPECT_EQ(auto_variant(32, 4000000, 1), "reg_permute");             // 32 x N, 1 B: registers
   EXPECT_EQ(auto_variant(32, 1000003, 1), "smem_flat");               // N not whole chunks: flat
   EXPECT_EQ(auto_variant(2048, 2048, 4), "tma_pipeline");             // 4 B, 16-64 MB, one matrix
@@ -230,7 +231,13 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(3001, 511, 2, 1, 4800), "smem_wide");    // H200: odd 2 B, short <= 512
   EXPECT_EQ(auto_variant(3001, 999, 2, 1, 4800), "smem_sector");  // ... above: as the H100
   EXPECT_EQ(auto_variant(97, 75, 8, 3000, 4800), "smem_padded");  // H200: small odd 8 B
-  EXPECT_EQ(auto_variant(32, 32, 1, 16384), "reg_permute");       // batches of 32 x 32, 1-2 B
+  EXPECT_EQ(auto_variant(32, 32, 1, 16384), "reg_tile");          // batches of 32 x 32, 1-2 B
+  EXPECT_EQ(auto_variant(32, 32, 2, 16384), "reg_tile");
+  EXPECT_EQ(auto_variant(32, 32, 1, 16384, 4800), "reg_tile");    // both GPUs
+  EXPECT_EQ(auto_variant(48, 64, 1, 1000), "reg_tile");           // 1 B: sides 32..64
+  EXPECT_EQ(auto_variant(64, 64, 2, 4096), "tma_load_store");     // 2 B: 32 only
+  EXPECT_EQ(auto_variant(36, 36, 1, 1000), "smem_flat");          // not whole 8 x 8 blocks
+  EXPECT_EQ(auto_variant(32, 32, 1, 1), "reg_permute");           // one matrix: not a batch
   EXPECT_EQ(auto_variant(32, 32, 4, 16384), "smem_padded");       // ... 4 B: not registers
   // reg_permute where its blocks paid (host/transpose.cpp): k x N at 1-2 B up to 32 bytes of k,
   // 4 B up to k = 4; N x k at 1-4 B up to 16 bytes of k (k < 16).
