@@ -238,6 +238,8 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(64, 64, 2, 4096), "tma_load_store");     // 2 B: 32 only
   EXPECT_EQ(auto_variant(36, 36, 1, 1000), "smem_flat");          // not whole 8 x 8 blocks
   EXPECT_EQ(auto_variant(32, 32, 1, 1), "reg_permute");           // one matrix: not a batch
+  EXPECT_EQ(auto_variant(16, 4000000, 2, 1, 4800), "reg_tile");   // H200: 16 x N at 2 B
+  EXPECT_EQ(auto_variant(16, 4000000, 2), "reg_permute");         // ... the H100 keeps it
   EXPECT_EQ(auto_variant(32, 32, 4, 16384), "smem_padded");       // ... 4 B: not registers
   // reg_permute where its blocks paid (host/transpose.cpp): k x N at 1-2 B up to 32 bytes of k,
   // 4 B up to k = 4; N x k at 1-4 B up to 16 bytes of k (k < 16).
