@@ -78,10 +78,10 @@ __global__ void __launch_bounds__(kThreads)
 
 cudaError_t kernels::launch_reg_tile(const LaunchArgs& a) {
   const BatchStrides& st = a.strides;
-  const RegTilePlan p = reg_tile_plan(a.rows, a.cols, a.elem_bytes, st.batch, st.src_ld_elems,
-                                      st.dst_ld_elems, st.src_batch_elems, st.dst_batch_elems,
-                                      reinterpret_cast<std::uintptr_t>(a.src),
-                                      reinterpret_cast<std::uintptr_t>(a.dst));
+  const RegTilePlan p =
+      reg_tile_plan(a.rows, a.cols, a.elem_bytes, st.batch, st.src_ld_elems, st.dst_ld_elems,
+                    st.src_batch_elems, st.dst_batch_elems, reinterpret_cast<std::uintptr_t>(a.src),
+                    reinterpret_cast<std::uintptr_t>(a.dst));
   if (!p.ok) return launch_smem_flat(a);
   const std::uint64_t ctas = (p.blocks + kThreads - 1) / kThreads;
   const dim3 grid(static_cast<unsigned>(ctas < 0x7fffffffu ? ctas : 0x7fffffffu));
@@ -91,10 +91,14 @@ cudaError_t kernels::launch_reg_tile(const LaunchArgs& a) {
     return cudaGetLastError();
   };
   switch (a.elem_bytes) {
-    case 1: return launch(reg_tile_kernel<1>);
-    case 2: return launch(reg_tile_kernel<2>);
-    case 4: return launch(reg_tile_kernel<4>);
-    default: return launch(reg_tile_kernel<8>);
+    case 1:
+      return launch(reg_tile_kernel<1>);
+    case 2:
+      return launch(reg_tile_kernel<2>);
+    case 4:
+      return launch(reg_tile_kernel<4>);
+    default:
+      return launch(reg_tile_kernel<8>);
   }
 }
 

@@ -40,10 +40,10 @@ TMAKIT_HD constexpr int reg_tile_band(int e) {
 struct RegTilePlan {
   bool ok = false;
   int e = 0;
-  std::uint32_t nbi = 0, nbj = 0;        // blocks down and across a matrix
-  std::uint32_t blocks_per_matrix = 0;   // nbi * nbj
-  std::uint32_t full_bands = 0;          // nbi / H
-  std::uint64_t blocks = 0;              // batch * blocks_per_matrix
+  std::uint32_t nbi = 0, nbj = 0;       // blocks down and across a matrix
+  std::uint32_t blocks_per_matrix = 0;  // nbi * nbj
+  std::uint32_t full_bands = 0;         // nbi / H
+  std::uint64_t blocks = 0;             // batch * blocks_per_matrix
   std::int64_t src_ld_bytes = 0, dst_ld_bytes = 0, src_bs_bytes = 0, dst_bs_bytes = 0;
   const char* why_not = nullptr;  // !ok: the rule the call breaks
 };
@@ -125,8 +125,7 @@ TMAKIT_HD void transpose_8x8_bytes(const Row8 (&x)[8], Row8 (&y)[8]) {
     const std::uint32_t sel = s | (s + 4) << 4;  // byte s of a, then byte s of b
     std::uint32_t w[2];
     for (int half = 0; half < 2; ++half) {  // output bytes 0-3: rows 0-3; 4-7: rows 4-7
-      const Row8 &a = x[4 * half], &b = x[4 * half + 1], &c = x[4 * half + 2],
-                 &d = x[4 * half + 3];
+      const Row8 &a = x[4 * half], &b = x[4 * half + 1], &c = x[4 * half + 2], &d = x[4 * half + 3];
       const std::uint32_t ab = byte_perm(j < 4 ? a.lo : a.hi, j < 4 ? b.lo : b.hi, sel);
       const std::uint32_t cd = byte_perm(j < 4 ? c.lo : c.hi, j < 4 ? d.lo : d.hi, sel);
       w[half] = byte_perm(ab, cd, 0x5410);  // ab's bytes 0-1, then cd's bytes 0-1

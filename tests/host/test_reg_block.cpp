@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <kernels/common/reg_block.hpp>
+#include <tests/support/emulated_call.hpp>
 
 namespace tmakit {
 namespace {
@@ -25,8 +26,8 @@ TEST(RegBlock, PermutationIsTheBlockTranspose) {
       for (int k = kRegMinK; k <= kRegMaxK; ++k) {
         const int v = 16 / e;
         std::vector<int> expect(16 * k, -1);  // output byte -> input byte (chunk * 16 + byte)
-        for (int a = 0; a < k; ++a)            // kWide: row r; kTall: column c
-          for (int b = 0; b < v; ++b)          // kWide: column c; kTall: row j
+        for (int a = 0; a < k; ++a)           // kWide: row r; kTall: column c
+          for (int b = 0; b < v; ++b)         // kWide: column c; kTall: row j
             for (int x = 0; x < e; ++x) {
               if (f == RegForm::kWide)
                 expect[(b * k + a) * e + x] = a * 16 + b * e + x;
@@ -43,17 +44,10 @@ TEST(RegBlock, PermutationIsTheBlockTranspose) {
       }
 }
 
-struct Call {
-  std::int64_t rows, cols;
-  int e;
-  std::int64_t batch = 1, src_ld = 0, dst_ld = 0, src_bs = 0, dst_bs = 0;  // 0: dense
-};
+using Call = test::EmuCall;
 
 RegPlan plan_of(Call& c, std::uintptr_t src = 0, std::uintptr_t dst = 0) {
-  if (c.src_ld == 0) c.src_ld = c.cols;
-  if (c.dst_ld == 0) c.dst_ld = c.rows;
-  if (c.src_bs == 0) c.src_bs = c.rows * c.src_ld;
-  if (c.dst_bs == 0) c.dst_bs = c.cols * c.dst_ld;
+  c.fill_dense();
   return reg_plan(c.rows, c.cols, c.e, c.batch, c.src_ld, c.dst_ld, c.src_bs, c.dst_bs, src, dst);
 }
 
@@ -63,43 +57,30 @@ std::string emulate(Call c) {
   const RegPlan p = plan_of(c);
   if (p.form == RegForm::kNone) return std::string("no plan: ") + p.why_not;
   const int e = c.e, k = p.k;
-  const std::int64_t src_bytes = ((c.batch - 1) * c.src_bs + (c.rows - 1) * c.src_ld + c.cols) * e;
-  const std::int64_t dst_bytes = ((c.batch - 1) * c.dst_bs + (c.cols - 1) * c.dst_ld + c.rows) * e;
-  std::vector<unsigned char> src(src_bytes), dst(dst_bytes + 64, 0xEE), chunk(16 * k);
-  for (std::int64_t i = 0; i < src_bytes; ++i) src[i] = static_cast<unsigned char>(i * 7 + i / 251);
-  std::vector<int> written(dst.size(), 0);
+  test::EmuMemory mem(c);
+  const std::int64_t src_bytes = mem.src_bytes, dst_bytes = mem.dst_bytes;
+  std::vector<unsigned char> chunk(16 * k);
+  const std::vector<unsigned char>& src = mem.src;
   const bool wide = p.form == RegForm::kWide;
   for (std::int64_t b = 0; b < p.blocks; ++b) {
     const RegBlockAt at = reg_block_at(p, b);
     for (int x = 0; x < k; ++x) {  // load chunk x
       const std::int64_t a = wide ? at.strided + x * p.strided_ld_bytes : at.dense + 16 * x;
-      if (a % 16 != 0 || a < 0 || a + 16 > src_bytes) return "load out of place at block " + std::to_string(b);
+      if (a % 16 != 0 || a < 0 || a + 16 > src_bytes)
+        return "load out of place at block " + std::to_string(b);
       for (int i = 0; i < 16; ++i) chunk[16 * x + i] = src[a + i];
     }
     for (int q = 0; q < k; ++q) {  // store chunk q
       const std::int64_t a = wide ? at.dense + 16 * q : at.strided + q * p.strided_ld_bytes;
-      if (a % 16 != 0 || a < 0 || a + 16 > dst_bytes) return "store out of place at block " + std::to_string(b);
+      if (a % 16 != 0 || a < 0 || a + 16 > dst_bytes)
+        return "store out of place at block " + std::to_string(b);
       for (int i = 0; i < 16; ++i) {
         const RegByte s = reg_src_byte(p.form, k, e, q, i);
-        dst[a + i] = chunk[16 * s.chunk + s.byte];
-        ++written[a + i];
+        mem.store(a + i, chunk[16 * s.chunk + s.byte]);
       }
     }
   }
-  for (std::int64_t m = 0; m < c.batch; ++m)
-    for (std::int64_t r = 0; r < c.rows; ++r)
-      for (std::int64_t col = 0; col < c.cols; ++col)
-        for (int x = 0; x < e; ++x) {
-          const std::int64_t s = (m * c.src_bs + r * c.src_ld + col) * e + x;
-          const std::int64_t d = (m * c.dst_bs + col * c.dst_ld + r) * e + x;
-          if (dst[d] != src[s] || written[d] != 1)
-            return "dst (" + std::to_string(m) + ", " + std::to_string(col) + ", " +
-                   std::to_string(r) + ") wrong or written " + std::to_string(written[d]) + " times";
-          written[d] = -1;
-        }
-  for (std::size_t i = 0; i < written.size(); ++i)
-    if (written[i] > 0) return "byte " + std::to_string(i) + " outside the destination written";
-  return "";
+  return mem.check_transpose(c);
 }
 
 TEST(RegBlock, EmulatedKernelTransposesExactly) {
@@ -107,14 +88,14 @@ TEST(RegBlock, EmulatedKernelTransposesExactly) {
   for (int e : {1, 2, 4, 8}) {
     const std::int64_t v = 16 / e;
     for (std::int64_t k : {2, 3, 7, 16, 31, 32}) {
-      calls.push_back({k, 48 * v, e});   // kWide
-      calls.push_back({48 * v, k, e});   // kTall
+      calls.push_back({k, 48 * v, e});  // kWide
+      calls.push_back({48 * v, k, e});  // kTall
     }
-    calls.push_back({16, 3 * v, e, 5});                                    // a batch, kWide
-    calls.push_back({32, 32 / v * v, e, 7});                               // batch of squares
-    calls.push_back({5 * v, 9, e, 3});                                     // a batch, kTall
-    calls.push_back({7, 4 * v, e, 3, 6 * v, 0, 44 * v, 40 * v});          // pitched src, gaps
-    calls.push_back({4 * v, 6, e, 2, 0, 5 * v, 30 * v, 7 * 5 * v + v});    // pitched dst, gaps
+    calls.push_back({16, 3 * v, e, 5});                                  // a batch, kWide
+    calls.push_back({32, 32 / v * v, e, 7});                             // batch of squares
+    calls.push_back({5 * v, 9, e, 3});                                   // a batch, kTall
+    calls.push_back({7, 4 * v, e, 3, 6 * v, 0, 44 * v, 40 * v});         // pitched src, gaps
+    calls.push_back({4 * v, 6, e, 2, 0, 5 * v, 30 * v, 7 * 5 * v + v});  // pitched dst, gaps
   }
   for (const Call& c : calls) {
     Call cc = c;
@@ -147,11 +128,13 @@ TEST(RegBlock, PlanTakesOnlyCallsItsChunksFit) {
   EXPECT_EQ(why({8, 4096, 2}, 0, 8), "a base, pitch or batch stride not a multiple of 16 bytes");
   EXPECT_EQ(why({8, 4096, 2, 1, 4100}), "a base, pitch or batch stride not a multiple of 16 bytes");
   EXPECT_EQ(why({8, 4096, 2, 1, 4104}), ok);
-  EXPECT_EQ(why({8, 4096, 2, 1, 0, 9}), "no short side of 2..32 with dense lines on the other operand");
+  EXPECT_EQ(why({8, 4096, 2, 1, 0, 9}),
+            "no short side of 2..32 with dense lines on the other operand");
   EXPECT_EQ(why({8, 4096, 2, 3, 0, 0, 8 * 4096 + 4}),
             "a base, pitch or batch stride not a multiple of 16 bytes");
   EXPECT_EQ(why({4096, 8, 2, 3, 0, 0, 0, 8 * 4096 + 8}), ok);
-  EXPECT_EQ(why({4096, 8, 2, 1, 0, 4100}), "a base, pitch or batch stride not a multiple of 16 bytes");
+  EXPECT_EQ(why({4096, 8, 2, 1, 0, 4100}),
+            "a base, pitch or batch stride not a multiple of 16 bytes");
 }
 
 TEST(RegBlock, ThreadsKeepEightChunksInFlight) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <kernels/common/reg_tile.hpp>
+#include <tests/support/emulated_call.hpp>
 
 namespace tmakit {
 namespace {
@@ -21,7 +22,8 @@ TEST(RegTile, EightByEightBytesTranspose) {
   for (int seed = 0; seed < 50; ++seed) {
     unsigned char in[8][8];
     for (int i = 0; i < 8; ++i)
-      for (int j = 0; j < 8; ++j) in[i][j] = static_cast<unsigned char>(seed * 131 + i * 37 + j * 11 + i * j);
+      for (int j = 0; j < 8; ++j)
+        in[i][j] = static_cast<unsigned char>(seed * 131 + i * 37 + j * 11 + i * j);
     Row8 x[8], y[8];
     for (int i = 0; i < 8; ++i) {
       x[i].lo = in[i][0] | in[i][1] << 8 | in[i][2] << 16 | std::uint32_t(in[i][3]) << 24;
@@ -31,22 +33,16 @@ TEST(RegTile, EightByEightBytesTranspose) {
     for (int j = 0; j < 8; ++j)
       for (int i = 0; i < 8; ++i) {
         const std::uint32_t w = i < 4 ? y[j].lo : y[j].hi;
-        ASSERT_EQ((w >> (8 * (i % 4))) & 0xFFu, in[i][j]) << "seed " << seed << " (" << i << ", " << j << ")";
+        ASSERT_EQ((w >> (8 * (i % 4))) & 0xFFu, in[i][j])
+            << "seed " << seed << " (" << i << ", " << j << ")";
       }
   }
 }
 
-struct Call {
-  std::int64_t rows, cols;
-  int e;
-  std::int64_t batch = 1, src_ld = 0, dst_ld = 0, src_bs = 0, dst_bs = 0;  // 0: dense
-};
+using Call = test::EmuCall;
 
 RegTilePlan plan_of(Call& c, std::uintptr_t src = 0, std::uintptr_t dst = 0) {
-  if (c.src_ld == 0) c.src_ld = c.cols;
-  if (c.dst_ld == 0) c.dst_ld = c.rows;
-  if (c.src_bs == 0) c.src_bs = c.rows * c.src_ld;
-  if (c.dst_bs == 0) c.dst_bs = c.cols * c.dst_ld;
+  c.fill_dense();
   return reg_tile_plan(c.rows, c.cols, c.e, c.batch, c.src_ld, c.dst_ld, c.src_bs, c.dst_bs, src,
                        dst);
 }
@@ -94,21 +90,20 @@ std::string emulate(Call c) {
   if (!p.ok) return std::string("no plan: ") + p.why_not;
   const int e = c.e, B = reg_tile_side(e), W = reg_tile_access_bytes(e);
   const auto h = static_cast<std::uint32_t>(reg_tile_band(e));
-  const std::int64_t src_bytes = ((c.batch - 1) * c.src_bs + (c.rows - 1) * c.src_ld + c.cols) * e;
-  const std::int64_t dst_bytes = ((c.batch - 1) * c.dst_bs + (c.cols - 1) * c.dst_ld + c.rows) * e;
-  std::vector<unsigned char> src(src_bytes), dst(dst_bytes + 64, 0xEE);
-  for (std::int64_t i = 0; i < src_bytes; ++i) src[i] = static_cast<unsigned char>(i * 7 + i / 251);
-  std::vector<int> written(dst.size(), 0);
+  test::EmuMemory mem(c);
+  const std::int64_t src_bytes = mem.src_bytes, dst_bytes = mem.dst_bytes;
+  const std::vector<unsigned char>& src = mem.src;
   for (std::uint64_t n = 0; n < p.blocks; ++n) {
     const RegTileAt at = reg_tile_at(p, n, h);
-    const std::int64_t s = std::int64_t(at.m) * p.src_bs_bytes + std::int64_t(at.bi) * B * p.src_ld_bytes +
-                           std::int64_t(at.bj) * W;
-    const std::int64_t d = std::int64_t(at.m) * p.dst_bs_bytes + std::int64_t(at.bj) * B * p.dst_ld_bytes +
-                           std::int64_t(at.bi) * W;
+    const std::int64_t s = std::int64_t(at.m) * p.src_bs_bytes +
+                           std::int64_t(at.bi) * B * p.src_ld_bytes + std::int64_t(at.bj) * W;
+    const std::int64_t d = std::int64_t(at.m) * p.dst_bs_bytes +
+                           std::int64_t(at.bj) * B * p.dst_ld_bytes + std::int64_t(at.bi) * W;
     unsigned char rows_in[16][16], rows_out[16][16];
     for (int i = 0; i < B; ++i) {
       const std::int64_t a = s + i * p.src_ld_bytes;
-      if (a % W != 0 || a < 0 || a + W > src_bytes) return "load out of place at block " + std::to_string(n);
+      if (a % W != 0 || a < 0 || a + W > src_bytes)
+        return "load out of place at block " + std::to_string(n);
       for (int x = 0; x < W; ++x) rows_in[i][x] = src[a + x];
     }
     auto word = [](const unsigned char* b) {
@@ -129,46 +124,37 @@ std::string emulate(Call c) {
       Chunk16 x[8], y[8];
       for (int i = 0; i < B; ++i)
         for (int k = 0; k < 4; ++k) x[i].w[k] = word(rows_in[i] + 4 * k);
-      if (e == 2) transpose_chunks<2>(reinterpret_cast<Chunk16(&)[8]>(x), reinterpret_cast<Chunk16(&)[8]>(y));
-      if (e == 4) transpose_chunks<4>(reinterpret_cast<Chunk16(&)[4]>(x), reinterpret_cast<Chunk16(&)[4]>(y));
-      if (e == 8) transpose_chunks<8>(reinterpret_cast<Chunk16(&)[2]>(x), reinterpret_cast<Chunk16(&)[2]>(y));
+      if (e == 2)
+        transpose_chunks<2>(reinterpret_cast<Chunk16(&)[8]>(x), reinterpret_cast<Chunk16(&)[8]>(y));
+      if (e == 4)
+        transpose_chunks<4>(reinterpret_cast<Chunk16(&)[4]>(x), reinterpret_cast<Chunk16(&)[4]>(y));
+      if (e == 8)
+        transpose_chunks<8>(reinterpret_cast<Chunk16(&)[2]>(x), reinterpret_cast<Chunk16(&)[2]>(y));
       for (int j = 0; j < B; ++j)
         for (int k = 0; k < 4; ++k) unword(y[j].w[k], rows_out[j] + 4 * k);
     }
     for (int j = 0; j < B; ++j) {
       const std::int64_t a = d + j * p.dst_ld_bytes;
-      if (a % W != 0 || a < 0 || a + W > dst_bytes) return "store out of place at block " + std::to_string(n);
+      if (a % W != 0 || a < 0 || a + W > dst_bytes)
+        return "store out of place at block " + std::to_string(n);
       for (int x = 0; x < W; ++x) {
-        dst[a + x] = rows_out[j][x];
-        ++written[a + x];
+        mem.store(a + x, rows_out[j][x]);
       }
     }
   }
-  for (std::int64_t m = 0; m < c.batch; ++m)
-    for (std::int64_t r = 0; r < c.rows; ++r)
-      for (std::int64_t col = 0; col < c.cols; ++col)
-        for (int x = 0; x < e; ++x) {
-          const std::int64_t s = (m * c.src_bs + r * c.src_ld + col) * e + x;
-          const std::int64_t d = (m * c.dst_bs + col * c.dst_ld + r) * e + x;
-          if (dst[d] != src[s] || written[d] != 1)
-            return "dst (" + std::to_string(m) + ", " + std::to_string(col) + ", " +
-                   std::to_string(r) + ") wrong or written " + std::to_string(written[d]) + " times";
-          written[d] = -1;
-        }
-  for (std::size_t i = 0; i < written.size(); ++i)
-    if (written[i] > 0) return "byte " + std::to_string(i) + " outside the destination written";
-  return "";
+  return mem.check_transpose(c);
 }
 
 TEST(RegTile, EmulatedKernelTransposesExactly) {
   std::vector<Call> calls;
   for (int e : {1, 2, 4, 8}) {
     const std::int64_t b = reg_tile_side(e), w = reg_tile_access_bytes(e) / e;  // w: W in elements
-    calls.push_back({32, 32, e, 5});                      // the batch it is for
-    calls.push_back({5 * b, 3 * b, e, 4});                // a short band, narrow matrices
-    calls.push_back({b, 9 * b, e, 2});                    // one block row
-    calls.push_back({13 * b, b, e});                      // one block column
-    calls.push_back({6 * b, 4 * b, e, 3, 4 * b + w, 0, (6 * b + 1) * (4 * b + w), 0});  // pitched src
+    calls.push_back({32, 32, e, 5});        // the batch it is for
+    calls.push_back({5 * b, 3 * b, e, 4});  // a short band, narrow matrices
+    calls.push_back({b, 9 * b, e, 2});      // one block row
+    calls.push_back({13 * b, b, e});        // one block column
+    calls.push_back(
+        {6 * b, 4 * b, e, 3, 4 * b + w, 0, (6 * b + 1) * (4 * b + w), 0});  // pitched src
     calls.push_back({4 * b, 2 * b, e, 2, 0, 4 * b + 2 * w, 0, 2 * b * (4 * b + 2 * w) + w});  // dst
   }
   for (const Call& c : calls) {
@@ -182,21 +168,23 @@ TEST(RegTile, PlanTakesOnlyCallsItsBlocksFit) {
     const RegTilePlan p = plan_of(c, s, d);
     return p.ok ? std::string("planned") : std::string(p.why_not);
   };
-  const std::string ok = "planned", sides = "a side not a whole number of blocks (8 elements at "
-                                            "1-2 B, 4 at 4 B, 2 at 8 B)",
+  const std::string ok = "planned",
+                    sides =
+                        "a side not a whole number of blocks (8 elements at "
+                        "1-2 B, 4 at 4 B, 2 at 8 B)",
                     align = "a base, pitch or batch stride not a multiple of the block's row bytes";
   EXPECT_EQ(why({32, 32, 1, 16384}), ok);
   EXPECT_EQ(why({32, 32, 16}), "element size not 1, 2, 4 or 8 bytes");
   EXPECT_EQ(why({97, 75, 2, 3000}), sides);
   EXPECT_EQ(why({32, 36, 1}), sides);
-  EXPECT_EQ(why({32, 36, 4}), ok);  // 4 B: blocks of 4
-  EXPECT_EQ(why({30, 36, 8}), ok);  // 8 B: blocks of 2
-  EXPECT_EQ(why({32, 32, 1}, 4, 0), align);   // 1 B: 8-byte rows
+  EXPECT_EQ(why({32, 36, 4}), ok);           // 4 B: blocks of 4
+  EXPECT_EQ(why({30, 36, 8}), ok);           // 8 B: blocks of 2
+  EXPECT_EQ(why({32, 32, 1}, 4, 0), align);  // 1 B: 8-byte rows
   EXPECT_EQ(why({32, 32, 1}, 8, 24), ok);
   EXPECT_EQ(why({32, 32, 2}, 8, 0), align);   // 2 B: 16-byte rows
   EXPECT_EQ(why({32, 32, 1, 1, 36}), align);  // src pitch 36 bytes
   EXPECT_EQ(why({32, 32, 1, 1, 40}), ok);
-  EXPECT_EQ(why({32, 32, 2, 1, 0, 36}), align);  // dst pitch 72 bytes
+  EXPECT_EQ(why({32, 32, 2, 1, 0, 36}), align);              // dst pitch 72 bytes
   EXPECT_EQ(why({32, 32, 2, 3, 0, 0, 32 * 32 + 4}), align);  // batch stride
   EXPECT_EQ(why({32, 32, 2, 3, 0, 0, 32 * 32 + 8}), ok);
   EXPECT_EQ(why({0, 32, 2}), "an empty call");
