@@ -17,6 +17,7 @@
 #include <type_traits>
 #include <kernels/common/reg_tile.hpp>
 #include <kernels/launchers.hpp>
+#include <kernels/primitives/dispatch.cuh>
 
 namespace tmakit {
 namespace {
@@ -85,21 +86,11 @@ cudaError_t kernels::launch_reg_tile(const LaunchArgs& a) {
   if (!p.ok) return launch_smem_flat(a);
   const std::uint64_t ctas = (p.blocks + kThreads - 1) / kThreads;
   const dim3 grid(static_cast<unsigned>(ctas < 0x7fffffffu ? ctas : 0x7fffffffu));
-  auto launch = [&](auto kernel) {
-    kernel<<<grid, kThreads, 0, a.stream>>>(static_cast<const unsigned char*>(a.src),
-                                            static_cast<unsigned char*>(a.dst), p);
+  return dispatch_elem_1248(a.elem_bytes, [&](auto t) {
+    reg_tile_kernel<sizeof(t)><<<grid, kThreads, 0, a.stream>>>(
+        static_cast<const unsigned char*>(a.src), static_cast<unsigned char*>(a.dst), p);
     return cudaGetLastError();
-  };
-  switch (a.elem_bytes) {
-    case 1:
-      return launch(reg_tile_kernel<1>);
-    case 2:
-      return launch(reg_tile_kernel<2>);
-    case 4:
-      return launch(reg_tile_kernel<4>);
-    default:
-      return launch(reg_tile_kernel<8>);
-  }
+  });
 }
 
 }  // namespace tmakit

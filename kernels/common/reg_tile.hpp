@@ -39,7 +39,6 @@ TMAKIT_HD constexpr int reg_tile_band(int e) {
 // Everything a launch needs, fixed for the call (bytes where named _bytes).
 struct RegTilePlan {
   bool ok = false;
-  int e = 0;
   std::uint32_t nbi = 0, nbj = 0;       // blocks down and across a matrix
   std::uint32_t blocks_per_matrix = 0;  // nbi * nbj
   std::uint32_t full_bands = 0;         // nbi / H
@@ -79,7 +78,6 @@ inline RegTilePlan reg_tile_plan(std::int64_t rows, std::int64_t cols, int e, st
     return p;
   }
   p.ok = true;
-  p.e = e;
   p.nbi = static_cast<std::uint32_t>(rows / b);
   p.nbj = static_cast<std::uint32_t>(cols / b);
   p.blocks_per_matrix = static_cast<std::uint32_t>(per_matrix);
