@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -11,7 +12,7 @@ namespace tmakit {
 namespace {
 
 // TMAKIT_SIMULATE_CC, or a value above every real device when unset or malformed.
-int simulated_cc() {
+int read_simulated_cc() {
   const char* e = std::getenv("TMAKIT_SIMULATE_CC");
   if (e == nullptr || *e == '\0') return 1 << 30;
   char* end = nullptr;
@@ -19,7 +20,38 @@ int simulated_cc() {
   return (*end == '\0' && v > 0 && v < (1 << 30)) ? static_cast<int>(v) : (1 << 30);
 }
 
+bool read_tma_disabled() {
+  const char* e = std::getenv("TMAKIT_DISABLE_TMA");
+  return e != nullptr && e[0] == '1' && e[1] == '\0';
+}
+
+// The snapshot env_settings() returns; the first use reads the environment.
+struct EnvSnapshot {
+  std::atomic<int> simulated_cc{read_simulated_cc()};
+  std::atomic<bool> tma_disabled{read_tma_disabled()};
+};
+EnvSnapshot& env_snapshot() {
+  static EnvSnapshot snap;
+  return snap;
+}
+
+int simulated_cc() {
+  return env_settings().simulated_cc;
+}
+
 }  // namespace
+
+EnvSettings env_settings() {
+  const EnvSnapshot& snap = env_snapshot();
+  return {snap.simulated_cc.load(std::memory_order_relaxed),
+          snap.tma_disabled.load(std::memory_order_relaxed)};
+}
+
+void reload_env_settings() {
+  EnvSnapshot& snap = env_snapshot();
+  snap.simulated_cc.store(read_simulated_cc(), std::memory_order_relaxed);
+  snap.tma_disabled.store(read_tma_disabled(), std::memory_order_relaxed);
+}
 
 Status current_device_caps(DeviceCaps* caps) {
   static std::mutex mu;

@@ -22,6 +22,20 @@ struct DeviceCaps {
 // build, which device, how to rebuild. transpose() refuses every call with it before launching.
 std::string missing_device_code(const DeviceCaps& caps);
 
+// The environment variables tmakit reads, read once, at the first call that needs them: getenv
+// scans the whole environment, 0.14 us per variable and call on the H100 machine (bench/
+// experiments/launch_paths.cu, issue 16's host time per call), where a 64 x 64 transpose()
+// costs about 5 us. Setting them in-process after that first call has no effect until
+// reload_env_settings(), which tests call (not meant to race with running calls).
+//   simulated_cc  TMAKIT_SIMULATE_CC (major*10+minor), or 1 << 30 when unset or malformed
+//   tma_disabled  TMAKIT_DISABLE_TMA is exactly "1"
+struct EnvSettings {
+  int simulated_cc = 1 << 30;
+  bool tma_disabled = false;
+};
+EnvSettings env_settings();
+void reload_env_settings();
+
 // The current device. TMAKIT_SIMULATE_CC=80 (any major*10+minor) makes it report at most that
 // compute capability: how tests and users see the pre-sm_90 paths (fallbacks, errors) on a
 // Hopper machine. The message of any refusal it causes says it was simulated.

@@ -94,8 +94,7 @@ std::string check_rows16(const Side& side, int elem_bytes) {
 }  // namespace
 
 bool tma_disabled_by_env() {
-  const char* e = std::getenv("TMAKIT_DISABLE_TMA");
-  return e != nullptr && std::string(e) == "1";
+  return env_settings().tma_disabled;
 }
 
 std::string tma_unavailable(bool allow_tma, const DeviceCaps& caps) {
@@ -154,11 +153,23 @@ struct MapEntry {
 // encoding again would give.
 class MapCache {
  public:
-  bool find(const MapKey& k, MapEntry* out) {
+  // On a hit: the entry's reason into *why and, when it is empty, its maps into *maps and
+  // their pointers into *args (copied straight there: no whole-entry copy on the per-call path).
+  bool find(const MapKey& k, std::string* why, TmaMaps* maps, kernels::LaunchArgs* args) {
     std::lock_guard<std::mutex> lock(mu_);
     for (const MapEntry& e : ring_)
       if (e.key.def != nullptr && e.key == k) {
-        *out = e;
+        *why = e.why;
+        if (e.why.empty()) {
+          if (e.src_used) {
+            maps->src = e.maps.src;
+            args->src_map = &maps->src;
+          }
+          if (e.dst_used) {
+            maps->dst = e.maps.dst;
+            args->dst_map = &maps->dst;
+          }
+        }
         return true;
       }
     return false;
@@ -206,15 +217,7 @@ std::string prepare_tma(const VariantDef& def, bool allow_tma, const DeviceCaps&
   key.device = caps.device;
   key.num_type = args->num_type;
   key.strides = args->strides;
-  MapEntry hit;
-  if (map_cache().find(key, &hit)) {
-    if (hit.why.empty()) {
-      *maps = hit.maps;
-      if (hit.src_used) args->src_map = &maps->src;
-      if (hit.dst_used) args->dst_map = &maps->dst;
-    }
-    return hit.why;
-  }
+  if (std::string why; map_cache().find(key, &why, maps, args)) return why;
   MapEntry fresh;
   fresh.key = key;
   fresh.why = plan_and_encode(def, caps, args, maps);

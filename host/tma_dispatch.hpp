@@ -13,7 +13,7 @@ struct TmaMaps {
   CUtensorMap dst{};
 };
 
-// True when the environment variable TMAKIT_DISABLE_TMA is "1".
+// True when the environment variable TMAKIT_DISABLE_TMA is "1" (read once: env_settings()).
 bool tma_disabled_by_env();
 
 // Empty when TMA techniques can run at all on a device with these caps; else why not: the

@@ -12,7 +12,10 @@
 # techniques `auto` runs there since session 12, reg_permute, and odd 4 B, with their peers) or
 # session14 (the H100's large aligned losses at 2048^2, 2 / 8 / 16 B, with their peers) or
 # session16 (the H200's skinny 4 B loss at 4000000x16 with its peer, and reg_permute on the two
-# batches below 80% of memcpy there).
+# batches below 80% of memcpy there) or session19 (reg_tile at 1 B on the 32 x 32 batch, 88% of
+# memcpy on the H100, against the 64 x 64 batch of the same bytes at 100%, with memcpy on both).
+# NCU_EXTRA: more ncu options (session19: --cache-control none, so the kernel meets the L2 as the
+# benchmark's own flush leaves it, full of dirty lines, instead of ncu's clean one).
 # Output: one block per case; what lies under $OUT/ncu-unmet.txt.
 set -uo pipefail
 b=${1:-build-gpu}
@@ -25,10 +28,22 @@ run() {  # label, benchmark filter, kernel regex ('' = the first kernels, for a 
   echo "== $1 ($2)" | tee -a "$out"
   local k=(-c 1 -k "regex:$3")
   [ -z "$3" ] && k=(-c 3)
-  ncu --clock-control none --metrics "$m" "${k[@]}" "$b/bench/tmakit_bench" --preset=full \
+  ncu --clock-control none ${NCU_EXTRA:-} --metrics "$m" "${k[@]}" "$b/bench/tmakit_bench" --preset=full \
     --benchmark_filter="$2" 2>&1 | grep -E "^  [A-Za-z_].*\(|gpu__|dram__|sm__|smsp__|launch__|l1tex__" |
     sed 's/  */ /g' | tee -a "$out"
 }
+if [ "$cases" = session19b ]; then  # with NCU_EXTRA="--cache-control none --launch-skip 3"
+  run "batched 1 B 32x32: reg_tile" '^reg_tile/e1/batched/16384x32x32/' reg_tile_kernel
+  run "batched 1 B 64x64: reg_tile" '^reg_tile/e1/batched/4096x64x64/' reg_tile_kernel
+  exit 0
+fi
+if [ "$cases" = session19 ]; then
+  run "batched 1 B 32x32: reg_tile" '^reg_tile/e1/batched/16384x32x32/' reg_tile_kernel
+  run "batched 1 B 32x32: memcpy" '^memcpy/e1/batched/16384x32x32/' ''
+  run "batched 1 B 64x64: reg_tile" '^reg_tile/e1/batched/4096x64x64/' reg_tile_kernel
+  run "batched 1 B 64x64: memcpy" '^memcpy/e1/batched/4096x64x64/' ''
+  exit 0
+fi
 if [ "$cases" = session16 ]; then
   run "skinny 4 B: smem_flat" '^smem_flat/e4/skinny/4000000x16/' smem_flat_kernel
   run "skinny 4 B: peer cutensor" '^cutensor/e4/skinny/4000000x16/' ''

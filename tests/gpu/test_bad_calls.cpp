@@ -8,6 +8,7 @@
 #include <vector>
 #include <gtest/gtest.h>
 #include <tests/support/gpu.hpp>
+#include <tests/support/scoped_env.hpp>
 #include <host/testdata.hpp>
 #include <tmakit/tmakit.hpp>
 
@@ -100,11 +101,12 @@ TEST(BadCalls, EachIsAClearErrorAndTheDestinationStaysUntouched) {
   };
   // A pre-sm_90 device, simulated: the TMA technique refuses (no fallback allowed) and says
   // the capability was simulated.
-  ASSERT_EQ(setenv("TMAKIT_SIMULATE_CC", "80", 1), 0);
-  calls.push_back({"TMA on a (simulated) sm_80, no fallback",
-                   transpose(src, dst, rows, cols, 4, variant("tma_load_store", false)), kUns,
-                   "compute capability 8.0 (simulated by TMAKIT_SIMULATE_CC=80); TMA needs 9.0"});
-  ASSERT_EQ(unsetenv("TMAKIT_SIMULATE_CC"), 0);
+  {
+    test::ScopedEnv sim("TMAKIT_SIMULATE_CC", "80");
+    calls.push_back({"TMA on a (simulated) sm_80, no fallback",
+                     transpose(src, dst, rows, cols, 4, variant("tma_load_store", false)), kUns,
+                     "compute capability 8.0 (simulated by TMAKIT_SIMULATE_CC=80); TMA needs 9.0"});
+  }
   if (dev.cc < 90) {  // a real pre-sm_90 device refuses the same way, without the note
     calls.back().names = "TMA needs 9.0";
   }
@@ -139,11 +141,13 @@ TEST(BadCalls, SimulatedPreSm90FallsBackAndSaysWhy) {
   ASSERT_EQ(cudaMalloc(&src, in.size()), cudaSuccess);
   ASSERT_EQ(cudaMalloc(&dst, in.size()), cudaSuccess);
   ASSERT_EQ(cudaMemcpy(src, in.data(), in.size(), cudaMemcpyHostToDevice), cudaSuccess);
-  ASSERT_EQ(setenv("TMAKIT_SIMULATE_CC", "80", 1), 0);
   TransposeOptions o = variant("tma_load_store");
   o.synchronize = true;
-  const Status s = transpose(src, dst, rows, cols, 4, o);
-  ASSERT_EQ(unsetenv("TMAKIT_SIMULATE_CC"), 0);
+  Status s;
+  {
+    test::ScopedEnv sim("TMAKIT_SIMULATE_CC", "80");
+    s = transpose(src, dst, rows, cols, 4, o);
+  }
   ASSERT_TRUE(s.ok()) << s.message;
   EXPECT_EQ(s.variant, fallback_variant("tma_load_store", rows, cols, 4));
   EXPECT_NE(s.fallback_reason.find("TMA needs 9.0"), std::string::npos) << s.fallback_reason;

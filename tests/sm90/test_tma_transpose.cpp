@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <tests/support/gpu.hpp>
 #include <tests/support/harness.hpp>
+#include <tests/support/scoped_env.hpp>
 #include <tmakit/tmakit.hpp>
 
 namespace tmakit {
@@ -108,12 +109,6 @@ INSTANTIATE_TEST_SUITE_P(Registry, TmaTranspose, ::testing::ValuesIn(tma_cases()
 // --- Fallbacks on an sm_90 device ------------------------------------------------------------
 
 // Sets an environment variable for one scope.
-struct ScopedEnv {
-  std::string name;
-  ScopedEnv(const char* n, const char* value) : name(n) { setenv(n, value, 1); }
-  ~ScopedEnv() { unsetenv(name.c_str()); }
-};
-
 std::string run_auto(std::int64_t rows, std::int64_t cols, int e, const TransposeOptions& opt,
                      Status* st) {
   return test::check_transpose(rows, cols, e, false, 0, [&](const void* src, void* dst) {
@@ -137,7 +132,7 @@ TEST(TmaFallback, AutoUsesTmaWhenItCanAndSaysWhyNot) {
     if (!preferred->uses_tma) continue;
     ++tma_sizes;
     {
-      ScopedEnv env("TMAKIT_DISABLE_TMA", "1");
+      test::ScopedEnv env("TMAKIT_DISABLE_TMA", "1");
       EXPECT_EQ(run_auto(1040, 2000, e, {}, &st), "");
       EXPECT_EQ(st.variant, fallback_variant(preferred->token, 1040, 2000, e));
       EXPECT_EQ(st.fallback_reason, "TMA disabled by TMAKIT_DISABLE_TMA=1");
