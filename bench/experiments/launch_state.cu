@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include <bench/experiments/host_reps.hpp>
 #include <bench/launch_gate.hpp>
 #include <tmakit/tmakit.hpp>
 
@@ -35,30 +36,11 @@ __global__ void empty_kernel() {}
 
 template <class Call>
 double us_per_call(Call&& call) {
-  std::vector<double> reps;
-  for (int rep = 0; rep < 7; ++rep) {
-    double total_s = 0;
-    for (int batch = 0; batch < 20; ++batch) {
-      const auto t0 = std::chrono::steady_clock::now();
-      for (int i = 0; i < 100; ++i) call();
-      const auto t1 = std::chrono::steady_clock::now();
-      cudaDeviceSynchronize();
-      total_s += std::chrono::duration<double>(t1 - t0).count();
-    }
-    reps.push_back(1e6 * total_s / 2000);
-  }
-  std::sort(reps.begin(), reps.end());
+  const std::vector<double> reps = tmakit::experiments::sorted_us_per_call(call);
   return reps[reps.size() / 2];
 }
 
-void* dalloc(size_t bytes) {
-  void* p = nullptr;
-  if (cudaMalloc(&p, bytes) != cudaSuccess) {
-    std::fprintf(stderr, "cudaMalloc(%zu) failed\n", bytes);
-    std::exit(1);
-  }
-  return p;
-}
+using tmakit::experiments::dalloc;
 
 }  // namespace
 
