@@ -4,7 +4,6 @@
 #include <array>
 #include <mutex>
 #include <cstdint>
-#include <cstdlib>
 #include <host/tensor_map/driver.hpp>
 #include <tmakit/tensor_map.hpp>
 
@@ -93,13 +92,9 @@ std::string check_rows16(const Side& side, int elem_bytes) {
 
 }  // namespace
 
-bool tma_disabled_by_env() {
-  return env_settings().tma_disabled;
-}
-
 std::string tma_unavailable(bool allow_tma, const DeviceCaps& caps) {
   if (!allow_tma) return "TMA disabled by TransposeOptions::allow_tma = false";
-  if (tma_disabled_by_env()) return "TMA disabled by TMAKIT_DISABLE_TMA=1";
+  if (env_settings().tma_disabled) return "TMA disabled by TMAKIT_DISABLE_TMA=1";
   if (caps.cc < 90)
     return "device " + std::to_string(caps.device) + " has compute capability " +
            std::to_string(caps.cc / 10) + "." + std::to_string(caps.cc % 10) +

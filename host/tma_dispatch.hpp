@@ -13,9 +13,6 @@ struct TmaMaps {
   CUtensorMap dst{};
 };
 
-// True when the environment variable TMAKIT_DISABLE_TMA is "1" (read once: env_settings()).
-bool tma_disabled_by_env();
-
 // Empty when TMA techniques can run at all on a device with these caps; else why not: the
 // switch (allow_tma / TMAKIT_DISABLE_TMA), compute capability 9.0, sm_90 code in this build,
 // the driver's encoder.
