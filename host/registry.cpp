@@ -66,6 +66,11 @@ std::vector<VariantDef> make_registry() {
           "smem_sector with 16-byte global vectors at any row alignment: aligned vectors "
           "realigned by funnel shifts, transposed in shared memory, whole output sectors",
           75, kElems1248, 1, false, kT, k::launch_smem_realign),
+      row("reg_realign",
+          "smem_realign without its input tile: a thread realigns a 4-row x 16-byte block, "
+          "transposes it in registers and writes it to the output tile, which stores whole "
+          "sectors as 16-byte vectors (256-row tiles, pad 32 / E rows)",
+          75, kElems1248, 1, false, kT, k::launch_reg_realign),
       row("smem_flat",
           "smem_strip with 16-byte global accesses on both sides: the dense side of a skinny "
           "matrix or a small-matrix batch is one run, moved in whole 16-byte chunks whatever "

@@ -86,6 +86,7 @@ cudaError_t launch_smem_wide(const LaunchArgs&);
 cudaError_t launch_smem_strip(const LaunchArgs&);
 cudaError_t launch_smem_sector(const LaunchArgs&);
 cudaError_t launch_smem_realign(const LaunchArgs&);
+cudaError_t launch_reg_realign(const LaunchArgs&);
 cudaError_t launch_smem_flat(const LaunchArgs&);
 cudaError_t launch_reg_permute(const LaunchArgs&);
 cudaError_t launch_reg_tile(const LaunchArgs&);

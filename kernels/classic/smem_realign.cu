@@ -32,6 +32,7 @@
 #include <kernels/common/realign.hpp>
 #include <kernels/launchers.hpp>
 #include <kernels/primitives/launch_smem.cuh>
+#include <kernels/primitives/realign_io.cuh>
 #include <kernels/primitives/tile_loop.cuh>
 
 namespace tmakit {
@@ -39,38 +40,6 @@ namespace {
 
 constexpr int kThreads = 256;
 using Addr = std::uintptr_t;
-
-// One E-byte element at address q, zero-extended.
-template <int E>
-__device__ __forceinline__ std::uint32_t load_elem_word(Addr q) {
-  if constexpr (E == 1) return *reinterpret_cast<const std::uint8_t*>(q);
-  if constexpr (E == 2) return *reinterpret_cast<const std::uint16_t*>(q);
-  return *reinterpret_cast<const std::uint32_t*>(q);  // E = 4; E = 8 reads its two words
-}
-
-// The aligned 16-byte vector at p: whole when it lies inside [lo, hi) (the matrix's span),
-// else the elements inside it, zeros elsewhere. p, lo and hi are multiples of E.
-template <int E>
-__device__ __forceinline__ uint4 load_vec(Addr p, Addr lo, Addr hi) {
-  if (p >= lo && p + 16 <= hi) return __ldg(reinterpret_cast<const uint4*>(p));
-  std::uint32_t w[4];
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    std::uint32_t x = 0;
-    if constexpr (E == 8) {
-      const Addr q = p + 8 * (i / 2);  // the element holding word i
-      if (q >= lo && q < hi) x = *reinterpret_cast<const std::uint32_t*>(p + 4 * i);
-    } else {
-#pragma unroll
-      for (int e = 0; e < 4; e += E) {
-        const Addr q = p + 4 * i + e;
-        if (q >= lo && q < hi) x |= load_elem_word<E>(q) << (8 * e);
-      }
-    }
-    w[i] = x;
-  }
-  return make_uint4(w[0], w[1], w[2], w[3]);
-}
 
 // Phase 2 for one block: kBlock words a[u] (tile rows p*kBlock + u, unit column q) -> kBlock
 // words t[c] (OUT rows q*kBlock + c, word p). Element (u, c) of the block moves to (c, u).

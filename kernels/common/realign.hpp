@@ -68,6 +68,40 @@ TMAKIT_HD int realign_out_offset(int row, int x) {
   return row * S::kOutStride + ((((x >> 4) ^ f)) << 4) + (x & 15);
 }
 
+// reg_realign's tile (kernels/classic/reg_realign.cu): smem_realign's sector ownership without
+// the IN tile. kRows tile rows (tile row i <-> input row r0 - kPad + i) of one 128-byte input
+// row segment (kCols elements); a lane holds 4 tile rows x 16 bytes, transposes them in
+// registers into 16 / E OUT rows x 4E bytes, and writes those to OUT:
+//   OUT: kCols rows of kRows * E bytes (input column c, tile row i), 16-byte chunks XOR-
+//        swizzled within groups of 8 by the writing lane's chunk k = j * E / 16
+//        (reg_realign_out_offset).
+// kPad = 32 / E rows is the most an output row's owned range starts above r0 (its sector
+// offset); kOwned = kRows - kPad, whole 32-byte sectors at every E.
+template <int E>
+struct RegRealignTile {
+  static_assert(E == 1 || E == 2 || E == 4 || E == 8, "1, 2, 4 or 8-byte elements");
+  static constexpr int kCols = 128 / E;
+  static constexpr int kPad = 32 / E;
+  static constexpr int kRows = 256;  // 2 passes of 8 warps x 16 rows (4 row groups of 4)
+  static constexpr int kOwned = kRows - kPad;
+  static constexpr int kOutStride = kRows * E;  // whole 128-byte groups
+  static constexpr int kSmemBytes = kCols * kOutStride;
+  static constexpr int kChunks = kOwned * E / 16;  // 16-byte chunks per owned output row
+  // Phase 3 walks rows in slots of kSlots chunks (kChunks rounded up to whole quarter-warps),
+  // so 8 consecutive lanes read 8 consecutive chunks of one row: distinct positions after the
+  // XOR. Slots past kChunks are idle.
+  static constexpr int kSlots = (kChunks + 7) / 8 * 8;
+  static constexpr int kItems = kCols * kSlots;
+  static_assert(kOwned * E % 32 == 0 && kOutStride % 128 == 0, "whole sectors and groups");
+};
+
+// Byte x of reg_realign's OUT row j, from the start of OUT: chunk x / 16 XOR (j * E / 16) % 8.
+template <int E>
+TMAKIT_HD int reg_realign_out_offset(int j, int x) {
+  const int f = ((j * E) >> 4) & 7;
+  return j * RegRealignTile<E>::kOutStride + (((x >> 4) ^ f) << 4) + (x & 15);
+}
+
 // Bytes sh..sh+3 of the 8-byte value {hi:lo}, sh = 0..3 (SHF.R: the funnel shift).
 TMAKIT_HD std::uint32_t funnel_bytes(std::uint32_t lo, std::uint32_t hi, int sh) {
 #if TMAKIT_DEVICE_PASS

@@ -1,6 +1,7 @@
-// smem_realign's index math (kernels/common/realign.hpp), checked on the host: the phase-2
-// walk covers every block once, its shared accesses take the ideal wavefronts (the stride
-// rule of the kernel file's header), and a realigned chunk is the bytes it claims.
+// The realign family's index math (kernels/common/realign.hpp), checked on the host:
+// smem_realign's phase-2 walk covers every block once, its shared accesses take the ideal
+// wavefronts (the stride rule of the kernel file's header), and a realigned chunk is the bytes
+// it claims; reg_realign's register-to-OUT writes and phase-3 reads take the ideal wavefronts.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -49,9 +50,9 @@ void check_banks() {
         const RealignBlock at = realign_block<E>(w0 + lane);
         rd[lane] = {true, static_cast<std::uint32_t>((at.p * S::kBlock + u) * S::kInStride +
                                                      S::kUnit * at.q)};
-        wr[lane] = {true, static_cast<std::uint32_t>(
-                              S::kInBytes +
-                              realign_out_offset<E>(at.q * S::kBlock + u, S::kUnit * at.p))};
+        wr[lane] = {
+            true, static_cast<std::uint32_t>(
+                      S::kInBytes + realign_out_offset<E>(at.q * S::kBlock + u, S::kUnit * at.p))};
       }
       const Wavefronts r = shared_wavefronts(rd, S::kUnit), w = shared_wavefronts(wr, S::kUnit);
       ASSERT_EQ(r.actual, r.ideal) << "E=" << E << " reads, warp at block " << w0;
@@ -150,6 +151,101 @@ TEST(Realign, TileFitsAndOwnsWholeSectors) {
   check(RealignTile<2>{});
   check(RealignTile<4>{});
   check(RealignTile<8>{});
+}
+
+// reg_realign's phase 1 writes: lane (g, k) of warp w in pass n holds tile rows i0..i0+3, i0 =
+// 128n + 16w + 4g, and writes its transposed block to OUT rows 16k/E + e at bytes E*i0..
+// (kernels/classic/reg_realign.cu, transpose_to_out): one instruction per (e, piece), 4E bytes
+// per lane (two 16-byte pieces at 8 B). Each must take the ideal wavefronts.
+template <int E>
+void check_reg_phase1_banks() {
+  using S = RegRealignTile<E>;
+  constexpr int kWidth = E == 8 ? 16 : 4 * E;  // bytes per lane per store instruction
+  constexpr int kPieces = 4 * E / kWidth;
+  for (int n = 0; n < S::kRows / 128; ++n)
+    for (int w = 0; w < 8; ++w)
+      for (int e = 0; e < 16 / E; ++e)
+        for (int piece = 0; piece < kPieces; ++piece) {
+          WarpAccess wr{};
+          std::set<int> rows;
+          for (int lane = 0; lane < 32; ++lane) {
+            const int k = lane & 7, g = lane >> 3, i0 = 128 * n + 16 * w + 4 * g;
+            const int j = 16 / E * k + e;
+            rows.insert(j);
+            wr[lane] = {true, static_cast<std::uint32_t>(
+                                  reg_realign_out_offset<E>(j, E * i0 + kWidth * piece))};
+          }
+          ASSERT_EQ(rows.size(), 8u);
+          const Wavefronts r = shared_wavefronts(wr, kWidth);
+          ASSERT_EQ(r.actual, r.ideal) << "E=" << E << " n=" << n << " w=" << w << " e=" << e;
+        }
+}
+
+TEST(Realign, RegPhaseOneWritesAreConflictFree) {
+  check_reg_phase1_banks<1>();
+  check_reg_phase1_banks<2>();
+  check_reg_phase1_banks<4>();
+  check_reg_phase1_banks<8>();
+}
+
+// reg_realign's phase 3: item it = tid + 256n, OUT row j = it / kSlots, chunk k = it % kSlots
+// (idle at k >= kChunks), reads chunk (o0 & ~15) / 16 + k, o0 = kPad * E - m, for every sector
+// offset m; the row's last chunk also reads the next one. Ideal wavefronts for each.
+template <int E>
+void check_reg_phase3_banks() {
+  using S = RegRealignTile<E>;
+  for (int m = 0; m < 32; m += E)
+    for (int it0 = 0; it0 < S::kItems; it0 += 32) {
+      WarpAccess rd{}, rx{};
+      for (int lane = 0; lane < 32; ++lane) {
+        const int it = it0 + lane, j = it / S::kSlots, k = it % S::kSlots;
+        const int o0 = S::kPad * E - m, xb = (o0 & ~15) + 16 * k;
+        const bool active = k < S::kChunks;
+        const bool extra = active && (k == S::kChunks - 1 || lane == 31) && (o0 & 15) != 0;
+        if (active)  // inside the row (idle slots read nothing)
+          ASSERT_LE(xb + 16 + (extra ? 16 : 0), S::kOutStride) << "E=" << E << " m=" << m;
+        rd[lane] = {active, static_cast<std::uint32_t>(reg_realign_out_offset<E>(j, xb))};
+        rx[lane] = {extra, static_cast<std::uint32_t>(reg_realign_out_offset<E>(j, xb + 16))};
+      }
+      const Wavefronts r = shared_wavefronts(rd, 16), x = shared_wavefronts(rx, 16);
+      ASSERT_EQ(r.actual, r.ideal) << "E=" << E << " m=" << m << " items at " << it0;
+      ASSERT_EQ(x.actual, x.ideal) << "E=" << E << " m=" << m << " items at " << it0;
+    }
+}
+
+TEST(Realign, RegPhaseThreeReadsAreConflictFree) {
+  check_reg_phase3_banks<1>();
+  check_reg_phase3_banks<2>();
+  check_reg_phase3_banks<4>();
+  check_reg_phase3_banks<8>();
+}
+
+TEST(Realign, RegTileFitsAndOwnsWholeSectors) {
+  auto check = [](auto e) {
+    constexpr int E = decltype(e)::value;
+    using S = RegRealignTile<E>;
+    EXPECT_EQ(S::kCols * E, 128);
+    EXPECT_EQ(S::kOwned * E % 32, 0);
+    EXPECT_GE(S::kPad * E, 32);    // covers any sector offset, and o0 = kPad * E - m >= 1
+    EXPECT_EQ(S::kRows % 128, 0);  // whole passes of 8 warps x 16 rows
+    EXPECT_EQ(S::kItems % 256, 0);
+    EXPECT_LE(S::kSmemBytes, 227 * 1024 / 4);
+    // OUT's swizzle is a permutation of each row's bytes.
+    for (int row = 0; row < S::kCols; ++row) {
+      std::set<int> at;
+      for (int x = 0; x < S::kOutStride; ++x) {
+        const int off = reg_realign_out_offset<E>(row, x);
+        ASSERT_GE(off, row * S::kOutStride);
+        ASSERT_LT(off, (row + 1) * S::kOutStride);
+        at.insert(off);
+      }
+      ASSERT_EQ(at.size(), static_cast<std::size_t>(S::kOutStride));
+    }
+  };
+  check(std::integral_constant<int, 1>{});
+  check(std::integral_constant<int, 2>{});
+  check(std::integral_constant<int, 4>{});
+  check(std::integral_constant<int, 8>{});
 }
 
 }  // namespace

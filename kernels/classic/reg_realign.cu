@@ -1,0 +1,298 @@
+// reg_realign: smem_realign with its transpose in registers and no input tile. smem_realign
+// moves every byte through shared memory twice (realigned rows into IN, IN -> OUT in 4x4-byte
+// blocks, OUT -> global) and pads each 128-row tile with 32 rows it loads only to cover output
+// sector offsets: at odd 1-2 B it runs 58-79% of memcpy, issue- and MIO-bound at half
+// occupancy (docs/perf-notes.md, sessions 9, 11, 17). Here a lane loads a 4-row x 16-byte
+// block, realigns and transposes it in registers and writes it straight to OUT, so half the
+// shared traffic and phase 2's address math go, and the tile is 256 rows with a pad of 32 / E:
+//   phase 1  lane (g, k) of warp w, pass n: tile rows i0 + u, i0 = 128n + 16w + 4g, u = 0..3,
+//            bytes 16k..16k+15 of each row's 128-byte segment: the aligned vectors covering
+//            them (vector k; the next one by shuffle, or loaded by lane k = 7), funnel-shifted
+//            by the row's byte offset (smem_realign's phase 1, four rows per lane);
+//            transposed in registers into OUT rows j = 16k/E + e (e = 0..16/E-1; input column
+//            c0 + j), bytes E*i0 .. E*i0 + 4E - 1 (tile rows i0..i0+3):
+//              1 B: 4x4 bytes by PRMT -> 16 STS.32; 2 B: 2x2 halves -> 8 STS.64;
+//              4 B: 4 STS.128; 8 B: 2 x 2 STS.128;
+//   phase 3  smem_realign's: each output row writes its owned whole sectors with STG.128,
+//            realigned by shuffle and funnel shift, in slots of whole quarter-warps per row.
+// Coordinates (RegRealignTile<E>, kernels/common/realign.hpp): tile (tile_y, tile_x) covers
+// input columns c0 = tile_x * kCols .. + kCols - 1 and tile rows i <-> input rows rb + i, rb =
+// r0 - kPad, r0 = tile_y * kOwned. Output row c0 + j owns elements [r0 - sh(j), r0 - sh(j) +
+// kOwned) with sh(j) = (address of out[c0+j][r0] mod 32) / E: OUT bytes from (kPad - sh) * E.
+// Banks (4-byte words, bank = word mod 32). Phase 1 writes: one instruction of a warp writes
+// OUT rows 16k/E + e for k = 0..7 (8 rows) at chunk E*i0/16 (+1 at 8 B); the swizzle XORs it
+// with k (= j * E / 16), so the 8 rows land on 8 distinct chunk positions: the ideal
+// wavefronts for the width. Phase 3 reads as smem_realign's: 8 consecutive chunks of one row
+// per quarter-warp. tests/host/test_realign.cpp counts both.
+#include <cstdint>
+#include <kernels/common/grid.hpp>
+#include <kernels/common/realign.hpp>
+#include <kernels/launchers.hpp>
+#include <kernels/primitives/launch_smem.cuh>
+#include <kernels/primitives/realign_io.cuh>
+#include <kernels/primitives/tile_loop.cuh>
+
+namespace tmakit {
+namespace {
+
+constexpr int kThreads = 256;
+using Addr = std::uintptr_t;
+
+// 16-byte chunk x (a byte offset, multiple of 16) of OUT row j.
+template <int E>
+__device__ __forceinline__ void store_chunk(unsigned char* out, int j, int x, std::uint32_t a,
+                                            std::uint32_t b, std::uint32_t c, std::uint32_t d) {
+  *reinterpret_cast<uint4*>(out + reg_realign_out_offset<E>(j, x)) = make_uint4(a, b, c, d);
+}
+
+// Phase 1's transpose and store: c[u][q] = word q of bytes 16k..16k+15 of tile row i0 + u.
+template <int E>
+__device__ __forceinline__ void transpose_to_out(const std::uint32_t (&c)[4][4], unsigned char* out,
+                                                 int k, int i0) {
+  constexpr int kStride = RegRealignTile<E>::kOutStride;
+  if constexpr (E == 1) {
+    // OUT row 16k + 4q + r, byte i0 + u = byte r of c[u][q]. All 16 rows share the swizzle
+    // (f = k), so one base address and immediate offsets.
+    unsigned char* base = out + reg_realign_out_offset<1>(16 * k, i0);
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      const std::uint32_t lo01 = __byte_perm(c[0][q], c[1][q], 0x5140u);  // 0.0 1.0 0.1 1.1
+      const std::uint32_t hi01 = __byte_perm(c[0][q], c[1][q], 0x7362u);  // 0.2 1.2 0.3 1.3
+      const std::uint32_t lo23 = __byte_perm(c[2][q], c[3][q], 0x5140u);
+      const std::uint32_t hi23 = __byte_perm(c[2][q], c[3][q], 0x7362u);
+      const std::uint32_t t[4] = {
+          __byte_perm(lo01, lo23, 0x5410u), __byte_perm(lo01, lo23, 0x7632u),
+          __byte_perm(hi01, hi23, 0x5410u), __byte_perm(hi01, hi23, 0x7632u)};
+#pragma unroll
+      for (int r = 0; r < 4; ++r)
+        *reinterpret_cast<std::uint32_t*>(base + (4 * q + r) * kStride) = t[r];
+    }
+  } else if constexpr (E == 2) {
+    // OUT row 8k + 2q + h, bytes 2*i0 .. + 7 = half h of c[0..3][q].
+    unsigned char* base = out + reg_realign_out_offset<2>(8 * k, 2 * i0);
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      *reinterpret_cast<uint2*>(base + (2 * q) * kStride) = make_uint2(
+          __byte_perm(c[0][q], c[1][q], 0x5410u), __byte_perm(c[2][q], c[3][q], 0x5410u));
+      *reinterpret_cast<uint2*>(base + (2 * q + 1) * kStride) = make_uint2(
+          __byte_perm(c[0][q], c[1][q], 0x7632u), __byte_perm(c[2][q], c[3][q], 0x7632u));
+    }
+  } else if constexpr (E == 4) {
+    // OUT row 4k + q, bytes 4*i0 .. + 15 = word q of c[0..3].
+    unsigned char* base = out + reg_realign_out_offset<4>(4 * k, 4 * i0);
+#pragma unroll
+    for (int q = 0; q < 4; ++q)
+      *reinterpret_cast<uint4*>(base + q * kStride) =
+          make_uint4(c[0][q], c[1][q], c[2][q], c[3][q]);
+  } else {
+    // OUT row 2k + e, bytes 8*i0 .. + 31 = element e (words 2e, 2e+1) of c[0..3]: two chunks.
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      store_chunk<8>(out, 2 * k + e, 8 * i0, c[0][2 * e], c[0][2 * e + 1], c[1][2 * e],
+                     c[1][2 * e + 1]);
+      store_chunk<8>(out, 2 * k + e, 8 * i0 + 16, c[2][2 * e], c[2][2 * e + 1], c[3][2 * e],
+                     c[3][2 * e + 1]);
+    }
+  }
+}
+
+// Phase 3 of one tile: OUT -> the owned output sectors of rows c0.. of matrix dst.
+template <int E>
+__device__ __forceinline__ void reg_realign_phase3(const unsigned char* out, int tid, Addr dst,
+                                                   std::int64_t r0, std::int64_t c0,
+                                                   std::int64_t rows, std::int64_t cols,
+                                                   std::int64_t ldd) {
+  using S = RegRealignTile<E>;
+  // Item it = tid + 256n: OUT row j = it / kSlots, chunk k = it % kSlots of its owned range
+  // (idle when k >= kChunks), the bytes at o0 + 16k .. + 15 of OUT row j, o0 = (kPad - sh(j))
+  // * E. The lane reads the aligned chunk holding byte o0 + 16k, takes the next one from its
+  // neighbour (the row's last chunk and the warp's last lane read it), funnel-shifts by o0 % 16.
+  constexpr int kRounds = S::kItems / kThreads, kRound = 2;
+  static_assert(S::kItems % kThreads == 0 && kRounds % kRound == 0, "whole rounds");
+  static_assert(kThreads % S::kSlots == 0 || S::kSlots % kThreads == 0, "rows step by items");
+  const int lane = tid & 31;
+  // Every chunk of the tile inside the matrix (as smem_realign's phase 3).
+  const bool whole = r0 >= 32 / E && r0 + S::kOwned <= rows && c0 + S::kCols <= cols;
+#pragma unroll 1
+  for (int n0 = 0; n0 < kRounds; n0 += kRound) {
+    uint4 cv[kRound], cx[kRound];
+    Addr d[kRound];
+    int k[kRound], j[kRound];
+#pragma unroll
+    for (int n = 0; n < kRound; ++n) {
+      const int it = tid + kThreads * (n0 + n);
+      j[n] = it / S::kSlots;
+      k[n] = it % S::kSlots;
+      d[n] = dst + Addr(((c0 + j[n]) * ldd + r0) * E);  // out[c0 + j][r0]
+      const int m = static_cast<int>(d[n] & 31);        // sh(j) * E
+      const int o0 = S::kPad * E - m;                   // >= 1: kPad * E = 32 > m
+      const int xb = (o0 & ~15) + 16 * k[n];
+      const bool active = k[n] < S::kChunks;
+      const bool last = k[n] == S::kChunks - 1 || lane == 31;
+      cv[n] = active ? *reinterpret_cast<const uint4*>(out + reg_realign_out_offset<E>(j[n], xb))
+                     : make_uint4(0, 0, 0, 0);
+      cx[n] = active && last && (o0 & 15) != 0
+                  ? *reinterpret_cast<const uint4*>(out + reg_realign_out_offset<E>(j[n], xb + 16))
+                  : make_uint4(0, 0, 0, 0);
+    }
+#pragma unroll
+    for (int n = 0; n < kRound; ++n) {
+      std::uint32_t w[8] = {cv[n].x,
+                            cv[n].y,
+                            cv[n].z,
+                            cv[n].w,
+                            __shfl_down_sync(0xffffffffu, cv[n].x, 1),
+                            __shfl_down_sync(0xffffffffu, cv[n].y, 1),
+                            __shfl_down_sync(0xffffffffu, cv[n].z, 1),
+                            __shfl_down_sync(0xffffffffu, cv[n].w, 1)};
+      if (k[n] >= S::kChunks) continue;
+      if (k[n] == S::kChunks - 1 || lane == 31) {
+        w[4] = cx[n].x;
+        w[5] = cx[n].y;
+        w[6] = cx[n].z;
+        w[7] = cx[n].w;
+      }
+      const int m = static_cast<int>(d[n] & 31);
+      std::uint32_t vv[4];
+      realign_chunk(w, (S::kPad * E - m) & 15, vv);
+      const Addr g = d[n] - Addr(m) + Addr(16 * k[n]);  // 16-byte aligned
+      if (whole) {
+        *reinterpret_cast<uint4*>(g) = make_uint4(vv[0], vv[1], vv[2], vv[3]);
+        continue;
+      }
+      const std::int64_t c = c0 + j[n];
+      const std::int64_t e0 = r0 - m / E + k[n] * (16 / E);  // first element of the chunk
+      if (c >= cols || e0 + 16 / E <= 0 || e0 >= rows) continue;
+      if (e0 >= 0 && e0 + 16 / E <= rows) {
+        *reinterpret_cast<uint4*>(g) = make_uint4(vv[0], vv[1], vv[2], vv[3]);
+      } else {  // the matrix's first or last row cuts the chunk
+#pragma unroll
+        for (int e = 0; e < 16 / E; ++e) {
+          if (e0 + e < 0 || e0 + e >= rows) continue;
+          const std::uint32_t word = vv[(e * E) / 4];
+          if constexpr (E == 1)
+            reinterpret_cast<std::uint8_t*>(g)[e] = std::uint8_t(word >> (8 * (e % 4)));
+          else if constexpr (E == 2)
+            reinterpret_cast<std::uint16_t*>(g)[e] = std::uint16_t(word >> (16 * (e % 2)));
+          else if constexpr (E == 4)
+            reinterpret_cast<std::uint32_t*>(g)[e] = word;
+          else
+            reinterpret_cast<uint2*>(g)[e] = make_uint2(vv[2 * e], vv[2 * e + 1]);
+        }
+      }
+    }
+  }
+}
+
+template <int E>
+__global__ void __launch_bounds__(kThreads, 4)  // <= 64 registers: 4 blocks per SM
+    reg_realign_kernel(const unsigned char* __restrict__ src_base,
+                       unsigned char* __restrict__ dst_base, std::int64_t rows, std::int64_t cols,
+                       BatchStrides st, int pad_rows) {
+  using S = RegRealignTile<E>;
+  constexpr int kPasses = S::kRows / (kThreads / 2);  // 16 rows per warp, 128 per pass
+  extern __shared__ __align__(16) unsigned char reg_realign_smem[];
+  unsigned char* out = reg_realign_smem;
+  const int tid = threadIdx.x, k = tid & 7, g = (tid >> 3) & 3, w = tid >> 5;
+  const int first = S::kPad - pad_rows;  // first tile row loaded (kPad when no row is shifted)
+  const std::int64_t lds = st.src_ld_elems, ldd = st.dst_ld_elems;
+  const std::int64_t tiles_y = ceil_div(rows + pad_rows, S::kOwned);
+  const std::int64_t tiles_x = ceil_div(cols, S::kCols);
+
+  for_each_tile(
+      st.batch, tiles_y, tiles_x, [&](std::int64_t b, std::int64_t tile_y, std::int64_t tile_x) {
+        const Addr src = reinterpret_cast<Addr>(src_base) + Addr(b * st.src_batch_elems * E);
+        const Addr dst = reinterpret_cast<Addr>(dst_base) + Addr(b * st.dst_batch_elems * E);
+        const Addr lo = src, hi = src + Addr(((rows - 1) * lds + cols) * E);  // the matrix's span
+        const std::int64_t r0 = tile_y * S::kOwned, c0 = tile_x * S::kCols, rb = r0 - S::kPad;
+        // Row i's segment starts at a(i) = src + ((rb + i) * lds + c0) * E; the lane's first
+        // row in pass 0 is i = 16w + 4g.
+        const Addr a0 = src + Addr(((rb + 16 * w + 4 * g) * lds + c0) * E);
+        const Addr row_step = Addr(lds * E), pass_step = Addr(128 * lds * E);
+        const Addr first_vec = (src + Addr(((rb + first) * lds + c0) * E)) & ~Addr(15);
+        const Addr last_vec = (src + Addr(((rb + S::kRows - 1) * lds + c0) * E)) & ~Addr(15);
+        // Interior: every loaded row inside the matrix, every vector inside its span.
+        const bool interior =
+            rb + first >= 0 && rb + S::kRows <= rows && first_vec >= lo && last_vec + 144 <= hi;
+#pragma unroll 1
+        for (int n = 0; n < kPasses; ++n) {
+          const int i0 = 128 * n + 16 * w + 4 * g;
+          uint4 v[4], x[4];
+          int shift[4];
+#pragma unroll
+          for (int u = 0; u < 4; ++u) {
+            const Addr a = a0 + n * pass_step + u * row_step, A = a & ~Addr(15);
+            shift[u] = static_cast<int>(a - A);
+            const std::int64_t r = rb + i0 + u;
+            const bool row_ok = i0 + u >= first && (interior || (r >= 0 && r < rows));
+            if (interior) {
+              const uint4* pv = reinterpret_cast<const uint4*>(A) + k;
+              v[u] = row_ok ? __ldg(pv) : make_uint4(0, 0, 0, 0);
+              x[u] = row_ok && k == 7 && shift[u] != 0 ? __ldg(pv + 1) : make_uint4(0, 0, 0, 0);
+            } else {
+              v[u] = row_ok ? load_vec<E>(A + 16 * k, lo, hi) : make_uint4(0, 0, 0, 0);
+              x[u] = row_ok && k == 7 && shift[u] != 0 ? load_vec<E>(A + 128, lo, hi)
+                                                       : make_uint4(0, 0, 0, 0);
+            }
+          }
+          std::uint32_t c[4][4];
+#pragma unroll
+          for (int u = 0; u < 4; ++u) {
+            std::uint32_t wd[8] = {v[u].x,
+                                   v[u].y,
+                                   v[u].z,
+                                   v[u].w,
+                                   __shfl_down_sync(0xffffffffu, v[u].x, 1),
+                                   __shfl_down_sync(0xffffffffu, v[u].y, 1),
+                                   __shfl_down_sync(0xffffffffu, v[u].z, 1),
+                                   __shfl_down_sync(0xffffffffu, v[u].w, 1)};
+            if (k == 7) {  // the neighbour is the next row group's lane: use the extra vector
+              wd[4] = x[u].x;
+              wd[5] = x[u].y;
+              wd[6] = x[u].z;
+              wd[7] = x[u].w;
+            }
+            realign_chunk(wd, shift[u], c[u]);  // bytes 16k .. 16k+15 of row i0 + u's segment
+          }
+          transpose_to_out<E>(c, out, k, i0);
+        }
+        __syncthreads();
+        reg_realign_phase3<E>(out, tid, dst, r0, c0, rows, cols, ldd);
+        __syncthreads();  // OUT is read before the next tile's phase 1 rewrites it
+      });
+}
+
+template <int E>
+cudaError_t launch_reg_realign_e(const kernels::LaunchArgs& a) {
+  using S = RegRealignTile<E>;
+  // Output rows are shifted unless every one starts on a 32-byte sector (smem_sector's rule).
+  const BatchStrides& st = a.strides;
+  const bool aligned = reinterpret_cast<Addr>(a.dst) % 32 == 0 && (st.dst_ld_elems * E) % 32 == 0 &&
+                       (st.batch == 1 || (st.dst_batch_elems * E) % 32 == 0);
+  const int pad = aligned ? 0 : S::kPad;
+  const TileGrid g =
+      tile_grid(ceil_div(a.rows + pad, S::kOwned), ceil_div(a.cols, S::kCols), st.batch);
+  return launch_with_smem(reg_realign_kernel<E>, dim3(g.x, g.y, g.z), dim3(kThreads),
+                          static_cast<std::uint32_t>(S::kSmemBytes), a.stream,
+                          static_cast<const unsigned char*>(a.src),
+                          static_cast<unsigned char*>(a.dst), a.rows, a.cols, st, pad);
+}
+
+}  // namespace
+
+cudaError_t kernels::launch_reg_realign(const LaunchArgs& a) {
+  switch (a.elem_bytes) {
+    case 1:
+      return launch_reg_realign_e<1>(a);
+    case 2:
+      return launch_reg_realign_e<2>(a);
+    case 4:
+      return launch_reg_realign_e<4>(a);
+    case 8:
+      return launch_reg_realign_e<8>(a);
+    default:
+      return cudaErrorInvalidValue;
+  }
+}
+
+}  // namespace tmakit
