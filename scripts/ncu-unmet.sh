@@ -13,7 +13,8 @@
 # session14 (the H100's large aligned losses at 2048^2, 2 / 8 / 16 B, with their peers) or
 # session16 (the H200's skinny 4 B loss at 4000000x16 with its peer, and reg_permute on the two
 # batches below 80% of memcpy there) or session19 (reg_tile at 1 B on the 32 x 32 batch, 88% of
-# memcpy on the H100, against the 64 x 64 batch of the same bytes at 100%, with memcpy on both).
+# memcpy on the H100, against the 64 x 64 batch of the same bytes at 100%, with memcpy on both)
+# or session20 (reg_realign against smem_realign at odd 1 and 4 B, and smem_sector at 4 B).
 # NCU_EXTRA: more ncu options (session19: --cache-control none, so the kernel meets the L2 as the
 # benchmark's own flush leaves it, full of dirty lines, instead of ncu's clean one).
 # Output: one block per case; what lies under $OUT/ncu-unmet.txt.
@@ -23,6 +24,7 @@ cases=${2:-session11}
 out=${OUT:-$b}/ncu-unmet.txt
 : > "$out"
 m=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__grid_size,launch__block_size,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio
+m=$m${NCU_METRICS:+,$NCU_METRICS}  # NCU_METRICS: more metrics, comma-separated
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$out"
 run() {  # label, benchmark filter, kernel regex ('' = the first kernels, for a peer)
   echo "== $1 ($2)" | tee -a "$out"
@@ -32,6 +34,14 @@ run() {  # label, benchmark filter, kernel regex ('' = the first kernels, for a 
     --benchmark_filter="$2" 2>&1 | grep -E "^  [A-Za-z_].*\(|gpu__|dram__|sm__|smsp__|launch__|l1tex__" |
     sed 's/  */ /g' | tee -a "$out"
 }
+if [ "$cases" = session20 ]; then  # reg_realign against smem_realign, and smem_sector at 4 B
+  for e in 1 4; do
+    run "odd $e B: reg_realign" "^reg_realign/e$e/odd/12345x6789/" reg_realign_kernel
+    run "odd $e B: smem_realign" "^smem_realign/e$e/odd/12345x6789/" smem_realign_kernel
+  done
+  run "odd 4 B: smem_sector" '^smem_sector/e4/odd/12345x6789/' smem_sector_kernel
+  exit 0
+fi
 if [ "$cases" = session19b ]; then  # with NCU_EXTRA="--cache-control none --launch-skip 3"
   run "batched 1 B 32x32: reg_tile" '^reg_tile/e1/batched/16384x32x32/' reg_tile_kernel
   run "batched 1 B 64x64: reg_tile" '^reg_tile/e1/batched/4096x64x64/' reg_tile_kernel

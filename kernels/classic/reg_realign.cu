@@ -15,10 +15,13 @@
 //              4 B: 4 STS.128; 8 B: 2 x 2 STS.128;
 //   phase 3  smem_realign's: each output row writes its owned whole sectors with STG.128,
 //            realigned by shuffle and funnel shift, in slots of whole quarter-warps per row.
-// Coordinates (RegRealignTile<E>, kernels/common/realign.hpp): tile (tile_y, tile_x) covers
-// input columns c0 = tile_x * kCols .. + kCols - 1 and tile rows i <-> input rows rb + i, rb =
-// r0 - kPad, r0 = tile_y * kOwned. Output row c0 + j owns elements [r0 - sh(j), r0 - sh(j) +
-// kOwned) with sh(j) = (address of out[c0+j][r0] mod 32) / E: OUT bytes from (kPad - sh) * E.
+// Coordinates (RegRealignTile<E>, kernels/common/realign.hpp): pad = kPad when output rows
+// are shifted (some out[c][0] not on a 32-byte sector), else 0; owned = kRows - pad. Tile
+// (tile_y, tile_x) covers input columns c0 = tile_x * kCols .. + kCols - 1 and tile rows i <->
+// input rows rb + i, rb = r0 - pad, r0 = tile_y * owned. Output row c0 + j owns elements
+// [r0 - sh(j), r0 - sh(j) + owned) with sh(j) = (address of out[c0+j][r0] mod 32) / E (0 when
+// pad = 0): OUT bytes from o0 = pad * E - sh(j) * E. An aligned call thus owns all 256 rows
+// (512 rows are 2 tiles, not 3).
 // Banks (4-byte words, bank = word mod 32). Phase 1 writes: one instruction of a warp writes
 // OUT rows 16k/E + e for k = 0..7 (8 rows) at chunk E*i0/16 (+1 at 8 B); the swizzle XORs it
 // with k (= j * E / 16), so the 8 rows land on 8 distinct chunk positions: the ideal
@@ -101,18 +104,21 @@ template <int E>
 __device__ __forceinline__ void reg_realign_phase3(const unsigned char* out, int tid, Addr dst,
                                                    std::int64_t r0, std::int64_t c0,
                                                    std::int64_t rows, std::int64_t cols,
-                                                   std::int64_t ldd) {
+                                                   std::int64_t ldd, int pad) {
   using S = RegRealignTile<E>;
   // Item it = tid + 256n: OUT row j = it / kSlots, chunk k = it % kSlots of its owned range
-  // (idle when k >= kChunks), the bytes at o0 + 16k .. + 15 of OUT row j, o0 = (kPad - sh(j))
-  // * E. The lane reads the aligned chunk holding byte o0 + 16k, takes the next one from its
-  // neighbour (the row's last chunk and the warp's last lane read it), funnel-shifts by o0 % 16.
+  // (idle when k >= chunks = owned * E / 16), the bytes at o0 + 16k .. + 15 of OUT row j, o0 =
+  // pad * E - sh(j) * E. The lane reads the aligned chunk holding byte o0 + 16k, takes the next one
+  // from its neighbour (the row's last chunk and the warp's last lane read it), funnel-shifts by o0
+  // % 16.
   constexpr int kRounds = S::kItems / kThreads, kRound = 2;
   static_assert(S::kItems % kThreads == 0 && kRounds % kRound == 0, "whole rounds");
   static_assert(kThreads % S::kSlots == 0 || S::kSlots % kThreads == 0, "rows step by items");
   const int lane = tid & 31;
-  // Every chunk of the tile inside the matrix (as smem_realign's phase 3).
-  const bool whole = r0 >= 32 / E && r0 + S::kOwned <= rows && c0 + S::kCols <= cols;
+  const int owned = S::kRows - pad, chunks = owned * E / 16;
+  // Every chunk of the tile inside the matrix: its first owned element r0 - sh >= r0 - pad >=
+  // 0, its last r0 - sh + owned - 1 < rows, every output row < cols.
+  const bool whole = r0 >= pad && r0 + owned <= rows && c0 + S::kCols <= cols;
 #pragma unroll 1
   for (int n0 = 0; n0 < kRounds; n0 += kRound) {
     uint4 cv[kRound], cx[kRound];
@@ -125,10 +131,10 @@ __device__ __forceinline__ void reg_realign_phase3(const unsigned char* out, int
       k[n] = it % S::kSlots;
       d[n] = dst + Addr(((c0 + j[n]) * ldd + r0) * E);  // out[c0 + j][r0]
       const int m = static_cast<int>(d[n] & 31);        // sh(j) * E
-      const int o0 = S::kPad * E - m;                   // >= 1: kPad * E = 32 > m
+      const int o0 = pad * E - m;                       // 32 - m >= 1, or 0 (aligned)
       const int xb = (o0 & ~15) + 16 * k[n];
-      const bool active = k[n] < S::kChunks;
-      const bool last = k[n] == S::kChunks - 1 || lane == 31;
+      const bool active = k[n] < chunks;
+      const bool last = k[n] == chunks - 1 || lane == 31;
       cv[n] = active ? *reinterpret_cast<const uint4*>(out + reg_realign_out_offset<E>(j[n], xb))
                      : make_uint4(0, 0, 0, 0);
       cx[n] = active && last && (o0 & 15) != 0
@@ -145,8 +151,8 @@ __device__ __forceinline__ void reg_realign_phase3(const unsigned char* out, int
                             __shfl_down_sync(0xffffffffu, cv[n].y, 1),
                             __shfl_down_sync(0xffffffffu, cv[n].z, 1),
                             __shfl_down_sync(0xffffffffu, cv[n].w, 1)};
-      if (k[n] >= S::kChunks) continue;
-      if (k[n] == S::kChunks - 1 || lane == 31) {
+      if (k[n] >= chunks) continue;
+      if (k[n] == chunks - 1 || lane == 31) {
         w[4] = cx[n].x;
         w[5] = cx[n].y;
         w[6] = cx[n].z;
@@ -154,7 +160,7 @@ __device__ __forceinline__ void reg_realign_phase3(const unsigned char* out, int
       }
       const int m = static_cast<int>(d[n] & 31);
       std::uint32_t vv[4];
-      realign_chunk(w, (S::kPad * E - m) & 15, vv);
+      realign_chunk(w, (pad * E - m) & 15, vv);
       const Addr g = d[n] - Addr(m) + Addr(16 * k[n]);  // 16-byte aligned
       if (whole) {
         *reinterpret_cast<uint4*>(g) = make_uint4(vv[0], vv[1], vv[2], vv[3]);
@@ -188,15 +194,15 @@ template <int E>
 __global__ void __launch_bounds__(kThreads, 4)  // <= 64 registers: 4 blocks per SM
     reg_realign_kernel(const unsigned char* __restrict__ src_base,
                        unsigned char* __restrict__ dst_base, std::int64_t rows, std::int64_t cols,
-                       BatchStrides st, int pad_rows) {
+                       BatchStrides st, int pad) {
   using S = RegRealignTile<E>;
   constexpr int kPasses = S::kRows / (kThreads / 2);  // 16 rows per warp, 128 per pass
   extern __shared__ __align__(16) unsigned char reg_realign_smem[];
   unsigned char* out = reg_realign_smem;
   const int tid = threadIdx.x, k = tid & 7, g = (tid >> 3) & 3, w = tid >> 5;
-  const int first = S::kPad - pad_rows;  // first tile row loaded (kPad when no row is shifted)
   const std::int64_t lds = st.src_ld_elems, ldd = st.dst_ld_elems;
-  const std::int64_t tiles_y = ceil_div(rows + pad_rows, S::kOwned);
+  const int owned = S::kRows - pad;
+  const std::int64_t tiles_y = ceil_div(rows + pad, owned);
   const std::int64_t tiles_x = ceil_div(cols, S::kCols);
 
   for_each_tile(
@@ -204,16 +210,16 @@ __global__ void __launch_bounds__(kThreads, 4)  // <= 64 registers: 4 blocks per
         const Addr src = reinterpret_cast<Addr>(src_base) + Addr(b * st.src_batch_elems * E);
         const Addr dst = reinterpret_cast<Addr>(dst_base) + Addr(b * st.dst_batch_elems * E);
         const Addr lo = src, hi = src + Addr(((rows - 1) * lds + cols) * E);  // the matrix's span
-        const std::int64_t r0 = tile_y * S::kOwned, c0 = tile_x * S::kCols, rb = r0 - S::kPad;
+        const std::int64_t r0 = tile_y * owned, c0 = tile_x * S::kCols, rb = r0 - pad;
         // Row i's segment starts at a(i) = src + ((rb + i) * lds + c0) * E; the lane's first
         // row in pass 0 is i = 16w + 4g.
         const Addr a0 = src + Addr(((rb + 16 * w + 4 * g) * lds + c0) * E);
         const Addr row_step = Addr(lds * E), pass_step = Addr(128 * lds * E);
-        const Addr first_vec = (src + Addr(((rb + first) * lds + c0) * E)) & ~Addr(15);
+        const Addr first_vec = (src + Addr((rb * lds + c0) * E)) & ~Addr(15);
         const Addr last_vec = (src + Addr(((rb + S::kRows - 1) * lds + c0) * E)) & ~Addr(15);
         // Interior: every loaded row inside the matrix, every vector inside its span.
         const bool interior =
-            rb + first >= 0 && rb + S::kRows <= rows && first_vec >= lo && last_vec + 144 <= hi;
+            rb >= 0 && rb + S::kRows <= rows && first_vec >= lo && last_vec + 144 <= hi;
 #pragma unroll 1
         for (int n = 0; n < kPasses; ++n) {
           const int i0 = 128 * n + 16 * w + 4 * g;
@@ -224,7 +230,7 @@ __global__ void __launch_bounds__(kThreads, 4)  // <= 64 registers: 4 blocks per
             const Addr a = a0 + n * pass_step + u * row_step, A = a & ~Addr(15);
             shift[u] = static_cast<int>(a - A);
             const std::int64_t r = rb + i0 + u;
-            const bool row_ok = i0 + u >= first && (interior || (r >= 0 && r < rows));
+            const bool row_ok = interior || (r >= 0 && r < rows);
             if (interior) {
               const uint4* pv = reinterpret_cast<const uint4*>(A) + k;
               v[u] = row_ok ? __ldg(pv) : make_uint4(0, 0, 0, 0);
@@ -257,7 +263,7 @@ __global__ void __launch_bounds__(kThreads, 4)  // <= 64 registers: 4 blocks per
           transpose_to_out<E>(c, out, k, i0);
         }
         __syncthreads();
-        reg_realign_phase3<E>(out, tid, dst, r0, c0, rows, cols, ldd);
+        reg_realign_phase3<E>(out, tid, dst, r0, c0, rows, cols, ldd, pad);
         __syncthreads();  // OUT is read before the next tile's phase 1 rewrites it
       });
 }
@@ -271,7 +277,7 @@ cudaError_t launch_reg_realign_e(const kernels::LaunchArgs& a) {
                        (st.batch == 1 || (st.dst_batch_elems * E) % 32 == 0);
   const int pad = aligned ? 0 : S::kPad;
   const TileGrid g =
-      tile_grid(ceil_div(a.rows + pad, S::kOwned), ceil_div(a.cols, S::kCols), st.batch);
+      tile_grid(ceil_div(a.rows + pad, S::kRows - pad), ceil_div(a.cols, S::kCols), st.batch);
   return launch_with_smem(reg_realign_kernel<E>, dim3(g.x, g.y, g.z), dim3(kThreads),
                           static_cast<std::uint32_t>(S::kSmemBytes), a.stream,
                           static_cast<const unsigned char*>(a.src),

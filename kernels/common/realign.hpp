@@ -76,7 +76,8 @@ TMAKIT_HD int realign_out_offset(int row, int x) {
 //        swizzled within groups of 8 by the writing lane's chunk k = j * E / 16
 //        (reg_realign_out_offset).
 // kPad = 32 / E rows is the most an output row's owned range starts above r0 (its sector
-// offset); kOwned = kRows - kPad, whole 32-byte sectors at every E.
+// offset); kOwned = kRows - kPad, whole 32-byte sectors at every E. A call whose output rows
+// all start on sectors needs no pad and owns all kRows rows.
 template <int E>
 struct RegRealignTile {
   static_assert(E == 1 || E == 2 || E == 4 || E == 8, "1, 2, 4 or 8-byte elements");
@@ -87,10 +88,11 @@ struct RegRealignTile {
   static constexpr int kOutStride = kRows * E;  // whole 128-byte groups
   static constexpr int kSmemBytes = kCols * kOutStride;
   static constexpr int kChunks = kOwned * E / 16;  // 16-byte chunks per owned output row
-  // Phase 3 walks rows in slots of kSlots chunks (kChunks rounded up to whole quarter-warps),
+  // Phase 3 walks rows in slots of kSlots chunks (whole quarter-warps; kRows * E / 16, the
+  // chunks of an unpadded tile),
   // so 8 consecutive lanes read 8 consecutive chunks of one row: distinct positions after the
   // XOR. Slots past kChunks are idle.
-  static constexpr int kSlots = (kChunks + 7) / 8 * 8;
+  static constexpr int kSlots = kRows * E / 16;
   static constexpr int kItems = kCols * kSlots;
   static_assert(kOwned * E % 32 == 0 && kOutStride % 128 == 0, "whole sectors and groups");
 };

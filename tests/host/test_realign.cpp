@@ -189,28 +189,31 @@ TEST(Realign, RegPhaseOneWritesAreConflictFree) {
 }
 
 // reg_realign's phase 3: item it = tid + 256n, OUT row j = it / kSlots, chunk k = it % kSlots
-// (idle at k >= kChunks), reads chunk (o0 & ~15) / 16 + k, o0 = kPad * E - m, for every sector
-// offset m; the row's last chunk also reads the next one. Ideal wavefronts for each.
+// (idle at k >= (kRows - pad) * E / 16), reads chunk (o0 & ~15) / 16 + k, o0 = pad * E - m,
+// unpadded (m = 0) and padded at every sector offset m; the row's last chunk also reads the
+// next one. Ideal wavefronts for each.
 template <int E>
 void check_reg_phase3_banks() {
   using S = RegRealignTile<E>;
-  for (int m = 0; m < 32; m += E)
-    for (int it0 = 0; it0 < S::kItems; it0 += 32) {
-      WarpAccess rd{}, rx{};
-      for (int lane = 0; lane < 32; ++lane) {
-        const int it = it0 + lane, j = it / S::kSlots, k = it % S::kSlots;
-        const int o0 = S::kPad * E - m, xb = (o0 & ~15) + 16 * k;
-        const bool active = k < S::kChunks;
-        const bool extra = active && (k == S::kChunks - 1 || lane == 31) && (o0 & 15) != 0;
-        if (active)  // inside the row (idle slots read nothing)
-          ASSERT_LE(xb + 16 + (extra ? 16 : 0), S::kOutStride) << "E=" << E << " m=" << m;
-        rd[lane] = {active, static_cast<std::uint32_t>(reg_realign_out_offset<E>(j, xb))};
-        rx[lane] = {extra, static_cast<std::uint32_t>(reg_realign_out_offset<E>(j, xb + 16))};
+  for (int pad : {0, S::kPad})
+    for (int m = 0; m < (pad ? 32 : 1); m += E)  // unpadded: every output row on a sector
+      for (int it0 = 0; it0 < S::kItems; it0 += 32) {
+        const int chunks = (S::kRows - pad) * E / 16;
+        WarpAccess rd{}, rx{};
+        for (int lane = 0; lane < 32; ++lane) {
+          const int it = it0 + lane, j = it / S::kSlots, k = it % S::kSlots;
+          const int o0 = pad * E - m, xb = (o0 & ~15) + 16 * k;
+          const bool active = k < chunks;
+          const bool extra = active && (k == chunks - 1 || lane == 31) && (o0 & 15) != 0;
+          if (active)  // inside the row (idle slots read nothing)
+            ASSERT_LE(xb + 16 + (extra ? 16 : 0), S::kOutStride) << "E=" << E << " m=" << m;
+          rd[lane] = {active, static_cast<std::uint32_t>(reg_realign_out_offset<E>(j, xb))};
+          rx[lane] = {extra, static_cast<std::uint32_t>(reg_realign_out_offset<E>(j, xb + 16))};
+        }
+        const Wavefronts r = shared_wavefronts(rd, 16), x = shared_wavefronts(rx, 16);
+        ASSERT_EQ(r.actual, r.ideal) << "E=" << E << " m=" << m << " items at " << it0;
+        ASSERT_EQ(x.actual, x.ideal) << "E=" << E << " m=" << m << " items at " << it0;
       }
-      const Wavefronts r = shared_wavefronts(rd, 16), x = shared_wavefronts(rx, 16);
-      ASSERT_EQ(r.actual, r.ideal) << "E=" << E << " m=" << m << " items at " << it0;
-      ASSERT_EQ(x.actual, x.ideal) << "E=" << E << " m=" << m << " items at " << it0;
-    }
 }
 
 TEST(Realign, RegPhaseThreeReadsAreConflictFree) {
