@@ -28,6 +28,7 @@
 // wavefronts for the width. Phase 3 reads as smem_realign's: 8 consecutive chunks of one row
 // per quarter-warp. tests/host/test_realign.cpp counts both.
 #include <cstdint>
+#include <cstdlib>
 #include <kernels/common/grid.hpp>
 #include <kernels/common/realign.hpp>
 #include <kernels/launchers.hpp>
@@ -190,8 +191,10 @@ __device__ __forceinline__ void reg_realign_phase3(const unsigned char* out, int
   }
 }
 
-template <int E>
-__global__ void __launch_bounds__(kThreads, 4)  // <= 64 registers: 4 blocks per SM
+// kAhead: both passes' loads issued before either is stored (3 blocks per SM, <= 80
+// registers), else one pass at a time (4 blocks per SM, <= 64 registers).
+template <int E, bool kAhead>
+__global__ void __launch_bounds__(kThreads, kAhead ? 3 : 4)
     reg_realign_kernel(const unsigned char* __restrict__ src_base,
                        unsigned char* __restrict__ dst_base, std::int64_t rows, std::int64_t cols,
                        BatchStrides st, int pad) {
@@ -220,11 +223,9 @@ __global__ void __launch_bounds__(kThreads, 4)  // <= 64 registers: 4 blocks per
         // Interior: every loaded row inside the matrix, every vector inside its span.
         const bool interior =
             rb >= 0 && rb + S::kRows <= rows && first_vec >= lo && last_vec + 144 <= hi;
-#pragma unroll 1
-        for (int n = 0; n < kPasses; ++n) {
+        // Pass n's loads (v, x, shift) and its realign, transpose and store.
+        auto load_pass = [&](int n, uint4(&v)[4], uint4(&x)[4], int(&shift)[4]) {
           const int i0 = 128 * n + 16 * w + 4 * g;
-          uint4 v[4], x[4];
-          int shift[4];
 #pragma unroll
           for (int u = 0; u < 4; ++u) {
             const Addr a = a0 + n * pass_step + u * row_step, A = a & ~Addr(15);
@@ -233,14 +234,16 @@ __global__ void __launch_bounds__(kThreads, 4)  // <= 64 registers: 4 blocks per
             const bool row_ok = interior || (r >= 0 && r < rows);
             if (interior) {
               const uint4* pv = reinterpret_cast<const uint4*>(A) + k;
-              v[u] = row_ok ? __ldg(pv) : make_uint4(0, 0, 0, 0);
-              x[u] = row_ok && k == 7 && shift[u] != 0 ? __ldg(pv + 1) : make_uint4(0, 0, 0, 0);
+              v[u] = __ldg(pv);
+              x[u] = k == 7 && shift[u] != 0 ? __ldg(pv + 1) : make_uint4(0, 0, 0, 0);
             } else {
               v[u] = row_ok ? load_vec<E>(A + 16 * k, lo, hi) : make_uint4(0, 0, 0, 0);
               x[u] = row_ok && k == 7 && shift[u] != 0 ? load_vec<E>(A + 128, lo, hi)
                                                        : make_uint4(0, 0, 0, 0);
             }
           }
+        };
+        auto store_pass = [&](int n, const uint4(&v)[4], const uint4(&x)[4], const int(&shift)[4]) {
           std::uint32_t c[4][4];
 #pragma unroll
           for (int u = 0; u < 4; ++u) {
@@ -260,7 +263,23 @@ __global__ void __launch_bounds__(kThreads, 4)  // <= 64 registers: 4 blocks per
             }
             realign_chunk(wd, shift[u], c[u]);  // bytes 16k .. 16k+15 of row i0 + u's segment
           }
-          transpose_to_out<E>(c, out, k, i0);
+          transpose_to_out<E>(c, out, k, 128 * n + 16 * w + 4 * g);
+        };
+        if constexpr (kAhead) {  // both passes' loads in flight at once
+          uint4 v[kPasses][4], x[kPasses][4];
+          int shift[kPasses][4];
+#pragma unroll
+          for (int n = 0; n < kPasses; ++n) load_pass(n, v[n], x[n], shift[n]);
+#pragma unroll
+          for (int n = 0; n < kPasses; ++n) store_pass(n, v[n], x[n], shift[n]);
+        } else {
+#pragma unroll 1
+          for (int n = 0; n < kPasses; ++n) {
+            uint4 v[4], x[4];
+            int shift[4];
+            load_pass(n, v, x, shift);
+            store_pass(n, v, x, shift);
+          }
         }
         __syncthreads();
         reg_realign_phase3<E>(out, tid, dst, r0, c0, rows, cols, ldd, pad);
@@ -278,7 +297,12 @@ cudaError_t launch_reg_realign_e(const kernels::LaunchArgs& a) {
   const int pad = aligned ? 0 : S::kPad;
   const TileGrid g =
       tile_grid(ceil_div(a.rows + pad, S::kRows - pad), ceil_div(a.cols, S::kCols), st.batch);
-  return launch_with_smem(reg_realign_kernel<E>, dim3(g.x, g.y, g.z), dim3(kThreads),
+  static const bool ahead = [] {  // experiment knob (session 20), read once
+    const char* v = std::getenv("TMAKIT_REG_REALIGN_AHEAD");
+    return v != nullptr && v[0] == '1';
+  }();
+  return launch_with_smem(ahead ? reg_realign_kernel<E, true> : reg_realign_kernel<E, false>,
+                          dim3(g.x, g.y, g.z), dim3(kThreads),
                           static_cast<std::uint32_t>(S::kSmemBytes), a.stream,
                           static_cast<const unsigned char*>(a.src),
                           static_cast<unsigned char*>(a.dst), a.rows, a.cols, st, pad);
