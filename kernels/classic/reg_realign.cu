@@ -191,10 +191,9 @@ __device__ __forceinline__ void reg_realign_phase3(const unsigned char* out, int
   }
 }
 
-// kAhead: both passes' loads issued before either is stored (3 blocks per SM, <= 80
-// registers), else one pass at a time (4 blocks per SM, <= 64 registers).
-template <int E, bool kAhead>
-__global__ void __launch_bounds__(kThreads, kAhead ? 3 : 4)
+// kBlocks: blocks per SM the registers allow (64 / 48 / 40 registers for 4 / 5 / 6).
+template <int E, int kBlocks>
+__global__ void __launch_bounds__(kThreads, kBlocks)
     reg_realign_kernel(const unsigned char* __restrict__ src_base,
                        unsigned char* __restrict__ dst_base, std::int64_t rows, std::int64_t cols,
                        BatchStrides st, int pad) {
@@ -265,21 +264,12 @@ __global__ void __launch_bounds__(kThreads, kAhead ? 3 : 4)
           }
           transpose_to_out<E>(c, out, k, 128 * n + 16 * w + 4 * g);
         };
-        if constexpr (kAhead) {  // both passes' loads in flight at once
-          uint4 v[kPasses][4], x[kPasses][4];
-          int shift[kPasses][4];
-#pragma unroll
-          for (int n = 0; n < kPasses; ++n) load_pass(n, v[n], x[n], shift[n]);
-#pragma unroll
-          for (int n = 0; n < kPasses; ++n) store_pass(n, v[n], x[n], shift[n]);
-        } else {
 #pragma unroll 1
-          for (int n = 0; n < kPasses; ++n) {
-            uint4 v[4], x[4];
-            int shift[4];
-            load_pass(n, v, x, shift);
-            store_pass(n, v, x, shift);
-          }
+        for (int n = 0; n < kPasses; ++n) {
+          uint4 v[4], x[4];
+          int shift[4];
+          load_pass(n, v, x, shift);
+          store_pass(n, v, x, shift);
         }
         __syncthreads();
         reg_realign_phase3<E>(out, tid, dst, r0, c0, rows, cols, ldd, pad);
@@ -297,11 +287,13 @@ cudaError_t launch_reg_realign_e(const kernels::LaunchArgs& a) {
   const int pad = aligned ? 0 : S::kPad;
   const TileGrid g =
       tile_grid(ceil_div(a.rows + pad, S::kRows - pad), ceil_div(a.cols, S::kCols), st.batch);
-  static const bool ahead = [] {  // experiment knob (session 20), read once
-    const char* v = std::getenv("TMAKIT_REG_REALIGN_AHEAD");
-    return v != nullptr && v[0] == '1';
+  static const int blocks = [] {  // experiment knob (session 20), read once
+    const char* v = std::getenv("TMAKIT_REG_REALIGN_BLOCKS");
+    return v != nullptr ? std::atoi(v) : 4;
   }();
-  return launch_with_smem(ahead ? reg_realign_kernel<E, true> : reg_realign_kernel<E, false>,
+  return launch_with_smem(blocks == 6   ? reg_realign_kernel<E, 6>
+                          : blocks == 5 ? reg_realign_kernel<E, 5>
+                                        : reg_realign_kernel<E, 4>,
                           dim3(g.x, g.y, g.z), dim3(kThreads),
                           static_cast<std::uint32_t>(S::kSmemBytes), a.stream,
                           static_cast<const unsigned char*>(a.src),
