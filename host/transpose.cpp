@@ -122,8 +122,12 @@ std::string classic_best(std::int64_t rows, std::int64_t cols, int elem_bytes) {
   // the H100 / H200 (528 / 528) the small tiles of smem_wide / smem_sector win.
   const std::int64_t realign_tiles =
       ceil_div(rows + 32, std::int64_t(128)) * ceil_div(cols * elem_bytes, std::int64_t(128));
+  // At 1 B, reg_realign (session 20: the transpose in registers, no input tile, 256-row tiles)
+  // ran 74-76% of memcpy on the large odd shapes where smem_realign ran 71-72 on the H100 (H200
+  // 64-65 against 59), and tied on 3001x4999 (80.4 / 80.9 | 72.1 / 72.4) and the probe's
+  // 777x20001 (H200 62.5 / 63.4); at 2 B it lost on the H100 (76.6 / 79.6), see auto_variant.
   if (!rows16 && elem_bytes <= 2 && short_side > kOddMidSide && realign_tiles >= 512)
-    return "smem_realign";
+    return elem_bytes == 1 ? "reg_realign" : "smem_realign";
   const bool out_rows_split_sectors = (rows * elem_bytes) % 32 != 0;
   if (out_rows_split_sectors &&
       (elem_bytes == 8 || ((elem_bytes == 2 || elem_bytes == 4) && short_side > kOddMidSide)))
@@ -396,6 +400,11 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   // 8 B smem_sector 119.9 / 123.6% against smem_wide 102.2 and smem_padded 119.2; 20001x777 8 B
   // 95.9 against 77.8), so these two rules stop there.
   if (hbm3e && !rows16) {
+    // Odd 2 B where classic_best takes smem_realign: reg_realign on the H200 (session 20,
+    // % of memcpy: 12345x6789 65.9 / 63.9, 6789x12345 64.0 / 63.0, probe 4097x4095 72.7 /
+    // 70.5, 9999x9999 66.2 / 64.0, 20001x777 73.8 / 70.5; 3001x4999 67.8 / 68.2).
+    const std::string classic = classic_best(rows, cols, elem_bytes);
+    if (elem_bytes == 2 && classic == "smem_realign") return "reg_realign";
     const bool split_sectors = (rows * elem_bytes) % 32 != 0;
     if (elem_bytes == 2 && split_sectors && short_side > 32 && short_side <= kOddMidSide)
       return "smem_wide";

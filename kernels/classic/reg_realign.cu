@@ -27,8 +27,14 @@
 // with k (= j * E / 16), so the 8 rows land on 8 distinct chunk positions: the ideal
 // wavefronts for the width. Phase 3 reads as smem_realign's: 8 consecutive chunks of one row
 // per quarter-warp. tests/host/test_realign.cpp counts both.
+// Measured (docs/perf-notes.md, session 20, % of memcpy against smem_realign in the same run,
+// H100 | H200): odd 1 B 12345x6789 75.9 / 71.5 | 64.7 / 59.3, 6789x12345 74.1 / 71.0 | 63.9 /
+// 59.0, 3001x4999 80.4 / 80.9 | 72.1 / 72.4; odd 2 B 76.6 / 79.6 | 65.9 / 63.9. The shared
+// traffic was not the limit: ncu has it latency-bound on its global loads (long-scoreboard
+// stalls 8.2 per issue, MIO throttle 0.02), at about the same instruction count. Batches of
+// small matrices lose (the tile is 256 rows): `auto` runs it for large odd matrices at 1 B,
+// and at 2 B on the H200 (host/transpose.cpp).
 #include <cstdint>
-#include <cstdlib>
 #include <kernels/common/grid.hpp>
 #include <kernels/common/realign.hpp>
 #include <kernels/launchers.hpp>
@@ -191,9 +197,11 @@ __device__ __forceinline__ void reg_realign_phase3(const unsigned char* out, int
   }
 }
 
-// kBlocks: blocks per SM the registers allow (64 / 48 / 40 registers for 4 / 5 / 6).
-template <int E, int kBlocks>
-__global__ void __launch_bounds__(kThreads, kBlocks)
+// 5 blocks per SM (<= 48 registers; 32 KB of shared memory each). Measured on the H100 at odd
+// 1-2 B (docs/perf-notes.md, session 20): 4 blocks (64 registers) ran 1-5 points lower, 6 (40
+// registers, spilling) 12-14 lower, and both passes' loads in flight at 3 blocks 11-12 lower.
+template <int E>
+__global__ void __launch_bounds__(kThreads, 5)
     reg_realign_kernel(const unsigned char* __restrict__ src_base,
                        unsigned char* __restrict__ dst_base, std::int64_t rows, std::int64_t cols,
                        BatchStrides st, int pad) {
@@ -287,14 +295,7 @@ cudaError_t launch_reg_realign_e(const kernels::LaunchArgs& a) {
   const int pad = aligned ? 0 : S::kPad;
   const TileGrid g =
       tile_grid(ceil_div(a.rows + pad, S::kRows - pad), ceil_div(a.cols, S::kCols), st.batch);
-  static const int blocks = [] {  // experiment knob (session 20), read once
-    const char* v = std::getenv("TMAKIT_REG_REALIGN_BLOCKS");
-    return v != nullptr ? std::atoi(v) : 4;
-  }();
-  return launch_with_smem(blocks == 6   ? reg_realign_kernel<E, 6>
-                          : blocks == 5 ? reg_realign_kernel<E, 5>
-                                        : reg_realign_kernel<E, 4>,
-                          dim3(g.x, g.y, g.z), dim3(kThreads),
+  return launch_with_smem(reg_realign_kernel<E>, dim3(g.x, g.y, g.z), dim3(kThreads),
                           static_cast<std::uint32_t>(S::kSmemBytes), a.stream,
                           static_cast<const unsigned char*>(a.src),
                           static_cast<unsigned char*>(a.dst), a.rows, a.cols, st, pad);

@@ -138,7 +138,8 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(fallback_variant("tma_load_store", 4096, 4096, 1), "vec_padded");
   EXPECT_EQ(fallback_variant("int4_8x8", 4096, 4096, 16), "smem_padded");
   // Shape classes: odd rows (no 16-byte vectors) and a side of at most 32 elements.
-  EXPECT_EQ(fallback_variant("tma_load_store", 12345, 6789, 1), "smem_realign");
+  EXPECT_EQ(fallback_variant("tma_load_store", 12345, 6789, 1), "reg_realign");
+  EXPECT_EQ(fallback_variant("tma_load_store", 12345, 6789, 2), "smem_realign");
   EXPECT_EQ(fallback_variant("tma_load_store", 97, 75, 1), "smem_wide");  // small: not realign
   EXPECT_EQ(fallback_variant("tma_load_store", 4, 4000000, 2), "smem_flat");
   EXPECT_EQ(fallback_variant("tma_pipeline", 4000000, 32, 8), "smem_strip");
@@ -152,24 +153,25 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(1024, 1024, 2), "tma_load_store");     // 64 tiles: too few
   EXPECT_EQ(auto_variant(512, 512, 1, 1000), "tma_wide");       // a batch counts its tiles
   EXPECT_EQ(auto_variant(256, 256, 1, 1024), "tma_pipeline");
-  EXPECT_EQ(auto_variant(12345, 6789, 2), "smem_realign");  // odd rows, 1-2 B, both GPUs
-  EXPECT_EQ(auto_variant(12345, 6789, 2, 1, 4800.0), "smem_realign");
-  EXPECT_EQ(auto_variant(3000, 97, 2, 1, 4800.0), "smem_wide");  // the H200's small odd 2 B
+  EXPECT_EQ(auto_variant(12345, 6789, 2), "smem_realign");            // odd rows at 2 B: the H100
+  EXPECT_EQ(auto_variant(12345, 6789, 2, 1, 4800.0), "reg_realign");  // the H200
+  EXPECT_EQ(auto_variant(3000, 97, 2, 1, 4800.0), "smem_wide");       // the H200's small odd 2 B
   // Output rows that split 32-byte sectors (rows * E not a multiple of 32), 2-8 B: smem_sector;
   // 1 B keeps smem_wide; output rows on sectors keep smem_wide even when the input rows are odd.
   EXPECT_EQ(auto_variant(12345, 6789, 4), "smem_sector");
   EXPECT_EQ(fallback_variant("tma_pipeline", 3001, 4999, 8), "smem_sector");
-  EXPECT_EQ(auto_variant(12345, 6789, 1), "smem_realign");
+  EXPECT_EQ(auto_variant(12345, 6789, 1), "reg_realign");  // odd rows at 1 B: both GPUs
+  EXPECT_EQ(auto_variant(12345, 6789, 1, 1, 4800.0), "reg_realign");
   EXPECT_EQ(auto_variant(1000, 75, 1), "smem_wide");
   EXPECT_EQ(auto_variant(4096, 6789, 4), "smem_wide");
   EXPECT_EQ(auto_variant(4100, 4096, 4), "smem_sector");
   EXPECT_EQ(auto_variant(97, 75, 4), "smem_wide");  // small matrices: smem_sector lost at 2-4 B
   EXPECT_EQ(auto_variant(97, 75, 8), "smem_sector");
-  // Short sides above kOddMidSide = 512 (session 13's odd probe shapes): smem_realign at 1-2 B
-  // given one wave of its tiles (512), else smem_sector at 2-4 B; both GPUs.
+  // Short sides above kOddMidSide = 512 (session 13's odd probe shapes): the realign family at
+  // 1-2 B given one wave of smem_realign's tiles (512), else smem_sector at 2-4 B; both GPUs.
   for (double gbps : {3350.0, 4800.0}) {
-    EXPECT_EQ(auto_variant(20001, 777, 1, 1, gbps), "smem_realign");
-    EXPECT_EQ(auto_variant(777, 20001, 2, 1, gbps), "smem_realign");
+    EXPECT_EQ(auto_variant(20001, 777, 1, 1, gbps), "reg_realign");
+    EXPECT_EQ(auto_variant(777, 20001, 2, 1, gbps), gbps > 4000 ? "reg_realign" : "smem_realign");
     EXPECT_EQ(auto_variant(20001, 777, 4, 1, gbps), "smem_sector");
     EXPECT_EQ(auto_variant(777, 20001, 8, 1, gbps), "smem_sector");
     EXPECT_EQ(auto_variant(1001, 999, 2, 1, gbps), "smem_sector");  // 144 realign tiles
@@ -179,11 +181,11 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   }
   EXPECT_EQ(auto_variant(3000, 500, 4), "smem_wide");  // short side <= 512: as before
   EXPECT_EQ(auto_variant(7, 4000000, 4), "smem_flat");
-  EXPECT_EQ(auto_variant(24, 1000003, 4), "smem_strip");      // k = 24 at 4 B: the strip
-  EXPECT_EQ(auto_variant(4000000, 7, 8), "smem_strip");       // 8 B: the strip
-  EXPECT_EQ(auto_variant(16384, 16384, 8), "smem_sector");    // one 8 B matrix on the H100
-  EXPECT_EQ(auto_variant(2048, 2048, 8), "smem_sector");      // 4096 tiles at 4-8 B
-  EXPECT_EQ(auto_variant(4000000, 32, 8), "smem_sector");     // k = 32 at 8 B, H100
+  EXPECT_EQ(auto_variant(24, 1000003, 4), "smem_strip");          // k = 24 at 4 B: the strip
+  EXPECT_EQ(auto_variant(4000000, 7, 8), "smem_strip");           // 8 B: the strip
+  EXPECT_EQ(auto_variant(16384, 16384, 8), "smem_sector");        // one 8 B matrix on the H100
+  EXPECT_EQ(auto_variant(2048, 2048, 8), "smem_sector");          // 4096 tiles at 4-8 B
+  EXPECT_EQ(auto_variant(4000000, 32, 8), "smem_sector");         // k = 32 at 8 B, H100
   EXPECT_EQ(auto_variant(16384, 16384, 8, 1, 4800), "tma_wide");  // H200: TMA
   EXPECT_EQ(auto_variant(2048, 2048, 8, 1, 4800), "tma_wide");
   EXPECT_EQ(auto_variant(4000000, 32, 8, 1, 4800), "tma_wide");
@@ -233,14 +235,14 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(97, 75, 8, 3000, 4800), "smem_padded");  // H200: small odd 8 B
   EXPECT_EQ(auto_variant(32, 32, 1, 16384), "reg_tile");          // batches of 32 x 32, 1-2 B
   EXPECT_EQ(auto_variant(32, 32, 2, 16384), "reg_tile");
-  EXPECT_EQ(auto_variant(32, 32, 1, 16384, 4800), "reg_tile");    // both GPUs
-  EXPECT_EQ(auto_variant(48, 64, 1, 1000), "reg_tile");           // 1 B: sides 32..64
-  EXPECT_EQ(auto_variant(64, 64, 2, 4096), "tma_load_store");     // 2 B: 32 only
-  EXPECT_EQ(auto_variant(36, 36, 1, 1000), "smem_flat");          // not whole 8 x 8 blocks
-  EXPECT_EQ(auto_variant(32, 32, 1, 1), "reg_permute");           // one matrix: not a batch
-  EXPECT_EQ(auto_variant(16, 4000000, 2, 1, 4800), "reg_tile");   // H200: 16 x N at 2 B
-  EXPECT_EQ(auto_variant(16, 4000000, 2), "reg_permute");         // ... the H100 keeps it
-  EXPECT_EQ(auto_variant(32, 32, 4, 16384), "smem_padded");       // ... 4 B: not registers
+  EXPECT_EQ(auto_variant(32, 32, 1, 16384, 4800), "reg_tile");   // both GPUs
+  EXPECT_EQ(auto_variant(48, 64, 1, 1000), "reg_tile");          // 1 B: sides 32..64
+  EXPECT_EQ(auto_variant(64, 64, 2, 4096), "tma_load_store");    // 2 B: 32 only
+  EXPECT_EQ(auto_variant(36, 36, 1, 1000), "smem_flat");         // not whole 8 x 8 blocks
+  EXPECT_EQ(auto_variant(32, 32, 1, 1), "reg_permute");          // one matrix: not a batch
+  EXPECT_EQ(auto_variant(16, 4000000, 2, 1, 4800), "reg_tile");  // H200: 16 x N at 2 B
+  EXPECT_EQ(auto_variant(16, 4000000, 2), "reg_permute");        // ... the H100 keeps it
+  EXPECT_EQ(auto_variant(32, 32, 4, 16384), "smem_padded");      // ... 4 B: not registers
   // reg_permute where its blocks paid (host/transpose.cpp): k x N at 1-2 B up to 32 bytes of k,
   // 4 B up to k = 4; N x k at 1-4 B up to 16 bytes of k (k < 16).
   EXPECT_EQ(auto_variant(16, 4000000, 1), "reg_permute");
