@@ -95,27 +95,37 @@ TEST(Realign, PhaseThreeReadsAreConflictFree) {
   check_phase3_banks<8>();
 }
 
-// The swizzle is a permutation of each OUT row's bytes: none leaves the row, no two share a
-// place.
-TEST(Realign, OutSwizzleStaysInItsRow) {
-  auto check = [](auto e) {
-    constexpr int E = decltype(e)::value;
-    using S = RealignTile<E>;
-    for (int row = 0; row < S::kCols; ++row) {
-      std::set<int> at;
-      for (int x = 0; x < S::kOutStride; ++x) {
-        const int off = realign_out_offset<E>(row, x);
-        ASSERT_GE(off, row * S::kOutStride);
-        ASSERT_LT(off, (row + 1) * S::kOutStride);
-        at.insert(off);
-      }
-      ASSERT_EQ(at.size(), static_cast<std::size_t>(S::kOutStride));
+// A swizzle is a permutation of each OUT row's bytes: none leaves the row, no two share a
+// place. offset(row, x): where byte x of OUT row `row` lies.
+template <class Offset>
+void check_row_permutation(int rows, int stride, Offset offset, int elem_bytes) {
+  for (int row = 0; row < rows; ++row) {
+    std::set<int> at;
+    for (int x = 0; x < stride; ++x) {
+      const int off = offset(row, x);
+      ASSERT_GE(off, row * stride) << "E=" << elem_bytes << " row " << row;
+      ASSERT_LT(off, (row + 1) * stride) << "E=" << elem_bytes << " row " << row;
+      at.insert(off);
     }
-  };
+    ASSERT_EQ(at.size(), static_cast<std::size_t>(stride)) << "E=" << elem_bytes;
+  }
+}
+
+// check(std::integral_constant<int, E>) for E = 1, 2, 4, 8.
+template <class Check>
+void for_each_elem_bytes(Check check) {
   check(std::integral_constant<int, 1>{});
   check(std::integral_constant<int, 2>{});
   check(std::integral_constant<int, 4>{});
   check(std::integral_constant<int, 8>{});
+}
+
+TEST(Realign, OutSwizzleStaysInItsRow) {
+  for_each_elem_bytes([](auto e) {
+    constexpr int E = decltype(e)::value;
+    using S = RealignTile<E>;
+    check_row_permutation(S::kCols, S::kOutStride, realign_out_offset<E>, E);
+  });
 }
 
 TEST(Realign, ChunkIsTheShiftedBytes) {
@@ -224,7 +234,7 @@ TEST(Realign, RegPhaseThreeReadsAreConflictFree) {
 }
 
 TEST(Realign, RegTileFitsAndOwnsWholeSectors) {
-  auto check = [](auto e) {
+  for_each_elem_bytes([](auto e) {
     constexpr int E = decltype(e)::value;
     using S = RegRealignTile<E>;
     EXPECT_EQ(S::kCols * E, 128);
@@ -232,23 +242,9 @@ TEST(Realign, RegTileFitsAndOwnsWholeSectors) {
     EXPECT_GE(S::kPad * E, 32);    // covers any sector offset, and o0 = kPad * E - m >= 1
     EXPECT_EQ(S::kRows % 128, 0);  // whole passes of 8 warps x 16 rows
     EXPECT_EQ(S::kItems % 256, 0);
-    EXPECT_LE(S::kSmemBytes, 227 * 1024 / 4);
-    // OUT's swizzle is a permutation of each row's bytes.
-    for (int row = 0; row < S::kCols; ++row) {
-      std::set<int> at;
-      for (int x = 0; x < S::kOutStride; ++x) {
-        const int off = reg_realign_out_offset<E>(row, x);
-        ASSERT_GE(off, row * S::kOutStride);
-        ASSERT_LT(off, (row + 1) * S::kOutStride);
-        at.insert(off);
-      }
-      ASSERT_EQ(at.size(), static_cast<std::size_t>(S::kOutStride));
-    }
-  };
-  check(std::integral_constant<int, 1>{});
-  check(std::integral_constant<int, 2>{});
-  check(std::integral_constant<int, 4>{});
-  check(std::integral_constant<int, 8>{});
+    EXPECT_LE(S::kSmemBytes, 227 * 1024 / 5);  // the 5 blocks per SM of its launch bounds
+    check_row_permutation(S::kCols, S::kOutStride, reg_realign_out_offset<E>, E);
+  });
 }
 
 }  // namespace
