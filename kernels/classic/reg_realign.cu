@@ -198,8 +198,10 @@ __device__ __forceinline__ void reg_realign_phase3(const unsigned char* out, int
 }
 
 // 5 blocks per SM (<= 48 registers; 32 KB of shared memory each). Measured on the H100 at odd
-// 1-2 B (docs/perf-notes.md, session 20): 4 blocks (64 registers) ran 1-5 points lower, 6 (40
-// registers, spilling) 12-14 lower, and both passes' loads in flight at 3 blocks 11-12 lower.
+// 1-2 B (docs/perf-notes.md, session 20; % of memcpy against 5 blocks): 4 blocks (64
+// registers) ran 0.8-5.2 points lower on five of the six large odd cells (3001x4999 2 B 2.5
+// higher), 6 blocks (40 registers, spilling) 12-15 lower; both passes' loads in flight at 3
+// blocks ran 1-12 points below one pass at a time at 4 blocks.
 template <int E>
 __global__ void __launch_bounds__(kThreads, 5)
     reg_realign_kernel(const unsigned char* __restrict__ src_base,
