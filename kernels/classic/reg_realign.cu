@@ -38,6 +38,7 @@
 #include <kernels/common/grid.hpp>
 #include <kernels/common/realign.hpp>
 #include <kernels/launchers.hpp>
+#include <kernels/primitives/dispatch.cuh>
 #include <kernels/primitives/launch_smem.cuh>
 #include <kernels/primitives/realign_io.cuh>
 #include <kernels/primitives/tile_loop.cuh>
@@ -150,49 +151,13 @@ __device__ __forceinline__ void reg_realign_phase3(const unsigned char* out, int
     }
 #pragma unroll
     for (int n = 0; n < kRound; ++n) {
-      std::uint32_t w[8] = {cv[n].x,
-                            cv[n].y,
-                            cv[n].z,
-                            cv[n].w,
-                            __shfl_down_sync(0xffffffffu, cv[n].x, 1),
-                            __shfl_down_sync(0xffffffffu, cv[n].y, 1),
-                            __shfl_down_sync(0xffffffffu, cv[n].z, 1),
-                            __shfl_down_sync(0xffffffffu, cv[n].w, 1)};
-      if (k[n] >= chunks) continue;
-      if (k[n] == chunks - 1 || lane == 31) {
-        w[4] = cx[n].x;
-        w[5] = cx[n].y;
-        w[6] = cx[n].z;
-        w[7] = cx[n].w;
-      }
       const int m = static_cast<int>(d[n] & 31);
       std::uint32_t vv[4];
-      realign_chunk(w, (pad * E - m) & 15, vv);
-      const Addr g = d[n] - Addr(m) + Addr(16 * k[n]);  // 16-byte aligned
-      if (whole) {
-        *reinterpret_cast<uint4*>(g) = make_uint4(vv[0], vv[1], vv[2], vv[3]);
-        continue;
-      }
-      const std::int64_t c = c0 + j[n];
+      realign_with_next(cv[n], cx[n], k[n] == chunks - 1 || lane == 31, (pad * E - m) & 15, vv);
+      if (k[n] >= chunks) continue;
+      const Addr g = d[n] - Addr(m) + Addr(16 * k[n]);       // 16-byte aligned
       const std::int64_t e0 = r0 - m / E + k[n] * (16 / E);  // first element of the chunk
-      if (c >= cols || e0 + 16 / E <= 0 || e0 >= rows) continue;
-      if (e0 >= 0 && e0 + 16 / E <= rows) {
-        *reinterpret_cast<uint4*>(g) = make_uint4(vv[0], vv[1], vv[2], vv[3]);
-      } else {  // the matrix's first or last row cuts the chunk
-#pragma unroll
-        for (int e = 0; e < 16 / E; ++e) {
-          if (e0 + e < 0 || e0 + e >= rows) continue;
-          const std::uint32_t word = vv[(e * E) / 4];
-          if constexpr (E == 1)
-            reinterpret_cast<std::uint8_t*>(g)[e] = std::uint8_t(word >> (8 * (e % 4)));
-          else if constexpr (E == 2)
-            reinterpret_cast<std::uint16_t*>(g)[e] = std::uint16_t(word >> (16 * (e % 2)));
-          else if constexpr (E == 4)
-            reinterpret_cast<std::uint32_t*>(g)[e] = word;
-          else
-            reinterpret_cast<uint2*>(g)[e] = make_uint2(vv[2 * e], vv[2 * e + 1]);
-        }
-      }
+      store_out_chunk<E>(g, vv, whole, c0 + j[n], cols, e0, rows);
     }
   }
 }
@@ -256,21 +221,8 @@ __global__ void __launch_bounds__(kThreads, 5)
           std::uint32_t c[4][4];
 #pragma unroll
           for (int u = 0; u < 4; ++u) {
-            std::uint32_t wd[8] = {v[u].x,
-                                   v[u].y,
-                                   v[u].z,
-                                   v[u].w,
-                                   __shfl_down_sync(0xffffffffu, v[u].x, 1),
-                                   __shfl_down_sync(0xffffffffu, v[u].y, 1),
-                                   __shfl_down_sync(0xffffffffu, v[u].z, 1),
-                                   __shfl_down_sync(0xffffffffu, v[u].w, 1)};
-            if (k == 7) {  // the neighbour is the next row group's lane: use the extra vector
-              wd[4] = x[u].x;
-              wd[5] = x[u].y;
-              wd[6] = x[u].z;
-              wd[7] = x[u].w;
-            }
-            realign_chunk(wd, shift[u], c[u]);  // bytes 16k .. 16k+15 of row i0 + u's segment
+            // The neighbour of lane k = 7 is the next row group's lane: it uses its extra vector.
+            realign_with_next(v[u], x[u], k == 7, shift[u], c[u]);  // bytes 16k..16k+15, row i0+u
           }
           transpose_to_out<E>(c, out, k, 128 * n + 16 * w + 4 * g);
         };
@@ -306,18 +258,8 @@ cudaError_t launch_reg_realign_e(const kernels::LaunchArgs& a) {
 }  // namespace
 
 cudaError_t kernels::launch_reg_realign(const LaunchArgs& a) {
-  switch (a.elem_bytes) {
-    case 1:
-      return launch_reg_realign_e<1>(a);
-    case 2:
-      return launch_reg_realign_e<2>(a);
-    case 4:
-      return launch_reg_realign_e<4>(a);
-    case 8:
-      return launch_reg_realign_e<8>(a);
-    default:
-      return cudaErrorInvalidValue;
-  }
+  return dispatch_elem_1248(a.elem_bytes,
+                            [&](auto t) { return launch_reg_realign_e<sizeof(t)>(a); });
 }
 
 }  // namespace tmakit

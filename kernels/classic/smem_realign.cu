@@ -151,49 +151,14 @@ __device__ __forceinline__ void realign_phase3(const unsigned char* out, int tid
     }
 #pragma unroll
     for (int n = 0; n < kRound3; ++n) {
-      std::uint32_t w[8] = {cv[n].x,
-                            cv[n].y,
-                            cv[n].z,
-                            cv[n].w,
-                            __shfl_down_sync(0xffffffffu, cv[n].x, 1),
-                            __shfl_down_sync(0xffffffffu, cv[n].y, 1),
-                            __shfl_down_sync(0xffffffffu, cv[n].z, 1),
-                            __shfl_down_sync(0xffffffffu, cv[n].w, 1)};
-      if (last) {
-        w[4] = cx[n].x;
-        w[5] = cx[n].y;
-        w[6] = cx[n].z;
-        w[7] = cx[n].w;
-      }
       const Addr d = d0 + (n0 + n) * item_step;  // out[c][r0], c = c0 + j
       const int m = static_cast<int>(d & 31);    // = sh(j) * E
       std::uint32_t vv[4];
-      realign_chunk(w, (S::kPad * E - m) & 15, vv);
+      realign_with_next(cv[n], cx[n], last, (S::kPad * E - m) & 15, vv);
       const Addr g = d - Addr(m) + Addr(16 * k);  // 16-byte aligned
-      if (whole) {
-        *reinterpret_cast<uint4*>(g) = make_uint4(vv[0], vv[1], vv[2], vv[3]);
-        continue;
-      }
       const std::int64_t c = c0 + j0 + (n0 + n) * kRowsPerItem;
       const std::int64_t e0 = r0 - m / E + k * (16 / E);  // first element of the chunk
-      if (c >= cols || e0 + 16 / E <= 0 || e0 >= rows) continue;
-      if (e0 >= 0 && e0 + 16 / E <= rows) {
-        *reinterpret_cast<uint4*>(g) = make_uint4(vv[0], vv[1], vv[2], vv[3]);
-      } else {  // the matrix's first or last row cuts the chunk
-#pragma unroll
-        for (int e = 0; e < 16 / E; ++e) {
-          if (e0 + e < 0 || e0 + e >= rows) continue;
-          const std::uint32_t word = vv[(e * E) / 4];
-          if constexpr (E == 1)
-            reinterpret_cast<std::uint8_t*>(g)[e] = std::uint8_t(word >> (8 * (e % 4)));
-          else if constexpr (E == 2)
-            reinterpret_cast<std::uint16_t*>(g)[e] = std::uint16_t(word >> (16 * (e % 2)));
-          else if constexpr (E == 4)
-            reinterpret_cast<std::uint32_t*>(g)[e] = word;
-          else
-            reinterpret_cast<uint2*>(g)[e] = make_uint2(vv[2 * e], vv[2 * e + 1]);
-        }
-      }
+      store_out_chunk<E>(g, vv, whole, c, cols, e0, rows);
     }
   }
 }
@@ -261,22 +226,9 @@ __global__ void __launch_bounds__(kThreads, 4)  // <= 64 registers: 4 blocks per
 #pragma unroll
         for (int n = 0; n < kPasses; ++n) {
           const int i = (tid >> 3) + 32 * n;
-          std::uint32_t w[8] = {v[n].x,
-                                v[n].y,
-                                v[n].z,
-                                v[n].w,
-                                __shfl_down_sync(0xffffffffu, v[n].x, 1),
-                                __shfl_down_sync(0xffffffffu, v[n].y, 1),
-                                __shfl_down_sync(0xffffffffu, v[n].z, 1),
-                                __shfl_down_sync(0xffffffffu, v[n].w, 1)};
-          if (lane_k == 7) {  // the neighbour is the next row's lane: use its own extra vector
-            w[4] = x[n].x;
-            w[5] = x[n].y;
-            w[6] = x[n].z;
-            w[7] = x[n].w;
-          }
+          // The neighbour of lane 7 is the next row's lane: it uses its own extra vector.
           std::uint32_t c[4];
-          realign_chunk(w, shift[n], c);  // bytes 16k .. 16k+15 of the row segment
+          realign_with_next(v[n], x[n], lane_k == 7, shift[n], c);  // bytes 16k .. 16k+15
           unsigned char* p = in + i * S::kInStride + 16 * lane_k;
           if constexpr (S::kInStride % 16 == 0) {
             *reinterpret_cast<uint4*>(p) = make_uint4(c[0], c[1], c[2], c[3]);

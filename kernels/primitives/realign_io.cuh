@@ -1,8 +1,10 @@
-// Global reads of the realign family (smem_realign, reg_realign): the aligned 16-byte vector
-// that covers part of a row segment, whole where it lies inside the matrix, else element by
-// element so nothing outside the matrix's span is touched.
+// Device pieces the realign family (smem_realign, reg_realign) shares: the aligned 16-byte
+// vector that covers part of a row segment (whole where it lies inside the matrix, else element
+// by element so nothing outside the matrix's span is touched), the realignment of a lane's
+// vector with its neighbour's, and the store of a realigned output chunk at the matrix's edges.
 #pragma once
 #include <cstdint>
+#include <kernels/common/realign.hpp>
 
 namespace tmakit {
 
@@ -37,6 +39,59 @@ __device__ __forceinline__ uint4 load_vec(std::uintptr_t p, std::uintptr_t lo, s
     w[i] = x;
   }
   return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+// Bytes s..s+15 of the 32 bytes made of the lane's aligned vector v and the next one: the next
+// lane's v (a shuffle), or the lane's own x where the next lane holds another row (own_next).
+// Every lane of the warp calls it (the shuffle).
+__device__ __forceinline__ void realign_with_next(const uint4& v, const uint4& x, bool own_next,
+                                                  int s, std::uint32_t (&out)[4]) {
+  std::uint32_t w[8] = {v.x,
+                        v.y,
+                        v.z,
+                        v.w,
+                        __shfl_down_sync(0xffffffffu, v.x, 1),
+                        __shfl_down_sync(0xffffffffu, v.y, 1),
+                        __shfl_down_sync(0xffffffffu, v.z, 1),
+                        __shfl_down_sync(0xffffffffu, v.w, 1)};
+  if (own_next) {
+    w[4] = x.x;
+    w[5] = x.y;
+    w[6] = x.z;
+    w[7] = x.w;
+  }
+  realign_chunk(w, s, out);
+}
+
+// Stores the realigned output chunk vv at g (16-byte aligned): elements e0 .. e0 + 16/E - 1 of
+// output row c. One STG.128 when the whole tile lies inside the matrix (whole) or the chunk
+// does; element by element where the matrix's first or last row cuts it; nothing outside.
+template <int E>
+__device__ __forceinline__ void store_out_chunk(std::uintptr_t g, const std::uint32_t (&vv)[4],
+                                                bool whole, std::int64_t c, std::int64_t cols,
+                                                std::int64_t e0, std::int64_t rows) {
+  if (whole) {
+    *reinterpret_cast<uint4*>(g) = make_uint4(vv[0], vv[1], vv[2], vv[3]);
+    return;
+  }
+  if (c >= cols || e0 + 16 / E <= 0 || e0 >= rows) return;
+  if (e0 >= 0 && e0 + 16 / E <= rows) {
+    *reinterpret_cast<uint4*>(g) = make_uint4(vv[0], vv[1], vv[2], vv[3]);
+    return;
+  }
+#pragma unroll
+  for (int e = 0; e < 16 / E; ++e) {
+    if (e0 + e < 0 || e0 + e >= rows) continue;
+    const std::uint32_t word = vv[(e * E) / 4];
+    if constexpr (E == 1)
+      reinterpret_cast<std::uint8_t*>(g)[e] = std::uint8_t(word >> (8 * (e % 4)));
+    else if constexpr (E == 2)
+      reinterpret_cast<std::uint16_t*>(g)[e] = std::uint16_t(word >> (16 * (e % 2)));
+    else if constexpr (E == 4)
+      reinterpret_cast<std::uint32_t*>(g)[e] = word;
+    else
+      reinterpret_cast<uint2*>(g)[e] = make_uint2(vv[2 * e], vv[2 * e + 1]);
+  }
 }
 
 }  // namespace tmakit
