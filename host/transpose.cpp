@@ -400,18 +400,18 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   // 8 B smem_sector 119.9 / 123.6% against smem_wide 102.2 and smem_padded 119.2; 20001x777 8 B
   // 95.9 against 77.8), so these two rules stop there.
   if (hbm3e && !rows16) {
-    // Odd 2 B where classic_best takes smem_realign: reg_realign on the H200 (session 20,
-    // % of memcpy: 12345x6789 65.9 / 63.9, 6789x12345 64.0 / 63.0, probe 4097x4095 72.7 /
-    // 70.5, 9999x9999 66.2 / 64.0, 20001x777 73.8 / 70.5; 3001x4999 67.8 / 68.2).
-    const std::string classic = classic_best(rows, cols, elem_bytes);
-    if (elem_bytes == 2 && classic == "smem_realign") return "reg_realign";
     const bool split_sectors = (rows * elem_bytes) % 32 != 0;
     if (elem_bytes == 2 && split_sectors && short_side > 32 && short_side <= kOddMidSide)
       return "smem_wide";
     if (elem_bytes == 8 && split_sectors && short_side > 32 && short_side <= kOddMidSide)
       return "smem_padded";
   }
-  return classic_best(rows, cols, elem_bytes);
+  // Odd 2 B where classic_best takes smem_realign: reg_realign on the H200 (session 20,
+  // % of memcpy: 12345x6789 65.9 / 63.9, 6789x12345 64.0 / 63.0, probe 4097x4095 72.7 /
+  // 70.5, 9999x9999 66.2 / 64.0, 20001x777 73.8 / 70.5; 3001x4999 67.8 / 68.2).
+  std::string classic = classic_best(rows, cols, elem_bytes);
+  if (hbm3e && classic == "smem_realign") return "reg_realign";
+  return classic;
 }
 
 const char* to_string(DataType type) {
