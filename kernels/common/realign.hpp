@@ -87,11 +87,9 @@ struct RegRealignTile {
   static constexpr int kOwned = kRows - kPad;
   static constexpr int kOutStride = kRows * E;  // whole 128-byte groups
   static constexpr int kSmemBytes = kCols * kOutStride;
-  static constexpr int kChunks = kOwned * E / 16;  // 16-byte chunks per owned output row
-  // Phase 3 walks rows in slots of kSlots chunks (whole quarter-warps; kRows * E / 16, the
-  // chunks of an unpadded tile),
-  // so 8 consecutive lanes read 8 consecutive chunks of one row: distinct positions after the
-  // XOR. Slots past kChunks are idle.
+  // Phase 3 walks each OUT row in kSlots 16-byte chunk slots (the chunks of an unpadded row,
+  // whole quarter-warps), so 8 consecutive lanes read 8 consecutive chunks of one row: distinct
+  // positions after the XOR. Slots past the row's owned chunks ((kRows - pad) * E / 16) idle.
   static constexpr int kSlots = kRows * E / 16;
   static constexpr int kItems = kCols * kSlots;
   static_assert(kOwned * E % 32 == 0 && kOutStride % 128 == 0, "whole sectors and groups");
