@@ -249,11 +249,8 @@ __global__ void __launch_bounds__(kThreads, 4)  // <= 64 registers: 4 blocks per
 template <int E>
 cudaError_t launch_realign(const kernels::LaunchArgs& a) {
   using S = RealignTile<E>;
-  // Output rows are shifted unless every one starts on a 32-byte sector (smem_sector's rule).
   const BatchStrides& st = a.strides;
-  const bool aligned = reinterpret_cast<Addr>(a.dst) % 32 == 0 && (st.dst_ld_elems * E) % 32 == 0 &&
-                       (st.batch == 1 || (st.dst_batch_elems * E) % 32 == 0);
-  const int pad = aligned ? 0 : S::kPad;
+  const int pad = dst_rows_on_sectors<E>(a.dst, st) ? 0 : S::kPad;
   const TileGrid g =
       tile_grid(ceil_div(a.rows + pad, S::kOwned), ceil_div(a.cols, S::kCols), st.batch);
   return launch_with_smem(smem_realign_kernel<E>, dim3(g.x, g.y, g.z), dim3(kThreads),

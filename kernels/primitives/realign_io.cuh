@@ -4,6 +4,7 @@
 // vector with its neighbour's, and the store of a realigned output chunk at the matrix's edges.
 #pragma once
 #include <cstdint>
+#include <kernels/common/grid.hpp>
 #include <kernels/common/realign.hpp>
 
 namespace tmakit {
@@ -92,6 +93,14 @@ __device__ __forceinline__ void store_out_chunk(std::uintptr_t g, const std::uin
     else
       reinterpret_cast<uint2*>(g)[e] = make_uint2(vv[2 * e], vv[2 * e + 1]);
   }
+}
+
+// Host side: whether every output row of dst (each matrix of the batch) starts on a 32-byte
+// sector, so no owned range is shifted and the tiles need no pad rows (smem_sector's rule).
+template <int E>
+inline bool dst_rows_on_sectors(const void* dst, const BatchStrides& st) {
+  return reinterpret_cast<std::uintptr_t>(dst) % 32 == 0 && (st.dst_ld_elems * E) % 32 == 0 &&
+         (st.batch == 1 || (st.dst_batch_elems * E) % 32 == 0);
 }
 
 }  // namespace tmakit
