@@ -232,6 +232,7 @@ std::string plan_and_encode(const VariantDef& def, const DeviceCaps& caps,
   if (def.plan == nullptr) return "no tensor-map plan for '" + def.info.token + "'";
 
   const kernels::TmaPlan plan = def.plan(*args);
+  if (plan.shape_rule != nullptr) return plan.shape_rule;
   const bool copy = def.info.kind == VariantKind::kCopy;
   const int e = args->elem_bytes;
   const BatchStrides& st = args->strides;

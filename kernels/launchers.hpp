@@ -60,6 +60,7 @@ struct TmaPlan {
   int swizzle = kSwizzleNone;
   bool src_vec16 = false, dst_vec16 = false;    // 16-byte aligned base, pitch, batch stride
   bool src_rows16 = false, dst_rows16 = false;  // row lengths whole 16-byte chunks
+  const char* shape_rule = nullptr;             // set: the technique takes no such call, and why
 };
 using Planner = TmaPlan (*)(const LaunchArgs&);
 
@@ -100,8 +101,10 @@ cudaError_t launch_async_copy(const LaunchArgs&);
 cudaError_t launch_async_roofline(const LaunchArgs&);
 cudaError_t launch_bulk_copy(const LaunchArgs&);
 cudaError_t launch_bulk_roofline(const LaunchArgs&);
+cudaError_t launch_bulk_flat(const LaunchArgs&);
 TmaPlan plan_async_copy(const LaunchArgs&);
 TmaPlan plan_bulk_copy(const LaunchArgs&);
+TmaPlan plan_bulk_flat(const LaunchArgs&);
 
 // kernels/tma/ (sm_90; each with its planner)
 cudaError_t launch_tma_copy(const LaunchArgs&);

@@ -28,6 +28,7 @@
 #include <kernels/common/flat.hpp>
 #include <kernels/launchers.hpp>
 #include <kernels/primitives/dispatch.cuh>
+#include <kernels/primitives/flat_gather.cuh>
 #include <kernels/primitives/launch_smem.cuh>
 
 namespace tmakit {
@@ -36,57 +37,19 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kLoadUnroll = 4;  // chunks loaded per thread before they are stored to shared
 
-// A 16-byte chunk built element by element from shared memory, in order: element j of V.
-// 1- and 2-byte elements are inserted into their word with one PRMT each (__byte_perm: byte i
-// of the result is byte sel_i of {y:x}, y's bytes numbered 4-7).
-template <class T>
-struct ChunkBuilder {
-  static constexpr int V = 16 / sizeof(T);
-  union {
-    uint4 v;
-    T e[V];
-    unsigned w[4];
-  };
-  __device__ __forceinline__ void put(int j, const unsigned char* p) {
-    if constexpr (sizeof(T) == 1) {
-      const unsigned b = *p;  // LDS.U8, zero-extended
-      constexpr unsigned kSel[4] = {0, 0x3240, 0x3410, 0x4210};
-      w[j / 4] = j % 4 == 0 ? b : __byte_perm(w[j / 4], b, kSel[j % 4]);
-    } else if constexpr (sizeof(T) == 2) {
-      const unsigned h = *reinterpret_cast<const std::uint16_t*>(p);
-      w[j / 2] = j % 2 == 0 ? h : __byte_perm(w[j / 2], h, 0x5410);
-    } else {
-      e[j] = *reinterpret_cast<const T*>(p);
-    }
-  }
-};
-
-// Run i of a side starts at global byte address a(i) = base + (first + i * pitch) * E.
-template <class T>
-__device__ __forceinline__ std::uintptr_t run_addr(const void* base, const FlatSide& s, int i) {
-  return reinterpret_cast<std::uintptr_t>(base) + (s.first + std::int64_t(i) * s.pitch) * sizeof(T);
-}
-
-// F: the form (flat.hpp); it fixes which levels of the gather walk can wrap.
+// F: the form (flat.hpp); it fixes which levels of the gather walk can wrap (flat_gather.cuh).
 template <class T, FlatForm F>
 __global__ void __launch_bounds__(kThreads, 4)
     smem_flat_kernel(const T* __restrict__ src, T* __restrict__ dst, FlatPlan p) {
-  constexpr bool kWrap1 = F != FlatForm::kTall, kWrap2 = F == FlatForm::kBatch;
-  constexpr int E = sizeof(T), V = 16 / E;
+  constexpr int E = sizeof(T);
   extern __shared__ uint4 flat_smem_raw[];
   unsigned char* smem = reinterpret_cast<unsigned char*>(flat_smem_raw);
-  const FlatGather& g = p.gather;
-  // The offset table (flat.hpp), once per block: row i1 holds T[i1][0 .. V).
-  constexpr bool kTable = F != FlatForm::kTall && E < 16;
   int* table = reinterpret_cast<int*>(smem + p.table_at);
-  if (kTable && p.table_rows > 0) {
-    for (int i = threadIdx.x; i < p.table_rows * V; i += kThreads)
-      table[(i / V) * flat_table_stride(V) + i % V] = flat_table_value(g, i / V, i % V);
-    // (the first unit's __syncthreads after phase 1 orders these writes before phase 2)
-  }
+  // (the first unit's __syncthreads after phase 1 orders these writes before phase 2)
+  flat::build_table<T, F, kThreads>(table, p);
   for (std::int64_t u = blockIdx.x; u < p.units; u += gridDim.x) {
     const FlatUnit f = flat_unit(p, u);
-    const std::uintptr_t a0 = run_addr<T>(src, f.src, 0);
+    const std::uintptr_t a0 = flat::run_addr<T>(src, f.src, 0);
     const int b0 = static_cast<int>(a0 & 15);
     // Phase 1: source runs -> shared. Item = (run i, chunk k), chunk-major within a run, so a
     // warp reads consecutive chunks. Shared byte of global byte x of run i:
@@ -103,7 +66,7 @@ __global__ void __launch_bounds__(kThreads, 4)
           const int item = base + q * kThreads;
           if (item >= items) continue;
           const int i = item / nv, k = item - i * nv;
-          const std::uintptr_t a = run_addr<T>(src, f.src, i);
+          const std::uintptr_t a = flat::run_addr<T>(src, f.src, i);
           const FlatChunk s = flat_chunk(a, len_bytes, k);
           // The shared byte of c (c - a(i) >= -15: the head chunk starts below the run).
           const int sh = i * p.src_stride + b0 + static_cast<int>(std::intptr_t(s.c - a));
@@ -122,52 +85,8 @@ __global__ void __launch_bounds__(kThreads, 4)
       }
     }
     __syncthreads();
-    // Phase 2: shared -> destination runs, item -> (run d, chunk k) by flat_dst_item.
-    {
-      const int len_bytes = f.dst.len * E, nv = flat_chunks_per_run(len_bytes);
-      const int items = flat_dst_items(f.dst.runs, nv);
-      for (int item = threadIdx.x; item < items; item += kThreads) {
-        const FlatItem it = flat_dst_item(item, f.dst.runs);
-        const int d = it.d, k = it.k;
-        if (k >= nv) continue;
-        const std::uintptr_t a = run_addr<T>(dst, f.dst, d);
-        const FlatChunk s = flat_chunk(a, len_bytes, k);
-        if (s.whole()) {
-          // dst elements o .. o + V - 1 of run d: o = (c - a) / E.
-          FlatWalk w = flat_walk(g, d, static_cast<int>(s.c - a) / E);
-          const unsigned char* at = smem + b0;
-          ChunkBuilder<T> out;
-          if (kTable && p.table_rows > 0 && (!kWrap2 || flat_chunk_in_matrix(g, w, V))) {
-            at += w.off;
-            const int* row = table + w.i1 * flat_table_stride(V);
-            if constexpr (V >= 4) {
-#pragma unroll
-              for (int j = 0; j < V; j += 4) {
-                const int4 q = *reinterpret_cast<const int4*>(row + j);
-                out.put(j, at + q.x);
-                out.put(j + 1, at + q.y);
-                out.put(j + 2, at + q.z);
-                out.put(j + 3, at + q.w);
-              }
-            } else {
-#pragma unroll
-              for (int j = 0; j < V; ++j) out.put(j, at + row[j]);
-            }
-          } else {
-#pragma unroll
-            for (int j = 0; j < V; ++j) {
-              out.put(j, at + w.off);
-              flat_step<kWrap1, kWrap2>(g, w);
-            }
-          }
-          *reinterpret_cast<uint4*>(s.c) = out.v;
-        } else {
-          for (std::uintptr_t x = s.lo; x < s.hi; x += E)
-            *reinterpret_cast<T*>(x) = *reinterpret_cast<const T*>(
-                smem + b0 + flat_offset(g, d, static_cast<int>(x - a) / E));
-        }
-      }
-    }
+    // Phase 2: shared -> destination runs (flat_gather.cuh).
+    flat::store_unit<T, F, kThreads>(smem + b0, table, p, f, dst);
     __syncthreads();  // shared memory is the next unit's
   }
 }

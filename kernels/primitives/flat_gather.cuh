@@ -1,0 +1,112 @@
+// Device pieces the flat family (smem_flat, bulk_flat) shares: the per-block offset table, and
+// phase 2, which builds each 16-byte destination chunk of a unit element by element from the
+// unit's source bytes in shared memory and writes it with one STG.128 (partial chunks at a
+// run's ends element by element). How the source bytes got to shared memory (LDG + STS in
+// smem_flat, one 1-D bulk copy in bulk_flat) is the caller's; where they sit is FlatSmem's rule
+// (kernels/common/flat.hpp): every byte at its global address modulo 16, run 0 from `b0`.
+#pragma once
+#include <cstdint>
+#include <kernels/common/flat.hpp>
+
+namespace tmakit::flat {
+
+// A 16-byte chunk built element by element from shared memory, in order: element j of V.
+// 1- and 2-byte elements are inserted into their word with one PRMT each (__byte_perm: byte i
+// of the result is byte sel_i of {y:x}, y's bytes numbered 4-7).
+template <class T>
+struct ChunkBuilder {
+  static constexpr int V = 16 / sizeof(T);
+  union {
+    uint4 v;
+    T e[V];
+    unsigned w[4];
+  };
+  __device__ __forceinline__ void put(int j, const unsigned char* p) {
+    if constexpr (sizeof(T) == 1) {
+      const unsigned b = *p;  // LDS.U8, zero-extended
+      constexpr unsigned kSel[4] = {0, 0x3240, 0x3410, 0x4210};
+      w[j / 4] = j % 4 == 0 ? b : __byte_perm(w[j / 4], b, kSel[j % 4]);
+    } else if constexpr (sizeof(T) == 2) {
+      const unsigned h = *reinterpret_cast<const std::uint16_t*>(p);
+      w[j / 2] = j % 2 == 0 ? h : __byte_perm(w[j / 2], h, 0x5410);
+    } else {
+      e[j] = *reinterpret_cast<const T*>(p);
+    }
+  }
+};
+
+// Run i of a side starts at global byte address a(i) = base + (first + i * pitch) * E.
+template <class T>
+__device__ __forceinline__ std::uintptr_t run_addr(const void* base, const FlatSide& s, int i) {
+  return reinterpret_cast<std::uintptr_t>(base) + (s.first + std::int64_t(i) * s.pitch) * sizeof(T);
+}
+
+// Whether form F gathers through the offset table (where the plan built one).
+template <class T, FlatForm F>
+inline constexpr bool kUsesTable = F != FlatForm::kTall && sizeof(T) < 16;
+
+// The offset table (flat.hpp), once per block, at `table`: row i1 holds T[i1][0 .. V). The
+// caller orders these writes before the first gather with a __syncthreads.
+template <class T, FlatForm F, int kThreads>
+__device__ __forceinline__ void build_table(int* table, const FlatPlan& p) {
+  constexpr int V = 16 / sizeof(T);
+  if constexpr (kUsesTable<T, F>) {
+    for (int i = threadIdx.x; i < p.table_rows * V; i += kThreads)
+      table[(i / V) * flat_table_stride(V) + i % V] = flat_table_value(p.gather, i / V, i % V);
+  }
+}
+
+// Phase 2 of one unit: shared -> destination runs, item -> (run d, chunk k) by flat_dst_item.
+// `run0` is the shared byte of the unit's first source element (smem + b0).
+template <class T, FlatForm F, int kThreads>
+__device__ __forceinline__ void store_unit(const unsigned char* run0, const int* table,
+                                           const FlatPlan& p, const FlatUnit& f, T* dst) {
+  constexpr bool kWrap1 = F != FlatForm::kTall, kWrap2 = F == FlatForm::kBatch;
+  constexpr int E = sizeof(T), V = 16 / E;
+  const FlatGather& g = p.gather;
+  const int len_bytes = f.dst.len * E, nv = flat_chunks_per_run(len_bytes);
+  const int items = flat_dst_items(f.dst.runs, nv);
+  for (int item = threadIdx.x; item < items; item += kThreads) {
+    const FlatItem it = flat_dst_item(item, f.dst.runs);
+    const int d = it.d, k = it.k;
+    if (k >= nv) continue;
+    const std::uintptr_t a = run_addr<T>(dst, f.dst, d);
+    const FlatChunk s = flat_chunk(a, len_bytes, k);
+    if (s.whole()) {
+      // dst elements o .. o + V - 1 of run d: o = (c - a) / E.
+      FlatWalk w = flat_walk(g, d, static_cast<int>(s.c - a) / E);
+      const unsigned char* at = run0;
+      ChunkBuilder<T> out;
+      if (kUsesTable<T, F> && p.table_rows > 0 && (!kWrap2 || flat_chunk_in_matrix(g, w, V))) {
+        at += w.off;
+        const int* row = table + w.i1 * flat_table_stride(V);
+        if constexpr (V >= 4) {
+#pragma unroll
+          for (int j = 0; j < V; j += 4) {
+            const int4 q = *reinterpret_cast<const int4*>(row + j);
+            out.put(j, at + q.x);
+            out.put(j + 1, at + q.y);
+            out.put(j + 2, at + q.z);
+            out.put(j + 3, at + q.w);
+          }
+        } else {
+#pragma unroll
+          for (int j = 0; j < V; ++j) out.put(j, at + row[j]);
+        }
+      } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j) {
+          out.put(j, at + w.off);
+          flat_step<kWrap1, kWrap2>(g, w);
+        }
+      }
+      *reinterpret_cast<uint4*>(s.c) = out.v;
+    } else {
+      for (std::uintptr_t x = s.lo; x < s.hi; x += E)
+        *reinterpret_cast<T*>(x) =
+            *reinterpret_cast<const T*>(run0 + flat_offset(g, d, static_cast<int>(x - a) / E));
+    }
+  }
+}
+
+}  // namespace tmakit::flat
