@@ -163,6 +163,11 @@ std::string fallback_variant(const std::string& token, std::int64_t rows, std::i
   const VariantDef* def = find_variant_def(token);
   if (def != nullptr && def->info.kind == VariantKind::kCopy) return "copy";
   if (def != nullptr && def->info.kind == VariantKind::kAccumulate) return "smem_accumulate";
+  // bulk_flat without the TMA unit is smem_flat, where a flat form can take the call (a small
+  // matrix, or a side of at most 32).
+  if (token == "bulk_flat" &&
+      (rows * cols * elem_bytes <= kFlatMaxMatrixBytes || std::min(rows, cols) <= 32))
+    return "smem_flat";
   return classic_best(rows, cols, elem_bytes);
 }
 
@@ -266,6 +271,17 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     if (pays || pays_hbm3e || pays8) return "reg_permute";
   }
   const bool small_batch = batch > 1 && rows * cols * elem_bytes <= kFlatMaxMatrixBytes;
+  // bulk_flat (session 21: smem_flat's gather with one 1-D bulk copy per unit, persistent CTAs)
+  // for batches of small matrices whose rows are not 16-byte multiples: 1 B on both GPUs, 2-4 B
+  // on the H200. % of memcpy bulk_flat / smem_flat (docs/data/bulk-flat-2026-11-24.txt), H100
+  // (4 CTAs per SM) | H200 (6): 3000x97x75 1 B 72.1 / 68.5 | 63.0 / 60.3, 2 B 83.9 / 85.5 |
+  // 75.1 / 70.9, 4 B 92.2 / 94.8 | 84.6 / 82.1; 5000x33x65 1 B 62.3 / 54.9 | 48.7 / 42.8, 2 B
+  // 75.2 / 70.8 | 65.3 / 58.9, 4 B 87.5 / 79.5 | 75.8 / 66.8; 2000x100x60 1 B 89.8 / 87.8 | 77.8
+  // / 75.9, 2 B 97.0 / 95.9 | 80.9 / 77.2; 10000x24x40 1 B 86.9 / 82.2 | 76.4 / 70.6; 100000x8x8
+  // 1 B 100.7 / 101.1 | 85.4 / 86.0 (a tie). With 16-byte rows it won or lost by shape
+  // (20000x16x48 2 B 89.4 / 93.4 | 79.0 / 79.6, 100000x8x8 2 B 89.3 / 86.4 | 82.6 / 70.8), so
+  // those keep smem_flat.
+  if (small_batch && !rows16 && (elem_bytes == 1 || (hbm3e && elem_bytes <= 4))) return "bulk_flat";
   if (small_batch &&
       ((elem_bytes <= 2 && !(rows16 && short_side >= 64)) ||
        (elem_bytes == 4 && !(rows16 && short_side >= 32)) ||
@@ -592,6 +608,14 @@ Status run(const void* src, void* dst, std::int64_t rows, std::int64_t cols, int
     def = find_variant_def(
         acc != nullptr ? auto_accumulate_variant(rows, cols, acc->type, acc->beta, caps.dram_gbps)
                        : auto_variant(rows, cols, elem_bytes, lay.strides.batch, caps.dram_gbps));
+  // auto_variant sees the shape, not the layout: bulk_flat's batch form takes dense batches
+  // only, and smem_flat (its gather without the TMA unit) moves strided ones itself.
+  if (is_auto && def != nullptr && def->info.token == "bulk_flat") {
+    const BatchStrides& st = lay.strides;
+    const bool dense = st.src_ld_elems == cols && st.dst_ld_elems == rows &&
+                       st.src_batch_elems == rows * cols && st.dst_batch_elems == rows * cols;
+    if (!dense) def = find_variant_def("smem_flat");
+  }
   kernels::LaunchArgs args;
   args.src = src;
   args.dst = dst;

@@ -189,16 +189,23 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(16384, 16384, 8, 1, 4800), "tma_wide");  // H200: TMA
   EXPECT_EQ(auto_variant(2048, 2048, 8, 1, 4800), "tma_wide");
   EXPECT_EQ(auto_variant(4000000, 32, 8, 1, 4800), "tma_wide");
-  EXPECT_EQ(auto_variant(1024, 1024, 8), "smem_padded");      // 1024 tiles: classic
-  EXPECT_EQ(auto_variant(4096, 4096, 4), "tma_wide");         // 4096 tiles
-  EXPECT_EQ(auto_variant(64, 64, 4, 4096), "tma_wide");       // a short side of 64
-  EXPECT_EQ(auto_variant(64, 64, 8, 4096), "tma_wide");       // 16384 tiles, a side of 64
-  EXPECT_EQ(auto_variant(48, 48, 8, 4096), "smem_padded");    // 48 x 48: partial 32 x 32 tiles
-  EXPECT_EQ(auto_variant(32, 4000000, 4), "tma_wide");        // skinny k = 32, long rows
-  EXPECT_EQ(auto_variant(4000000, 16, 4), "smem_flat");       // k = 16 at 4 B: flat
-  EXPECT_EQ(auto_variant(32, 4000000, 2), "tma_load_store");  // 32 rows at 1-2 B
-  EXPECT_EQ(auto_variant(4000000, 32, 2), "smem_flat");       // 32 columns: flat
-  EXPECT_EQ(auto_variant(97, 75, 1, 3000), "smem_flat");      // small batches
+  EXPECT_EQ(auto_variant(1024, 1024, 8), "smem_padded");        // 1024 tiles: classic
+  EXPECT_EQ(auto_variant(4096, 4096, 4), "tma_wide");           // 4096 tiles
+  EXPECT_EQ(auto_variant(64, 64, 4, 4096), "tma_wide");         // a short side of 64
+  EXPECT_EQ(auto_variant(64, 64, 8, 4096), "tma_wide");         // 16384 tiles, a side of 64
+  EXPECT_EQ(auto_variant(48, 48, 8, 4096), "smem_padded");      // 48 x 48: partial 32 x 32 tiles
+  EXPECT_EQ(auto_variant(32, 4000000, 4), "tma_wide");          // skinny k = 32, long rows
+  EXPECT_EQ(auto_variant(4000000, 16, 4), "smem_flat");         // k = 16 at 4 B: flat
+  EXPECT_EQ(auto_variant(32, 4000000, 2), "tma_load_store");    // 32 rows at 1-2 B
+  EXPECT_EQ(auto_variant(4000000, 32, 2), "smem_flat");         // 32 columns: flat
+  EXPECT_EQ(auto_variant(97, 75, 1, 3000), "bulk_flat");        // small odd batches at 1 B
+  EXPECT_EQ(auto_variant(97, 75, 2, 3000), "smem_flat");        // 2 B on the H100: flat
+  EXPECT_EQ(auto_variant(97, 75, 2, 3000, 4800), "bulk_flat");  // 2-4 B on the H200
+  EXPECT_EQ(auto_variant(33, 65, 4, 5000, 4800), "bulk_flat");
+  EXPECT_EQ(auto_variant(48, 40, 2, 3000, 4800), "smem_flat");       // 16-byte rows: flat
+  EXPECT_EQ(fallback_variant("bulk_flat", 97, 75, 1), "smem_flat");  // its gather, no TMA
+  EXPECT_EQ(fallback_variant("bulk_flat", 4000000, 7, 2), "smem_flat");
+  EXPECT_EQ(fallback_variant("bulk_flat", 1000, 999, 4), "smem_wide");  // no flat form
   EXPECT_EQ(auto_variant(8, 8, 8, 100000), "smem_flat");
   EXPECT_EQ(auto_variant(64, 64, 2, 4096), "tma_load_store");         // 16-byte rows, sides >= 64
   EXPECT_EQ(auto_variant(32, 32, 4, 16384), "smem_padded");           // batches of 32 x 32 (H100)
@@ -238,7 +245,7 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(32, 32, 1, 16384, 4800), "reg_tile");   // both GPUs
   EXPECT_EQ(auto_variant(48, 64, 1, 1000), "reg_tile");          // 1 B: sides 32..64
   EXPECT_EQ(auto_variant(64, 64, 2, 4096), "tma_load_store");    // 2 B: 32 only
-  EXPECT_EQ(auto_variant(36, 36, 1, 1000), "smem_flat");         // not whole 8 x 8 blocks
+  EXPECT_EQ(auto_variant(36, 36, 1, 1000), "bulk_flat");         // not whole 8 x 8 blocks
   EXPECT_EQ(auto_variant(32, 32, 1, 1), "reg_permute");          // one matrix: not a batch
   EXPECT_EQ(auto_variant(16, 4000000, 2, 1, 4800), "reg_tile");  // H200: 16 x N at 2 B
   EXPECT_EQ(auto_variant(16, 4000000, 2), "reg_permute");        // ... the H100 keeps it
