@@ -25,6 +25,12 @@ VariantDef row(const char* token, const char* description, int min_cc, unsigned 
 
 constexpr auto kT = VariantKind::kTranspose;
 
+// A technique whose planner refuses the shapes outside its forms (TmaPlan::shape_rule).
+VariantDef shape_limited(VariantDef d) {
+  d.info.shape_limited = true;
+  return d;
+}
+
 // A TMA technique: compute capability 9.0, 16-byte alignment, a planner for its tensor maps.
 VariantDef tma_row(const char* token, const char* description, unsigned elem_mask, VariantKind kind,
                    std::vector<int> swizzles, bool barrier_axis, kernels::Launcher launch,
@@ -126,11 +132,12 @@ std::vector<VariantDef> make_registry() {
               "copy's roofline",
               kElems1248, VariantKind::kCopy, {0}, false, k::launch_bulk_roofline,
               k::plan_bulk_copy),
-      row("bulk_flat",
-          "smem_flat with the TMA unit loading: one 1-D cp.async.bulk per unit (a few whole "
-          "matrices of a batch, or rows of a <= 32-column matrix) into a ring of stages, "
-          "persistent CTAs gathering one unit while the next loads (any alignment)",
-          90, kElems1248 | elem_bit(16), 1, true, kT, k::launch_bulk_flat, k::plan_bulk_flat),
+      shape_limited(
+          row("bulk_flat",
+              "smem_flat with the TMA unit loading: one 1-D cp.async.bulk per unit (a few whole "
+              "matrices of a batch, or rows of a <= 32-column matrix) into a ring of stages, "
+              "persistent CTAs gathering one unit while the next loads (any alignment)",
+              90, kElems1248 | elem_bit(16), 1, true, kT, k::launch_bulk_flat, k::plan_bulk_flat)),
       row("smem_accumulate",
           "transpose-accumulate dst = alpha*src^T + beta*dst: smem_wide reading dst before it "
           "writes (every type, alpha, beta, shape)",

@@ -30,6 +30,7 @@ TEST(Registry, EveryRowIsCompleteAndNamedAfterItsFile) {
     EXPECT_EQ(v.uses_tma, v.min_cc >= 90) << "TMA techniques need sm_90 and only they do";
     EXPECT_EQ(v.may_fall_back, d.plan != nullptr) << "a planned technique is checked per call";
     if (v.uses_tma) EXPECT_TRUE(v.may_fall_back) << "every TMA technique can fall back";
+    if (v.shape_limited) EXPECT_TRUE(v.may_fall_back) << "a shape rule is checked by its planner";
     int files = 0;
     for (const char* family : {"/kernels/classic/", "/kernels/async/", "/kernels/tma/"})
       files += file_exists(std::string(TMAKIT_SOURCE_DIR) + family + v.token + ".cu") ? 1 : 0;

@@ -49,6 +49,10 @@ struct VariantInfo {
   // It has needs a call can break (TMA, the 1-D bulk copies, cp.async: 16-byte rows, pitches,
   // alignment, the device): such a call runs its classic fallback and says why.
   bool may_fall_back = false;
+  // It takes only the shapes its description names (bulk_flat: dense batches of small matrices
+  // and matrices of at most 32 columns): any other call runs its fallback, the reason starting
+  // with its token and naming the rule.
+  bool shape_limited = false;
   VariantKind kind = VariantKind::kTranspose;
   // Axes of TMA techniques (TransposeOptions picks a value; empty / false: no such axis).
   std::vector<int> swizzle_axis_bytes;  // swizzle spans it takes: 0 (none), 32, 64, 128
