@@ -14,7 +14,9 @@
 # session16 (the H200's skinny 4 B loss at 4000000x16 with its peer, and reg_permute on the two
 # batches below 80% of memcpy there) or session19 (reg_tile at 1 B on the 32 x 32 batch, 88% of
 # memcpy on the H100, against the 64 x 64 batch of the same bytes at 100%, with memcpy on both)
-# or session20 (reg_realign against smem_realign at odd 1 and 4 B, and smem_sector at 4 B).
+# or session20 (reg_realign against smem_realign at odd 1 and 4 B, and smem_sector at 4 B) or
+# session22 (bulk_flat on the 97 x 75 batch at 1 and 2 B, below 95% of memcpy on both GPUs,
+# with smem_flat at 1 B and memcpy of the same bytes).
 # NCU_EXTRA: more ncu options (session19: --cache-control none, so the kernel meets the L2 as the
 # benchmark's own flush leaves it, full of dirty lines, instead of ncu's clean one).
 # Output: one block per case; what lies under $OUT/ncu-unmet.txt.
@@ -40,6 +42,13 @@ if [ "$cases" = session20 ]; then  # reg_realign against smem_realign, and smem_
     run "odd $e B: smem_realign" "^smem_realign/e$e/odd/12345x6789/" smem_realign_kernel
   done
   run "odd 4 B: smem_sector" '^smem_sector/e4/odd/12345x6789/' smem_sector_kernel
+  exit 0
+fi
+if [ "$cases" = session22 ]; then  # the 97 x 75 batch, the batches' unmet target
+  run "batched 1 B 97x75: bulk_flat" '^bulk_flat/e1/batched/3000x97x75/' bulk_flat_kernel
+  run "batched 1 B 97x75: smem_flat" '^smem_flat/e1/batched/3000x97x75/' smem_flat_kernel
+  run "batched 2 B 97x75: bulk_flat" '^bulk_flat/e2/batched/3000x97x75/' bulk_flat_kernel
+  run "batched 1 B 97x75: memcpy" '^memcpy/e1/batched/3000x97x75/' ''
   exit 0
 fi
 if [ "$cases" = session19b ]; then  # with NCU_EXTRA="--cache-control none --launch-skip 3"
