@@ -282,6 +282,15 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   // (20000x16x48 2 B 89.4 / 93.4 | 79.0 / 79.6, 100000x8x8 2 B 89.3 / 86.4 | 82.6 / 70.8), so
   // those keep smem_flat.
   if (small_batch && !rows16 && (elem_bytes == 1 || (hbm3e && elem_bytes <= 4))) return "bulk_flat";
+  // N x 1 at 4-16 B, N >= 1M (a copy: dst is src's bytes): bulk_flat's tall form, one 1-D bulk
+  // copy per unit. % of memcpy bulk_flat / what auto ran (smem_strip), 4000000x1 4 / 8 / 16 B,
+  // final runs n (docs/data/bench-full-{h100,h200}-2026-11-24n.json.xz): H100 125.7 / 119.2,
+  // 114.4 / 108.2, 97.8 / 94.5; H200 118.2 / 116.9, 110.2 / 110.1, 95.6 / 95.5. Session 21
+  // against smem_flat (docs/data/bulk-flat-2026-11-24.txt): H100 114.7 / 113.0, 107.0 / 106.5,
+  // 96.5 / 95.7; H200 111.9 / 107.4, 106.9 / 106.7, 93.6 / 93.6. At 1-2 B it lost (H100 119.9
+  // against smem_strip's 133.2 at 2 B). Strided layouts: the dispatcher runs smem_flat.
+  if (batch <= 1 && cols == 1 && rows >= (std::int64_t{1} << 20) && elem_bytes >= 4)
+    return "bulk_flat";
   if (small_batch &&
       ((elem_bytes <= 2 && !(rows16 && short_side >= 64)) ||
        (elem_bytes == 4 && !(rows16 && short_side >= 32)) ||

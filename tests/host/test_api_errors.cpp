@@ -202,7 +202,15 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(97, 75, 2, 3000), "smem_flat");        // 2 B on the H100: flat
   EXPECT_EQ(auto_variant(97, 75, 2, 3000, 4800), "bulk_flat");  // 2-4 B on the H200
   EXPECT_EQ(auto_variant(33, 65, 4, 5000, 4800), "bulk_flat");
-  EXPECT_EQ(auto_variant(48, 40, 2, 3000, 4800), "smem_flat");       // 16-byte rows: flat
+  EXPECT_EQ(auto_variant(48, 40, 2, 3000, 4800), "smem_flat");  // 16-byte rows: flat
+  for (double gbps : {3350.0, 4800.0})
+    for (int e : {4, 8, 16}) {
+      EXPECT_EQ(auto_variant(4000000, 1, e, 1, gbps), "bulk_flat");  // N x 1 at 4-16 B: bulk
+      EXPECT_NE(auto_variant(1000, 1, e, 1, gbps), "bulk_flat");     // ... N >= 1M only
+    }
+  EXPECT_NE(auto_variant(4000000, 1, 2), "bulk_flat");  // 2 B: it lost
+  EXPECT_NE(auto_variant(1, 4000000, 4), "bulk_flat");  // 1 x N: no tall form
+  EXPECT_EQ(fallback_variant("bulk_flat", 4000000, 1, 8), "smem_flat");
   EXPECT_EQ(fallback_variant("bulk_flat", 97, 75, 1), "smem_flat");  // its gather, no TMA
   EXPECT_EQ(fallback_variant("bulk_flat", 4000000, 7, 2), "smem_flat");
   EXPECT_EQ(fallback_variant("bulk_flat", 1000, 999, 4), "smem_wide");  // no flat form
