@@ -56,7 +56,8 @@ TEST_P(Transpose, MatchesReferenceOnSkinnyShapes) {
       shapes.push_back({n, k});
     }
   expect_matches_reference(GetParam(), shapes, 0);
-  if (GetParam().elem_bytes < 16) expect_matches_reference(GetParam(), shapes, GetParam().elem_bytes);
+  if (GetParam().elem_bytes < 16)
+    expect_matches_reference(GetParam(), shapes, GetParam().elem_bytes);
 }
 
 // Skinny shapes whose long side is a whole number of 16-byte chunks at every element size
@@ -81,7 +82,9 @@ class AutoVariant : public ::testing::TestWithParam<int> {};
 TEST_P(AutoVariant, MatchesReferenceAndNamesWhatRan) {
   TMAKIT_NEED_GPU(75);
   const int e = GetParam();
-  for (const test::Shape& s : test::standard_shapes()) {
+  std::vector<test::Shape> shapes = test::standard_shapes();
+  shapes.push_back({(1 << 20) + 7, 1});  // N x 1, N >= 1M: bulk_flat's tall form at 4-16 B
+  for (const test::Shape& s : shapes) {
     std::string ran;
     const std::string err =
         test::check_transpose(s.rows, s.cols, e, false, 0, [&](const void* src, void* dst) {
