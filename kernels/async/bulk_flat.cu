@@ -201,7 +201,7 @@ cudaError_t launch_bulk(const kernels::LaunchArgs& a, const FlatPlan& p) {
 kernels::TmaPlan kernels::plan_bulk_flat(const LaunchArgs& a) {
   TmaPlan plan;
   const FlatForm form = bulk_flat_plan(a).form;
-  if (form != FlatForm::kBatch && form != FlatForm::kTall)
+  if (!flat_src_is_one_run(form))
     plan.shape_rule =
         "bulk_flat moves dense batches of small matrices (one matrix at most 32768 bytes) and "
         "matrices of at most 32 columns with dense rows (src_ld_elems == cols): this call is "
@@ -211,7 +211,7 @@ kernels::TmaPlan kernels::plan_bulk_flat(const LaunchArgs& a) {
 
 cudaError_t kernels::launch_bulk_flat(const LaunchArgs& a) {
   const FlatPlan p = bulk_flat_plan(a);
-  if (p.form != FlatForm::kBatch && p.form != FlatForm::kTall) return cudaErrorInvalidValue;
+  if (!flat_src_is_one_run(p.form)) return cudaErrorInvalidValue;
   if (a.elem_bytes == 16) return launch_bulk<uint4>(a, p);
   return dispatch_elem_1248(a.elem_bytes, [&](auto t) { return launch_bulk<decltype(t)>(a, p); });
 }

@@ -17,6 +17,10 @@
 namespace tmakit {
 
 enum class FlatForm : int { kNone = 0, kBatch, kWide, kTall };
+// Forms whose unit reads one contiguous source run (bulk_flat's: one 1-D bulk copy per unit).
+TMAKIT_HD constexpr bool flat_src_is_one_run(FlatForm f) {
+  return f == FlatForm::kBatch || f == FlatForm::kTall;
+}
 
 inline constexpr int kFlatShortSide = 32;       // kWide / kTall: the short side, at most
 inline constexpr int kFlatTileBytes = 16384;    // a unit moves about this many bytes

@@ -121,7 +121,7 @@ TEST_P(Layout, BatchedAndStridedMatchTheReference) {
               layout.src_batch_stride_elems ? layout.src_batch_stride_elems : lc.rows * src_ld,
               layout.dst_batch_stride_elems ? layout.dst_batch_stride_elems : lc.cols * dst_ld)
               .form;
-      if (form == FlatForm::kBatch || form == FlatForm::kTall)
+      if (flat_src_is_one_run(form))
         EXPECT_EQ(st.variant, c.variant) << lc.name << ": fell back: " << st.fallback_reason;
       else
         EXPECT_NE(st.fallback_reason.find("bulk_flat moves"), std::string::npos)

@@ -22,7 +22,7 @@ struct Batch {
 bool takes(const Batch& b, int e) {
   const FlatForm f =
       flat_plan(b.rows, b.cols, e, b.batch, b.cols, b.rows, b.rows * b.cols, b.rows * b.cols).form;
-  return f == FlatForm::kBatch || f == FlatForm::kTall;
+  return flat_src_is_one_run(f);
 }
 
 TEST(BulkFlat, RunsItsFormsAtAnyAlignmentAndNamesItsRuleElsewhere) {
