@@ -47,7 +47,8 @@ constexpr std::uint32_t kAlign = 128;
 // Experiment knobs (docs/perf-notes.md, session 21), read once per process.
 int env_int(const char* name, int lo, int hi, int fallback) {
   const char* s = std::getenv(name);
-  const int v = s != nullptr ? std::atoi(s) : 0;
+  if (s == nullptr) return fallback;
+  const int v = std::atoi(s);
   return v >= lo && v <= hi ? v : fallback;
 }
 int ring_stages() {
@@ -61,6 +62,17 @@ int max_ctas_per_sm() {
 int unit_tile_bytes() {
   static const int t = env_int("TMAKIT_BULK_FLAT_TILE_BYTES", 4096, 65536, kFlatTileBytes);
   return t;
+}
+// kBatch's offset table (flat.hpp): matrices of at most this many rows, elements of at most
+// this many bytes (session 23).
+int table_max_rows() {
+  static const int r =
+      env_int("TMAKIT_FLAT_TABLE_MAX_ROWS", 0, kFlatTableMaxRows, kFlatTableMaxRows);
+  return r;
+}
+int batch_table_max_elem_bytes() {
+  static const int e = env_int("TMAKIT_FLAT_BATCH_TABLE_BYTES", 0, 8, kFlatBatchTableMaxElemBytes);
+  return e;
 }
 
 // A launch's ring: shared memory from the 128-byte aligned base: S stages of stage_bytes, the
@@ -156,7 +168,8 @@ __global__ void __launch_bounds__(kThreads, kMaxCtasPerSm)
 FlatPlan bulk_flat_plan(const kernels::LaunchArgs& a) {
   const BatchStrides& st = a.strides;
   return flat_plan(a.rows, a.cols, a.elem_bytes, st.batch, st.src_ld_elems, st.dst_ld_elems,
-                   st.src_batch_elems, st.dst_batch_elems, unit_tile_bytes());
+                   st.src_batch_elems, st.dst_batch_elems, unit_tile_bytes(), table_max_rows(),
+                   batch_table_max_elem_bytes());
 }
 
 template <class T>
@@ -178,7 +191,7 @@ cudaError_t launch_bulk(const kernels::LaunchArgs& a, const FlatPlan& p) {
   r.stages = ring_stages();
   r.stage_bytes = static_cast<int>((chunk_bytes + kAlign - 1) / kAlign * kAlign);
   r.table_at = r.stages * r.stage_bytes;
-  const int table_bytes = p.table_rows > 0 ? p.table_rows * flat_table_stride(V) * 4 : 0;
+  const int table_bytes = p.table_rows > 0 ? flat_table_ints(V, p.table_rows) * 4 : 0;
   r.bars_at = r.table_at + (table_bytes + 15) / 16 * 16;
   const auto smem = static_cast<std::uint32_t>(kAlign + r.bars_at + 8 * r.stages);
   // Persistent: as many CTAs as fit an SM's 227 KB (1 KB reserved each), at most the knob.

@@ -22,8 +22,8 @@ TMAKIT_HD constexpr bool flat_src_is_one_run(FlatForm f) {
   return f == FlatForm::kBatch || f == FlatForm::kTall;
 }
 
-inline constexpr int kFlatShortSide = 32;       // kWide / kTall: the short side, at most
-inline constexpr int kFlatTileBytes = 16384;    // a unit moves about this many bytes
+inline constexpr int kFlatShortSide = 32;          // kWide / kTall: the short side, at most
+inline constexpr int kFlatTileBytes = 16384;       // a unit moves about this many bytes
 inline constexpr int kFlatMaxMatrixBytes = 32768;  // kBatch: one matrix, at most
 inline constexpr int kFlatNoWrap = 0x7fffffff;
 
@@ -94,20 +94,35 @@ TMAKIT_HD void flat_step(const FlatGather& g, FlatWalk& w) {
   }
 }
 
-// The offset table (kWide, kBatch with n1 <= kFlatTableMaxRows, elements below 16 bytes): for
-// a whole chunk that does not cross a matrix, the offsets of its V elements depend only on the
-// row i1 at which it starts:
+// The offset table (kWide, and kBatch with n1 <= table_max_rows at the element sizes the plan
+// allows; elements below 16 bytes): for a whole chunk that does not cross a matrix, the offsets
+// of its V elements depend only on the row i1 at which it starts:
 //   off(o0 + j) = off(o0) + T[i1][j],  T[i1][j] = ((i1 + j) % n1 - i1) * s1 + ((i1 + j) / n1) * s2
-// so the kernel builds T once per block in shared memory (rows of flat_table_stride ints: a
-// multiple of 4 for 16-byte reads, 4 more than V so that 8 consecutive rows start on 8
-// different 16-byte bank groups) and reads a chunk's offsets with V / 4 LDS.128 instead of
-// stepping the walk. Only where it was measured faster (H100, session 10): kWide at every
-// element size, kBatch at 1 B. kBatch at 2-8 B starts its lanes on rows V apart, which share a
-// bank group (V * stride is a multiple of 32 words): 64 x 64 batches at 2 B ran 54% of memcpy
-// with the table, 79% stepping the walk. (Shifting the rows by (i1 / V) % 8 bank groups was
-// tried and removed: it faulted on the device, unexplained; perf-notes session 10.)
-inline constexpr int kFlatTableMaxRows = 64;
-TMAKIT_HD constexpr int flat_table_stride(int v) { return v >= 4 ? v + 4 : 4; }
+// so the kernel builds T once per block in shared memory and reads a chunk's offsets with V / 4
+// LDS.128 instead of stepping the walk. Rows of flat_table_stride ints: an odd number of 16-byte
+// bank groups (a multiple of 4 ints for 16-byte reads) that holds V ints: 5, 3, 3, 1 groups at
+// V = 16, 8, 4, 2. Consecutive lanes gather consecutive chunks, which start on rows V apart
+// (i1, i1 + V, ... mod n1); stored in row order, those rows would share a bank group at V >= 4
+// (V * stride a multiple of 8 groups: up to 8-way conflicts in an LDS.128 phase of 8 lanes;
+// session 10 measured 64 x 64 batches at 2 B at 54% of memcpy with such a table, 79% stepping
+// the walk). So row i1 = a * V + b sits in slot b * per + a,
+// per = ceil(n1 / V): rows V apart sit in adjacent slots, and 8 adjacent slots start on 8
+// different bank groups (an odd stride in groups).
+inline constexpr int kFlatTableMaxRows = 128;
+inline constexpr int kFlatBatchTableMaxElemBytes = 1;
+TMAKIT_HD constexpr int flat_table_stride(int v) {
+  return v >= 4 ? (v / 4 + 1 | 1) * 4 : 4;
+}
+TMAKIT_HD constexpr int flat_table_per(int v, int rows) {
+  return (rows + v - 1) / v;
+}
+// The table's ints, and where row i1 starts (in ints from the table's start).
+TMAKIT_HD constexpr int flat_table_ints(int v, int rows) {
+  return v * flat_table_per(v, rows) * flat_table_stride(v);
+}
+TMAKIT_HD constexpr int flat_table_row_at(int v, int rows, int i1) {
+  return ((i1 % v) * flat_table_per(v, rows) + i1 / v) * flat_table_stride(v);
+}
 TMAKIT_HD int flat_table_value(const FlatGather& g, int i1, int j) {
   return ((i1 + j) % g.n1 - i1) * g.s1 + ((i1 + j) / g.n1) * g.s2;
 }
@@ -116,7 +131,6 @@ TMAKIT_HD int flat_table_value(const FlatGather& g, int i1, int j) {
 TMAKIT_HD bool flat_chunk_in_matrix(const FlatGather& g, const FlatWalk& w, int v) {
   return g.n2 == kFlatNoWrap || w.i2 * g.n1 + w.i1 + v <= g.n1 * g.n2;
 }
-
 
 // Where a unit's source runs sit in shared memory: run i, element j at byte
 //   i * stride + b0 + j * E,  b0 = (the run-0 start address) % 16,
@@ -164,7 +178,9 @@ struct FlatPlan {
 // resolved). kNone where no form applies (smem_flat then runs smem_strip).
 inline FlatPlan flat_plan(std::int64_t rows, std::int64_t cols, int e, std::int64_t batch,
                           std::int64_t src_ld, std::int64_t dst_ld, std::int64_t src_bs,
-                          std::int64_t dst_bs, int tile_bytes = kFlatTileBytes) {
+                          std::int64_t dst_bs, int tile_bytes = kFlatTileBytes,
+                          int table_max_rows = kFlatTableMaxRows,
+                          int batch_table_max_elem_bytes = kFlatBatchTableMaxElemBytes) {
   FlatPlan p;
   p.rows = rows;
   p.cols = cols;
@@ -217,11 +233,12 @@ inline FlatPlan flat_plan(std::int64_t rows, std::int64_t cols, int e, std::int6
     p.gather.sd = e;
   }
   const int v = 16 / e;
-  if ((p.form == FlatForm::kWide || (p.form == FlatForm::kBatch && e == 1)) &&
-      p.gather.n1 <= kFlatTableMaxRows) {
+  if (e < 16 && (p.form == FlatForm::kWide ||
+                 (p.form == FlatForm::kBatch && e <= batch_table_max_elem_bytes &&
+                  p.gather.n1 <= table_max_rows))) {
     p.table_rows = p.gather.n1;
     p.table_at = (p.smem_bytes + 15) / 16 * 16;
-    p.smem_bytes = p.table_at + p.table_rows * flat_table_stride(v) * 4;
+    p.smem_bytes = p.table_at + flat_table_ints(v, p.table_rows) * 4;
   }
   return p;
 }
@@ -252,7 +269,9 @@ TMAKIT_HD FlatUnit flat_unit(const FlatPlan& p, std::int64_t u) {
 
 // The 16-byte chunks of global memory a run of len_bytes bytes touches, at most (any start
 // address): ceil((15 + len_bytes) / 16).
-TMAKIT_HD int flat_chunks_per_run(int len_bytes) { return (len_bytes + 30) / 16; }
+TMAKIT_HD int flat_chunks_per_run(int len_bytes) {
+  return (len_bytes + 30) / 16;
+}
 
 // Chunk k of a run of len_bytes starting at byte address a: global bytes [c, c + 16) with
 // c = (a & ~15) + 16k, of which [lo, hi) belong to the run (none when lo >= hi). Whole when

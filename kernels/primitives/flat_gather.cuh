@@ -51,8 +51,9 @@ template <class T, FlatForm F, int kThreads>
 __device__ __forceinline__ void build_table(int* table, const FlatPlan& p) {
   constexpr int V = 16 / sizeof(T);
   if constexpr (kUsesTable<T, F>) {
-    for (int i = threadIdx.x; i < p.table_rows * V; i += kThreads)
-      table[(i / V) * flat_table_stride(V) + i % V] = flat_table_value(p.gather, i / V, i % V);
+    for (int i = threadIdx.x; i < p.table_rows * V; i += kThreads)  // row i / V, entry i % V
+      table[flat_table_row_at(V, p.table_rows, i / V) + i % V] =
+          flat_table_value(p.gather, i / V, i % V);
   }
 }
 
@@ -79,7 +80,7 @@ __device__ __forceinline__ void store_unit(const unsigned char* run0, const int*
       ChunkBuilder<T> out;
       if (kUsesTable<T, F> && p.table_rows > 0 && (!kWrap2 || flat_chunk_in_matrix(g, w, V))) {
         at += w.off;
-        const int* row = table + w.i1 * flat_table_stride(V);
+        const int* row = table + flat_table_row_at(V, p.table_rows, w.i1);
         if constexpr (V >= 4) {
 #pragma unroll
           for (int j = 0; j < V; j += 4) {

@@ -23,6 +23,7 @@ struct Call {
   std::int64_t batch = 1, src_ld = 0, dst_ld = 0, src_bs = 0, dst_bs = 0;  // 0: dense
   int src_mis = 0, dst_mis = 0;     // bytes past a 16-byte boundary (multiples of e)
   int tile_bytes = kFlatTileBytes;  // the unit size (32 KB: the H200's skinny calls)
+  int batch_table_bytes = kFlatBatchTableMaxElemBytes;  // kBatch's table up to this element size
 };
 
 std::string name(const Call& c) {
@@ -38,7 +39,7 @@ FlatPlan plan_of(Call& c) {
   if (c.src_bs == 0) c.src_bs = c.rows * c.src_ld;
   if (c.dst_bs == 0) c.dst_bs = c.cols * c.dst_ld;
   return flat_plan(c.rows, c.cols, c.e, c.batch, c.src_ld, c.dst_ld, c.src_bs, c.dst_bs,
-                   c.tile_bytes);
+                   c.tile_bytes, kFlatTableMaxRows, c.batch_table_bytes);
 }
 
 // Emulates smem_flat_kernel's two phases unit by unit; "" when the result is exact. `mutate`
@@ -105,7 +106,7 @@ std::string emulate(Call c, void (*mutate)(FlatPlan&) = nullptr) {
         FlatWalk w = flat_walk(p.gather, it.d, static_cast<int>(s.c - a) / e);
         if (p.table_rows > 0 && flat_chunk_in_matrix(p.gather, w, V)) {  // the kernel's table
           if (w.i1 >= p.table_rows) return "table row out of range";
-          if (p.table_at + (w.i1 * flat_table_stride(V) + V) * 4 > p.smem_bytes)
+          if (p.table_at + (flat_table_row_at(V, p.table_rows, w.i1) + V) * 4 > p.smem_bytes)
             return "table outside shared memory";
           for (int j = 0; j < V; ++j)
             if (std::string err =
@@ -227,7 +228,40 @@ TEST(Flat, EmulatedKernelTransposesBatchesAndStridedLongSides) {
       {1000, 7, 2, 3, 0, 1001, 0, 7 * 1001 + 3, 0, 2},  // tall: strided dst rows and gaps
       {3, 4099, 4, 2, 4101, 0, 0, 0, 4, 8},
   };
-  for (const Call& c : calls) EXPECT_EQ(emulate(c), "") << name(c);
+  for (Call c : calls)
+    for (int table_bytes : {kFlatBatchTableMaxElemBytes, 8}) {  // kBatch's table at 2-8 B too
+      c.batch_table_bytes = table_bytes;
+      const FlatPlan p = plan_of(c);
+      if (p.form == FlatForm::kBatch && c.e <= table_bytes && c.e < 16)
+        EXPECT_EQ(p.table_rows, c.rows <= kFlatTableMaxRows ? c.rows : 0) << name(c);
+      EXPECT_EQ(emulate(c), "") << name(c) << " table up to " << table_bytes << " B";
+    }
+}
+
+// The offset table's layout: every row of every table size has its own V ints inside the table,
+// 16-byte aligned where it is read with LDS.128, and the rows that 8 consecutive chunks start on
+// (V apart, no wrap) begin on 8 different 16-byte bank groups.
+TEST(Flat, TableRowsAreDisjointAndSpreadOverBankGroups) {
+  for (int v : {2, 4, 8, 16})
+    for (int rows = 1; rows <= kFlatTableMaxRows; ++rows) {
+      const int ints = flat_table_ints(v, rows);
+      std::vector<int> owner(ints, -1);
+      for (int i1 = 0; i1 < rows; ++i1) {
+        const int at = flat_table_row_at(v, rows, i1);
+        ASSERT_TRUE(at >= 0 && at + v <= ints) << "v " << v << " rows " << rows << " i1 " << i1;
+        if (v >= 4) ASSERT_EQ(at % 4, 0) << "v " << v << " rows " << rows << " i1 " << i1;
+        for (int j = 0; j < v; ++j) {
+          ASSERT_EQ(owner[at + j], -1) << "v " << v << " rows " << rows << " i1 " << i1;
+          owner[at + j] = i1;
+        }
+      }
+      for (int i0 = 0; i0 + 7 * v < rows; ++i0) {
+        int seen = 0;
+        for (int lane = 0; lane < 8; ++lane)
+          seen |= 1 << (flat_table_row_at(v, rows, i0 + lane * v) / 4 % 8);
+        EXPECT_EQ(seen, 0xff) << "v " << v << " rows " << rows << " from row " << i0;
+      }
+    }
 }
 
 // The emulation itself catches a wrong plan: a gather one column off, a shared stride that
