@@ -57,11 +57,12 @@ if has table; then
     bytes8:TMAKIT_FLAT_BATCH_TABLE_BYTES=8; do
     tag=${cfg%%:*}
     (export "${cfg#*:}"; bench "table-$tag" full "$sel"; bench "table-probe-$tag" probe "$sel")
-    echo "== $cfg"
-    python3 scripts/bench_table.py "$out/bench-table-$tag.json" --tokens smem_flat,bulk_flat,reg_tile,auto
-    python3 scripts/bench_table.py "$out/bench-table-probe-$tag.json" --tokens smem_flat,bulk_flat,reg_tile,auto
+  done
+  for p in table table-probe; do
+    python3 scripts/bench_compare.py smem_flat,bulk_flat,auto "$out/bench-$p"-{rows64,rows128,bytes8}.json
   done
   bench table-skinny full '^(memcpy|smem_flat|bulk_flat|auto)/e(1|2|4|8)/skinny/'
-  python3 scripts/bench_table.py "$out/bench-table-skinny.json" --tokens smem_flat,bulk_flat,auto
+  python3 scripts/bench_compare.py smem_flat,bulk_flat,auto "$out/bench-table-skinny.json"
+  (cd "$out" && tar cJf table.tar.xz ./*.json ./*.log ./*.txt && rm -f ./*.json ./*.log ./*.txt)
 fi
 exit $rc

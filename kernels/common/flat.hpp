@@ -111,7 +111,7 @@ TMAKIT_HD void flat_step(const FlatGather& g, FlatWalk& w) {
 inline constexpr int kFlatTableMaxRows = 128;
 inline constexpr int kFlatBatchTableMaxElemBytes = 1;
 TMAKIT_HD constexpr int flat_table_stride(int v) {
-  return v >= 4 ? (v / 4 + 1 | 1) * 4 : 4;
+  return v >= 4 ? ((v / 4 + 1) | 1) * 4 : 4;
 }
 TMAKIT_HD constexpr int flat_table_per(int v, int rows) {
   return (rows + v - 1) / v;
@@ -123,8 +123,16 @@ TMAKIT_HD constexpr int flat_table_ints(int v, int rows) {
 TMAKIT_HD constexpr int flat_table_row_at(int v, int rows, int i1) {
   return ((i1 % v) * flat_table_per(v, rows) + i1 / v) * flat_table_stride(v);
 }
+// T[i1][j] without a division: (i1 + j) / n1 <= j / n1 + 1 wraps, one compare each where
+// n1 >= V (every table built per block pays this V * n1 times: with % and / by the runtime n1
+// it cost 97 x 75 and 100 x 60 batches more than the table saved, session 23).
 TMAKIT_HD int flat_table_value(const FlatGather& g, int i1, int j) {
-  return ((i1 + j) % g.n1 - i1) * g.s1 + ((i1 + j) / g.n1) * g.s2;
+  int r = i1 + j, q = 0;  // (i1 + j) = q * n1 + r
+  while (r >= g.n1) {
+    r -= g.n1;
+    ++q;
+  }
+  return (r - i1) * g.s1 + q * g.s2;
 }
 // Whether a whole chunk starting at walk position w (V elements) may use the table: kWide
 // always (i2 never wraps), kBatch when the chunk ends inside its matrix.
