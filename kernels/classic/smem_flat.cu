@@ -17,8 +17,8 @@
 // Phase 2 (store): each thread builds a 16-byte destination chunk element by element from
 // shared memory and writes it with one STG.128. Which shared byte each element reads is the
 // FlatGather map (dst element o -> its source element's byte): kTall steps it linearly; kWide
-// (and kBatch at 1 B, flat_plan) read the chunk's V offsets from a per-block table indexed by
-// the source row the chunk starts at (a stepped walk with a compare per element cost H100 1-byte
+// (and kBatch where flat_plan takes it) read the chunk's V offsets from a per-block table indexed
+// by the source row the chunk starts at (a stepped walk with a compare per element cost H100 1-byte
 // kWide 73-82% of memcpy, perf-notes session 10), stepping the walk only where a chunk crosses a
 // matrix. Where no form applies (both sides > 32 and not a dense small batch, or the short side's
 // operand strided) smem_flat runs smem_strip; a single dense row or column runs `copy` there.

@@ -94,9 +94,9 @@ TMAKIT_HD void flat_step(const FlatGather& g, FlatWalk& w) {
   }
 }
 
-// The offset table (kWide, and kBatch with n1 <= table_max_rows at the element sizes the plan
-// allows; elements below 16 bytes): for a whole chunk that does not cross a matrix, the offsets
-// of its V elements depend only on the row i1 at which it starts:
+// The offset table (kWide, and kBatch where the rule below takes it; elements below 16 bytes): for
+// a whole chunk that does not cross a matrix, the offsets of its V elements depend only on the row
+// i1 at which it starts:
 //   off(o0 + j) = off(o0) + T[i1][j],  T[i1][j] = ((i1 + j) % n1 - i1) * s1 + ((i1 + j) / n1) * s2
 // so the kernel builds T once per block in shared memory and reads a chunk's offsets with V / 4
 // LDS.128 instead of stepping the walk. Rows of flat_table_stride ints: an odd number of 16-byte
@@ -108,8 +108,22 @@ TMAKIT_HD void flat_step(const FlatGather& g, FlatWalk& w) {
 // the walk). So row i1 = a * V + b sits in slot b * per + a,
 // per = ceil(n1 / V): rows V apart sit in adjacent slots, and 8 adjacent slots start on 8
 // different bank groups (an odd stride in groups).
+//
+// Where kBatch takes the table (H100, session 23, docs/perf-notes.md; bulk_flat / smem_flat,
+// % of memcpy, walk -> table): the table adds 4 LDS.128 per chunk to a gather of V LDS per
+// chunk, so it pays where the gather's own shared reads are not bank-bound (flat_bank_degree):
+//   1 B: 3000 x 97 x 75 (degree 2) 73.6 -> 79.9; 2000 x 100 x 60 (degree 4) 86.8 -> 79.0,
+//        2048 x 128 x 128 (degree 8) 55.5 -> 53.2; matrices of up to 64 rows took it before
+//        (session 10) and keep it;
+//   2-4 B, small matrices: 97 x 75 2 B 88.7 -> 91.9, 33 x 65 2 / 4 B +3.2 / +3.1, 32 x 32 4 B
+//        +2.5 (smem_flat +4.2), 8 x 8 2 B +0.5 (smem_flat +4.6); 64 x 64 2 B -3.4, 128 x 128
+//        -2.3; 100 x 60 2 / 4 B -0.1 / +0.2 (smem_flat -2.1 / -2.0);
+//   8 B: -0.1 to -1.5 on every batch shape (V = 2: little walk to save): never.
 inline constexpr int kFlatTableMaxRows = 128;
-inline constexpr int kFlatBatchTableMaxElemBytes = 1;
+inline constexpr int kFlatBatchTableMaxElemBytes = 4;
+inline constexpr int kFlatBatchTableSmallRows1B = 64;  // at 1 B, any degree up to this many rows
+inline constexpr int kFlatBatchTableSmallRows = 48;    // at 2-4 B
+inline constexpr int kFlatBatchTableMaxDegree = 2;     // beyond those rows
 TMAKIT_HD constexpr int flat_table_stride(int v) {
   return v >= 4 ? ((v / 4 + 1) | 1) * 4 : 4;
 }
@@ -134,6 +148,34 @@ TMAKIT_HD int flat_table_value(const FlatGather& g, int i1, int j) {
   }
   return (r - i1) * g.s1 + q * g.s2;
 }
+// How many distinct 4-byte words of shared memory the busiest bank serves when the first warp
+// of a kBatch unit reads the first element of its 32 chunks (lane k's chunk starts at dst
+// element o = k * V: dst (matrix g, row c, column r) reads the src byte (g * R * C + r * C + c)
+// * E; one warp, one element: what the whole gather does to within a way, H100 session 23's
+// shapes). Stepped without a division: a plan's cost stays well under a microsecond.
+inline int flat_bank_degree(const FlatGather& g, int e) {
+  const int v = 16 / e;
+  int r = 0, c = 0, m = 0;  // dst element o = (m * C + c) * R + r
+  int words[32];
+  for (int k = 0; k < 32; ++k) {
+    words[k] = (m * g.s3 + r * g.s1 + c * g.s2) / 4;
+    for (r += v; r >= g.n1;) {  // next chunk: v elements on, wrapping rows and matrices
+      r -= g.n1;
+      if (++c == g.n2) {
+        c = 0;
+        ++m;
+      }
+    }
+  }
+  int per_bank[32] = {}, worst = 0;
+  for (int k = 0; k < 32; ++k) {
+    bool repeat = false;  // a word several lanes read is one access
+    for (int q = 0; q < k && !repeat; ++q) repeat = words[q] == words[k];
+    if (!repeat && ++per_bank[words[k] % 32] > worst) worst = per_bank[words[k] % 32];
+  }
+  return worst;
+}
+
 // Whether a whole chunk starting at walk position w (V elements) may use the table: kWide
 // always (i2 never wraps), kBatch when the chunk ends inside its matrix.
 TMAKIT_HD bool flat_chunk_in_matrix(const FlatGather& g, const FlatWalk& w, int v) {
@@ -241,9 +283,13 @@ inline FlatPlan flat_plan(std::int64_t rows, std::int64_t cols, int e, std::int6
     p.gather.sd = e;
   }
   const int v = 16 / e;
-  if (e < 16 && (p.form == FlatForm::kWide ||
-                 (p.form == FlatForm::kBatch && e <= batch_table_max_elem_bytes &&
-                  p.gather.n1 <= table_max_rows))) {
+  bool table = e < 16 && p.form == FlatForm::kWide;
+  if (p.form == FlatForm::kBatch && e <= batch_table_max_elem_bytes &&
+      p.gather.n1 <= table_max_rows) {  // the rule above kFlatTableMaxRows
+    const int small = e == 1 ? kFlatBatchTableSmallRows1B : kFlatBatchTableSmallRows;
+    table = p.gather.n1 <= small || flat_bank_degree(p.gather, e) <= kFlatBatchTableMaxDegree;
+  }
+  if (table) {
     p.table_rows = p.gather.n1;
     p.table_at = (p.smem_bytes + 15) / 16 * 16;
     p.smem_bytes = p.table_at + flat_table_ints(v, p.table_rows) * 4;

@@ -232,8 +232,7 @@ TEST(Flat, EmulatedKernelTransposesBatchesAndStridedLongSides) {
     for (int table_bytes : {kFlatBatchTableMaxElemBytes, 8}) {  // kBatch's table at 2-8 B too
       c.batch_table_bytes = table_bytes;
       const FlatPlan p = plan_of(c);
-      if (p.form == FlatForm::kBatch && c.e <= table_bytes && c.e < 16)
-        EXPECT_EQ(p.table_rows, c.rows <= kFlatTableMaxRows ? c.rows : 0) << name(c);
+      if (p.table_rows > 0) EXPECT_EQ(p.table_rows, c.rows) << name(c);
       EXPECT_EQ(emulate(c), "") << name(c) << " table up to " << table_bytes << " B";
     }
 }
@@ -262,6 +261,46 @@ TEST(Flat, TableRowsAreDisjointAndSpreadOverBankGroups) {
         EXPECT_EQ(seen, 0xff) << "v " << v << " rows " << rows << " from row " << i0;
       }
     }
+}
+
+// flat_bank_degree, stepped, against the direct gather (flat_offset) counted by brute force; and
+// kBatch's table rule on the shapes that chose it (flat.hpp, session 23).
+TEST(Flat, BankDegreeAndTheBatchTableRule) {
+  const std::int64_t shapes[][2] = {{97, 75}, {100, 60}, {128, 128}, {64, 64}, {32, 32},  {33, 65},
+                                    {8, 8},   {1, 7},    {250, 130}, {3, 5},   {127, 129}};
+  for (const auto& sh : shapes)
+    for (int e : {1, 2, 4, 8}) {
+      Call c{sh[0], sh[1], e, 100};
+      const FlatPlan p = plan_of(c);
+      if (p.form != FlatForm::kBatch) continue;
+      std::vector<std::vector<int>> bank(32);
+      for (int k = 0; k < 32; ++k) {
+        const int word = flat_offset(p.gather, 0, k * (16 / e)) / 4;
+        auto& b = bank[word % 32];
+        if (std::find(b.begin(), b.end(), word) == b.end()) b.push_back(word);
+      }
+      std::size_t worst = 0;
+      for (const auto& b : bank) worst = std::max(worst, b.size());
+      EXPECT_EQ(flat_bank_degree(p.gather, e), static_cast<int>(worst)) << name(c);
+    }
+  auto table_rows = [](std::int64_t r, std::int64_t c, int e) {
+    Call call{r, c, e, 100};
+    return plan_of(call).table_rows;
+  };
+  Call c97{97, 75, 1, 100}, c100{100, 60, 1, 100};
+  EXPECT_EQ(flat_bank_degree(plan_of(c97).gather, 1), 2);
+  EXPECT_EQ(flat_bank_degree(plan_of(c100).gather, 1), 4);
+  EXPECT_EQ(table_rows(97, 75, 1), 97);     // degree 2
+  EXPECT_EQ(table_rows(97, 75, 2), 97);     // degree 2
+  EXPECT_EQ(table_rows(97, 75, 4), 0);      // degree 4, more than 48 rows
+  EXPECT_EQ(table_rows(100, 60, 1), 0);     // degree 4
+  EXPECT_EQ(table_rows(128, 128, 1), 0);    // degree 8
+  EXPECT_EQ(table_rows(64, 64, 1), 64);     // up to 64 rows at 1 B, any degree
+  EXPECT_EQ(table_rows(64, 64, 2), 0);      // degree 8 at 2 B
+  EXPECT_EQ(table_rows(33, 65, 4), 33);     // up to 48 rows at 2-4 B
+  EXPECT_EQ(table_rows(32, 32, 8), 0);      // never at 8 B
+  EXPECT_EQ(table_rows(127, 129, 1), 127);  // degree 2, up to 128 rows
+  EXPECT_EQ(table_rows(250, 130, 1), 0);    // more than 128 rows
 }
 
 // The emulation itself catches a wrong plan: a gather one column off, a shared stride that
