@@ -2,21 +2,20 @@
 """Side by side: the % of memcpy of some techniques in several tmakit_bench JSON files of the
 same shapes (one experiment's settings, one file each, from one machine):
   scripts/bench_compare.py TOKENS FILE... [--class batched]
-prints, per shape and element size, each token's % of that file's memcpy, one column per file."""
+prints, per shape and element size, each token's % of that file's memcpy, one column per file.
+Cells are bench/report.py's (the median of a cell's rounds)."""
 import argparse
-import json
-import re
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "bench"))
+import report  # noqa: E402
 
 
-def load(path, cls):
-    runs = {}
-    with open(path) as f:
-        for b in json.load(f)["benchmarks"]:
-            m = re.match(r"([a-z0-9_]+)/e(\d+)/([a-z]+)/([0-9x]+)/", b["name"])
-            if not m or b.get("run_type") == "aggregate" or (cls and m.group(3) != cls):
-                continue
-            runs[(m.group(4), int(m.group(2)), m.group(1))] = b.get("GBps", 0)
-    return runs
+def cells(path, cls):
+    # One file at a time: report.load merges the files of one GPU.
+    (run,) = report.load([path]).values()
+    return {(s, e): c for (k, s, e), c in run.cells.items() if not cls or k == cls}
 
 
 def main():
@@ -25,17 +24,19 @@ def main():
     ap.add_argument("files", nargs="+")
     ap.add_argument("--class", dest="cls", default="")
     a = ap.parse_args()
-    runs = [load(p, a.cls) for p in a.files]
+    runs = [cells(p, a.cls) for p in a.files]
     print("columns: " + " | ".join(a.files))
-    for shape, e in sorted({(k[0], k[1]) for r in runs for k in r}):
-        cells = []
+    for shape, e in sorted({k for r in runs for k in r}):
+        out = []
         for tok in a.tokens.split(","):
             vals = []
             for r in runs:
-                m, v = r.get((shape, e, "memcpy")), r.get((shape, e, tok))
-                vals.append(f"{100 * v / m:5.1f}" if m and v else "  n/a")
-            cells.append(f"{tok} " + " ".join(vals))
-        print(f"{shape:14s} {e:2d} B | " + " | ".join(cells))
+                cell = r.get((shape, e), {})
+                m, v = cell.get("memcpy"), cell.get(tok)
+                ok = m is not None and v is not None and m.ran() and v.ran()
+                vals.append(f"{100 * v.gbps / m.gbps:5.1f}" if ok else "  n/a")
+            out.append(f"{tok} " + " ".join(vals))
+        print(f"{shape:14s} {e:2d} B | " + " | ".join(out))
 
 
 if __name__ == "__main__":

@@ -63,18 +63,6 @@ int unit_tile_bytes() {
   static const int t = env_int("TMAKIT_BULK_FLAT_TILE_BYTES", 4096, 65536, kFlatTileBytes);
   return t;
 }
-// kBatch's offset table (flat.hpp): matrices of at most this many rows, elements of at most
-// this many bytes (session 23).
-int table_max_rows() {
-  static const int r =
-      env_int("TMAKIT_FLAT_TABLE_MAX_ROWS", 0, kFlatTableMaxRows, kFlatTableMaxRows);
-  return r;
-}
-int batch_table_max_elem_bytes() {
-  static const int e = env_int("TMAKIT_FLAT_BATCH_TABLE_BYTES", 0, 8, kFlatBatchTableMaxElemBytes);
-  return e;
-}
-
 // A launch's ring: shared memory from the 128-byte aligned base: S stages of stage_bytes, the
 // offset table at table_at, S mbarriers at bars_at.
 struct BulkFlatRing {
@@ -168,8 +156,8 @@ __global__ void __launch_bounds__(kThreads, kMaxCtasPerSm)
 FlatPlan bulk_flat_plan(const kernels::LaunchArgs& a) {
   const BatchStrides& st = a.strides;
   return flat_plan(a.rows, a.cols, a.elem_bytes, st.batch, st.src_ld_elems, st.dst_ld_elems,
-                   st.src_batch_elems, st.dst_batch_elems, unit_tile_bytes(), table_max_rows(),
-                   batch_table_max_elem_bytes());
+                   st.src_batch_elems, st.dst_batch_elems, unit_tile_bytes(),
+                   flat_table_limits_from_env());
 }
 
 template <class T>

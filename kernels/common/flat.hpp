@@ -12,6 +12,7 @@
 // 16-byte access, the partial first and last chunk element by element.
 #pragma once
 #include <cstdint>
+#include <cstdlib>
 #include <kernels/common/arch.hpp>
 
 namespace tmakit {
@@ -110,20 +111,44 @@ TMAKIT_HD void flat_step(const FlatGather& g, FlatWalk& w) {
 // different bank groups (an odd stride in groups).
 //
 // Where kBatch takes the table (H100, session 23, docs/perf-notes.md; bulk_flat / smem_flat,
-// % of memcpy, walk -> table): the table adds 4 LDS.128 per chunk to a gather of V LDS per
-// chunk, so it pays where the gather's own shared reads are not bank-bound (flat_bank_degree):
-//   1 B: 3000 x 97 x 75 (degree 2) 73.6 -> 79.9; 2000 x 100 x 60 (degree 4) 86.8 -> 79.0,
-//        2048 x 128 x 128 (degree 8) 55.5 -> 53.2; matrices of up to 64 rows took it before
+// % of memcpy, medians of the rounds, walk -> table): the table adds 4 LDS.128 per chunk to a
+// gather of V LDS per chunk; it paid where the gather's own shared reads are not bank-bound
+// (flat_bank_degree) and lost where they are, a reading of these shapes, not profiled:
+//   1 B: 3000 x 97 x 75 (degree 2) 73.3 -> 79.9; 2000 x 100 x 60 (degree 4) 86.3 -> 78.7,
+//        2048 x 128 x 128 (degree 8) 55.4 -> 53.2; matrices of up to 64 rows took it before
 //        (session 10) and keep it;
-//   2-4 B, small matrices: 97 x 75 2 B 88.7 -> 91.9, 33 x 65 2 / 4 B +3.2 / +3.1, 32 x 32 4 B
-//        +2.5 (smem_flat +4.2), 8 x 8 2 B +0.5 (smem_flat +4.6); 64 x 64 2 B -3.4, 128 x 128
-//        -2.3; 100 x 60 2 / 4 B -0.1 / +0.2 (smem_flat -2.1 / -2.0);
-//   8 B: -0.1 to -1.5 on every batch shape (V = 2: little walk to save): never.
+//   2-4 B: 97 x 75 2 B 87.2 -> 91.5 (degree 2); 33 x 65 2 / 4 B +3.2 / +2.3, 24 x 40 2 B +5.3,
+//        16 x 48 2 B +2.4, 8 x 8 2 B +0.7 (smem_flat +5.2); but 16 x 48 4 B smem_flat -2.3,
+//        24 x 40 4 B -0.7; 64 x 64 2 B -3.0, 128 x 128 2 B -2.4, 100 x 60 2 / 4 B +0.1 / -0.8
+//        (smem_flat -2.2 / -2.2);
+//   8 B: -0.1 to -2.6 on every batch shape but 100 x 60 (smem_flat +0.4) and 97 x 75 (0.0)
+//        (V = 2: little walk to save): never.
 inline constexpr int kFlatTableMaxRows = 128;
 inline constexpr int kFlatBatchTableMaxElemBytes = 4;
 inline constexpr int kFlatBatchTableSmallRows1B = 64;  // at 1 B, any degree up to this many rows
 inline constexpr int kFlatBatchTableSmallRows = 48;    // at 2-4 B
 inline constexpr int kFlatBatchTableMaxDegree = 2;     // beyond those rows
+// The limits flat_plan applies (the defaults above); the experiment knobs
+// TMAKIT_FLAT_TABLE_MAX_ROWS (0..128) and TMAKIT_FLAT_BATCH_TABLE_BYTES (0..8) override them,
+// read once per process by flat_table_limits_from_env (smem_flat's and bulk_flat's launchers).
+struct FlatTableLimits {
+  int max_rows = kFlatTableMaxRows;
+  int batch_max_elem_bytes = kFlatBatchTableMaxElemBytes;
+};
+inline FlatTableLimits flat_table_limits_from_env() {
+  static const FlatTableLimits limits = [] {
+    auto knob = [](const char* name, int hi, int fallback) {
+      const char* s = std::getenv(name);
+      const int v = s != nullptr ? std::atoi(s) : -1;
+      return s != nullptr && v >= 0 && v <= hi ? v : fallback;
+    };
+    FlatTableLimits l;
+    l.max_rows = knob("TMAKIT_FLAT_TABLE_MAX_ROWS", kFlatTableMaxRows, l.max_rows);
+    l.batch_max_elem_bytes = knob("TMAKIT_FLAT_BATCH_TABLE_BYTES", 8, l.batch_max_elem_bytes);
+    return l;
+  }();
+  return limits;
+}
 TMAKIT_HD constexpr int flat_table_stride(int v) {
   return v >= 4 ? ((v / 4 + 1) | 1) * 4 : 4;
 }
@@ -137,9 +162,9 @@ TMAKIT_HD constexpr int flat_table_ints(int v, int rows) {
 TMAKIT_HD constexpr int flat_table_row_at(int v, int rows, int i1) {
   return ((i1 % v) * flat_table_per(v, rows) + i1 / v) * flat_table_stride(v);
 }
-// T[i1][j] without a division: (i1 + j) / n1 <= j / n1 + 1 wraps, one compare each where
-// n1 >= V (every table built per block pays this V * n1 times: with % and / by the runtime n1
-// it cost 97 x 75 and 100 x 60 batches more than the table saved, session 23).
+// T[i1][j] without a division by the runtime n1: (i1 + j) / n1 <= j / n1 + 1 subtractions (one
+// where n1 >= V). Each block builds V * n1 entries; whether the divisions it replaced mattered
+// was not measured apart (session 23: the 100 x 60 loss stayed without them).
 TMAKIT_HD int flat_table_value(const FlatGather& g, int i1, int j) {
   int r = i1 + j, q = 0;  // (i1 + j) = q * n1 + r
   while (r >= g.n1) {
@@ -229,8 +254,7 @@ struct FlatPlan {
 inline FlatPlan flat_plan(std::int64_t rows, std::int64_t cols, int e, std::int64_t batch,
                           std::int64_t src_ld, std::int64_t dst_ld, std::int64_t src_bs,
                           std::int64_t dst_bs, int tile_bytes = kFlatTileBytes,
-                          int table_max_rows = kFlatTableMaxRows,
-                          int batch_table_max_elem_bytes = kFlatBatchTableMaxElemBytes) {
+                          FlatTableLimits limits = {}) {
   FlatPlan p;
   p.rows = rows;
   p.cols = cols;
@@ -284,8 +308,8 @@ inline FlatPlan flat_plan(std::int64_t rows, std::int64_t cols, int e, std::int6
   }
   const int v = 16 / e;
   bool table = e < 16 && p.form == FlatForm::kWide;
-  if (p.form == FlatForm::kBatch && e <= batch_table_max_elem_bytes &&
-      p.gather.n1 <= table_max_rows) {  // the rule above kFlatTableMaxRows
+  if (p.form == FlatForm::kBatch && e <= limits.batch_max_elem_bytes &&
+      p.gather.n1 <= limits.max_rows) {  // the rule at kFlatTableMaxRows
     const int small = e == 1 ? kFlatBatchTableSmallRows1B : kFlatBatchTableSmallRows;
     table = p.gather.n1 <= small || flat_bank_degree(p.gather, e) <= kFlatBatchTableMaxDegree;
   }

@@ -39,7 +39,7 @@ FlatPlan plan_of(Call& c) {
   if (c.src_bs == 0) c.src_bs = c.rows * c.src_ld;
   if (c.dst_bs == 0) c.dst_bs = c.cols * c.dst_ld;
   return flat_plan(c.rows, c.cols, c.e, c.batch, c.src_ld, c.dst_ld, c.src_bs, c.dst_bs,
-                   c.tile_bytes, kFlatTableMaxRows, c.batch_table_bytes);
+                   c.tile_bytes, {kFlatTableMaxRows, c.batch_table_bytes});
 }
 
 // Emulates smem_flat_kernel's two phases unit by unit; "" when the result is exact. `mutate`
