@@ -201,6 +201,12 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   const bool rows16 = (cols * elem_bytes) % 16 == 0 && (rows * elem_bytes) % 16 == 0;
   const bool hbm3e = kernels::is_hbm3e(dram_gbps);  // the H200's table where the GPUs differ
   const std::int64_t short_side = std::min(rows, cols), long_side = std::max(rows, cols);
+  // A line (k = 1) of at least kLineMemcpyMinBytes: smem_strip's cudaMemcpyAsync. Final runs o
+  // (docs/data/bench-full-h{100,200}-2026-11-24o.json.xz), 16 B, % of memcpy: 1 x 4000000 auto
+  // (smem_strip's `copy`) 94.7 | 95.1, cuTENSOR 98.0 | 96.2; 4000000 x 1 auto (bulk_flat) 96.7 |
+  // 94.3, cuTENSOR 95.8 | 96.9. Smaller lines keep the kernels below (110-137% of memcpy at 1-8 B).
+  if (short_side == 1 && rows * cols * batch * elem_bytes >= kernels::kLineMemcpyMinBytes)
+    return "smem_strip";
   // Batches of small matrices (one matrix <= 32 KB, smem_flat's batch form: g whole matrices a
   // block, one run each way). H100 runs 2-3 of session 10 (scripts/flat-experiments.sh, bench
   // presets full and probe), % of memcpy smem_flat / what auto ran before:

@@ -84,6 +84,9 @@ cudaError_t launch_smem(const LaunchArgs&);
 cudaError_t launch_smem_padded(const LaunchArgs&);
 cudaError_t launch_smem_xor(const LaunchArgs&);
 cudaError_t launch_smem_wide(const LaunchArgs&);
+// smem_strip (and every technique that hands it a line): a single dense row or column is a
+// copy; from this many bytes it is cudaMemcpyAsync's (kernels/classic/smem_strip.cu).
+inline constexpr std::int64_t kLineMemcpyMinBytes = std::int64_t{56} << 20;
 cudaError_t launch_smem_strip(const LaunchArgs&);
 cudaError_t launch_smem_sector(const LaunchArgs&);
 cudaError_t launch_smem_realign(const LaunchArgs&);

@@ -2,6 +2,7 @@
 #include <string>
 #include <vector>
 #include <gtest/gtest.h>
+#include <kernels/launchers.hpp>
 #include <tests/support/gpu.hpp>
 #include <tests/support/harness.hpp>
 #include <tests/support/variant_cases.hpp>
@@ -97,6 +98,34 @@ TEST_P(AutoVariant, MatchesReferenceAndNamesWhatRan) {
   }
 }
 INSTANTIATE_TEST_SUITE_P(ElemBytes, AutoVariant, ::testing::Values(1, 2, 4, 8));
+
+// Lines of at least kLineMemcpyMinBytes: smem_strip's cudaMemcpyAsync, by name and through
+// auto, both orientations, 1 B one element off 16 bytes too; one element fewer than the
+// threshold takes the copy kernel.
+TEST(LineCopy, LongLinesMatchTheReference) {
+  TMAKIT_NEED_GPU(75);
+  for (int e : {1, 16}) {
+    const std::int64_t n = kernels::kLineMemcpyMinBytes / e;
+    for (std::int64_t len : {n + 3, n - 1})
+      for (bool tall : {false, true})
+        for (const char* variant : {"smem_strip", "auto"})
+          for (std::size_t offset : {std::size_t{0}, std::size_t(e)}) {
+            if (offset != 0 && e == 16) continue;
+            const std::int64_t rows = tall ? len : 1, cols = tall ? 1 : len;
+            std::string ran;
+            const std::string err = test::check_transpose(
+                rows, cols, e, false, offset, [&](const void* src, void* dst) {
+                  TransposeOptions o;
+                  o.variant = variant;
+                  Status st = transpose(src, dst, rows, cols, e, o);
+                  ran = st.variant;
+                  return st;
+                });
+            EXPECT_EQ(err, "") << variant << " " << rows << "x" << cols << " x" << e << "B";
+            if (len >= n) EXPECT_EQ(ran, "smem_strip") << variant << " " << rows << "x" << cols;
+          }
+  }
+}
 
 }  // namespace
 }  // namespace tmakit

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <string>
 #include <gtest/gtest.h>
+#include <kernels/launchers.hpp>
 #include <tmakit/tmakit.hpp>
 
 namespace tmakit {
@@ -205,9 +206,21 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(48, 40, 2, 3000, 4800), "smem_flat");  // 16-byte rows: flat
   for (double gbps : {3350.0, 4800.0})
     for (int e : {4, 8, 16}) {
-      EXPECT_EQ(auto_variant(4000000, 1, e, 1, gbps), "bulk_flat");  // N x 1 at 4-16 B: bulk
-      EXPECT_NE(auto_variant(1000, 1, e, 1, gbps), "bulk_flat");     // ... N >= 1M only
+      // N x 1 at 4-16 B: bulk, below the line memcpy's 56 MiB (4000000 x 1 at 16 B is above)
+      EXPECT_EQ(auto_variant(3000000, 1, e, 1, gbps), "bulk_flat");
+      EXPECT_NE(auto_variant(1000, 1, e, 1, gbps), "bulk_flat");  // ... N >= 1M only
     }
+  // Lines from kLineMemcpyMinBytes: smem_strip, whose line path is cudaMemcpyAsync; one byte
+  // fewer keeps the kernels (a batch of lines counts every line's bytes).
+  const std::int64_t line_elems = kernels::kLineMemcpyMinBytes / 16;
+  for (double gbps : {3350.0, 4800.0}) {
+    EXPECT_EQ(auto_variant(line_elems, 1, 16, 1, gbps), "smem_strip");
+    EXPECT_EQ(auto_variant(1, line_elems, 16, 1, gbps), "smem_strip");
+    EXPECT_EQ(auto_variant(1, line_elems / 4, 16, 4, gbps), "smem_strip");
+    EXPECT_EQ(auto_variant(line_elems - 1, 1, 16, 1, gbps), "bulk_flat");
+    EXPECT_EQ(auto_variant(1, 4000000, 16, 1, gbps), "smem_strip");
+    EXPECT_EQ(auto_variant(4000000, 1, 8, 1, gbps), "bulk_flat");  // 30.5 MB: the kernels
+  }
   EXPECT_NE(auto_variant(4000000, 1, 2), "bulk_flat");  // 2 B: it lost
   EXPECT_NE(auto_variant(1, 4000000, 4), "bulk_flat");  // 1 x N: no tall form
   EXPECT_EQ(fallback_variant("bulk_flat", 4000000, 1, 8), "smem_flat");

@@ -305,6 +305,47 @@ TEST(Flat, BankDegreeAndTheBatchTableRule) {
 
 // The emulation itself catches a wrong plan: a gather one column off, a shared stride that
 // lets rows overlap, a walk that never moves to the next matrix.
+// The launchers' per-thread memo returns flat_plan's plan of the call it is given, not the last
+// one: calls alternate between shapes, layouts, unit sizes and table limits that change the
+// plan (the memo keys on every argument).
+TEST(Flat, MemoizedPlanIsThePlanOfEachCall) {
+  struct Args {
+    std::int64_t rows, cols;
+    int e;
+    std::int64_t batch, src_ld, dst_ld, src_bs, dst_bs;
+    int tile_bytes;
+    FlatTableLimits limits;
+  };
+  const std::vector<Args> calls = {
+      {64, 64, 4, 1, 64, 64, 4096, 4096, kFlatTileBytes, {}},
+      {97, 75, 1, 3000, 75, 97, 97 * 75, 97 * 75, kFlatTileBytes, {}},
+      {97, 75, 1, 3000, 75, 97, 97 * 75, 97 * 75, kFlatTileBytes, {0, 4}},  // no table
+      {97, 75, 1, 3000, 75, 97, 97 * 75, 97 * 75, 2 * kFlatTileBytes, {}},
+      {4000000, 16, 2, 1, 16, 4000000, 64000000, 64000000, kFlatTileBytes, {}},
+      {16, 4000000, 2, 1, 4000016, 16, 64000256, 64000000, kFlatTileBytes, {}},  // strided
+      {64, 64, 4, 1, 64, 64, 4096, 4096, kFlatTileBytes, {}},
+      {64, 64, 4, 2, 64, 64, 4096, 4096, kFlatTileBytes, {}},
+      {64, 64, 4, 2, 64, 64, 4096, 8192, kFlatTileBytes, {}},  // dst batch stride only
+  };
+  for (int round = 0; round < 2; ++round)
+    for (const Args& a : calls) {
+      const FlatPlan want = flat_plan(a.rows, a.cols, a.e, a.batch, a.src_ld, a.dst_ld, a.src_bs,
+                                      a.dst_bs, a.tile_bytes, a.limits);
+      const FlatPlan got = flat_plan_memo(a.rows, a.cols, a.e, a.batch, a.src_ld, a.dst_ld,
+                                          a.src_bs, a.dst_bs, a.tile_bytes, a.limits);
+      const std::string at = std::to_string(a.batch) + "x" + std::to_string(a.rows) + "x" +
+                             std::to_string(a.cols) + " e" + std::to_string(a.e);
+      EXPECT_EQ(got.form, want.form) << at;
+      EXPECT_EQ(got.block, want.block) << at;
+      EXPECT_EQ(got.units, want.units) << at;
+      EXPECT_EQ(got.src_ld, want.src_ld) << at;
+      EXPECT_EQ(got.dst_bs, want.dst_bs) << at;
+      EXPECT_EQ(got.table_rows, want.table_rows) << at;
+      EXPECT_EQ(got.smem_bytes, want.smem_bytes) << at;
+      EXPECT_EQ(got.gather.s1, want.gather.s1) << at;
+    }
+}
+
 TEST(Flat, EmulationCatchesBrokenPlans) {
   EXPECT_NE(emulate({7, 5000, 1}, [](FlatPlan& p) { p.gather.s2 *= 2; }), "");
   EXPECT_NE(emulate({7, 5000, 4}, [](FlatPlan& p) { p.src_stride -= 32; }), "");
