@@ -35,7 +35,6 @@
 // small matrices lose (the tile is 256 rows): `auto` runs it for large odd matrices at 1 B,
 // and at 2 B on the H200 (host/transpose.cpp).
 #include <cstdint>
-#include <cstdlib>
 #include <kernels/common/grid.hpp>
 #include <kernels/common/realign.hpp>
 #include <kernels/launchers.hpp>
@@ -168,7 +167,7 @@ __device__ __forceinline__ void reg_realign_phase3(const unsigned char* out, int
 // registers) ran 0.8-5.2 points lower on five of the six large odd cells (3001x4999 2 B 2.5
 // higher), 6 blocks (40 registers, spilling) 12-15 lower; both passes' loads in flight at 3
 // blocks ran 1-12 points below one pass at a time at 4 blocks.
-template <int E, bool ColumnMajor>
+template <int E>
 __global__ void __launch_bounds__(kThreads, 5)
     reg_realign_kernel(const unsigned char* __restrict__ src_base,
                        unsigned char* __restrict__ dst_base, std::int64_t rows, std::int64_t cols,
@@ -183,7 +182,7 @@ __global__ void __launch_bounds__(kThreads, 5)
   const std::int64_t tiles_y = ceil_div(rows + pad, owned);
   const std::int64_t tiles_x = ceil_div(cols, S::kCols);
 
-  for_each_tile<ColumnMajor>(
+  for_each_tile(
       st.batch, tiles_y, tiles_x, [&](std::int64_t b, std::int64_t tile_y, std::int64_t tile_x) {
         const Addr src = reinterpret_cast<Addr>(src_base) + Addr(b * st.src_batch_elems * E);
         const Addr dst = reinterpret_cast<Addr>(dst_base) + Addr(b * st.dst_batch_elems * E);
@@ -247,14 +246,7 @@ cudaError_t launch_reg_realign_e(const kernels::LaunchArgs& a) {
   const int pad = dst_rows_on_sectors<E>(a.dst, st) ? 0 : S::kPad;
   const TileGrid g =
       tile_grid(ceil_div(a.rows + pad, S::kRows - pad), ceil_div(a.cols, S::kCols), st.batch);
-  // Experiment knob (session 24): TMAKIT_REALIGN_ORDER=1 walks tiles down tile columns
-  // (smem_sector's HBM3e order), 0 the grouped row-major order (the default).
-  static const bool column_major = [] {
-    const char* s = std::getenv("TMAKIT_REALIGN_ORDER");
-    return s != nullptr && s[0] == '1';
-  }();
-  return launch_with_smem(column_major ? reg_realign_kernel<E, true> : reg_realign_kernel<E, false>,
-                          dim3(g.x, g.y, g.z), dim3(kThreads),
+  return launch_with_smem(reg_realign_kernel<E>, dim3(g.x, g.y, g.z), dim3(kThreads),
                           static_cast<std::uint32_t>(S::kSmemBytes), a.stream,
                           static_cast<const unsigned char*>(a.src),
                           static_cast<unsigned char*>(a.dst), a.rows, a.cols, st, pad);
