@@ -16,7 +16,8 @@
 # memcpy on the H100, against the 64 x 64 batch of the same bytes at 100%, with memcpy on both)
 # or session20 (reg_realign against smem_realign at odd 1 and 4 B, and smem_sector at 4 B) or
 # session22 (bulk_flat on the 97 x 75 batch at 1 and 2 B, below 95% of memcpy on both GPUs,
-# with smem_flat at 1 B and memcpy of the same bytes).
+# with smem_flat at 1 B and memcpy of the same bytes) or session24 (the H200's 97 x 75 batch at
+# 8 B and odd 4 B, below 90% of memcpy there, with their peers and memcpy).
 # NCU_EXTRA: more ncu options (session19: --cache-control none, so the kernel meets the L2 as the
 # benchmark's own flush leaves it, full of dirty lines, instead of ncu's clean one).
 # Output: one block per case; what lies under $OUT/ncu-unmet.txt.
@@ -49,6 +50,16 @@ if [ "$cases" = session22 ]; then  # the 97 x 75 batch, the batches' unmet targe
   run "batched 1 B 97x75: smem_flat" '^smem_flat/e1/batched/3000x97x75/' smem_flat_kernel
   run "batched 2 B 97x75: bulk_flat" '^bulk_flat/e2/batched/3000x97x75/' bulk_flat_kernel
   run "batched 1 B 97x75: memcpy" '^memcpy/e1/batched/3000x97x75/' ''
+  exit 0
+fi
+if [ "$cases" = session24 ]; then  # the H200's batch 8 B and odd 4 B cells below 90% of memcpy
+  run "batched 8 B 97x75: smem_padded" '^smem_padded/e8/batched/3000x97x75/' smem_tile_kernel
+  run "batched 8 B 97x75: smem_sector" '^smem_sector/e8/batched/3000x97x75/' smem_sector_kernel
+  run "batched 8 B 97x75: peer cutensor" '^cutensor/e8/batched/3000x97x75/' ''
+  run "batched 8 B 97x75: memcpy" '^memcpy/e8/batched/3000x97x75/' ''
+  run "odd 4 B 12345x6789: smem_sector" '^smem_sector/e4/odd/12345x6789/' smem_sector_kernel
+  run "odd 4 B 12345x6789: peer cublas_geam" '^cublas_geam/e4/odd/12345x6789/' ''
+  run "odd 4 B 12345x6789: memcpy" '^memcpy/e4/odd/12345x6789/' ''
   exit 0
 fi
 if [ "$cases" = session19b ]; then  # with NCU_EXTRA="--cache-control none --launch-skip 3"
