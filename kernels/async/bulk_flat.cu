@@ -156,8 +156,8 @@ __global__ void __launch_bounds__(kThreads, kMaxCtasPerSm)
 FlatPlan bulk_flat_plan(const kernels::LaunchArgs& a) {
   const BatchStrides& st = a.strides;
   return flat_plan_memo(a.rows, a.cols, a.elem_bytes, st.batch, st.src_ld_elems, st.dst_ld_elems,
-                   st.src_batch_elems, st.dst_batch_elems, unit_tile_bytes(),
-                   flat_table_limits_from_env());
+                        st.src_batch_elems, st.dst_batch_elems, unit_tile_bytes(),
+                        flat_table_limits_from_env());
 }
 
 template <class T>

@@ -128,9 +128,9 @@ cudaError_t kernels::launch_smem_flat(const LaunchArgs& a) {
     const int t = std::atoi(env);
     if (t >= 4096 && t <= 32768) tile_bytes = t;
   }
-  const FlatPlan p =
-      flat_plan_memo(a.rows, a.cols, a.elem_bytes, st.batch, st.src_ld_elems, st.dst_ld_elems,
-                st.src_batch_elems, st.dst_batch_elems, tile_bytes, flat_table_limits_from_env());
+  const FlatPlan p = flat_plan_memo(a.rows, a.cols, a.elem_bytes, st.batch, st.src_ld_elems,
+                                    st.dst_ld_elems, st.src_batch_elems, st.dst_batch_elems,
+                                    tile_bytes, flat_table_limits_from_env());
   // A single dense row or column is a copy: smem_strip runs `copy` for it.
   const bool line = a.rows == 1 || a.cols == 1;
   if (p.form == FlatForm::kNone || line) return launch_smem_strip(a);
