@@ -204,7 +204,9 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   // A line (k = 1) of at least kLineMemcpyMinBytes: smem_strip's cudaMemcpyAsync. Final runs o
   // (docs/data/bench-full-h{100,200}-2026-11-24o.json.xz), 16 B, % of memcpy: 1 x 4000000 auto
   // (smem_strip's `copy`) 94.7 | 95.1, cuTENSOR 98.0 | 96.2; 4000000 x 1 auto (bulk_flat) 96.7 |
-  // 94.3, cuTENSOR 95.8 | 96.9. Smaller lines keep the kernels below (110-137% of memcpy at 1-8 B).
+  // 94.3, cuTENSOR 95.8 | 96.9. With it (final runs p): 101.0 / 102.0 | 100.4 / 99.8 (best
+  // technique), cuTENSOR 98.2 / 99.1 | 96.5 / 96.6. Smaller lines keep the kernels below
+  // (110-138% of memcpy at 1-8 B).
   if (short_side == 1 && rows * cols * batch * elem_bytes >= kernels::kLineMemcpyMinBytes)
     return "smem_strip";
   // Batches of small matrices (one matrix <= 32 KB, smem_flat's batch form: g whole matrices a

@@ -303,8 +303,6 @@ TEST(Flat, BankDegreeAndTheBatchTableRule) {
   EXPECT_EQ(table_rows(250, 130, 1), 0);    // more than 128 rows
 }
 
-// The emulation itself catches a wrong plan: a gather one column off, a shared stride that
-// lets rows overlap, a walk that never moves to the next matrix.
 // The launchers' per-thread memo returns flat_plan's plan of the call it is given, not the last
 // one: calls alternate between shapes, layouts, unit sizes and table limits that change the
 // plan (the memo keys on every argument).
@@ -346,6 +344,8 @@ TEST(Flat, MemoizedPlanIsThePlanOfEachCall) {
     }
 }
 
+// The emulation itself catches a wrong plan: a gather one column off, a shared stride that
+// lets rows overlap, a walk that never moves to the next matrix.
 TEST(Flat, EmulationCatchesBrokenPlans) {
   EXPECT_NE(emulate({7, 5000, 1}, [](FlatPlan& p) { p.gather.s2 *= 2; }), "");
   EXPECT_NE(emulate({7, 5000, 4}, [](FlatPlan& p) { p.src_stride -= 32; }), "");
