@@ -46,6 +46,7 @@ class Run:
         self.ctx = dict(ctx)
         self.cells = OrderedDict()  # (cls, shape, elem) -> OrderedDict(token -> Cell)
         self.overhead = OrderedDict()  # token -> (us_per_call, label) or (None, error)
+        self.overhead_end = OrderedDict()  # the same rows again after every cell (diagnostic)
 
 
 def parse_name(name):
@@ -101,16 +102,17 @@ def load(paths):
             if aggregate not in (None, "median"):
                 continue
             if aggregate is None and not skipped:
-                if name not in has_median and not name.startswith("host_overhead/"):
+                if name not in has_median and not name.startswith(("host_overhead/", "host_overhead_end/")):
                     rounds.setdefault(name, []).append(b)
                 continue
             why = b.get("error_message") or b.get("skip_message") or "skipped"
-            if name.startswith("host_overhead/"):
+            if name.startswith(("host_overhead/", "host_overhead_end/")):
                 parts = name.split("/")
+                rows = run.overhead if parts[0] == "host_overhead" else run.overhead_end
                 if skipped:
-                    run.overhead.setdefault(parts[1], (None, why))
+                    rows.setdefault(parts[1], (None, why))
                 else:
-                    run.overhead[parts[1]] = (b.get("us_per_call"), b.get("label", ""))
+                    rows[parts[1]] = (b.get("us_per_call"), b.get("label", ""))
                 continue
             parsed = parse_name(name)
             if parsed is None:
@@ -332,11 +334,16 @@ def write_md(runs, md_path, img_rel, command):
         if run.overhead:
             lines += ["### %s: host overhead per call" % gpu.replace("NVIDIA ", ""), "",
                       "`host_overhead/<token>/e4/64x64`: host microseconds from calling `transpose()` (synchronize = false) "
-                      "to its return, 10,000 calls per repetition, median of 3.", "",
-                      "| token | ran | us per call |", "|---|---|---|"]
+                      "to its return, 10,000 calls per repetition, median of 3, at the start of the run (the figure "
+                      "issue 16's target reads). The same rows ran again after every cell (`host_overhead_end`): the "
+                      "same calls in the same process, so the difference between the two columns is the state of the "
+                      "machine and process, not the library's code (docs/perf-notes.md, session 24).", "",
+                      "| token | ran | us per call | at the end of the run |", "|---|---|---|---|"]
             for t, (us, label) in run.overhead.items():
-                lines.append("| `%s` | %s | %s |" % (t, label.replace("ran ", "") if us is not None else "n/a",
-                                                      "%.2f" % us if us is not None else label))
+                end = run.overhead_end.get(t, (None, ""))[0]
+                lines.append("| `%s` | %s | %s | %s |" % (t, label.replace("ran ", "") if us is not None else "n/a",
+                                                           "%.2f" % us if us is not None else label,
+                                                           "%.2f" % end if end is not None else "-"))
             lines.append("")
     with open(md_path, "w") as f:
         f.write("\n".join(lines))

@@ -47,6 +47,7 @@ class ReportTest(unittest.TestCase):
             bench("cublaslt/e4/odd/12345x6789", 1900, label="fp32 (32F)"),
             bench("cutensor/e4/odd/12345x6789", 2400, label="fp32 (32F)"),
             bench("host_overhead/auto/e4/64x64", us=3.5, label="ran smem_wide"),
+            bench("host_overhead_end/auto/e4/64x64", us=4.25, label="ran smem_wide"),
         ]}
         # The same GPU, split off by --benchmark_filter: another class and an old-style name.
         h100_b = {"context": ctx("NVIDIA H100 80GB HBM3", "2.8.0"), "benchmarks": [
@@ -92,6 +93,9 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(vb["peer"], ("cublaslt", 2500))
         self.assertAlmostEqual(vb["ratio"], 1.1)
         self.assertEqual(h100.overhead["auto"], (3.5, "ran smem_wide"))
+        # The end-of-run rows are kept apart, not mistaken for the start's or for a cell.
+        self.assertEqual(h100.overhead_end["auto"], (4.25, "ran smem_wide"))
+        self.assertFalse(any(t.startswith("host_overhead") for c in h100.cells.values() for t in c))
 
     def test_losses_and_headline(self):
         runs = report.load(self.paths)
@@ -114,7 +118,7 @@ class ReportTest(unittest.TestCase):
         self.assertIn("cuTENSOR: 2.8.0", text)
         self.assertIn("not run (cuTENSOR: not found)", text)  # the H200 run had no cuTENSOR
         self.assertIn("| 12345x6789 | 4 B | 3000 | `smem_wide` | 2000 | 66.7% | cuTENSOR | 2400 | 80.0% | **0.83** | `smem_wide` (1990) |", text)
-        self.assertIn("| `auto` | smem_wide | 3.50 |", text)
+        self.assertIn("| `auto` | smem_wide | 3.50 | 4.25 |", text)  # start and end of the run
         self.assertIn("| `tma_load_store` | n/a |", text)
         r = open(readme).read()
         self.assertNotIn("old table", r)
