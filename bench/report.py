@@ -337,7 +337,7 @@ def write_md(runs, md_path, img_rel, command):
                       "to its return, 10,000 calls per repetition, median of 3, at the start of the run (the figure "
                       "issue 16's target reads). The same rows ran again after every cell (`host_overhead_end`): the "
                       "same calls in the same process. The two columns have differed in both directions between runs and "
-                      "GPUs, by up to 2.5 us (docs/perf-notes.md, session 24).", "",
+                      "GPUs, by up to 3 us (docs/perf-notes.md, session 24).", "",
                       "| token | ran | us per call | at the end of the run |", "|---|---|---|---|"]
             for t, (us, label) in run.overhead.items():
                 end = run.overhead_end.get(t, (None, ""))[0]
