@@ -11,6 +11,7 @@
 // Every run is moved in the 16-byte chunks of global memory it touches: whole chunks as one
 // 16-byte access, the partial first and last chunk element by element.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <cstdlib>
 #include <kernels/common/arch.hpp>
@@ -329,25 +330,21 @@ inline FlatPlan flat_plan(std::int64_t rows, std::int64_t cols, int e, std::int6
 inline FlatPlan flat_plan_memo(std::int64_t rows, std::int64_t cols, int e, std::int64_t batch,
                                std::int64_t src_ld, std::int64_t dst_ld, std::int64_t src_bs,
                                std::int64_t dst_bs, int tile_bytes, FlatTableLimits limits) {
-  struct Key {
-    std::int64_t v[7];
-    int e, tile_bytes, max_rows, max_elem_bytes;
-    bool operator==(const Key& o) const {
-      for (int i = 0; i < 7; ++i)
-        if (v[i] != o.v[i]) return false;
-      return e == o.e && tile_bytes == o.tile_bytes && max_rows == o.max_rows &&
-             max_elem_bytes == o.max_elem_bytes;
-    }
-  };
-  const Key key{{rows, cols, batch, src_ld, dst_ld, src_bs, dst_bs},
-                e,
-                tile_bytes,
-                limits.max_rows,
-                limits.batch_max_elem_bytes};
+  const std::array<std::int64_t, 11> key = {rows,
+                                            cols,
+                                            batch,
+                                            src_ld,
+                                            dst_ld,
+                                            src_bs,
+                                            dst_bs,
+                                            e,
+                                            tile_bytes,
+                                            limits.max_rows,
+                                            limits.batch_max_elem_bytes};
   thread_local bool have = false;
-  thread_local Key last{};
+  thread_local std::array<std::int64_t, 11> last{};
   thread_local FlatPlan plan;
-  if (!have || !(key == last)) {
+  if (!have || key != last) {
     plan = flat_plan(rows, cols, e, batch, src_ld, dst_ld, src_bs, dst_bs, tile_bytes, limits);
     last = key;
     have = true;
