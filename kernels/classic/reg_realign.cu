@@ -39,7 +39,6 @@
 #include <kernels/common/realign.hpp>
 #include <kernels/launchers.hpp>
 #include <kernels/primitives/dispatch.cuh>
-#include <kernels/primitives/l2_prefetch.cuh>
 #include <kernels/primitives/launch_smem.cuh>
 #include <kernels/primitives/realign_io.cuh>
 #include <kernels/primitives/tile_loop.cuh>
@@ -172,7 +171,7 @@ template <int E>
 __global__ void __launch_bounds__(kThreads, 5)
     reg_realign_kernel(const unsigned char* __restrict__ src_base,
                        unsigned char* __restrict__ dst_base, std::int64_t rows, std::int64_t cols,
-                       BatchStrides st, int pad, std::int64_t ahead, int pf_mode) {
+                       BatchStrides st, int pad) {
   using S = RegRealignTile<E>;
   constexpr int kPasses = S::kRows / (kThreads / 2);  // 16 rows per warp, 128 per pass
   extern __shared__ __align__(16) unsigned char reg_realign_smem[];
@@ -183,22 +182,12 @@ __global__ void __launch_bounds__(kThreads, 5)
   const std::int64_t tiles_y = ceil_div(rows + pad, owned);
   const std::int64_t tiles_x = ceil_div(cols, S::kCols);
 
-  for_each_tile_n(
-      st.batch, tiles_y, tiles_x,
-      [&](std::int64_t b, std::int64_t tn, std::int64_t tile_y, std::int64_t tile_x) {
+  for_each_tile(
+      st.batch, tiles_y, tiles_x, [&](std::int64_t b, std::int64_t tile_y, std::int64_t tile_x) {
         const Addr src = reinterpret_cast<Addr>(src_base) + Addr(b * st.src_batch_elems * E);
         const Addr dst = reinterpret_cast<Addr>(dst_base) + Addr(b * st.dst_batch_elems * E);
         const Addr lo = src, hi = src + Addr(((rows - 1) * lds + cols) * E);  // the matrix's span
         const std::int64_t r0 = tile_y * owned, c0 = tile_x * S::kCols, rb = r0 - pad;
-        if (ahead > 0 && tn + ahead < tiles_y * tiles_x) {
-          // Thread tid: row tid of the tile `ahead` later (its row rb' + tid, columns c0'..).
-          const auto t = tile_at(tn + ahead, tiles_y, tiles_x);
-          const std::int64_t r = std::int64_t(t.r) * owned - pad + tid, c = std::int64_t(t.c) * S::kCols;
-          if (r >= 0 && r < rows && c < cols) {
-            const Addr a = src + Addr((r * lds + c) * E);
-            prefetch_l2_range(a, a + Addr((cols - c < S::kCols ? cols - c : S::kCols) * E), pf_mode);
-          }
-        }
         // Row i's segment starts at a(i) = src + ((rb + i) * lds + c0) * E; the lane's first
         // row in pass 0 is i = 16w + 4g.
         const Addr a0 = src + Addr(((rb + 16 * w + 4 * g) * lds + c0) * E);
@@ -260,8 +249,7 @@ cudaError_t launch_reg_realign_e(const kernels::LaunchArgs& a) {
   return launch_with_smem(reg_realign_kernel<E>, dim3(g.x, g.y, g.z), dim3(kThreads),
                           static_cast<std::uint32_t>(S::kSmemBytes), a.stream,
                           static_cast<const unsigned char*>(a.src),
-                          static_cast<unsigned char*>(a.dst), a.rows, a.cols, st, pad,
-                          l2_ahead_blocks(a.sm_count, 5), l2_ahead_from_env().mode);
+                          static_cast<unsigned char*>(a.dst), a.rows, a.cols, st, pad);
 }
 
 }  // namespace

@@ -31,7 +31,6 @@
 #include <kernels/common/grid.hpp>
 #include <kernels/common/realign.hpp>
 #include <kernels/launchers.hpp>
-#include <kernels/primitives/l2_prefetch.cuh>
 #include <kernels/primitives/launch_smem.cuh>
 #include <kernels/primitives/realign_io.cuh>
 #include <kernels/primitives/tile_loop.cuh>
@@ -168,7 +167,7 @@ template <int E>
 __global__ void __launch_bounds__(kThreads, 4)  // <= 64 registers: 4 blocks per SM
     smem_realign_kernel(const unsigned char* __restrict__ src_base,
                         unsigned char* __restrict__ dst_base, std::int64_t rows, std::int64_t cols,
-                        BatchStrides st, int pad_rows, std::int64_t ahead, int pf_mode) {
+                        BatchStrides st, int pad_rows) {
   using S = RealignTile<E>;
   constexpr int kPasses = S::kRows / (kThreads / 8);  // phase 1: 8 lanes per row segment
   extern __shared__ __align__(16) unsigned char realign_smem[];
@@ -180,22 +179,12 @@ __global__ void __launch_bounds__(kThreads, 4)  // <= 64 registers: 4 blocks per
   const std::int64_t tiles_y = ceil_div(rows + pad_rows, S::kOwned);
   const std::int64_t tiles_x = ceil_div(cols, S::kCols);
 
-  for_each_tile_n(
-      st.batch, tiles_y, tiles_x,
-      [&](std::int64_t b, std::int64_t tn, std::int64_t tile_y, std::int64_t tile_x) {
+  for_each_tile(
+      st.batch, tiles_y, tiles_x, [&](std::int64_t b, std::int64_t tile_y, std::int64_t tile_x) {
         const Addr src = reinterpret_cast<Addr>(src_base) + Addr(b * st.src_batch_elems * E);
         const Addr dst = reinterpret_cast<Addr>(dst_base) + Addr(b * st.dst_batch_elems * E);
         const Addr lo = src, hi = src + Addr(((rows - 1) * lds + cols) * E);  // the matrix's span
         const std::int64_t r0 = tile_y * S::kOwned, c0 = tile_x * S::kCols, rb = r0 - S::kPad;
-        if (ahead > 0 && tn + ahead < tiles_y * tiles_x && tid < S::kRows) {
-          const auto t = tile_at(tn + ahead, tiles_y, tiles_x);
-          const std::int64_t r = std::int64_t(t.r) * S::kOwned - S::kPad + tid,
-                             c = std::int64_t(t.c) * S::kCols;
-          if (tid >= first && r >= 0 && r < rows && c < cols) {
-            const Addr a = src + Addr((r * lds + c) * E);
-            prefetch_l2_range(a, a + Addr((cols - c < S::kCols ? cols - c : S::kCols) * E), pf_mode);
-          }
-        }
 
         // Phase 1: all loads in flight first. Pass n, row i = tid/8 + 32n, lane k = tid%8:
         // v = aligned vector k of the segment, x = vector 8 (the row's last lane, when shifted).
@@ -267,8 +256,7 @@ cudaError_t launch_realign(const kernels::LaunchArgs& a) {
   return launch_with_smem(smem_realign_kernel<E>, dim3(g.x, g.y, g.z), dim3(kThreads),
                           static_cast<std::uint32_t>(S::kSmemBytes), a.stream,
                           static_cast<const unsigned char*>(a.src),
-                          static_cast<unsigned char*>(a.dst), a.rows, a.cols, st, pad,
-                          l2_ahead_blocks(a.sm_count, 4), l2_ahead_from_env().mode);
+                          static_cast<unsigned char*>(a.dst), a.rows, a.cols, st, pad);
 }
 
 }  // namespace

@@ -34,7 +34,6 @@
 #include <kernels/common/grid.hpp>
 #include <kernels/launchers.hpp>
 #include <kernels/primitives/dispatch.cuh>
-#include <kernels/primitives/l2_prefetch.cuh>
 #include <kernels/primitives/tile_loop.cuh>
 
 namespace tmakit {
@@ -45,8 +44,7 @@ constexpr int kN = 64;  // tile columns = owned output elements per row
 template <class T, int G, bool ColumnMajor>
 __global__ void __launch_bounds__(256, 4)  // <= 64 registers: 4 blocks per SM at least
     smem_sector_kernel(const T* __restrict__ src_base, T* __restrict__ dst_base, std::int64_t rows,
-                       std::int64_t cols, BatchStrides st, int pad_rows,
-                       std::int64_t ahead, int pf_mode) {
+                       std::int64_t cols, BatchStrides st, int pad_rows) {
   constexpr int E = sizeof(T);
   constexpr int P = (G / E + 7) / 8 * 8;  // extra rows above the owned ones (a multiple of 8)
   constexpr int NL = P + kN;              // tile rows
@@ -59,21 +57,11 @@ __global__ void __launch_bounds__(256, 4)  // <= 64 registers: 4 blocks per SM a
   // One more row of tiles when rows are shifted: the last owned range reaches past rows.
   const std::int64_t tiles_y = ceil_div(rows + pad_rows, kN), tiles_x = ceil_div(cols, kN);
 
-  for_each_tile_n<ColumnMajor>(
-      st.batch, tiles_y, tiles_x,
-      [&](std::int64_t b, std::int64_t tn, std::int64_t tile_y, std::int64_t tile_x) {
+  for_each_tile<ColumnMajor>(
+      st.batch, tiles_y, tiles_x, [&](std::int64_t b, std::int64_t tile_y, std::int64_t tile_x) {
         const T* src = src_base + b * st.src_batch_elems;
         T* dst = dst_base + b * st.dst_batch_elems;
         const std::int64_t r0 = tile_y * kN, c0 = tile_x * kN, rb = r0 - P;
-        const int tid = ty * 32 + tx;
-        if (ahead > 0 && tn + ahead < tiles_y * tiles_x && tid < NL) {
-          const auto t = tile_at<ColumnMajor>(tn + ahead, tiles_y, tiles_x);
-          const std::int64_t r = std::int64_t(t.r) * kN - P + tid, c = std::int64_t(t.c) * kN;
-          if (tid >= first && r >= 0 && r < rows && c < cols) {
-            const auto a = reinterpret_cast<std::uintptr_t>(src + r * lds + c);
-            prefetch_l2_range(a, a + (cols - c < kN ? cols - c : kN) * E, pf_mode);
-          }
-        }
         // Loads first, all in flight (predicated), then the shared writes.
         const bool interior = rb + first >= 0 && r0 + kN <= rows && c0 + kN <= cols;
         T v[NL / 8][kN / 32];
@@ -128,8 +116,7 @@ cudaError_t launch_sector(const kernels::LaunchArgs& a) {
   auto* kernel = kernels::is_hbm3e(a.dram_gbps) ? smem_sector_kernel<T, G, true>
                                                 : smem_sector_kernel<T, G, false>;
   kernel<<<dim3(g.x, g.y, g.z), dim3(32, 8), 0, a.stream>>>(
-      static_cast<const T*>(a.src), static_cast<T*>(a.dst), a.rows, a.cols, a.strides, pad,
-      l2_ahead_blocks(a.sm_count, 4), l2_ahead_from_env().mode);
+      static_cast<const T*>(a.src), static_cast<T*>(a.dst), a.rows, a.cols, a.strides, pad);
   return cudaGetLastError();
 }
 

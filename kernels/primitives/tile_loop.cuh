@@ -11,41 +11,25 @@
 
 namespace tmakit {
 
-// Tile n of one matrix in the walk's order (see above).
-template <bool ColumnMajor = false>
-__device__ __forceinline__ TileAt<std::uint32_t> tile_at(std::int64_t n, std::int64_t tiles_y,
-                                                         std::int64_t tiles_x) {
-  using U = std::uint32_t;
-  return ColumnMajor ? TileAt<U>{U(n) % U(tiles_y), U(n) / U(tiles_y)}
-                     : grouped_tile<U>(U(n), U(tiles_y), U(tiles_x), U(kTileGroup));
-}
-
-// body(b, n, tile_y, tile_x) for every tile of every matrix b of the batch; n is the tile's
-// position in the walk (tile_at(n) is the tile).
+// body(b, tile_y, tile_x) for every tile of every matrix b of the batch.
 template <bool ColumnMajor = false, class Body>
-__device__ __forceinline__ void for_each_tile_n(std::int64_t batch, std::int64_t tiles_y,
-                                                std::int64_t tiles_x, Body&& body) {
+__device__ __forceinline__ void for_each_tile(std::int64_t batch, std::int64_t tiles_y,
+                                              std::int64_t tiles_x, Body&& body) {
   // 32-bit tile math: far fewer instructions than 64-bit division (a call that makes ptxas
   // spill). Tiles are at least 8 x 8 elements (int4_8x8), so 2^32 tiles of one matrix would be
   // a 4 TiB matrix; a grid of that many is refused here rather than walked wrongly.
+  using U = std::uint32_t;
   const std::int64_t tiles = tiles_y * tiles_x;
   if (tiles > 0xffffffffLL) __trap();
   const std::int64_t blocks = std::int64_t(gridDim.x) * gridDim.y;
   for (std::int64_t b = blockIdx.z; b < batch; b += gridDim.z)
     for (std::int64_t n = std::int64_t(blockIdx.y) * gridDim.x + blockIdx.x; n < tiles;
          n += blocks) {
-      const auto t = tile_at<ColumnMajor>(n, tiles_y, tiles_x);
-      body(b, n, std::int64_t(t.r), std::int64_t(t.c));
+      const TileAt<U> t = ColumnMajor
+                              ? TileAt<U>{U(n) % U(tiles_y), U(n) / U(tiles_y)}
+                              : grouped_tile<U>(U(n), U(tiles_y), U(tiles_x), U(kTileGroup));
+      body(b, std::int64_t(t.r), std::int64_t(t.c));
     }
-}
-
-// body(b, tile_y, tile_x) for every tile of every matrix b of the batch.
-template <bool ColumnMajor = false, class Body>
-__device__ __forceinline__ void for_each_tile(std::int64_t batch, std::int64_t tiles_y,
-                                              std::int64_t tiles_x, Body&& body) {
-  for_each_tile_n<ColumnMajor>(
-      batch, tiles_y, tiles_x,
-      [&](std::int64_t b, std::int64_t, std::int64_t ty, std::int64_t tx) { body(b, ty, tx); });
 }
 
 }  // namespace tmakit
