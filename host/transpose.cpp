@@ -236,6 +236,14 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   // 2026-11-24k; the H100 ran both at 94.1).
   if (hbm3e && batch <= 1 && elem_bytes == 2 && rows == 16 && cols % 8 == 0 && cols >= 65536)
     return "reg_tile";
+  // ... and N x 16 / N x 32 at 1-2 B (session 25, final runs n / o / p on the H200, % of memcpy
+  // reg_tile / auto's pick then): 4000000x16 1 B 85.4 / 84.1, 84.8 / 83.6, 85.2 / 83.6
+  // (reg_permute); 4000000x32 2 B 88.9 / 87.4, 89.1 / 88.2, 89.0 / 87.1 (tma_load); the other two
+  // within 0.7 of the pick (4000000x32 1 B 83.2-83.5 / 83.6-83.9, 4000000x16 2 B 87.7-88.3 /
+  // 88.3-88.5 smem_flat). N x 24 was not measured.
+  if (hbm3e && batch <= 1 && elem_bytes <= 2 && (cols == 16 || cols == 32) && rows % 8 == 0 &&
+      rows >= 65536)
+    return "reg_tile";
   // reg_permute (session 12: K x 16-byte blocks permuted in registers, no shared memory) where
   // its block takes the dense call (a short side of 2..32, the long side whole 16-byte chunks;
   // the launcher checks the pointers and strides and runs smem_flat where they break a rule).
@@ -288,8 +296,9 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   // / 75.9, 2 B 97.0 / 95.9 | 80.9 / 77.2; 10000x24x40 1 B 86.9 / 82.2 | 76.4 / 70.6; 100000x8x8
   // 1 B 100.7 / 101.1 | 85.4 / 86.0 (a tie). With 16-byte rows it won or lost by shape
   // (20000x16x48 2 B 89.4 / 93.4 | 79.0 / 79.6, 100000x8x8 2 B 89.3 / 86.4 | 82.6 / 70.8), so
-  // those keep smem_flat.
-  if (small_batch && !rows16 && (elem_bytes == 1 || (hbm3e && elem_bytes <= 4))) return "bulk_flat";
+  // those keep smem_flat. At 2 B the H100 takes it too (session 25): 3000x97x75 ran bulk_flat
+  // 3.4, 1.8 and 2.2% faster than smem_flat (auto's pick then) in final runs n / o / p.
+  if (small_batch && !rows16 && (elem_bytes <= 2 || (hbm3e && elem_bytes <= 4))) return "bulk_flat";
   // N x 1 at 4-16 B, N >= 1M (a copy: dst is src's bytes): bulk_flat's tall form, one 1-D bulk
   // copy per unit. % of memcpy bulk_flat / what auto ran (smem_strip), 4000000x1 4 / 8 / 16 B,
   // final runs n (docs/data/bench-full-{h100,h200}-2026-11-24n.json.xz): H100 125.7 / 119.2,
@@ -344,7 +353,8 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     //  - 2 B under 16 MB: 2048^2 (256 tiles) 1.00 | 1.00 where tma_load_store ran 0.97 | 0.98;
     //    on the H200 at any count: 4096^2 and 8192x2048 (1024 tiles) 1.00 where tma_pipeline
     //    ran 0.99 / 0.98, 2048x128x128 1.00 against 0.96 (on the H100 tma_pipeline keeps its
-    //    16-192 MB window: 1.00 there, tma_wide 0.98-1.00);
+    //    16-192 MB window: 1.00 there, tma_wide 0.98-1.00); session 25 changed the 2 B rule
+    //    after three more runs (below);
     //  - 4 and 8 B from 4096 tiles (was 16384) and a short side of 64: 4096^2 4 B 1.00 | 1.00
     //    (H200 tma_pipeline 0.97), 8192x2048 4 B 1.00 | 1.00 (0.98), 2048x128x128 4 B 1.00 |
     //    1.00 (smem_wide 0.99 | 0.97), 4096x64x64 4 B 0.99 | 1.00 (smem_wide 0.98 | 0.96),
@@ -353,10 +363,18 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     constexpr std::int64_t kWideMinTiles = 3000, kWideMinTiles48 = 4096;
     if (elem_bytes == 1 && short_side >= side && tiles >= kWideMinTiles && !hbm3e)
       return "tma_wide";
-    constexpr std::int64_t kWideMinTiles2 = 256;  // 2048^2 2 B, the fewest measured to win
+    //  - session 25, from final runs n / o / p (docs/data/bench-full-h{100,200}-2026-11-24{n,o,p}
+    //    .json.xz), % of memcpy tma_pipeline / tma_wide: one 2 B matrix of fewer than
+    //    kWideMinTiles tiles runs tma_pipeline from 4 MB on both GPUs (H100 2048^2 98.4 / 97.3,
+    //    98.6 / 96.3, 98.0 / 97.6; H200 2048^2 93.8 / 92.8, 95.1 / 95.1, 95.3 / 94.1; H200 4096^2
+    //    99.4 / 97.4, 97.0 / 95.7, 97.2 / 95.4; H200 8192x2048 98.4 / 96.6, 96.8 / 95.4, 96.5 /
+    //    95.2), and a batch of them tma_wide (2048x128x128: H100 97.1 / 98.7, 98.7 / 100.4, 97.0
+    //    / 97.7; H200 94.3 / 98.1, 93.0 / 98.1, 93.6 / 97.7).
+    //    So fewer tiles than kWideMinTiles take tma_wide in batches only (a single 2 B matrix of
+    //    256 tiles is 8 MB, inside the pipeline's window below).
+    constexpr std::int64_t kWideMinTiles2 = 256;  // 2048x128x128 2 B, the fewest measured to win
     if (elem_bytes == 2 && short_side >= side &&
-        (tiles >= kWideMinTiles ||
-         (tiles >= kWideMinTiles2 && (hbm3e || bytes < kPipelineMinBytes))))
+        (tiles >= kWideMinTiles || (tiles >= kWideMinTiles2 && batch > 1)))
       return "tma_wide";
     //    Batches of 32 x 32 at 8 B (one tile each): 16384x32x32 1.00 | 1.00 where smem_xor, the
     //    pick before, ran 1.00 | 0.98.
@@ -394,7 +412,7 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     // (runs 2026-11-24f): 1 B from 4 MB, 2048^2 1 B tma_pipeline 1.00 | 1.00 where
     // tma_load_store, the pick before, ran 0.93 | 0.93.
     const bool pipeline_window =
-        bytes >= (elem_bytes == 1 ? (4 << 20) : kPipelineMinBytes) && bytes <= kPipelineMaxBytes;
+        bytes >= (elem_bytes <= 2 ? (4 << 20) : kPipelineMinBytes) && bytes <= kPipelineMaxBytes;
     // On the H200, batches of 1 B matrices with sides of 256 or more take tma_load_store: in the
     // three H200 runs of session 15 (2026-11-24f / g / h) 1024x256x256 ran tma_load_store 1.00
     // where tma_pipeline ran 0.986 / 0.969 / 0.989 (2048x128x128 stays: tma_pipeline 1.00,
@@ -439,12 +457,17 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     if (elem_bytes == 8 && split_sectors && short_side > 32 && short_side <= kOddMidSide)
       return "smem_padded";
   }
-  // Odd 2 B where classic_best takes smem_realign: reg_realign on the H200 (session 20,
-  // % of memcpy: 12345x6789 65.9 / 63.9, 6789x12345 64.0 / 63.0, probe 4097x4095 72.7 /
-  // 70.5, 9999x9999 66.2 / 64.0, 20001x777 73.8 / 70.5; 3001x4999 67.8 / 68.2).
-  std::string classic = classic_best(rows, cols, elem_bytes);
-  if (hbm3e && classic == "smem_realign") return "reg_realign";
-  return classic;
+  // Odd 2 B where classic_best takes smem_realign: smem_realign on the H200 too. Session 20 had
+  // reg_realign ahead there (12345x6789 65.9 / 63.9% of memcpy, 6789x12345 64.0 / 63.0, probe
+  // 4097x4095 72.7 / 70.5), and it was auto's H200 pick until session 25. Since then, % of
+  // memcpy smem_realign / reg_realign on the H200:
+  //  - final runs n / o / p (docs/data/bench-full-h200-2026-11-24{n,o,p}.json.xz): 3001x4999
+  //    70.4 / 68.9, 69.2 / 67.6, 70.3 / 68.2; 12345x6789 and 6789x12345 0.2-0.8 behind;
+  //  - session 25, two runs each (docs/data/l2-prefetch-h200-2026-11-25.txt, knob off):
+  //    12345x6789 66.8 / 64.2, 6789x12345 66.9 / 63.5, 3001x4999 69.5 / 66.9; the probe
+  //    preset 4097x4095 73.7 / 73.6, 9999x9999 67.4 / 65.7, 20001x777 75.6 / 74.6, 777x20001
+  //    64.3 / 62.5.
+  return classic_best(rows, cols, elem_bytes);
 }
 
 const char* to_string(DataType type) {

@@ -144,19 +144,20 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(fallback_variant("tma_load_store", 97, 75, 1), "smem_wide");  // small: not realign
   EXPECT_EQ(fallback_variant("tma_load_store", 4, 4000000, 2), "smem_flat");
   EXPECT_EQ(fallback_variant("tma_pipeline", 4000000, 32, 8), "smem_strip");
-  EXPECT_EQ(auto_variant(4096, 4096, 1), "tma_pipeline");       // 16-192 MB, 1-2 B
-  EXPECT_EQ(auto_variant(2048, 2048, 1), "tma_pipeline");       // 1 B: the window opens at 4 MB
-  EXPECT_EQ(auto_variant(1024, 1024, 1), "tma_load_store");     // 1 MB: below it
-  EXPECT_EQ(auto_variant(16384, 16384, 1), "tma_wide");         // 4096 tiles of 256 x 256 bytes
-  EXPECT_EQ(auto_variant(8192, 2048, 2), "tma_pipeline");       // 1024 tiles, 32 MB: the window
-  EXPECT_EQ(auto_variant(8192, 2048, 2, 1, 4800), "tma_wide");  // H200: wide at any count
-  EXPECT_EQ(auto_variant(2048, 2048, 2), "tma_wide");           // 256 tiles, under 16 MB
-  EXPECT_EQ(auto_variant(1024, 1024, 2), "tma_load_store");     // 64 tiles: too few
-  EXPECT_EQ(auto_variant(512, 512, 1, 1000), "tma_wide");       // a batch counts its tiles
+  EXPECT_EQ(auto_variant(4096, 4096, 1), "tma_pipeline");           // 16-192 MB, 1-2 B
+  EXPECT_EQ(auto_variant(2048, 2048, 1), "tma_pipeline");           // 1 B: the window opens at 4 MB
+  EXPECT_EQ(auto_variant(1024, 1024, 1), "tma_load_store");         // 1 MB: below it
+  EXPECT_EQ(auto_variant(16384, 16384, 1), "tma_wide");             // 4096 tiles of 256 x 256 bytes
+  EXPECT_EQ(auto_variant(8192, 2048, 2), "tma_pipeline");           // 1024 tiles, 32 MB: the window
+  EXPECT_EQ(auto_variant(8192, 2048, 2, 1, 4800), "tma_pipeline");  // the H200 too
+  EXPECT_EQ(auto_variant(2048, 2048, 2), "tma_pipeline");           // 2 B: the window opens at 4 MB
+  EXPECT_EQ(auto_variant(2048, 2048, 2, 1, 4800), "tma_pipeline");
+  EXPECT_EQ(auto_variant(1024, 1024, 2), "tma_load_store");  // 64 tiles: too few
+  EXPECT_EQ(auto_variant(512, 512, 1, 1000), "tma_wide");    // a batch counts its tiles
   EXPECT_EQ(auto_variant(256, 256, 1, 1024), "tma_pipeline");
-  EXPECT_EQ(auto_variant(12345, 6789, 2), "smem_realign");            // odd rows at 2 B: the H100
-  EXPECT_EQ(auto_variant(12345, 6789, 2, 1, 4800.0), "reg_realign");  // the H200
-  EXPECT_EQ(auto_variant(3000, 97, 2, 1, 4800.0), "smem_wide");       // the H200's small odd 2 B
+  EXPECT_EQ(auto_variant(12345, 6789, 2), "smem_realign");             // odd rows at 2 B: the H100
+  EXPECT_EQ(auto_variant(12345, 6789, 2, 1, 4800.0), "smem_realign");  // the H200 too
+  EXPECT_EQ(auto_variant(3000, 97, 2, 1, 4800.0), "smem_wide");        // the H200's small odd 2 B
   // Output rows that split 32-byte sectors (rows * E not a multiple of 32), 2-8 B: smem_sector;
   // 1 B keeps smem_wide; output rows on sectors keep smem_wide even when the input rows are odd.
   EXPECT_EQ(auto_variant(12345, 6789, 4), "smem_sector");
@@ -172,7 +173,7 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   // 1-2 B given one wave of smem_realign's tiles (512), else smem_sector at 2-4 B; both GPUs.
   for (double gbps : {3350.0, 4800.0}) {
     EXPECT_EQ(auto_variant(20001, 777, 1, 1, gbps), "reg_realign");
-    EXPECT_EQ(auto_variant(777, 20001, 2, 1, gbps), gbps > 4000 ? "reg_realign" : "smem_realign");
+    EXPECT_EQ(auto_variant(777, 20001, 2, 1, gbps), "smem_realign");
     EXPECT_EQ(auto_variant(20001, 777, 4, 1, gbps), "smem_sector");
     EXPECT_EQ(auto_variant(777, 20001, 8, 1, gbps), "smem_sector");
     EXPECT_EQ(auto_variant(1001, 999, 2, 1, gbps), "smem_sector");  // 144 realign tiles
@@ -200,8 +201,9 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(32, 4000000, 2), "tma_load_store");    // 32 rows at 1-2 B
   EXPECT_EQ(auto_variant(4000000, 32, 2), "smem_flat");         // 32 columns: flat
   EXPECT_EQ(auto_variant(97, 75, 1, 3000), "bulk_flat");        // small odd batches at 1 B
-  EXPECT_EQ(auto_variant(97, 75, 2, 3000), "smem_flat");        // 2 B on the H100: flat
-  EXPECT_EQ(auto_variant(97, 75, 2, 3000, 4800), "bulk_flat");  // 2-4 B on the H200
+  EXPECT_EQ(auto_variant(97, 75, 2, 3000), "bulk_flat");        // ... and 2 B
+  EXPECT_EQ(auto_variant(97, 75, 4, 3000), "smem_flat");        // 4 B on the H100: flat
+  EXPECT_EQ(auto_variant(97, 75, 4, 3000, 4800), "bulk_flat");  // 2-4 B on the H200
   EXPECT_EQ(auto_variant(33, 65, 4, 5000, 4800), "bulk_flat");
   EXPECT_EQ(auto_variant(48, 40, 2, 3000, 4800), "smem_flat");  // 16-byte rows: flat
   for (double gbps : {3350.0, 4800.0})
@@ -232,17 +234,21 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(32, 32, 4, 16384), "smem_padded");           // batches of 32 x 32 (H100)
   EXPECT_EQ(auto_variant(32, 32, 4, 16384, 4800), "tma_load_store");  // ... the H200
   EXPECT_EQ(auto_variant(128, 128, 1, 2048), "tma_pipeline");         // a side < the 256-byte tile
-  EXPECT_EQ(auto_variant(128, 128, 2, 2048), "tma_pipeline");         // H100: 2048 tiles, 64 MB
-  EXPECT_EQ(auto_variant(128, 128, 2, 2048, 4800), "tma_wide");       // H200: wide
-  EXPECT_EQ(auto_variant(64, 64, 1, 4096), "reg_tile");               // a side below 128 bytes, 1 B
-  EXPECT_EQ(auto_variant(96, 96, 1, 4096), "vec_padded");             // ... past reg_tile's 64
-  EXPECT_EQ(auto_variant(32, 4000000, 1), "reg_permute");             // 32 x N, 1 B: registers
-  EXPECT_EQ(auto_variant(32, 1000003, 1), "smem_flat");               // N not whole chunks: flat
-  EXPECT_EQ(auto_variant(2048, 2048, 4), "tma_pipeline");             // 4 B, 16-64 MB, one matrix
-  EXPECT_EQ(auto_variant(16, 4000000, 4), "tma_load_store");          // 16 x N, 4 B
-  EXPECT_EQ(auto_variant(4000000, 32, 2, 1, 4800), "tma_load");       // H200: N x 32, 1-2 B
-  EXPECT_EQ(auto_variant(4000000, 32, 1, 1, 4800), "reg_permute");    // ... but registers at 1 B
-  EXPECT_EQ(auto_variant(4000000, 16, 1, 1, 4800), "reg_permute");
+  EXPECT_EQ(auto_variant(128, 128, 2, 2048), "tma_wide");             // a 2 B batch: wide
+  EXPECT_EQ(auto_variant(128, 128, 2, 2048, 4800), "tma_wide");
+  EXPECT_EQ(auto_variant(64, 64, 1, 4096), "reg_tile");          // a side below 128 bytes, 1 B
+  EXPECT_EQ(auto_variant(96, 96, 1, 4096), "vec_padded");        // ... past reg_tile's 64
+  EXPECT_EQ(auto_variant(32, 4000000, 1), "reg_permute");        // 32 x N, 1 B: registers
+  EXPECT_EQ(auto_variant(32, 1000003, 1), "smem_flat");          // N not whole chunks: flat
+  EXPECT_EQ(auto_variant(2048, 2048, 4), "tma_pipeline");        // 4 B, 16-64 MB, one matrix
+  EXPECT_EQ(auto_variant(16, 4000000, 4), "tma_load_store");     // 16 x N, 4 B
+  EXPECT_EQ(auto_variant(4000000, 32, 2, 1, 4800), "reg_tile");  // H200: N x 16 / N x 32, 1-2 B
+  EXPECT_EQ(auto_variant(4000000, 32, 1, 1, 4800), "reg_tile");
+  EXPECT_EQ(auto_variant(4000000, 16, 1, 1, 4800), "reg_tile");
+  EXPECT_EQ(auto_variant(4000000, 16, 2, 1, 4800), "reg_tile");
+  EXPECT_EQ(auto_variant(4000000, 24, 1, 1, 4800), "reg_permute");  // k = 24: not measured
+  EXPECT_EQ(auto_variant(4000001, 32, 2, 1, 4800), "smem_flat");    // N not whole blocks
+  EXPECT_EQ(auto_variant(4000000, 16, 1), "smem_flat");             // the H100: unchanged
   EXPECT_EQ(auto_variant(4000000, 32, 1), "smem_flat");
   EXPECT_EQ(auto_variant(12345, 6789, 16), "tma_wide");      // 16 B: TMA at any shape
   EXPECT_EQ(auto_variant(97, 75, 16, 3000), "smem_padded");  // tiles 69% larger than the matrix
