@@ -17,7 +17,9 @@
 # or session20 (reg_realign against smem_realign at odd 1 and 4 B, and smem_sector at 4 B) or
 # session22 (bulk_flat on the 97 x 75 batch at 1 and 2 B, below 95% of memcpy on both GPUs,
 # with smem_flat at 1 B and memcpy of the same bytes) or session24 (the H200's 97 x 75 batch at
-# 8 B and odd 4 B, below 90% of memcpy there, with their peers and memcpy).
+# 8 B and odd 4 B, below 90% of memcpy there, with their peers and memcpy) or session25 (the L2
+# prefetch experiment, refuted: reg_realign and smem_realign at odd 1 B with the prefetch off, a
+# wave ahead per line and in bulk; needs the kernels of commit 716f06c, whose knobs these are).
 # NCU_EXTRA: more ncu options (session19: --cache-control none, so the kernel meets the L2 as the
 # benchmark's own flush leaves it, full of dirty lines, instead of ncu's clean one).
 # Output: one block per case; what lies under $OUT/ncu-unmet.txt.
@@ -50,6 +52,15 @@ if [ "$cases" = session22 ]; then  # the 97 x 75 batch, the batches' unmet targe
   run "batched 1 B 97x75: smem_flat" '^smem_flat/e1/batched/3000x97x75/' smem_flat_kernel
   run "batched 2 B 97x75: bulk_flat" '^bulk_flat/e2/batched/3000x97x75/' bulk_flat_kernel
   run "batched 1 B 97x75: memcpy" '^memcpy/e1/batched/3000x97x75/' ''
+  exit 0
+fi
+if [ "$cases" = session25 ]; then  # the L2 prefetch a wave ahead (kernels of 716f06c)
+  for k in reg_realign smem_realign; do
+    TMAKIT_L2_AHEAD_WAVES=0 run "odd 1 B: $k, no prefetch" "^$k/e1/odd/12345x6789/" ${k}_kernel
+    TMAKIT_L2_AHEAD_WAVES=1 TMAKIT_L2_PREFETCH_MODE=1 run "odd 1 B: $k, a wave ahead, per line" \
+      "^$k/e1/odd/12345x6789/" ${k}_kernel
+    TMAKIT_L2_AHEAD_WAVES=1 run "odd 1 B: $k, a wave ahead, bulk" "^$k/e1/odd/12345x6789/" ${k}_kernel
+  done
   exit 0
 fi
 if [ "$cases" = session24 ]; then  # the H200's batch 8 B and odd 4 B cells below 90% of memcpy
