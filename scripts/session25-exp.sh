@@ -1,5 +1,6 @@
 # Session 25's experiment (docs/perf-notes.md): L2 prefetch of the tile `ahead` blocks later in
 # reg_realign, smem_realign and smem_sector (TMAKIT_L2_AHEAD_WAVES, TMAKIT_L2_PREFETCH_MODE).
+# Refuted and reverted: the knobs exist only in the kernels of commit 716f06c (check them out first).
 # Run on the device: bash scripts/session25-exp.sh OUT_DIR (carry .cutensor); OUT_DIR/exp.tar.xz.
 out=${1:-$OUT}; mkdir -p "$out"; build=build-gpu; steps=; source scripts/gpu-experiment-lib.sh
 TARGETS="tmakit_bench tmakit_gpu_tests" gpu_build 90
