@@ -365,7 +365,7 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
       return "tma_wide";
     //  - session 25, from final runs n / o / p (docs/data/bench-full-h{100,200}-2026-11-24{n,o,p}
     //    .json.xz), % of memcpy tma_pipeline / tma_wide: one 2 B matrix of fewer than
-    //    kWideMinTiles tiles runs tma_pipeline from 4 MB on both GPUs (H100 2048^2 98.4 / 97.3,
+    //    kWideMinTiles tiles runs tma_pipeline from 8 MB on both GPUs (H100 2048^2 98.4 / 97.3,
     //    98.6 / 96.3, 98.0 / 97.6; H200 2048^2 93.8 / 92.8, 95.1 / 95.1, 95.3 / 94.1; H200 4096^2
     //    99.4 / 97.4, 97.0 / 95.7, 97.2 / 95.4; H200 8192x2048 98.4 / 96.6, 96.8 / 95.4, 96.5 /
     //    95.2), and a batch of them tma_wide (2048x128x128: H100 97.1 / 98.7, 98.7 / 100.4, 97.0
@@ -411,8 +411,11 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     // figures measured after tma_wide on a shape were inflated. With the flush that demotes them
     // (runs 2026-11-24f): 1 B from 4 MB, 2048^2 1 B tma_pipeline 1.00 | 1.00 where
     // tma_load_store, the pick before, ran 0.93 | 0.93.
-    const bool pipeline_window =
-        bytes >= (elem_bytes <= 2 ? (4 << 20) : kPipelineMinBytes) && bytes <= kPipelineMaxBytes;
+    // 2 B from 8 MB (session 25): 2048^2, the smallest 2 B call measured in the window (above).
+    const std::int64_t pipeline_min_bytes = elem_bytes == 1   ? (4 << 20)
+                                            : elem_bytes == 2 ? (8 << 20)
+                                                              : kPipelineMinBytes;
+    const bool pipeline_window = bytes >= pipeline_min_bytes && bytes <= kPipelineMaxBytes;
     // On the H200, batches of 1 B matrices with sides of 256 or more take tma_load_store: in the
     // three H200 runs of session 15 (2026-11-24f / g / h) 1024x256x256 ran tma_load_store 1.00
     // where tma_pipeline ran 0.986 / 0.969 / 0.989 (2048x128x128 stays: tma_pipeline 1.00,

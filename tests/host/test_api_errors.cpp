@@ -150,7 +150,8 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(16384, 16384, 1), "tma_wide");             // 4096 tiles of 256 x 256 bytes
   EXPECT_EQ(auto_variant(8192, 2048, 2), "tma_pipeline");           // 1024 tiles, 32 MB: the window
   EXPECT_EQ(auto_variant(8192, 2048, 2, 1, 4800), "tma_pipeline");  // the H200 too
-  EXPECT_EQ(auto_variant(2048, 2048, 2), "tma_pipeline");           // 2 B: the window opens at 4 MB
+  EXPECT_EQ(auto_variant(2048, 2048, 2), "tma_pipeline");           // 2 B: the window opens at 8 MB
+  EXPECT_EQ(auto_variant(128, 128, 2, 200), "tma_load_store");      // 6.5 MB, 200 tiles: below it
   EXPECT_EQ(auto_variant(2048, 2048, 2, 1, 4800), "tma_pipeline");
   EXPECT_EQ(auto_variant(1024, 1024, 2), "tma_load_store");  // 64 tiles: too few
   EXPECT_EQ(auto_variant(512, 512, 1, 1000), "tma_wide");    // a batch counts its tiles
