@@ -125,7 +125,8 @@ std::string classic_best(std::int64_t rows, std::int64_t cols, int elem_bytes) {
   // At 1 B, reg_realign (session 20: the transpose in registers, no input tile, 256-row tiles)
   // ran 74-76% of memcpy on the large odd shapes where smem_realign ran 71-72 on the H100 (H200
   // 64-65 against 59), and tied on 3001x4999 (80.4 / 80.9 | 72.1 / 72.4) and the probe's
-  // 777x20001 (H200 62.5 / 63.4); at 2 B it lost on the H100 (76.6 / 79.6), see auto_variant.
+  // 777x20001 (H200 62.5 / 63.4); at 2 B it lost on the H100 (76.6 / 79.6) and, over four runs
+  // (session 25, in auto_variant), on the H200 too.
   if (!rows16 && elem_bytes <= 2 && short_side > kOddMidSide && realign_tiles >= 512)
     return elem_bytes == 1 ? "reg_realign" : "smem_realign";
   const bool out_rows_split_sectors = (rows * elem_bytes) % 32 != 0;
@@ -234,16 +235,15 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     return "reg_tile";
   // On the H200 also 16 x N at 2 B: 16x4000000 90.6 against reg_permute's 88.2 (final run
   // 2026-11-24k; the H100 ran both at 94.1).
-  if (hbm3e && batch <= 1 && elem_bytes == 2 && rows == 16 && cols % 8 == 0 && cols >= 65536)
-    return "reg_tile";
   // ... and N x 16 / N x 32 at 1-2 B (session 25, final runs n / o / p on the H200, % of memcpy
   // reg_tile / auto's pick then): 4000000x16 1 B 85.4 / 84.1, 84.8 / 83.6, 85.2 / 83.6
   // (reg_permute); 4000000x32 2 B 88.9 / 87.4, 89.1 / 88.2, 89.0 / 87.1 (tma_load); the other two
   // within 0.7 of the pick (4000000x32 1 B 83.2-83.5 / 83.6-83.9, 4000000x16 2 B 87.7-88.3 /
   // 88.3-88.5 smem_flat). N x 24 was not measured.
-  if (hbm3e && batch <= 1 && elem_bytes <= 2 && (cols == 16 || cols == 32) && rows % 8 == 0 &&
-      rows >= 65536)
-    return "reg_tile";
+  const bool wide16_2b = elem_bytes == 2 && rows == 16 && cols % 8 == 0 && cols >= 65536;
+  const bool tall16_32 =
+      elem_bytes <= 2 && (cols == 16 || cols == 32) && rows % 8 == 0 && rows >= 65536;
+  if (hbm3e && batch <= 1 && (wide16_2b || tall16_32)) return "reg_tile";
   // reg_permute (session 12: K x 16-byte blocks permuted in registers, no shared memory) where
   // its block takes the dense call (a short side of 2..32, the long side whole 16-byte chunks;
   // the launcher checks the pointers and strides and runs smem_flat where they break a rule).
