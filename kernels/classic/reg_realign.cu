@@ -40,6 +40,7 @@
 #include <kernels/launchers.hpp>
 #include <kernels/primitives/dispatch.cuh>
 #include <kernels/primitives/launch_smem.cuh>
+#include <kernels/primitives/ld_l2.cuh>
 #include <kernels/primitives/realign_io.cuh>
 #include <kernels/primitives/tile_loop.cuh>
 
@@ -167,7 +168,7 @@ __device__ __forceinline__ void reg_realign_phase3(const unsigned char* out, int
 // registers) ran 0.8-5.2 points lower on five of the six large odd cells (3001x4999 2 B 2.5
 // higher), 6 blocks (40 registers, spilling) 12-15 lower; both passes' loads in flight at 3
 // blocks ran 1-12 points below one pass at a time at 4 blocks.
-template <int E>
+template <int E, int L2B>
 __global__ void __launch_bounds__(kThreads, 5)
     reg_realign_kernel(const unsigned char* __restrict__ src_base,
                        unsigned char* __restrict__ dst_base, std::int64_t rows, std::int64_t cols,
@@ -208,8 +209,8 @@ __global__ void __launch_bounds__(kThreads, 5)
             const bool row_ok = interior || (r >= 0 && r < rows);
             if (interior) {
               const uint4* pv = reinterpret_cast<const uint4*>(A) + k;
-              v[u] = __ldg(pv);
-              x[u] = k == 7 && shift[u] != 0 ? __ldg(pv + 1) : make_uint4(0, 0, 0, 0);
+              v[u] = ld_nc_l2<L2B>(pv);
+              x[u] = k == 7 && shift[u] != 0 ? ld_nc_l2<L2B>(pv + 1) : make_uint4(0, 0, 0, 0);
             } else {
               v[u] = row_ok ? load_vec<E>(A + 16 * k, lo, hi) : make_uint4(0, 0, 0, 0);
               x[u] = row_ok && k == 7 && shift[u] != 0 ? load_vec<E>(A + 128, lo, hi)
@@ -246,10 +247,12 @@ cudaError_t launch_reg_realign_e(const kernels::LaunchArgs& a) {
   const int pad = dst_rows_on_sectors<E>(a.dst, st) ? 0 : S::kPad;
   const TileGrid g =
       tile_grid(ceil_div(a.rows + pad, S::kRows - pad), ceil_div(a.cols, S::kCols), st.batch);
-  return launch_with_smem(reg_realign_kernel<E>, dim3(g.x, g.y, g.z), dim3(kThreads),
-                          static_cast<std::uint32_t>(S::kSmemBytes), a.stream,
-                          static_cast<const unsigned char*>(a.src),
-                          static_cast<unsigned char*>(a.dst), a.rows, a.cols, st, pad);
+  return with_ld_l2_bytes([&](auto l2b) {
+    return launch_with_smem(reg_realign_kernel<E, decltype(l2b)::value>, dim3(g.x, g.y, g.z),
+                            dim3(kThreads), static_cast<std::uint32_t>(S::kSmemBytes), a.stream,
+                            static_cast<const unsigned char*>(a.src),
+                            static_cast<unsigned char*>(a.dst), a.rows, a.cols, st, pad);
+  });
 }
 
 }  // namespace

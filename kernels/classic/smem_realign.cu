@@ -32,6 +32,7 @@
 #include <kernels/common/realign.hpp>
 #include <kernels/launchers.hpp>
 #include <kernels/primitives/launch_smem.cuh>
+#include <kernels/primitives/ld_l2.cuh>
 #include <kernels/primitives/realign_io.cuh>
 #include <kernels/primitives/tile_loop.cuh>
 
@@ -163,7 +164,7 @@ __device__ __forceinline__ void realign_phase3(const unsigned char* out, int tid
   }
 }
 
-template <int E>
+template <int E, int L2B>
 __global__ void __launch_bounds__(kThreads, 4)  // <= 64 registers: 4 blocks per SM
     smem_realign_kernel(const unsigned char* __restrict__ src_base,
                         unsigned char* __restrict__ dst_base, std::int64_t rows, std::int64_t cols,
@@ -207,8 +208,9 @@ __global__ void __launch_bounds__(kThreads, 4)  // <= 64 registers: 4 blocks per
             shift[n] = static_cast<int>(a - A);
             const bool load = 32 * n >= first;  // first is 0 or kPad = 32: uniform
             const uint4* pv = reinterpret_cast<const uint4*>(A) + lane_k;
-            v[n] = load ? __ldg(pv) : make_uint4(0, 0, 0, 0);
-            x[n] = load && lane_k == 7 && shift[n] != 0 ? __ldg(pv + 1) : make_uint4(0, 0, 0, 0);
+            v[n] = load ? ld_nc_l2<L2B>(pv) : make_uint4(0, 0, 0, 0);
+            x[n] = load && lane_k == 7 && shift[n] != 0 ? ld_nc_l2<L2B>(pv + 1)
+                                                        : make_uint4(0, 0, 0, 0);
           }
         } else {
 #pragma unroll
@@ -253,10 +255,12 @@ cudaError_t launch_realign(const kernels::LaunchArgs& a) {
   const int pad = dst_rows_on_sectors<E>(a.dst, st) ? 0 : S::kPad;
   const TileGrid g =
       tile_grid(ceil_div(a.rows + pad, S::kOwned), ceil_div(a.cols, S::kCols), st.batch);
-  return launch_with_smem(smem_realign_kernel<E>, dim3(g.x, g.y, g.z), dim3(kThreads),
-                          static_cast<std::uint32_t>(S::kSmemBytes), a.stream,
-                          static_cast<const unsigned char*>(a.src),
-                          static_cast<unsigned char*>(a.dst), a.rows, a.cols, st, pad);
+  return with_ld_l2_bytes([&](auto l2b) {
+    return launch_with_smem(smem_realign_kernel<E, decltype(l2b)::value>, dim3(g.x, g.y, g.z),
+                            dim3(kThreads), static_cast<std::uint32_t>(S::kSmemBytes), a.stream,
+                            static_cast<const unsigned char*>(a.src),
+                            static_cast<unsigned char*>(a.dst), a.rows, a.cols, st, pad);
+  });
 }
 
 }  // namespace

@@ -34,6 +34,7 @@
 #include <kernels/common/grid.hpp>
 #include <kernels/launchers.hpp>
 #include <kernels/primitives/dispatch.cuh>
+#include <kernels/primitives/ld_l2.cuh>
 #include <kernels/primitives/tile_loop.cuh>
 
 namespace tmakit {
@@ -41,7 +42,7 @@ namespace {
 
 constexpr int kN = 64;  // tile columns = owned output elements per row
 
-template <class T, int G, bool ColumnMajor>
+template <class T, int G, bool ColumnMajor, int L2B = 0>
 __global__ void __launch_bounds__(256, 4)  // <= 64 registers: 4 blocks per SM at least
     smem_sector_kernel(const T* __restrict__ src_base, T* __restrict__ dst_base, std::int64_t rows,
                        std::int64_t cols, BatchStrides st, int pad_rows) {
@@ -73,7 +74,10 @@ __global__ void __launch_bounds__(256, 4)  // <= 64 registers: 4 blocks per SM a
 #pragma unroll
           for (int m = 0; m < kN; m += 32) {
             const bool ok = i >= first && (interior || (r >= 0 && r < rows && c0 + tx + m < cols));
-            v[j / 8][m / 32] = ok ? in[m] : T(0);
+            if constexpr (L2B == 0)
+              v[j / 8][m / 32] = ok ? in[m] : T(0);
+            else
+              v[j / 8][m / 32] = ok ? ld_nc_l2<L2B>(in + m) : T(0);
           }
         }
 #pragma unroll
@@ -113,11 +117,16 @@ cudaError_t launch_sector(const kernels::LaunchArgs& a) {
   constexpr int P = (G / int(sizeof(T)) + 7) / 8 * 8;
   const int pad = aligned ? 0 : P;
   const TileGrid g = tile_grid(ceil_div(a.rows + pad, kN), ceil_div(a.cols, kN), a.strides.batch);
-  auto* kernel = kernels::is_hbm3e(a.dram_gbps) ? smem_sector_kernel<T, G, true>
-                                                : smem_sector_kernel<T, G, false>;
-  kernel<<<dim3(g.x, g.y, g.z), dim3(32, 8), 0, a.stream>>>(
-      static_cast<const T*>(a.src), static_cast<T*>(a.dst), a.rows, a.cols, a.strides, pad);
-  return cudaGetLastError();
+  auto go = [&](auto l2b) {
+    constexpr int L2B = G == 32 ? decltype(l2b)::value : 0;  // the experiment: default sectors
+    auto* kernel = kernels::is_hbm3e(a.dram_gbps) ? smem_sector_kernel<T, G, true, L2B>
+                                                  : smem_sector_kernel<T, G, false, L2B>;
+    kernel<<<dim3(g.x, g.y, g.z), dim3(32, 8), 0, a.stream>>>(
+        static_cast<const T*>(a.src), static_cast<T*>(a.dst), a.rows, a.cols, a.strides, pad);
+    return cudaGetLastError();
+  };
+  if constexpr (G == 32) return with_ld_l2_bytes(go);
+  return go(std::integral_constant<int, 0>{});
 }
 
 }  // namespace
