@@ -22,6 +22,7 @@
 #include <kernels/common/reg_block.hpp>
 #include <kernels/launchers.hpp>
 #include <kernels/primitives/dispatch.cuh>
+#include <kernels/primitives/ld_l2.cuh>
 
 namespace tmakit {
 namespace {
@@ -128,7 +129,7 @@ __device__ __forceinline__ void store_wide_pairs(const uint4 (&in)[K], unsigned 
 
 // One thread: U blocks (reg_blocks_per_thread), b = (CTA * U + u) * kThreads + thread, so the
 // lanes of a warp own consecutive blocks.
-template <class T, RegForm F, int K>
+template <class T, RegForm F, int K, int L2B>
 __global__ void __launch_bounds__(kThreads)
     reg_permute_kernel(const unsigned char* __restrict__ src, unsigned char* __restrict__ dst,
                        RegPlan p) {
@@ -151,7 +152,7 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
     for (int x = 0; x < K; ++x) {
       const unsigned char* a = kWide ? src + at.strided + x * ld : src + at.dense + 16 * x;
-      in[u][x] = __ldg(reinterpret_cast<const uint4*>(a));
+      in[u][x] = ld_nc_l2<L2B>(reinterpret_cast<const uint4*>(a));
     }
   }
   // Permute and store: kWide its dense run in chunk pairs, kTall its strided side (chunk q:
@@ -179,9 +180,11 @@ cudaError_t launch_k(const kernels::LaunchArgs& a, const RegPlan& p) {
     constexpr int U = reg_blocks_per_thread(K);
     const std::int64_t per_cta = std::int64_t(U) * kThreads;
     const dim3 grid(static_cast<unsigned>((p.blocks + per_cta - 1) / per_cta));
-    reg_permute_kernel<T, F, K><<<grid, kThreads, 0, a.stream>>>(
-        static_cast<const unsigned char*>(a.src), static_cast<unsigned char*>(a.dst), p);
-    return cudaGetLastError();
+    return with_ld_l2_bytes([&](auto l2b) {
+      reg_permute_kernel<T, F, K, decltype(l2b)::value><<<grid, kThreads, 0, a.stream>>>(
+          static_cast<const unsigned char*>(a.src), static_cast<unsigned char*>(a.dst), p);
+      return cudaGetLastError();
+    });
   }
 }
 

@@ -18,6 +18,7 @@
 #include <kernels/common/reg_tile.hpp>
 #include <kernels/launchers.hpp>
 #include <kernels/primitives/dispatch.cuh>
+#include <kernels/primitives/ld_l2.cuh>
 
 namespace tmakit {
 namespace {
@@ -50,7 +51,7 @@ __device__ __forceinline__ void transpose_block(const RowOf<E> (&x)[reg_tile_sid
 }
 
 // Thread t of the grid takes blocks n = t, t + threads, ... (one in all but huge calls).
-template <int E>
+template <int E, int L2B>
 __global__ void __launch_bounds__(kThreads)
     reg_tile_kernel(const unsigned char* __restrict__ src, unsigned char* __restrict__ dst,
                     RegTilePlan p) {
@@ -68,7 +69,7 @@ __global__ void __launch_bounds__(kThreads)
                        std::int64_t(at.bj) * B * p.dst_ld_bytes + std::int64_t(at.bi) * W;
     Row x[B], y[B];
 #pragma unroll
-    for (int i = 0; i < B; ++i) x[i] = __ldg(reinterpret_cast<const Row*>(s + i * p.src_ld_bytes));
+    for (int i = 0; i < B; ++i) x[i] = ld_nc_l2<L2B>(reinterpret_cast<const Row*>(s + i * p.src_ld_bytes));
     transpose_block<E>(x, y);
 #pragma unroll
     for (int j = 0; j < B; ++j) *reinterpret_cast<Row*>(d + j * p.dst_ld_bytes) = y[j];
@@ -87,9 +88,11 @@ cudaError_t kernels::launch_reg_tile(const LaunchArgs& a) {
   const std::uint64_t ctas = (p.blocks + kThreads - 1) / kThreads;
   const dim3 grid(static_cast<unsigned>(ctas < 0x7fffffffu ? ctas : 0x7fffffffu));
   return dispatch_elem_1248(a.elem_bytes, [&](auto t) {
-    reg_tile_kernel<sizeof(t)><<<grid, kThreads, 0, a.stream>>>(
-        static_cast<const unsigned char*>(a.src), static_cast<unsigned char*>(a.dst), p);
-    return cudaGetLastError();
+    return with_ld_l2_bytes([&](auto l2b) {
+      reg_tile_kernel<sizeof(t), decltype(l2b)::value><<<grid, kThreads, 0, a.stream>>>(
+          static_cast<const unsigned char*>(a.src), static_cast<unsigned char*>(a.dst), p);
+      return cudaGetLastError();
+    });
   });
 }
 

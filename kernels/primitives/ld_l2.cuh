@@ -22,6 +22,15 @@ __device__ __forceinline__ T ld_nc_l2(const T* p) {
     return __ldg(p);
 }
 
+// The same with a plain load for L2B = 0 (types __ldg does not take, code that read plainly).
+template <int L2B, class T>
+__device__ __forceinline__ T ld_l2_or_plain(const T* p) {
+  if constexpr (L2B == 0)
+    return *p;
+  else
+    return ld_nc_l2<L2B>(p);
+}
+
 // Experiment knob (session 26): TMAKIT_LD_L2_BYTES = 0 | 64 | 128 | 256, read once; calls
 // f(std::integral_constant<int, L2B>{}).
 template <class F>
