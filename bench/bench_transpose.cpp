@@ -27,7 +27,6 @@
 //                [google benchmark flags]
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -542,14 +541,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "tmakit_bench: %s\n", s.message.c_str());
     return 3;
   }
-  // Experiment knob (session 26): TMAKIT_BENCH_L2_FETCH_BYTES sets the context's L2 fetch
-  // granularity hint (cudaLimitMaxL2FetchGranularity, 0-128) for every kernel of the run.
-  std::size_t l2_fetch_default = 0, l2_fetch_now = 0;
-  cudaDeviceGetLimit(&l2_fetch_default, cudaLimitMaxL2FetchGranularity);
-  if (const char* env = std::getenv("TMAKIT_BENCH_L2_FETCH_BYTES"))
-    cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, std::strtoul(env, nullptr, 10));
-  cudaDeviceGetLimit(&l2_fetch_now, cudaLimitMaxL2FetchGranularity);
-  cudaGetLastError();
   g_flusher = std::make_unique<L2Flusher>();
   if (Status s = g_flusher->init(static_cast<std::size_t>(g_dev.l2_bytes)); !s) {
     std::fprintf(stderr, "tmakit_bench: %s\n", s.message.c_str());
@@ -578,8 +569,6 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("driver_version", std::to_string(g_dev.driver_version));
   benchmark::AddCustomContext("runtime_version", std::to_string(g_dev.runtime_version));
   benchmark::AddCustomContext("date", date);
-  benchmark::AddCustomContext("l2_fetch_bytes", std::to_string(l2_fetch_default) + " -> " +
-                                                    std::to_string(l2_fetch_now));
   benchmark::AddCustomContext("preset", preset);
   benchmark::AddCustomContext("cutensor", cutensor);
   benchmark::AddCustomContext("peers", peer_list);

@@ -180,7 +180,12 @@ cudaError_t launch_k(const kernels::LaunchArgs& a, const RegPlan& p) {
     constexpr int U = reg_blocks_per_thread(K);
     const std::int64_t per_cta = std::int64_t(U) * kThreads;
     const dim3 grid(static_cast<unsigned>((p.blocks + per_cta - 1) / per_cta));
-    return with_ld_l2_bytes([&](auto l2b) {
+    // HBM3e, kTall with k >= 7: loads with .L2::256B. Session 26 (% of memcpy, two runs each):
+    // 4000000x16 1 / 2 / 4 / 8 B 84.5 / 82.9 / 80.8 / 81.5 -> +7.3 / +7.0 / +7.9 / +8.1,
+    // 4000000x32 +7.1 to +7.5, 4000000x7 +1.0 to +5.0; 4000000x2 / x4 and kWide (k x N) -0.3 to
+    // -3.1, so they keep the plain load, as does the H100 (not measured).
+    const bool hint = F == RegForm::kTall && K >= 7 && kernels::is_hbm3e(a.dram_gbps);
+    return with_l2_hint<256>(hint, [&](auto l2b) {
       reg_permute_kernel<T, F, K, decltype(l2b)::value><<<grid, kThreads, 0, a.stream>>>(
           static_cast<const unsigned char*>(a.src), static_cast<unsigned char*>(a.dst), p);
       return cudaGetLastError();
@@ -198,10 +203,10 @@ cudaError_t launch_reg(const kernels::LaunchArgs& a, const RegPlan& p) {
 
 cudaError_t kernels::launch_reg_permute(const LaunchArgs& a) {
   const BatchStrides& st = a.strides;
-  const RegPlan p = reg_plan(a.rows, a.cols, a.elem_bytes, st.batch, st.src_ld_elems,
-                             st.dst_ld_elems, st.src_batch_elems, st.dst_batch_elems,
-                             reinterpret_cast<std::uintptr_t>(a.src),
-                             reinterpret_cast<std::uintptr_t>(a.dst));
+  const RegPlan p =
+      reg_plan(a.rows, a.cols, a.elem_bytes, st.batch, st.src_ld_elems, st.dst_ld_elems,
+               st.src_batch_elems, st.dst_batch_elems, reinterpret_cast<std::uintptr_t>(a.src),
+               reinterpret_cast<std::uintptr_t>(a.dst));
   if (p.form == RegForm::kNone || p.blocks == 0) return launch_smem_flat(a);
   if (p.blocks > std::int64_t(0x7fffffff) * kThreads) return launch_smem_flat(a);
   return dispatch_elem_1248(a.elem_bytes, [&](auto t) { return launch_reg<decltype(t)>(a, p); });

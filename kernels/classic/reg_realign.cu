@@ -247,7 +247,10 @@ cudaError_t launch_reg_realign_e(const kernels::LaunchArgs& a) {
   const int pad = dst_rows_on_sectors<E>(a.dst, st) ? 0 : S::kPad;
   const TileGrid g =
       tile_grid(ceil_div(a.rows + pad, S::kRows - pad), ceil_div(a.cols, S::kCols), st.batch);
-  return with_ld_l2_bytes([&](auto l2b) {
+  // HBM3e (the H200): loads with .L2::256B. Measured (docs/perf-notes.md, session 26; % of
+  // memcpy, two runs each): odd 1 B 12345x6789 / 6789x12345 64.9 / 62.8 -> 66.6 / 65.2, 2 B
+  // 64.0 / 62.8 -> 65.6 / 64.5 (.L2::128B: +0.7 to +1.4). Not measured on the H100: unchanged.
+  return with_l2_hint<256>(kernels::is_hbm3e(a.dram_gbps), [&](auto l2b) {
     return launch_with_smem(reg_realign_kernel<E, decltype(l2b)::value>, dim3(g.x, g.y, g.z),
                             dim3(kThreads), static_cast<std::uint32_t>(S::kSmemBytes), a.stream,
                             static_cast<const unsigned char*>(a.src),

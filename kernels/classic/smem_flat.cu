@@ -30,7 +30,6 @@
 #include <kernels/primitives/dispatch.cuh>
 #include <kernels/primitives/flat_gather.cuh>
 #include <kernels/primitives/launch_smem.cuh>
-#include <kernels/primitives/ld_l2.cuh>
 
 namespace tmakit {
 namespace {
@@ -39,7 +38,7 @@ constexpr int kThreads = 256;
 constexpr int kLoadUnroll = 4;  // chunks loaded per thread before they are stored to shared
 
 // F: the form (flat.hpp); it fixes which levels of the gather walk can wrap (flat_gather.cuh).
-template <class T, FlatForm F, int L2B>
+template <class T, FlatForm F>
 __global__ void __launch_bounds__(kThreads, 4)
     smem_flat_kernel(const T* __restrict__ src, T* __restrict__ dst, FlatPlan p) {
   constexpr int E = sizeof(T);
@@ -72,7 +71,7 @@ __global__ void __launch_bounds__(kThreads, 4)
           // The shared byte of c (c - a(i) >= -15: the head chunk starts below the run).
           const int sh = i * p.src_stride + b0 + static_cast<int>(std::intptr_t(s.c - a));
           if (s.whole()) {
-            v[q] = ld_nc_l2<L2B>(reinterpret_cast<const uint4*>(s.c));
+            v[q] = __ldg(reinterpret_cast<const uint4*>(s.c));
             at[q] = sh;
           } else {  // a partial chunk: its elements one by one (none when lo >= hi)
             for (std::uintptr_t x = s.lo; x < s.hi; x += E)
@@ -98,20 +97,17 @@ cudaError_t launch_flat(const kernels::LaunchArgs& a, const FlatPlan& p) {
   const auto smem = static_cast<std::uint32_t>(p.smem_bytes);
   const T* src = static_cast<const T*>(a.src);
   T* dst = static_cast<T*>(a.dst);
-  return with_ld_l2_bytes([&](auto l2b) {
-    constexpr int L2B = decltype(l2b)::value;
-    switch (p.form) {
-      case FlatForm::kBatch:
-        return launch_with_smem(smem_flat_kernel<T, FlatForm::kBatch, L2B>, grid, dim3(kThreads),
-                                smem, a.stream, src, dst, p);
-      case FlatForm::kWide:
-        return launch_with_smem(smem_flat_kernel<T, FlatForm::kWide, L2B>, grid, dim3(kThreads),
-                                smem, a.stream, src, dst, p);
-      default:
-        return launch_with_smem(smem_flat_kernel<T, FlatForm::kTall, L2B>, grid, dim3(kThreads),
-                                smem, a.stream, src, dst, p);
-    }
-  });
+  switch (p.form) {
+    case FlatForm::kBatch:
+      return launch_with_smem(smem_flat_kernel<T, FlatForm::kBatch>, grid, dim3(kThreads), smem,
+                              a.stream, src, dst, p);
+    case FlatForm::kWide:
+      return launch_with_smem(smem_flat_kernel<T, FlatForm::kWide>, grid, dim3(kThreads), smem,
+                              a.stream, src, dst, p);
+    default:
+      return launch_with_smem(smem_flat_kernel<T, FlatForm::kTall>, grid, dim3(kThreads), smem,
+                              a.stream, src, dst, p);
+  }
 }
 
 }  // namespace

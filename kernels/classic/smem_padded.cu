@@ -15,7 +15,7 @@ namespace tmakit {
 
 cudaError_t kernels::launch_smem_padded(const LaunchArgs& a) {
   auto go = [&](auto t) {
-    return launch_smem_tile<decltype(t), PaddedLayout<kSmemTile>, true>(a.src, a.dst, a.rows, a.cols,
+    return launch_smem_tile<decltype(t), PaddedLayout<kSmemTile>>(a.src, a.dst, a.rows, a.cols,
                                                                   a.strides, a.stream);
   };
   // 16-byte elements too: the classic fallback of int4_8x8 (a 32x33 tile of uint4 is 16.5 KB).

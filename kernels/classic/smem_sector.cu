@@ -118,14 +118,19 @@ cudaError_t launch_sector(const kernels::LaunchArgs& a) {
   const int pad = aligned ? 0 : P;
   const TileGrid g = tile_grid(ceil_div(a.rows + pad, kN), ceil_div(a.cols, kN), a.strides.batch);
   auto go = [&](auto l2b) {
-    constexpr int L2B = G == 32 ? decltype(l2b)::value : 0;  // the experiment: default sectors
+    constexpr int L2B = decltype(l2b)::value;
     auto* kernel = kernels::is_hbm3e(a.dram_gbps) ? smem_sector_kernel<T, G, true, L2B>
                                                   : smem_sector_kernel<T, G, false, L2B>;
     kernel<<<dim3(g.x, g.y, g.z), dim3(32, 8), 0, a.stream>>>(
         static_cast<const T*>(a.src), static_cast<T*>(a.dst), a.rows, a.cols, a.strides, pad);
     return cudaGetLastError();
   };
-  if constexpr (G == 32) return with_ld_l2_bytes(go);
+  // HBM3e, 4-8 B, the default 32-byte sectors: loads with .L2::256B. Session 26 (% of memcpy,
+  // two runs each): odd 4 B 12345x6789 / 6789x12345 82.3 / 82.7 -> 84.8 / 85.0, 8 B 93.7 / 94.4
+  // -> 95.2 / 95.8; batches within +-0.6. At 1-2 B the hinted loads spill and ran 2-3 points
+  // lower: they keep the plain load, as does the H100 (not measured).
+  constexpr bool kHintable = G == 32 && sizeof(T) >= 4;
+  if constexpr (kHintable) return with_l2_hint<256>(kernels::is_hbm3e(a.dram_gbps), go);
   return go(std::integral_constant<int, 0>{});
 }
 

@@ -13,7 +13,6 @@
 #pragma once
 #include <cstdint>
 #include <kernels/common/grid.hpp>
-#include <kernels/primitives/ld_l2.cuh>
 #include <kernels/primitives/tile_loop.cuh>
 
 namespace tmakit {
@@ -21,7 +20,7 @@ namespace tmakit {
 inline constexpr int kSmemTile = 32;     // classic tile side in elements; threadIdx.x extent
 inline constexpr int kSmemTileRows = 8;  // threadIdx.y extent: 32x8 = 256 threads
 
-template <class T, class Layout, int L2B = 0>
+template <class T, class Layout>
 __global__ void __launch_bounds__(kSmemTile* kSmemTileRows)
     smem_tile_kernel(const T* __restrict__ src_base, T* __restrict__ dst_base, std::int64_t rows,
                      std::int64_t cols, BatchStrides st) {
@@ -44,16 +43,14 @@ __global__ void __launch_bounds__(kSmemTile* kSmemTileRows)
           for (int j = 0; j < N; j += kSmemTileRows)
 #pragma unroll
             for (int i = 0; i < N; i += kSmemTile)
-              tile[Layout::index(ty + j, tx + i)] =
-                  ld_l2_or_plain<L2B>(&src[(r0 + ty + j) * lds + (c0 + tx + i)]);
+              tile[Layout::index(ty + j, tx + i)] = src[(r0 + ty + j) * lds + (c0 + tx + i)];
         } else {  // edge path: the tile hangs over the last row or column
 #pragma unroll
           for (int j = 0; j < N; j += kSmemTileRows)
 #pragma unroll
             for (int i = 0; i < N; i += kSmemTile)
               if (r0 + ty + j < rows && c0 + tx + i < cols)
-                tile[Layout::index(ty + j, tx + i)] =
-                  ld_l2_or_plain<L2B>(&src[(r0 + ty + j) * lds + (c0 + tx + i)]);
+                tile[Layout::index(ty + j, tx + i)] = src[(r0 + ty + j) * lds + (c0 + tx + i)];
         }
         __syncthreads();
         if (full) {
@@ -74,20 +71,13 @@ __global__ void __launch_bounds__(kSmemTile* kSmemTileRows)
       });
 }
 
-template <class T, class Layout, bool kL2Knob = false>
+template <class T, class Layout>
 cudaError_t launch_smem_tile(const void* src, void* dst, std::int64_t rows, std::int64_t cols,
                              const BatchStrides& st, cudaStream_t stream) {
   constexpr int N = Layout::kN;
   const TileGrid g = tile_grid(ceil_div(rows, N), ceil_div(cols, N), st.batch);
-  auto go = [&](auto l2b) {
-    smem_tile_kernel<T, Layout, decltype(l2b)::value>
-        <<<dim3(g.x, g.y, g.z), dim3(kSmemTile, kSmemTileRows), 0, stream>>>(
-            static_cast<const T*>(src), static_cast<T*>(dst), rows, cols, st);
-  };
-  if constexpr (kL2Knob)
-    with_ld_l2_bytes(go);
-  else
-    go(std::integral_constant<int, 0>{});
+  smem_tile_kernel<T, Layout><<<dim3(g.x, g.y, g.z), dim3(kSmemTile, kSmemTileRows), 0, stream>>>(
+      static_cast<const T*>(src), static_cast<T*>(dst), rows, cols, st);
   return cudaGetLastError();
 }
 
