@@ -240,10 +240,19 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   // (reg_permute); 4000000x32 2 B 88.9 / 87.4, 89.1 / 88.2, 89.0 / 87.1 (tma_load); the other two
   // within 0.7 of the pick (4000000x32 1 B 83.2-83.5 / 83.6-83.9, 4000000x16 2 B 87.7-88.3 /
   // 88.3-88.5 smem_flat). N x 24 was not measured.
+  // Session 26's L2 prefetch hints (kernels/primitives/ld_l2.cuh) moved the 1 B picks on the
+  // H200 (final run r, docs/data/bench-full-h200-2026-11-25r.json.xz, % of memcpy):
+  //  - N x 16 / N x 32 at 1 B go back to reg_permute (kTall with .L2::256B): 4000000x16 92.4
+  //    against reg_tile's 88.4, 4000000x32 90.3 against 87.2. At 2 B reg_tile stays (4000000x16
+  //    91.7 / 90.4, 4000000x32 89.4 / 89.3).
+  //  - 32 x N at 1 B takes reg_tile (.L2::128B): 32x4000000 91.2 against reg_permute's 88.9
+  //    (session 26's experiment: 90.7 against 87.7). 16 x N does not (reg_tile 46-48: its
+  //    bands are 32 rows at 1 B).
   const bool wide16_2b = elem_bytes == 2 && rows == 16 && cols % 8 == 0 && cols >= 65536;
+  const bool wide32_1b = elem_bytes == 1 && rows == 32 && cols % 8 == 0 && cols >= 65536;
   const bool tall16_32 =
-      elem_bytes <= 2 && (cols == 16 || cols == 32) && rows % 8 == 0 && rows >= 65536;
-  if (hbm3e && batch <= 1 && (wide16_2b || tall16_32)) return "reg_tile";
+      elem_bytes == 2 && (cols == 16 || cols == 32) && rows % 8 == 0 && rows >= 65536;
+  if (hbm3e && batch <= 1 && (wide16_2b || wide32_1b || tall16_32)) return "reg_tile";
   // reg_permute (session 12: K x 16-byte blocks permuted in registers, no shared memory) where
   // its block takes the dense call (a short side of 2..32, the long side whole 16-byte chunks;
   // the launcher checks the pointers and strides and runs smem_flat where they break a rule).
@@ -460,10 +469,16 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     if (elem_bytes == 8 && split_sectors && short_side > 32 && short_side <= kOddMidSide)
       return "smem_padded";
   }
-  // Odd 2 B where classic_best takes smem_realign: smem_realign on the H200 too. Session 20 had
-  // reg_realign ahead there (12345x6789 65.9 / 63.9% of memcpy, 6789x12345 64.0 / 63.0, probe
-  // 4097x4095 72.7 / 70.5), and it was auto's H200 pick until session 25. Since then, % of
-  // memcpy smem_realign / reg_realign on the H200:
+  // Odd 2 B where classic_best takes smem_realign: reg_realign on the H200, whose loads carry
+  // .L2::256B there since session 26 (smem_realign's 2 B loads do not: they lost 1-2 points
+  // with it). Final run r (docs/data/bench-full-h200-2026-11-25r.json.xz), % of memcpy
+  // reg_realign / smem_realign: 12345x6789 65.5 / 63.6, 6789x12345 64.2 / 62.1 (auto ran
+  // smem_realign: 2.8 / 2.9% behind), 3001x4999 68.3 / 68.6.
+  if (hbm3e && elem_bytes == 2 && classic_best(rows, cols, elem_bytes) == "smem_realign")
+    return "reg_realign";
+  // Before the hints (sessions 20-25): session 20 had reg_realign ahead (12345x6789 65.9 /
+  // 63.9% of memcpy, 6789x12345 64.0 / 63.0, probe 4097x4095 72.7 / 70.5); session 25 moved
+  // the pick to smem_realign, % of memcpy smem_realign / reg_realign on the H200:
   //  - final runs n / o / p (docs/data/bench-full-h200-2026-11-24{n,o,p}.json.xz): 3001x4999
   //    70.4 / 68.9, 69.2 / 67.6, 70.3 / 68.2; 12345x6789 and 6789x12345 0.2-0.8 behind;
   //  - session 25, two runs each (docs/data/l2-prefetch-h200-2026-11-25.txt, knob off):

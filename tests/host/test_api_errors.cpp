@@ -156,9 +156,10 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(1024, 1024, 2), "tma_load_store");  // 64 tiles: too few
   EXPECT_EQ(auto_variant(512, 512, 1, 1000), "tma_wide");    // a batch counts its tiles
   EXPECT_EQ(auto_variant(256, 256, 1, 1024), "tma_pipeline");
-  EXPECT_EQ(auto_variant(12345, 6789, 2), "smem_realign");             // odd rows at 2 B: the H100
-  EXPECT_EQ(auto_variant(12345, 6789, 2, 1, 4800.0), "smem_realign");  // the H200 too
-  EXPECT_EQ(auto_variant(3000, 97, 2, 1, 4800.0), "smem_wide");        // the H200's small odd 2 B
+  EXPECT_EQ(auto_variant(12345, 6789, 2), "smem_realign");            // odd rows at 2 B: the H100
+  EXPECT_EQ(auto_variant(12345, 6789, 2, 1, 4800.0), "reg_realign");  // the H200: .L2::256B
+  EXPECT_EQ(auto_variant(3001, 4999, 2, 1, 4800.0), "reg_realign");
+  EXPECT_EQ(auto_variant(3000, 97, 2, 1, 4800.0), "smem_wide");  // the H200's small odd 2 B
   // Output rows that split 32-byte sectors (rows * E not a multiple of 32), 2-8 B: smem_sector;
   // 1 B keeps smem_wide; output rows on sectors keep smem_wide even when the input rows are odd.
   EXPECT_EQ(auto_variant(12345, 6789, 4), "smem_sector");
@@ -174,7 +175,7 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   // 1-2 B given one wave of smem_realign's tiles (512), else smem_sector at 2-4 B; both GPUs.
   for (double gbps : {3350.0, 4800.0}) {
     EXPECT_EQ(auto_variant(20001, 777, 1, 1, gbps), "reg_realign");
-    EXPECT_EQ(auto_variant(777, 20001, 2, 1, gbps), "smem_realign");
+    EXPECT_EQ(auto_variant(777, 20001, 2, 1, gbps), gbps > 4000 ? "reg_realign" : "smem_realign");
     EXPECT_EQ(auto_variant(20001, 777, 4, 1, gbps), "smem_sector");
     EXPECT_EQ(auto_variant(777, 20001, 8, 1, gbps), "smem_sector");
     EXPECT_EQ(auto_variant(1001, 999, 2, 1, gbps), "smem_sector");  // 144 realign tiles
@@ -243,10 +244,14 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(32, 1000003, 1), "smem_flat");          // N not whole chunks: flat
   EXPECT_EQ(auto_variant(2048, 2048, 4), "tma_pipeline");        // 4 B, 16-64 MB, one matrix
   EXPECT_EQ(auto_variant(16, 4000000, 4), "tma_load_store");     // 16 x N, 4 B
-  EXPECT_EQ(auto_variant(4000000, 32, 2, 1, 4800), "reg_tile");  // H200: N x 16 / N x 32, 1-2 B
-  EXPECT_EQ(auto_variant(4000000, 32, 1, 1, 4800), "reg_tile");
-  EXPECT_EQ(auto_variant(4000000, 16, 1, 1, 4800), "reg_tile");
+  EXPECT_EQ(auto_variant(4000000, 32, 2, 1, 4800), "reg_tile");  // H200: N x 16 / N x 32, 2 B
   EXPECT_EQ(auto_variant(4000000, 16, 2, 1, 4800), "reg_tile");
+  EXPECT_EQ(auto_variant(4000000, 32, 1, 1, 4800), "reg_permute");  // ... 1 B: reg_permute
+  EXPECT_EQ(auto_variant(4000000, 16, 1, 1, 4800), "reg_permute");
+  EXPECT_EQ(auto_variant(32, 4000000, 1, 1, 4800), "reg_tile");     // H200: 32 x N at 1 B
+  EXPECT_NE(auto_variant(32, 4000000, 2, 1, 4800), "reg_tile");     // ... not at 2 B
+  EXPECT_EQ(auto_variant(16, 4000000, 1, 1, 4800), "reg_permute");  // ... nor 16 x N
+  EXPECT_NE(auto_variant(32, 1000003, 1, 1, 4800), "reg_tile");     // ... nor N not whole blocks
   EXPECT_EQ(auto_variant(4000000, 24, 1, 1, 4800), "reg_permute");  // k = 24: not measured
   EXPECT_EQ(auto_variant(4000001, 32, 2, 1, 4800), "smem_flat");    // N not whole blocks
   EXPECT_EQ(auto_variant(4000000, 16, 1), "smem_flat");             // the H100: unchanged
