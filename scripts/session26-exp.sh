@@ -2,9 +2,9 @@
 # (TMAKIT_LD_L2_BYTES = 0 | 64 | 128 | 256: ld.global.nc.L2::<n>B in reg_realign, smem_realign
 # and smem_sector's interior loads) and the context's L2 fetch granularity for every kernel
 # (TMAKIT_BENCH_L2_FETCH_BYTES, tmakit_bench only).
+# Run on the device: bash scripts/session26-exp.sh OUT_DIR (carry .cutensor); OUT_DIR/exp.tar.xz.
 # The knobs exist only in the kernels of commit e8c3b0a (check it out first); cac2917 kept
 # the hints that paid, per GPU, without knobs (docs/perf-notes.md, session 26).
-# Run on the device: bash scripts/session26-exp.sh OUT_DIR (carry .cutensor); OUT_DIR/exp.tar.xz.
 out=${1:-$OUT}; mkdir -p "$out"; build=build-gpu; steps=; source scripts/gpu-experiment-lib.sh
 TARGETS="tmakit_bench tmakit_gpu_tests" gpu_build 90
 F='*reg_realign*:*smem_realign*:*smem_sector*'
