@@ -11,7 +11,10 @@ namespace tmakit {
 template <int L2B, class T>
 __device__ __forceinline__ T ld_nc_l2(const T* p) {
   static_assert(L2B == 0 || L2B == 64 || L2B == 128 || L2B == 256, "L2 prefetch size");
-#if CCCL_MAJOR_VERSION < 3  // cuda::ptx's ld wrappers came with CCCL 3.0: the plain load
+#if CCCL_MAJOR_VERSION < 3 || (defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800)
+  // cuda::ptx's ld wrappers came with CCCL 3.0, and .L2::256B needs sm_80 (an sm_75 pass would
+  // reference CCCL's "not supported" stub, which ptxas cannot resolve): the plain load. The
+  // hinted kernels run only on HBM3e (sm_90) anyway.
   return __ldg(p);
 #else
   if constexpr (L2B == 256)
