@@ -474,8 +474,8 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   // with it). Final run r (docs/data/bench-full-h200-2026-11-25r.json.xz), % of memcpy
   // reg_realign / smem_realign: 12345x6789 65.5 / 63.6, 6789x12345 64.2 / 62.1 (auto ran
   // smem_realign: 2.8 / 2.9% behind), 3001x4999 68.3 / 68.6.
-  if (hbm3e && elem_bytes == 2 && classic_best(rows, cols, elem_bytes) == "smem_realign")
-    return "reg_realign";
+  std::string classic = classic_best(rows, cols, elem_bytes);
+  if (hbm3e && classic == "smem_realign") return "reg_realign";  // 2 B: 1 B is reg_realign
   // Before the hints (sessions 20-25): session 20 had reg_realign ahead (12345x6789 65.9 /
   // 63.9% of memcpy, 6789x12345 64.0 / 63.0, probe 4097x4095 72.7 / 70.5); session 25 moved
   // the pick to smem_realign, % of memcpy smem_realign / reg_realign on the H200:
@@ -485,7 +485,7 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   //    12345x6789 66.8 / 64.2, 6789x12345 66.9 / 63.5, 3001x4999 69.5 / 66.9; the probe
   //    preset 4097x4095 73.7 / 73.6, 9999x9999 67.4 / 65.7, 20001x777 75.6 / 74.6, 777x20001
   //    64.3 / 62.5.
-  return classic_best(rows, cols, elem_bytes);
+  return classic;
 }
 
 const char* to_string(DataType type) {
