@@ -3,6 +3,7 @@
 // Launchers assume validated arguments (host/transpose.cpp checks them) and return the launch
 // error, if any; they never synchronise.
 #pragma once
+#include <cstdlib>
 #include <cstdint>
 #include <cuda.h>  // CUtensorMap (a plain struct; nothing is linked)
 #include <cuda_runtime_api.h>
@@ -38,6 +39,15 @@ using Launcher = cudaError_t (*)(const LaunchArgs&);
 // per-GPU tuning differs: `auto`'s picks (host/transpose.cpp) and smem_flat's unit size.
 inline bool is_hbm3e(double dram_gbps) {
   return dram_gbps > 4000;
+}
+// Experiment knob (session 27): TMAKIT_L2_HINT = 0 | 1 turns the launchers' L2 prefetch-size
+// hints off | on on any GPU; unset: on HBM3e only.
+inline bool l2_hint_gpu(double dram_gbps) {
+  static const int knob = [] {
+    const char* s = std::getenv("TMAKIT_L2_HINT");
+    return s != nullptr ? std::atoi(s) : -1;
+  }();
+  return knob >= 0 ? knob != 0 : is_hbm3e(dram_gbps);
 }
 
 // What a TMA technique needs from the host for one call: which tensor maps (and their box, in

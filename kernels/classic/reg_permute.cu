@@ -184,7 +184,7 @@ cudaError_t launch_k(const kernels::LaunchArgs& a, const RegPlan& p) {
     // 4000000x16 1 / 2 / 4 / 8 B 84.5 / 82.9 / 80.8 / 81.5 -> +7.3 / +7.0 / +7.9 / +8.1,
     // 4000000x32 +7.1 to +7.5, 4000000x7 +1.0 to +5.0; 4000000x2 / x4 and kWide (k x N) -0.3 to
     // -3.1, so they keep the plain load, as does the H100 (not measured).
-    const bool hint = F == RegForm::kTall && K >= 7 && kernels::is_hbm3e(a.dram_gbps);
+    const bool hint = F == RegForm::kTall && K >= 7 && kernels::l2_hint_gpu(a.dram_gbps);
     return with_l2_hint<256>(hint, [&](auto l2b) {
       reg_permute_kernel<T, F, K, decltype(l2b)::value><<<grid, kThreads, 0, a.stream>>>(
           static_cast<const unsigned char*>(a.src), static_cast<unsigned char*>(a.dst), p);

@@ -250,7 +250,7 @@ cudaError_t launch_reg_realign_e(const kernels::LaunchArgs& a) {
   // HBM3e (the H200): loads with .L2::256B. Measured (docs/perf-notes.md, session 26; % of
   // memcpy, two runs each): odd 1 B 12345x6789 / 6789x12345 64.9 / 62.8 -> 66.6 / 65.2, 2 B
   // 64.0 / 62.8 -> 65.6 / 64.5 (.L2::128B: +0.7 to +1.4). Not measured on the H100: unchanged.
-  return with_l2_hint<256>(kernels::is_hbm3e(a.dram_gbps), [&](auto l2b) {
+  return with_l2_hint<256>(kernels::l2_hint_gpu(a.dram_gbps), [&](auto l2b) {
     return launch_with_smem(reg_realign_kernel<E, decltype(l2b)::value>, dim3(g.x, g.y, g.z),
                             dim3(kThreads), static_cast<std::uint32_t>(S::kSmemBytes), a.stream,
                             static_cast<const unsigned char*>(a.src),

@@ -93,7 +93,7 @@ cudaError_t kernels::launch_reg_tile(const LaunchArgs& a) {
     // none): 16384x32x32 1 B 80.6 -> 92.4 / 85.6, 2 B 93.2 -> 96.0 / 94.7; 4000000x16 1 B 85.5
     // -> 88.1, 2 B 87.8 -> 90.2; 1000x512x512 1 B +4.6; 4096x64x64 1 B -1.3. At 4-8 B mixed
     // (-0.7 to +1.7): plain loads there and on the H100 (not measured).
-    const bool hint = sizeof(t) <= 2 && kernels::is_hbm3e(a.dram_gbps);
+    const bool hint = sizeof(t) <= 2 && kernels::l2_hint_gpu(a.dram_gbps);
     return with_l2_hint<128>(hint, [&](auto l2b) {
       reg_tile_kernel<sizeof(t), decltype(l2b)::value><<<grid, kThreads, 0, a.stream>>>(
           static_cast<const unsigned char*>(a.src), static_cast<unsigned char*>(a.dst), p);

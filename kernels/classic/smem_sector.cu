@@ -130,7 +130,7 @@ cudaError_t launch_sector(const kernels::LaunchArgs& a) {
   // -> 95.2 / 95.8; batches within +-0.6. At 1-2 B the hinted loads spill and ran 2-3 points
   // lower: they keep the plain load, as does the H100 (not measured).
   constexpr bool kHintable = G == 32 && sizeof(T) >= 4;
-  if constexpr (kHintable) return with_l2_hint<256>(kernels::is_hbm3e(a.dram_gbps), go);
+  if constexpr (kHintable) return with_l2_hint<256>(kernels::l2_hint_gpu(a.dram_gbps), go);
   return go(std::integral_constant<int, 0>{});
 }
 
