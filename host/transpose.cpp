@@ -283,8 +283,12 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     // 3694 GB/s against smem_flat 3570 / 3522 in the final runs 2026-11-24c / d (docs/data/
     // bench-full-h200-*; the H100 ran smem_flat 2756 / 2760 against 2726 / 2735 there); k = 16
     // stays on smem_flat (3745 / 3762 against 3305 / 3358).
-    const bool pays_hbm3e = hbm3e && rp.form == RegForm::kTall && b == 1 &&
-                            (elem_bytes == 1 || (elem_bytes == 4 && rp.k < 8));
+    // Session 27 put the L2 prefetch hint on reg_permute's N x k loads (k >= 7) on the H100
+    // too, and N x k at 1 B follows the H200 there (experiment, two runs each, % of memcpy):
+    // reg_permute 4000000x16 99.0, 4000000x32 95.5, where final run q had smem_flat (auto's
+    // pick) at 92.2 / 90.0 and reg_tile (hinted) ran 94.3 / 92.3. N x 24 was not measured.
+    const bool pays_tall = rp.form == RegForm::kTall && b == 1 &&
+                           (elem_bytes == 1 || (hbm3e && elem_bytes == 4 && rp.k < 8));
     // 8 B, N x k with k <= 4 and 2 x N (full runs of 2026-11-24f, the first with the flush that
     // demotes evict_last lines; docs/data/bench-full-{h100,h200}-2026-11-24f.json.xz), reg_permute
     // / smem_strip, H100 | H200: 4000000x2 1.00 / 0.99 | 1.00 / 0.95, 4000000x4 1.00 / 1.00 |
@@ -293,7 +297,7 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     const bool pays8 =
         elem_bytes == 8 && b == 1 &&
         ((rp.form == RegForm::kTall && rp.k <= 4) || (rp.form == RegForm::kWide && rp.k == 2));
-    if (pays || pays_hbm3e || pays8) return "reg_permute";
+    if (pays || pays_tall || pays8) return "reg_permute";
   }
   const bool small_batch = batch > 1 && rows * cols * elem_bytes <= kFlatMaxMatrixBytes;
   // bulk_flat (session 21: smem_flat's gather with one 1-D bulk copy per unit, persistent CTAs)
@@ -684,6 +688,7 @@ Status run(const void* src, void* dst, std::int64_t rows, std::int64_t cols, int
   args.stream = options.stream;
   args.sm_count = caps.sm_count;
   args.dram_gbps = caps.dram_gbps;
+  args.cc = caps.cc;
   args.swizzle = tma_swizzle_mode_from_bytes(sw == -1 ? default_swizzle_bytes(def->info) : sw);
   args.barrier =
       options.barrier == TmaBarrier::kCudaBarrier ? BarrierStyle::kCudaBarrier : BarrierStyle::kPtx;

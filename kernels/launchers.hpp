@@ -3,7 +3,6 @@
 // Launchers assume validated arguments (host/transpose.cpp checks them) and return the launch
 // error, if any; they never synchronise.
 #pragma once
-#include <cstdlib>
 #include <cstdint>
 #include <cuda.h>  // CUtensorMap (a plain struct; nothing is linked)
 #include <cuda_runtime_api.h>
@@ -23,6 +22,7 @@ struct LaunchArgs {
   cudaStream_t stream = nullptr;
   int sm_count = 1;      // for grids sized from the machine (copy, persistent kernels)
   double dram_gbps = 0;  // the device's peak DRAM bandwidth (per-GPU tuning; 0: unknown)
+  int cc = 0;            // the device's compute capability, major * 10 + minor (0: unknown)
   // TMA techniques only:
   int swizzle = kSwizzle128B;  // CUtensorMapSwizzle of the tile boxes (none, 32B, 64B, 128B)
   BarrierStyle barrier = BarrierStyle::kPtx;
@@ -40,14 +40,13 @@ using Launcher = cudaError_t (*)(const LaunchArgs&);
 inline bool is_hbm3e(double dram_gbps) {
   return dram_gbps > 4000;
 }
-// Experiment knob (session 27): TMAKIT_L2_HINT = 0 | 1 turns the launchers' L2 prefetch-size
-// hints off | on on any GPU; unset: on HBM3e only.
-inline bool l2_hint_gpu(double dram_gbps) {
-  static const int knob = [] {
-    const char* s = std::getenv("TMAKIT_L2_HINT");
-    return s != nullptr ? std::atoi(s) : -1;
-  }();
-  return knob >= 0 ? knob != 0 : is_hbm3e(dram_gbps);
+// Whether the classic kernels' global loads carry an L2 prefetch-size hint
+// (ld.global.nc.L2::128B / 256B, kernels/primitives/ld_l2.cuh): on Hopper (sm_90), the GPUs
+// it was measured on. Session 26 measured it on the H200 and session 27 on the H100, each
+// kernel with the hint forced on and off in one process, two runs each (docs/perf-notes.md);
+// each launcher cites where it pays. Elsewhere (cc unknown, sm_80, newer GPUs): plain loads.
+inline bool l2_hint_pays(const LaunchArgs& a) {
+  return a.cc >= 90 && a.cc < 100;
 }
 
 // What a TMA technique needs from the host for one call: which tensor maps (and their box, in

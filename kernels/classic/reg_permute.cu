@@ -180,11 +180,13 @@ cudaError_t launch_k(const kernels::LaunchArgs& a, const RegPlan& p) {
     constexpr int U = reg_blocks_per_thread(K);
     const std::int64_t per_cta = std::int64_t(U) * kThreads;
     const dim3 grid(static_cast<unsigned>((p.blocks + per_cta - 1) / per_cta));
-    // HBM3e, kTall with k >= 7: loads with .L2::256B. Session 26 (% of memcpy, two runs each):
-    // 4000000x16 1 / 2 / 4 / 8 B 84.5 / 82.9 / 80.8 / 81.5 -> +7.3 / +7.0 / +7.9 / +8.1,
-    // 4000000x32 +7.1 to +7.5, 4000000x7 +1.0 to +5.0; 4000000x2 / x4 and kWide (k x N) -0.3 to
-    // -3.1, so they keep the plain load, as does the H100 (not measured).
-    const bool hint = F == RegForm::kTall && K >= 7 && kernels::l2_hint_gpu(a.dram_gbps);
+    // Hopper, kTall with k >= 7: loads with .L2::256B (% of memcpy, two runs each). H200
+    // (session 26): 4000000x16 1 / 2 / 4 / 8 B 84.5 / 82.9 / 80.8 / 81.5 -> +7.3 / +7.0 / +7.9 /
+    // +8.1, 4000000x32 +7.1 to +7.5, 4000000x7 +1.0 to +5.0; 4000000x2 / x4 and kWide (k x N)
+    // -0.3 to -3.1, so they keep the plain load. H100 (session 27): 4000000x16 89.7 / 88.9 /
+    // 88.9 / 88.9 -> +9.4 / +7.4 / +6.6 / +6.6, 4000000x32 +7.5 to +8.3, 4000000x7 +1.8 to +4.2,
+    // 2097152x9 +3.3 to +5.0 (probe, one run each).
+    const bool hint = F == RegForm::kTall && K >= 7 && kernels::l2_hint_pays(a);
     return with_l2_hint<256>(hint, [&](auto l2b) {
       reg_permute_kernel<T, F, K, decltype(l2b)::value><<<grid, kThreads, 0, a.stream>>>(
           static_cast<const unsigned char*>(a.src), static_cast<unsigned char*>(a.dst), p);

@@ -247,10 +247,11 @@ cudaError_t launch_reg_realign_e(const kernels::LaunchArgs& a) {
   const int pad = dst_rows_on_sectors<E>(a.dst, st) ? 0 : S::kPad;
   const TileGrid g =
       tile_grid(ceil_div(a.rows + pad, S::kRows - pad), ceil_div(a.cols, S::kCols), st.batch);
-  // HBM3e (the H200): loads with .L2::256B. Measured (docs/perf-notes.md, session 26; % of
-  // memcpy, two runs each): odd 1 B 12345x6789 / 6789x12345 64.9 / 62.8 -> 66.6 / 65.2, 2 B
-  // 64.0 / 62.8 -> 65.6 / 64.5 (.L2::128B: +0.7 to +1.4). Not measured on the H100: unchanged.
-  return with_l2_hint<256>(kernels::l2_hint_gpu(a.dram_gbps), [&](auto l2b) {
+  // Hopper: loads with .L2::256B. Measured (docs/perf-notes.md; % of memcpy, two runs each):
+  // H200 (session 26) odd 1 B 12345x6789 / 6789x12345 64.9 / 62.8 -> 66.6 / 65.2, 2 B 64.0 /
+  // 62.8 -> 65.6 / 64.5 (.L2::128B: +0.7 to +1.4); H100 (session 27) 1 B 75.8 / 74.6 -> 78.4 /
+  // 76.3, 2 B 75.6 / 74.5 -> 77.9 / 76.7, 4-8 B +1.9 to +2.8.
+  return with_l2_hint<256>(kernels::l2_hint_pays(a), [&](auto l2b) {
     return launch_with_smem(reg_realign_kernel<E, decltype(l2b)::value>, dim3(g.x, g.y, g.z),
                             dim3(kThreads), static_cast<std::uint32_t>(S::kSmemBytes), a.stream,
                             static_cast<const unsigned char*>(a.src),

@@ -125,12 +125,13 @@ cudaError_t launch_sector(const kernels::LaunchArgs& a) {
         static_cast<const T*>(a.src), static_cast<T*>(a.dst), a.rows, a.cols, a.strides, pad);
     return cudaGetLastError();
   };
-  // HBM3e, 4-8 B, the default 32-byte sectors: loads with .L2::256B. Session 26 (% of memcpy,
-  // two runs each): odd 4 B 12345x6789 / 6789x12345 82.3 / 82.7 -> 84.8 / 85.0, 8 B 93.7 / 94.4
-  // -> 95.2 / 95.8; batches within +-0.6. At 1-2 B the hinted loads spill and ran 2-3 points
-  // lower: they keep the plain load, as does the H100 (not measured).
+  // Hopper, 4-8 B, the default 32-byte sectors: loads with .L2::256B. H200, session 26 (% of
+  // memcpy, two runs each): odd 4 B 12345x6789 / 6789x12345 82.3 / 82.7 -> 84.8 / 85.0, 8 B
+  // 93.7 / 94.4 -> 95.2 / 95.8; batches within +-0.6. H100, session 27: odd 8 B 92.3 -> 93.4,
+  // the rest -0.5 to +1.9. At 1-2 B the hinted loads spill and ran 2-3 points lower (H200):
+  // they keep the plain load.
   constexpr bool kHintable = G == 32 && sizeof(T) >= 4;
-  if constexpr (kHintable) return with_l2_hint<256>(kernels::l2_hint_gpu(a.dram_gbps), go);
+  if constexpr (kHintable) return with_l2_hint<256>(kernels::l2_hint_pays(a), go);
   return go(std::integral_constant<int, 0>{});
 }
 

@@ -4,8 +4,10 @@
 // passes the real device's figure, so the rest of the suite checks only the current GPU's
 // path. Here every classic transpose technique is launched directly through its registry row
 // with the H100's figure (3350 GB/s) and the H200's (4800 GB/s), on the shape classes the
-// per-GPU paths serve (odd rows, skinny with a short side >= 16, a small batch), bit for bit
-// against the CPU reference, guards included.
+// per-GPU paths serve (odd rows, skinny with a short side >= 16, small batches), bit for bit
+// against the CPU reference, guards included. Each also runs with compute capability 0 and 90
+// (LaunchArgs::cc, kernels::l2_hint_pays): the plain loads and the L2-hinted ones, whichever
+// GPU runs the suite.
 #include <string>
 #include <vector>
 #include <gtest/gtest.h>
@@ -46,37 +48,41 @@ TEST_P(GpuTables, BothGpusPathsMatchReference) {
     std::int64_t batch, rows, cols;
   };
   // Odd rows at every element size; skinny k x N and N x k with k >= 16 (N a multiple of 16);
-  // a batch of odd matrices.
-  const std::vector<Shape> shapes = {
-      {1, 1001, 999}, {1, 333, 4097}, {1, 17, 40016}, {1, 40016, 24}, {7, 75, 97}};
+  // a batch of odd matrices; batches of 32 x 32 and 64 x 64 for reg_tile's blocks (its hint
+  // skips 64-byte source rows).
+  const std::vector<Shape> shapes = {{1, 1001, 999}, {1, 333, 4097}, {1, 17, 40016}, {1, 40016, 24},
+                                     {7, 75, 97},    {9, 32, 32},    {3, 64, 64}};
   for (const double gbps : {3350.0, 4800.0})
-    for (const Shape& s : shapes) {
-      MatrixLayout layout;
-      layout.batch = s.batch;
-      ResolvedLayout lay;  // the strides transpose() passes for this layout
-      ASSERT_TRUE(resolve_layout(s.rows, s.cols, c.elem_bytes, layout, false, &lay).ok());
-      const std::string err = test::check_transpose_layout(
-          s.rows, s.cols, c.elem_bytes, false, layout, [&](const void* src, void* dst) {
-            kernels::LaunchArgs a;
-            a.src = src;
-            a.dst = dst;
-            a.rows = s.rows;
-            a.cols = s.cols;
-            a.elem_bytes = c.elem_bytes;
-            a.strides = lay.strides;
-            a.sm_count = caps.sm_count;
-            a.dram_gbps = gbps;
-            const cudaError_t e = def->launch(a);
-            Status st;
-            if (e != cudaSuccess) {
-              st.code = StatusCode::kCudaError;
-              st.message = std::string("launch: ") + cudaGetErrorName(e);
-            }
-            return st;
-          });
-      EXPECT_EQ(err, "") << c.variant << " " << s.batch << " x " << s.rows << "x" << s.cols << " x"
-                         << c.elem_bytes << "B with dram_gbps = " << gbps;
-    }
+    for (const int cc : {0, 90})
+      for (const Shape& s : shapes) {
+        MatrixLayout layout;
+        layout.batch = s.batch;
+        ResolvedLayout lay;  // the strides transpose() passes for this layout
+        ASSERT_TRUE(resolve_layout(s.rows, s.cols, c.elem_bytes, layout, false, &lay).ok());
+        const std::string err = test::check_transpose_layout(
+            s.rows, s.cols, c.elem_bytes, false, layout, [&](const void* src, void* dst) {
+              kernels::LaunchArgs a;
+              a.src = src;
+              a.dst = dst;
+              a.rows = s.rows;
+              a.cols = s.cols;
+              a.elem_bytes = c.elem_bytes;
+              a.strides = lay.strides;
+              a.sm_count = caps.sm_count;
+              a.dram_gbps = gbps;
+              a.cc = cc;
+              const cudaError_t e = def->launch(a);
+              Status st;
+              if (e != cudaSuccess) {
+                st.code = StatusCode::kCudaError;
+                st.message = std::string("launch: ") + cudaGetErrorName(e);
+              }
+              return st;
+            });
+        EXPECT_EQ(err, "") << c.variant << " " << s.batch << " x " << s.rows << "x" << s.cols
+                           << " x" << c.elem_bytes << "B with dram_gbps = " << gbps
+                           << ", cc = " << cc;
+      }
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, GpuTables, ::testing::ValuesIn(classic_cases()),

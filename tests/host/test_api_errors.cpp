@@ -254,8 +254,10 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_NE(auto_variant(32, 1000003, 1, 1, 4800), "reg_tile");     // ... nor N not whole blocks
   EXPECT_EQ(auto_variant(4000000, 24, 1, 1, 4800), "reg_permute");  // k = 24: not measured
   EXPECT_EQ(auto_variant(4000001, 32, 2, 1, 4800), "smem_flat");    // N not whole blocks
-  EXPECT_EQ(auto_variant(4000000, 16, 1), "smem_flat");             // the H100: unchanged
-  EXPECT_EQ(auto_variant(4000000, 32, 1), "smem_flat");
+  EXPECT_EQ(auto_variant(4000000, 16, 1), "reg_permute");  // the H100 too (session 27's hint)
+  EXPECT_EQ(auto_variant(4000000, 32, 1), "reg_permute");
+  EXPECT_EQ(auto_variant(4000000, 16, 2), "smem_flat");      // ... at 1 B only
+  EXPECT_EQ(auto_variant(4000001, 32, 1), "smem_flat");      // N not whole blocks
   EXPECT_EQ(auto_variant(12345, 6789, 16), "tma_wide");      // 16 B: TMA at any shape
   EXPECT_EQ(auto_variant(97, 75, 16, 3000), "smem_padded");  // tiles 69% larger than the matrix
   EXPECT_EQ(auto_variant(2048, 2048, 16), "smem_padded");    // 4096 tiles: too few
@@ -284,13 +286,12 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(16, 4000000, 2), "reg_permute");        // ... the H100 keeps it
   EXPECT_EQ(auto_variant(32, 32, 4, 16384), "smem_padded");      // ... 4 B: not registers
   // reg_permute where its blocks paid (host/transpose.cpp): k x N at 1-2 B up to 32 bytes of k,
-  // 4 B up to k = 4; N x k at 1-4 B up to 16 bytes of k (k < 16).
+  // 4 B up to k = 4; N x k at 2-4 B up to 16 bytes of k (k < 16), at 1 B any k.
   EXPECT_EQ(auto_variant(16, 4000000, 1), "reg_permute");
   EXPECT_EQ(auto_variant(16, 4000000, 2), "reg_permute");
   EXPECT_EQ(auto_variant(4, 4000000, 4), "reg_permute");
   EXPECT_EQ(auto_variant(7, 4000000, 8), "smem_strip");
   EXPECT_EQ(auto_variant(4000000, 7, 1), "reg_permute");
-  EXPECT_EQ(auto_variant(4000000, 16, 1), "smem_flat");
   EXPECT_EQ(auto_variant(4000000, 7, 2), "reg_permute");
   EXPECT_EQ(auto_variant(4000000, 4, 4), "reg_permute");
   EXPECT_EQ(auto_variant(4000000, 7, 4), "smem_flat");
@@ -327,6 +328,16 @@ namespace tmakit {
 namespace {
 
 // Layout rules are checked before any device work, so these hold on machines without a GPU.
+// The classic loads' L2 prefetch hint runs on Hopper only, where sessions 26-27 measured it:
+// unknown, sm_80 and newer GPUs keep the plain loads (kernels/launchers.hpp).
+TEST(Fallback, L2HintOnHopperOnly) {
+  kernels::LaunchArgs a;
+  for (const int cc : {0, 75, 80, 89, 90, 100, 120}) {
+    a.cc = cc;
+    EXPECT_EQ(kernels::l2_hint_pays(a), cc == 90) << "cc " << cc;
+  }
+}
+
 TEST(LayoutErrors, EachRuleNamesItsField) {
   auto call = [](MatrixLayout l, std::int64_t rows = 8, std::int64_t cols = 8,
                  const char* variant = "auto") {
