@@ -19,7 +19,9 @@
 # with smem_flat at 1 B and memcpy of the same bytes) or session24 (the H200's 97 x 75 batch at
 # 8 B and odd 4 B, below 90% of memcpy there, with their peers and memcpy) or session25 (the L2
 # prefetch experiment, refuted: reg_realign and smem_realign at odd 1 B with the prefetch off, a
-# wave ahead per line and in bulk; needs the kernels of commit 716f06c, whose knobs these are).
+# wave ahead per line and in bulk; needs the kernels of commit 716f06c, whose knobs these are) or
+# session27 (the H200's lowest cells after the L2 hints: reg_realign at odd 1 and 2 B, bulk_flat
+# on the 97 x 75 batch at 1 B).
 # NCU_EXTRA: more ncu options (session19: --cache-control none, so the kernel meets the L2 as the
 # benchmark's own flush leaves it, full of dirty lines, instead of ncu's clean one).
 # Output: one block per case; what lies under $OUT/ncu-unmet.txt.
@@ -45,6 +47,12 @@ if [ "$cases" = session20 ]; then  # reg_realign against smem_realign, and smem_
     run "odd $e B: smem_realign" "^smem_realign/e$e/odd/12345x6789/" smem_realign_kernel
   done
   run "odd 4 B: smem_sector" '^smem_sector/e4/odd/12345x6789/' smem_sector_kernel
+  exit 0
+fi
+if [ "$cases" = session27 ]; then  # the H200's lowest cells after the L2 hints (odd 1-2 B, 97 x 75 1 B)
+  run "odd 1 B: reg_realign" '^reg_realign/e1/odd/12345x6789/' reg_realign_kernel
+  run "odd 2 B: reg_realign" '^reg_realign/e2/odd/12345x6789/' reg_realign_kernel
+  run "batched 1 B 97x75: bulk_flat" '^bulk_flat/e1/batched/3000x97x75/' bulk_flat_kernel
   exit 0
 fi
 if [ "$cases" = session22 ]; then  # the 97 x 75 batch, the batches' unmet target
