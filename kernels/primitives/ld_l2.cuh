@@ -14,7 +14,7 @@ __device__ __forceinline__ T ld_nc_l2(const T* p) {
 #if CCCL_MAJOR_VERSION < 3 || (defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800)
   // cuda::ptx's ld wrappers came with CCCL 3.0, and .L2::256B needs sm_80 (an sm_75 pass would
   // reference CCCL's "not supported" stub, which ptxas cannot resolve): the plain load. The
-  // hinted kernels run only on HBM3e (sm_90) anyway.
+  // hinted kernels run only on Hopper (sm_90, kernels::l2_hint_pays) anyway.
   return __ldg(p);
 #else
   if constexpr (L2B == 256)
