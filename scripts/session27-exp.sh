@@ -2,7 +2,8 @@
 # on HBM3e only (reg_realign, smem_realign 1 B, smem_sector 4-8 B, reg_permute N x k >= 7,
 # reg_tile 1-2 B), measured on the H100: TMAKIT_L2_HINT = 0 | 1 forces them off | on.
 # Run on the device: bash scripts/session27-exp.sh OUT_DIR (carry .cutensor); OUT_DIR/exp.tar.xz.
-# The knob exists only in the kernels of this experiment's commit (check it out first).
+# The knob exists only in the kernels of commit 2d8da28 (check it out first); 968f27f put the
+# hints on every Hopper GPU without a knob (docs/perf-notes.md, session 27).
 out=${1:-$OUT}; mkdir -p "$out"; build=build-gpu; steps=; source scripts/gpu-experiment-lib.sh
 TARGETS="tmakit_bench tmakit_gpu_tests" gpu_build 90
 F='*reg_realign*:*smem_realign*:*smem_sector*:*reg_permute*:*reg_tile*:*RegTile*'
