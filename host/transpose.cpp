@@ -465,13 +465,18 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   // 3001x4999); small odd 8 B matrices (3000x97x75) smem_padded 1.08x smem_sector. Above
   // kOddMidSide classic_best's picks won on the H200 too (session 13 probe, above: 1001x999 2 /
   // 8 B smem_sector 119.9 / 123.6% against smem_wide 102.2 and smem_padded 119.2; 20001x777 8 B
-  // 95.9 against 77.8), so these two rules stop there.
+  // 95.9 against 77.8), so this rule stops there.
+  // Session 28 put smem_wide's 2-8 B loads first with .L2::256B on Hopper (kernels/classic/
+  // smem_wide.cu), and the small odd 8 B matrices moved to it: 3000x97x75 on the H200, two runs
+  // each (session 27's experiment, docs/data/smem-tile-l2-h200-2026-11-25-exp2.tar.xz), % of
+  // memcpy smem_wide 94.7 against smem_padded's 92.0 hinted and 86.5 plain (final run t, auto's
+  // pick then: 86.5; smem_sector 81.5). On the H100 smem_sector keeps them (100.2 in run t,
+  // hinted smem_wide 97.5 in session 28's experiment).
   if (hbm3e && !rows16) {
     const bool split_sectors = (rows * elem_bytes) % 32 != 0;
-    if (elem_bytes == 2 && split_sectors && short_side > 32 && short_side <= kOddMidSide)
+    if ((elem_bytes == 2 || elem_bytes == 8) && split_sectors && short_side > 32 &&
+        short_side <= kOddMidSide)
       return "smem_wide";
-    if (elem_bytes == 8 && split_sectors && short_side > 32 && short_side <= kOddMidSide)
-      return "smem_padded";
   }
   // Odd 2 B where classic_best takes smem_realign: reg_realign on the H200, whose loads carry
   // .L2::256B there since session 26 (smem_realign's 2 B loads do not: they lost 1-2 points

@@ -12,8 +12,6 @@
 // thread); N = 64 gives each thread 16.
 #pragma once
 #include <cstdint>
-#include <cstdlib>
-#include <type_traits>
 #include <kernels/common/grid.hpp>
 #include <kernels/primitives/ld_l2.cuh>
 #include <kernels/primitives/tile_loop.cuh>
@@ -23,7 +21,7 @@ namespace tmakit {
 inline constexpr int kSmemTile = 32;     // classic tile side in elements; threadIdx.x extent
 inline constexpr int kSmemTileRows = 8;  // threadIdx.y extent: 32x8 = 256 threads
 
-template <class T, class Layout, int Mode = -1>
+template <class T, class Layout, int L2B = 0>
 __global__ void __launch_bounds__(kSmemTile* kSmemTileRows)
     smem_tile_kernel(const T* __restrict__ src_base, T* __restrict__ dst_base, std::int64_t rows,
                      std::int64_t cols, BatchStrides st) {
@@ -41,9 +39,11 @@ __global__ void __launch_bounds__(kSmemTile* kSmemTileRows)
         T* dst = dst_base + b * st.dst_batch_elems;
         const std::int64_t r0 = tile_y * N, c0 = tile_x * N;
         const bool full = r0 + N <= rows && c0 + N <= cols;
-        if constexpr (Mode >= 0) {
-          // Experiment (session 28): every load first (Mode = L2 prefetch size, 0 = plain),
-          // then the shared stores.
+        if constexpr (L2B != 0) {
+          // Hinted (the launcher's l2_hint): every load first, each with .L2::<L2B>B and
+          // predicated on the bounds (0 outside), then the shared stores. The hinted load is an
+          // asm with a memory clobber, so one written between the shared stores (the paths
+          // below) would not be hoisted above them (session 26 lost 3-10 points so).
           constexpr int J = N / kSmemTileRows, I = N / kSmemTile;
           T v[J][I];
 #pragma unroll
@@ -51,7 +51,7 @@ __global__ void __launch_bounds__(kSmemTile* kSmemTileRows)
 #pragma unroll
             for (int i = 0; i < I; ++i) {
               const std::int64_t r = r0 + ty + j * kSmemTileRows, c = c0 + tx + i * kSmemTile;
-              v[j][i] = full || (r < rows && c < cols) ? ld_nc_l2<Mode>(&src[r * lds + c]) : T{};
+              v[j][i] = full || (r < rows && c < cols) ? ld_nc_l2<L2B>(&src[r * lds + c]) : T{};
             }
 #pragma unroll
           for (int j = 0; j < J; ++j)
@@ -91,26 +91,18 @@ __global__ void __launch_bounds__(kSmemTile* kSmemTileRows)
       });
 }
 
-template <class T, class Layout>
+// L2B != 0: the hinted form above (.L2::<L2B>B), which the launchers choose per technique and
+// element size on Hopper (kernels::l2_hint_pays), where it was measured (smem_wide.cu,
+// smem_xor.cu, smem_padded.cu).
+template <class T, class Layout, int L2B = 0>
 cudaError_t launch_smem_tile(const void* src, void* dst, std::int64_t rows, std::int64_t cols,
                              const BatchStrides& st, cudaStream_t stream) {
   constexpr int N = Layout::kN;
   const TileGrid g = tile_grid(ceil_div(rows, N), ceil_div(cols, N), st.batch);
-  // Experiment knob (session 28): TMAKIT_SMEM_L2 = -1 (unset: interleaved, as shipped) | 0
-  // (loads first, plain) | 256 (loads first, .L2::256B).
-  static const int knob = [] {
-    const char* e = std::getenv("TMAKIT_SMEM_L2");
-    return e != nullptr ? std::atoi(e) : -1;
-  }();
-  auto go = [&](auto mode) {
-    smem_tile_kernel<T, Layout, decltype(mode)::value>
-        <<<dim3(g.x, g.y, g.z), dim3(kSmemTile, kSmemTileRows), 0, stream>>>(
-            static_cast<const T*>(src), static_cast<T*>(dst), rows, cols, st);
-    return cudaGetLastError();
-  };
-  if (knob == 256) return go(std::integral_constant<int, 256>{});
-  if (knob == 0) return go(std::integral_constant<int, 0>{});
-  return go(std::integral_constant<int, -1>{});
+  smem_tile_kernel<T, Layout, L2B>
+      <<<dim3(g.x, g.y, g.z), dim3(kSmemTile, kSmemTileRows), 0, stream>>>(
+          static_cast<const T*>(src), static_cast<T*>(dst), rows, cols, st);
+  return cudaGetLastError();
 }
 
 }  // namespace tmakit
