@@ -274,7 +274,7 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(16384, 16384, 1, 1, 3350), "tma_wide");
   EXPECT_EQ(auto_variant(3001, 511, 2, 1, 4800), "smem_wide");    // H200: odd 2 B, short <= 512
   EXPECT_EQ(auto_variant(3001, 999, 2, 1, 4800), "smem_sector");  // ... above: as the H100
-  EXPECT_EQ(auto_variant(97, 75, 8, 3000, 4800), "smem_wide");  // H200: small odd 8 B (hinted)
+  EXPECT_EQ(auto_variant(97, 75, 8, 3000, 4800), "smem_wide");    // H200: small odd 8 B (hinted)
   EXPECT_EQ(auto_variant(32, 32, 1, 16384), "reg_tile");          // batches of 32 x 32, 1-2 B
   EXPECT_EQ(auto_variant(32, 32, 2, 16384), "reg_tile");
   EXPECT_EQ(auto_variant(32, 32, 1, 16384, 4800), "reg_tile");   // both GPUs
