@@ -40,7 +40,7 @@ __global__ void __launch_bounds__(kSmemTile* kSmemTileRows)
         const std::int64_t r0 = tile_y * N, c0 = tile_x * N;
         const bool full = r0 + N <= rows && c0 + N <= cols;
         if constexpr (L2B != 0) {
-          // Hinted (the launcher's l2_hint): every load first, each with .L2::<L2B>B and
+          // Hinted (L2B, the launcher's choice): every load first, each with .L2::<L2B>B and
           // predicated on the bounds (0 outside), then the shared stores. The hinted load is an
           // asm with a memory clobber, so one written between the shared stores (the paths
           // below) would not be hoisted above them (session 26 lost 3-10 points so).
