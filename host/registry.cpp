@@ -105,11 +105,6 @@ std::vector<VariantDef> make_registry() {
           "roofline",
           80, kElems1248, 16, false, VariantKind::kCopy, k::launch_async_roofline,
           k::plan_async_copy),
-      row("async_realign",
-          "reg_realign with its loads made asynchronous: cp.async (cuda::memcpy_async) copies "
-          "the aligned vectors into a 2-stage ring, persistent blocks transpose one tile while "
-          "the next loads (any row alignment; sm_80)",
-          80, kElems1248, 1, false, kT, k::launch_async_realign),
       row("copy", "16-byte LDG/STG copy, no transpose: the roofline (pitched rows: row-wise)", 75,
           kElems1248, 16, false, VariantKind::kCopy, k::launch_copy),
       tma_row("tma_copy", "TMA load + TMA store of 256-line boxes, no transpose: TMA's roofline",

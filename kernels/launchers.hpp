@@ -111,7 +111,6 @@ cudaError_t launch_smem_accumulate(const LaunchArgs&);
 // kernels/async/ (cp.async: sm_80; 1-D bulk copies: sm_90), each with its planner
 cudaError_t launch_async_copy(const LaunchArgs&);
 cudaError_t launch_async_roofline(const LaunchArgs&);
-cudaError_t launch_async_realign(const LaunchArgs&);
 cudaError_t launch_bulk_copy(const LaunchArgs&);
 cudaError_t launch_bulk_roofline(const LaunchArgs&);
 cudaError_t launch_bulk_flat(const LaunchArgs&);

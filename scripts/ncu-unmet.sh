@@ -21,7 +21,9 @@
 # prefetch experiment, refuted: reg_realign and smem_realign at odd 1 B with the prefetch off, a
 # wave ahead per line and in bulk; needs the kernels of commit 716f06c, whose knobs these are) or
 # session27 (the H200's lowest cells after the L2 hints: reg_realign at odd 1 and 2 B, bulk_flat
-# on the 97 x 75 batch at 1 B).
+# on the 97 x 75 batch at 1 B) or session29 (async_realign, the cp.async staging ring of commit
+# 35b5fa9, against reg_realign at odd 1 B, and reg_realign against tma_load_store on an aligned
+# square at 1 B).
 # NCU_EXTRA: more ncu options (session19: --cache-control none, so the kernel meets the L2 as the
 # benchmark's own flush leaves it, full of dirty lines, instead of ncu's clean one).
 # Output: one block per case; what lies under $OUT/ncu-unmet.txt.
@@ -53,6 +55,14 @@ if [ "$cases" = session27 ]; then  # the H200's lowest cells after the L2 hints 
   run "odd 1 B: reg_realign" '^reg_realign/e1/odd/12345x6789/' reg_realign_kernel
   run "odd 2 B: reg_realign" '^reg_realign/e2/odd/12345x6789/' reg_realign_kernel
   run "batched 1 B 97x75: bulk_flat" '^bulk_flat/e1/batched/3000x97x75/' bulk_flat_kernel
+  exit 0
+fi
+if [ "$cases" = session29 ]; then  # async_realign (commit 35b5fa9's knob) against reg_realign, odd and aligned 1 B
+  run "odd 1 B: reg_realign" '^reg_realign/e1/odd/12345x6789/' reg_realign_kernel
+  (export TMAKIT_AR_STAGES=1; run "odd 1 B: async_realign, 1 stage" '^async_realign/e1/odd/12345x6789/' async_realign_kernel)
+  (export TMAKIT_AR_STAGES=2; run "odd 1 B: async_realign, 2 stages" '^async_realign/e1/odd/12345x6789/' async_realign_kernel)
+  run "square 1 B: reg_realign" '^reg_realign/e1/square/16384x16384/' reg_realign_kernel
+  run "square 1 B: tma_load_store" '^tma_load_store/e1/square/16384x16384/' tma_load_store_kernel
   exit 0
 fi
 if [ "$cases" = session22 ]; then  # the 97 x 75 batch, the batches' unmet target
