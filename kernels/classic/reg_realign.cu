@@ -35,6 +35,7 @@
 // small matrices lose (the tile is 256 rows): `auto` runs it for large odd matrices at 1 B,
 // and at 2 B on the H200 (host/transpose.cpp).
 #include <cstdint>
+#include <cstdlib>
 #include <kernels/common/grid.hpp>
 #include <kernels/common/realign.hpp>
 #include <kernels/launchers.hpp>
@@ -163,12 +164,67 @@ __device__ __forceinline__ void reg_realign_phase3(const unsigned char* out, int
   }
 }
 
+// Phase 3 with fewer instructions (V2, session 29's experiment): each lane reads both chunks it
+// needs from OUT (the aligned chunk holding byte o0 + 16k and the next one) instead of taking the
+// next from its neighbour by four shuffles, and walks its items by a fixed row step: item n of
+// the thread is OUT row j0 + n * kRowStep (j0 = tid / kSlots), chunk k = tid % kSlots (the same
+// for every n), so its global address advances by kRowStep * ldd * E bytes. The word offset of
+// the realignment takes the two-level select (realign_chunk<true>). Reading chunk xb + 16 stays
+// inside OUT row j: it is read only when o0 % 16 != 0 (pad > 0, o0 <= 31) and k < chunks, so xb +
+// 16 <= 16 + 16 * (chunks - 1) + 16 < kRows * E.
+template <int E>
+__device__ __forceinline__ void reg_realign_phase3_v2(const unsigned char* out, int tid, Addr dst,
+                                                      std::int64_t r0, std::int64_t c0,
+                                                      std::int64_t rows, std::int64_t cols,
+                                                      std::int64_t ldd, int pad) {
+  using S = RegRealignTile<E>;
+  constexpr int kRounds = S::kItems / kThreads, kRound = 2;
+  constexpr int kRowStep = kThreads / S::kSlots;
+  static_assert(S::kItems % kThreads == 0 && kRounds % kRound == 0, "whole rounds");
+  static_assert(kThreads % S::kSlots == 0, "a thread keeps its chunk slot");
+  const int owned = S::kRows - pad, chunks = owned * E / 16;
+  const int k = tid % S::kSlots, j0 = tid / S::kSlots;
+  const bool whole = r0 >= pad && r0 + owned <= rows && c0 + S::kCols <= cols;
+  const Addr d0 = dst + Addr(((c0 + j0) * ldd + r0) * E);  // out[c0 + j0][r0]
+  const Addr d_step = Addr(kRowStep * ldd * E);
+  if (k >= chunks) return;  // idle slot in every item (k is fixed); no barrier follows inside
+#pragma unroll 1
+  for (int n0 = 0; n0 < kRounds; n0 += kRound) {
+    uint4 cv[kRound], cx[kRound];
+#pragma unroll
+    for (int n = 0; n < kRound; ++n) {
+      const int j = j0 + kRowStep * (n0 + n);
+      const Addr d = d0 + Addr(n0 + n) * d_step;
+      const int m = static_cast<int>(d & 31);  // sh(j) * E
+      const int o0 = pad * E - m;              // 32 - m >= 1, or 0 (aligned)
+      const int xb = (o0 & ~15) + 16 * k;
+      cv[n] = *reinterpret_cast<const uint4*>(out + reg_realign_out_offset<E>(j, xb));
+      cx[n] = (o0 & 15) != 0
+                  ? *reinterpret_cast<const uint4*>(out + reg_realign_out_offset<E>(j, xb + 16))
+                  : make_uint4(0, 0, 0, 0);
+    }
+#pragma unroll
+    for (int n = 0; n < kRound; ++n) {
+      const int j = j0 + kRowStep * (n0 + n);
+      const Addr d = d0 + Addr(n0 + n) * d_step;
+      const int m = static_cast<int>(d & 31);
+      const std::uint32_t w[8] = {cv[n].x, cv[n].y, cv[n].z, cv[n].w,
+                                  cx[n].x, cx[n].y, cx[n].z, cx[n].w};
+      std::uint32_t vv[4];
+      realign_chunk<true>(w, (pad * E - m) & 15, vv);
+      const Addr g = d - Addr(m) + Addr(16 * k);            // 16-byte aligned
+      const std::int64_t e0 = r0 - m / E + k * (16 / E);  // first element of the chunk
+      store_out_chunk<E>(g, vv, whole, c0 + j, cols, e0, rows);
+    }
+  }
+}
+
 // 5 blocks per SM (<= 48 registers; 32 KB of shared memory each). Measured on the H100 at odd
 // 1-2 B (docs/perf-notes.md, session 20; % of memcpy against 5 blocks): 4 blocks (64
 // registers) ran 0.8-5.2 points lower on five of the six large odd cells (3001x4999 2 B 2.5
 // higher), 6 blocks (40 registers, spilling) 12-15 lower; both passes' loads in flight at 3
 // blocks ran 1-12 points below one pass at a time at 4 blocks.
-template <int E, int L2B>
+template <int E, int L2B, bool V2>
 __global__ void __launch_bounds__(kThreads, 5)
     reg_realign_kernel(const unsigned char* __restrict__ src_base,
                        unsigned char* __restrict__ dst_base, std::int64_t rows, std::int64_t cols,
@@ -223,7 +279,7 @@ __global__ void __launch_bounds__(kThreads, 5)
 #pragma unroll
           for (int u = 0; u < 4; ++u) {
             // The neighbour of lane k = 7 is the next row group's lane: it uses its extra vector.
-            realign_with_next(v[u], x[u], k == 7, shift[u], c[u]);  // bytes 16k..16k+15, row i0+u
+            realign_with_next<V2>(v[u], x[u], k == 7, shift[u], c[u]);  // bytes 16k..16k+15, row i0+u
           }
           transpose_to_out<E>(c, out, k, 128 * n + 16 * w + 4 * g);
         };
@@ -235,7 +291,10 @@ __global__ void __launch_bounds__(kThreads, 5)
           store_pass(n, v, x, shift);
         }
         __syncthreads();
-        reg_realign_phase3<E>(out, tid, dst, r0, c0, rows, cols, ldd, pad);
+        if constexpr (V2)
+          reg_realign_phase3_v2<E>(out, tid, dst, r0, c0, rows, cols, ldd, pad);
+        else
+          reg_realign_phase3<E>(out, tid, dst, r0, c0, rows, cols, ldd, pad);
         __syncthreads();  // OUT is read before the next tile's phase 1 rewrites it
       });
 }
@@ -251,8 +310,15 @@ cudaError_t launch_reg_realign_e(const kernels::LaunchArgs& a) {
   // H200 (session 26) odd 1 B 12345x6789 / 6789x12345 64.9 / 62.8 -> 66.6 / 65.2, 2 B 64.0 /
   // 62.8 -> 65.6 / 64.5 (.L2::128B: +0.7 to +1.4); H100 (session 27) 1 B 75.8 / 74.6 -> 78.4 /
   // 76.3, 2 B 75.6 / 74.5 -> 77.9 / 76.7, 4-8 B +1.9 to +2.8.
+  // Experiment knob (session 29, this commit only): TMAKIT_RR_V2=1 runs phase 3 V2.
+  static const bool v2 = [] {
+    const char* e = std::getenv("TMAKIT_RR_V2");
+    return e != nullptr && e[0] == '1';
+  }();
   return with_l2_hint<256>(kernels::l2_hint_pays(a), [&](auto l2b) {
-    return launch_with_smem(reg_realign_kernel<E, decltype(l2b)::value>, dim3(g.x, g.y, g.z),
+    auto* kernel = v2 ? reg_realign_kernel<E, decltype(l2b)::value, true>
+                      : reg_realign_kernel<E, decltype(l2b)::value, false>;
+    return launch_with_smem(kernel, dim3(g.x, g.y, g.z),
                             dim3(kThreads), static_cast<std::uint32_t>(S::kSmemBytes), a.stream,
                             static_cast<const unsigned char*>(a.src),
                             static_cast<unsigned char*>(a.dst), a.rows, a.cols, st, pad);

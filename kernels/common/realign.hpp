@@ -113,13 +113,24 @@ TMAKIT_HD std::uint32_t funnel_bytes(std::uint32_t lo, std::uint32_t hi, int sh)
 
 // Bytes s..s+15 of the 32 bytes held as words w[0..7] (s = 0..15): the chunk that starts s
 // bytes into an aligned 16-byte vector pair. The word offset s/4 is chosen with selects, not
-// a register index (which would put w in local memory).
+// a register index (which would put w in local memory): TwoLevel = false picks each of the 5
+// words among 4 (nested selects), true moves by 2 words on bit 1 of s/4, then by 1 on bit 0
+// (6 + 5 selects; experiment of session 29, docs/perf-notes.md).
+template <bool TwoLevel = false>
 TMAKIT_HD void realign_chunk(const std::uint32_t (&w)[8], int s, std::uint32_t (&out)[4]) {
   const int q = s >> 2, sh = s & 3;
   std::uint32_t y[5];
+  if constexpr (TwoLevel) {
+    std::uint32_t t[6];
 #pragma unroll
-  for (int j = 0; j < 5; ++j)
-    y[j] = q == 0 ? w[j] : q == 1 ? w[j + 1] : q == 2 ? w[j + 2] : w[j + 3];
+    for (int j = 0; j < 6; ++j) t[j] = (q & 2) != 0 ? w[j + 2] : w[j];
+#pragma unroll
+    for (int j = 0; j < 5; ++j) y[j] = (q & 1) != 0 ? t[j + 1] : t[j];
+  } else {
+#pragma unroll
+    for (int j = 0; j < 5; ++j)
+      y[j] = q == 0 ? w[j] : q == 1 ? w[j + 1] : q == 2 ? w[j + 2] : w[j + 3];
+  }
 #pragma unroll
   for (int j = 0; j < 4; ++j) out[j] = funnel_bytes(y[j], y[j + 1], sh);
 }

@@ -45,6 +45,7 @@ __device__ __forceinline__ uint4 load_vec(std::uintptr_t p, std::uintptr_t lo, s
 // Bytes s..s+15 of the 32 bytes made of the lane's aligned vector v and the next one: the next
 // lane's v (a shuffle), or the lane's own x where the next lane holds another row (own_next).
 // Every lane of the warp calls it (the shuffle).
+template <bool TwoLevel = false>
 __device__ __forceinline__ void realign_with_next(const uint4& v, const uint4& x, bool own_next,
                                                   int s, std::uint32_t (&out)[4]) {
   std::uint32_t w[8] = {v.x,
@@ -61,7 +62,7 @@ __device__ __forceinline__ void realign_with_next(const uint4& v, const uint4& x
     w[6] = x.z;
     w[7] = x.w;
   }
-  realign_chunk(w, s, out);
+  realign_chunk<TwoLevel>(w, s, out);
 }
 
 // Stores the realigned output chunk vv at g (16-byte aligned): elements e0 .. e0 + 16/E - 1 of
