@@ -13,8 +13,9 @@
 //            c0 + j), bytes E*i0 .. E*i0 + 4E - 1 (tile rows i0..i0+3):
 //              1 B: 4x4 bytes by PRMT -> 16 STS.32; 2 B: 2x2 halves -> 8 STS.64;
 //              4 B: 4 STS.128; 8 B: 2 x 2 STS.128;
-//   phase 3  smem_realign's: each output row writes its owned whole sectors with STG.128,
-//            realigned by shuffle and funnel shift, in slots of whole quarter-warps per row.
+//   phase 3  each output row writes its owned whole sectors with STG.128, each chunk realigned
+//            by a funnel shift of two chunks read from OUT, in slots of whole quarter-warps per
+//            row (session 29: fewer instructions than smem_realign's shuffles; below).
 // Coordinates (RegRealignTile<E>, kernels/common/realign.hpp): pad = kPad when output rows
 // are shifted (some out[c][0] not on a 32-byte sector), else 0; owned = kRows - pad. Tile
 // (tile_y, tile_x) covers input columns c0 = tile_x * kCols .. + kCols - 1 and tile rows i <->
@@ -35,7 +36,6 @@
 // small matrices lose (the tile is 256 rows): `auto` runs it for large odd matrices at 1 B,
 // and at 2 B on the H200 (host/transpose.cpp).
 #include <cstdint>
-#include <cstdlib>
 #include <kernels/common/grid.hpp>
 #include <kernels/common/realign.hpp>
 #include <kernels/launchers.hpp>
@@ -109,74 +109,23 @@ __device__ __forceinline__ void transpose_to_out(const std::uint32_t (&c)[4][4],
   }
 }
 
-// Phase 3 of one tile: OUT -> the owned output sectors of rows c0.. of matrix dst.
+// Phase 3 of one tile: OUT -> the owned output sectors of rows c0.. of matrix dst. Item n of the
+// thread: OUT row j = j0 + n * kRowStep (j0 = tid / kSlots), chunk slot k = tid % kSlots of its
+// owned range (the same slot for every n; idle when k >= chunks = owned * E / 16): the bytes at
+// o0 + 16k .. + 15 of OUT row j, o0 = pad * E - sh(j) * E. The lane reads the aligned chunk
+// holding byte o0 + 16k and the next one (only when o0 % 16 != 0: then pad = kPad, o0 <= 31 and
+// k <= chunks - 1 = kRows * E / 16 - 3, so the next chunk ends by byte 16 + 16 * (chunks + 1) =
+// kRows * E: inside the row) and funnel-shifts them by o0 % 16. Its global address advances by
+// kRowStep * ldd * E bytes from item to item.
+// Session 29 (docs/perf-notes.md) cut this phase's instructions: before, the next chunk came from
+// the neighbouring lane by four shuffles, each item recomputed its 64-bit address, and the
+// realignment's word select was a 4-way one (realign_chunk<false>). ncu, H200, 12345x6789 1 B:
+// 39.1 -> 33.0 M warp instructions, 66.1 -> 57.3 us.
 template <int E>
 __device__ __forceinline__ void reg_realign_phase3(const unsigned char* out, int tid, Addr dst,
                                                    std::int64_t r0, std::int64_t c0,
                                                    std::int64_t rows, std::int64_t cols,
                                                    std::int64_t ldd, int pad) {
-  using S = RegRealignTile<E>;
-  // Item it = tid + 256n: OUT row j = it / kSlots, chunk k = it % kSlots of its owned range
-  // (idle when k >= chunks = owned * E / 16), the bytes at o0 + 16k .. + 15 of OUT row j, o0 =
-  // pad * E - sh(j) * E. The lane reads the aligned chunk holding byte o0 + 16k, takes the next one
-  // from its neighbour (the row's last chunk and the warp's last lane read it), funnel-shifts by o0
-  // % 16.
-  constexpr int kRounds = S::kItems / kThreads, kRound = 2;
-  static_assert(S::kItems % kThreads == 0 && kRounds % kRound == 0, "whole rounds");
-  static_assert(kThreads % S::kSlots == 0 || S::kSlots % kThreads == 0, "rows step by items");
-  const int lane = tid & 31;
-  const int owned = S::kRows - pad, chunks = owned * E / 16;
-  // Every chunk of the tile inside the matrix: its first owned element r0 - sh >= r0 - pad >=
-  // 0, its last r0 - sh + owned - 1 < rows, every output row < cols.
-  const bool whole = r0 >= pad && r0 + owned <= rows && c0 + S::kCols <= cols;
-#pragma unroll 1
-  for (int n0 = 0; n0 < kRounds; n0 += kRound) {
-    uint4 cv[kRound], cx[kRound];
-    Addr d[kRound];
-    int k[kRound], j[kRound];
-#pragma unroll
-    for (int n = 0; n < kRound; ++n) {
-      const int it = tid + kThreads * (n0 + n);
-      j[n] = it / S::kSlots;
-      k[n] = it % S::kSlots;
-      d[n] = dst + Addr(((c0 + j[n]) * ldd + r0) * E);  // out[c0 + j][r0]
-      const int m = static_cast<int>(d[n] & 31);        // sh(j) * E
-      const int o0 = pad * E - m;                       // 32 - m >= 1, or 0 (aligned)
-      const int xb = (o0 & ~15) + 16 * k[n];
-      const bool active = k[n] < chunks;
-      const bool last = k[n] == chunks - 1 || lane == 31;
-      cv[n] = active ? *reinterpret_cast<const uint4*>(out + reg_realign_out_offset<E>(j[n], xb))
-                     : make_uint4(0, 0, 0, 0);
-      cx[n] = active && last && (o0 & 15) != 0
-                  ? *reinterpret_cast<const uint4*>(out + reg_realign_out_offset<E>(j[n], xb + 16))
-                  : make_uint4(0, 0, 0, 0);
-    }
-#pragma unroll
-    for (int n = 0; n < kRound; ++n) {
-      const int m = static_cast<int>(d[n] & 31);
-      std::uint32_t vv[4];
-      realign_with_next(cv[n], cx[n], k[n] == chunks - 1 || lane == 31, (pad * E - m) & 15, vv);
-      if (k[n] >= chunks) continue;
-      const Addr g = d[n] - Addr(m) + Addr(16 * k[n]);       // 16-byte aligned
-      const std::int64_t e0 = r0 - m / E + k[n] * (16 / E);  // first element of the chunk
-      store_out_chunk<E>(g, vv, whole, c0 + j[n], cols, e0, rows);
-    }
-  }
-}
-
-// Phase 3 with fewer instructions (V2, session 29's experiment): each lane reads both chunks it
-// needs from OUT (the aligned chunk holding byte o0 + 16k and the next one) instead of taking the
-// next from its neighbour by four shuffles, and walks its items by a fixed row step: item n of
-// the thread is OUT row j0 + n * kRowStep (j0 = tid / kSlots), chunk k = tid % kSlots (the same
-// for every n), so its global address advances by kRowStep * ldd * E bytes. The word offset of
-// the realignment takes the two-level select (realign_chunk<true>). Reading chunk xb + 16 stays
-// inside OUT row j: it is read only when o0 % 16 != 0 (pad > 0, o0 <= 31) and k < chunks, so xb +
-// 16 <= 16 + 16 * (chunks - 1) + 16 < kRows * E.
-template <int E>
-__device__ __forceinline__ void reg_realign_phase3_v2(const unsigned char* out, int tid, Addr dst,
-                                                      std::int64_t r0, std::int64_t c0,
-                                                      std::int64_t rows, std::int64_t cols,
-                                                      std::int64_t ldd, int pad) {
   using S = RegRealignTile<E>;
   constexpr int kRounds = S::kItems / kThreads, kRound = 2;
   constexpr int kRowStep = kThreads / S::kSlots;
@@ -184,6 +133,8 @@ __device__ __forceinline__ void reg_realign_phase3_v2(const unsigned char* out, 
   static_assert(kThreads % S::kSlots == 0, "a thread keeps its chunk slot");
   const int owned = S::kRows - pad, chunks = owned * E / 16;
   const int k = tid % S::kSlots, j0 = tid / S::kSlots;
+  // Every chunk of the tile inside the matrix: its first owned element r0 - sh >= r0 - pad >=
+  // 0, its last r0 - sh + owned - 1 < rows, every output row < cols.
   const bool whole = r0 >= pad && r0 + owned <= rows && c0 + S::kCols <= cols;
   const Addr d0 = dst + Addr(((c0 + j0) * ldd + r0) * E);  // out[c0 + j0][r0]
   const Addr d_step = Addr(kRowStep * ldd * E);
@@ -212,7 +163,7 @@ __device__ __forceinline__ void reg_realign_phase3_v2(const unsigned char* out, 
                                   cx[n].x, cx[n].y, cx[n].z, cx[n].w};
       std::uint32_t vv[4];
       realign_chunk<true>(w, (pad * E - m) & 15, vv);
-      const Addr g = d - Addr(m) + Addr(16 * k);            // 16-byte aligned
+      const Addr g = d - Addr(m) + Addr(16 * k);          // 16-byte aligned
       const std::int64_t e0 = r0 - m / E + k * (16 / E);  // first element of the chunk
       store_out_chunk<E>(g, vv, whole, c0 + j, cols, e0, rows);
     }
@@ -224,7 +175,7 @@ __device__ __forceinline__ void reg_realign_phase3_v2(const unsigned char* out, 
 // registers) ran 0.8-5.2 points lower on five of the six large odd cells (3001x4999 2 B 2.5
 // higher), 6 blocks (40 registers, spilling) 12-15 lower; both passes' loads in flight at 3
 // blocks ran 1-12 points below one pass at a time at 4 blocks.
-template <int E, int L2B, bool V2>
+template <int E, int L2B>
 __global__ void __launch_bounds__(kThreads, 5)
     reg_realign_kernel(const unsigned char* __restrict__ src_base,
                        unsigned char* __restrict__ dst_base, std::int64_t rows, std::int64_t cols,
@@ -279,7 +230,8 @@ __global__ void __launch_bounds__(kThreads, 5)
 #pragma unroll
           for (int u = 0; u < 4; ++u) {
             // The neighbour of lane k = 7 is the next row group's lane: it uses its extra vector.
-            realign_with_next<V2>(v[u], x[u], k == 7, shift[u], c[u]);  // bytes 16k..16k+15, row i0+u
+            realign_with_next<true>(v[u], x[u], k == 7, shift[u],
+                                    c[u]);  // bytes 16k..16k+15, row i0+u
           }
           transpose_to_out<E>(c, out, k, 128 * n + 16 * w + 4 * g);
         };
@@ -291,10 +243,7 @@ __global__ void __launch_bounds__(kThreads, 5)
           store_pass(n, v, x, shift);
         }
         __syncthreads();
-        if constexpr (V2)
-          reg_realign_phase3_v2<E>(out, tid, dst, r0, c0, rows, cols, ldd, pad);
-        else
-          reg_realign_phase3<E>(out, tid, dst, r0, c0, rows, cols, ldd, pad);
+        reg_realign_phase3<E>(out, tid, dst, r0, c0, rows, cols, ldd, pad);
         __syncthreads();  // OUT is read before the next tile's phase 1 rewrites it
       });
 }
@@ -310,15 +259,8 @@ cudaError_t launch_reg_realign_e(const kernels::LaunchArgs& a) {
   // H200 (session 26) odd 1 B 12345x6789 / 6789x12345 64.9 / 62.8 -> 66.6 / 65.2, 2 B 64.0 /
   // 62.8 -> 65.6 / 64.5 (.L2::128B: +0.7 to +1.4); H100 (session 27) 1 B 75.8 / 74.6 -> 78.4 /
   // 76.3, 2 B 75.6 / 74.5 -> 77.9 / 76.7, 4-8 B +1.9 to +2.8.
-  // Experiment knob (session 29, this commit only): TMAKIT_RR_V2=1 runs phase 3 V2.
-  static const bool v2 = [] {
-    const char* e = std::getenv("TMAKIT_RR_V2");
-    return e != nullptr && e[0] == '1';
-  }();
   return with_l2_hint<256>(kernels::l2_hint_pays(a), [&](auto l2b) {
-    auto* kernel = v2 ? reg_realign_kernel<E, decltype(l2b)::value, true>
-                      : reg_realign_kernel<E, decltype(l2b)::value, false>;
-    return launch_with_smem(kernel, dim3(g.x, g.y, g.z),
+    return launch_with_smem(reg_realign_kernel<E, decltype(l2b)::value>, dim3(g.x, g.y, g.z),
                             dim3(kThreads), static_cast<std::uint32_t>(S::kSmemBytes), a.stream,
                             static_cast<const unsigned char*>(a.src),
                             static_cast<unsigned char*>(a.dst), a.rows, a.cols, st, pad);

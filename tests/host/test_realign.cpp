@@ -138,10 +138,13 @@ TEST(Realign, ChunkIsTheShiftedBytes) {
       w[i] = bytes[4 * i] | bytes[4 * i + 1] << 8 | bytes[4 * i + 2] << 16 |
              std::uint32_t(bytes[4 * i + 3]) << 24;
     for (int s = 0; s < 16; ++s) {
-      std::uint32_t out[4];
+      std::uint32_t out[4], out2[4];
       realign_chunk(w, s, out);
-      for (int i = 0; i < 16; ++i)
+      realign_chunk<true>(w, s, out2);  // the two-level word select (reg_realign)
+      for (int i = 0; i < 16; ++i) {
         ASSERT_EQ((out[i / 4] >> (8 * (i % 4))) & 0xFFu, bytes[s + i]) << "s=" << s << " i=" << i;
+        ASSERT_EQ((out2[i / 4] >> (8 * (i % 4))) & 0xFFu, bytes[s + i]) << "s=" << s << " i=" << i;
+      }
     }
   }
 }
@@ -200,8 +203,9 @@ TEST(Realign, RegPhaseOneWritesAreConflictFree) {
 
 // reg_realign's phase 3: item it = tid + 256n, OUT row j = it / kSlots, chunk k = it % kSlots
 // (idle at k >= (kRows - pad) * E / 16), reads chunk (o0 & ~15) / 16 + k, o0 = pad * E - m,
-// unpadded (m = 0) and padded at every sector offset m; the row's last chunk also reads the
-// next one. Ideal wavefronts for each.
+// unpadded (m = 0) and padded at every sector offset m; where o0 is not on 16 bytes every active
+// lane also reads the next chunk (session 29: no shuffle from the neighbour). Ideal wavefronts
+// for each, and every read inside its OUT row.
 template <int E>
 void check_reg_phase3_banks() {
   using S = RegRealignTile<E>;
@@ -214,7 +218,7 @@ void check_reg_phase3_banks() {
           const int it = it0 + lane, j = it / S::kSlots, k = it % S::kSlots;
           const int o0 = pad * E - m, xb = (o0 & ~15) + 16 * k;
           const bool active = k < chunks;
-          const bool extra = active && (k == chunks - 1 || lane == 31) && (o0 & 15) != 0;
+          const bool extra = active && (o0 & 15) != 0;
           if (active)  // inside the row (idle slots read nothing)
             ASSERT_LE(xb + 16 + (extra ? 16 : 0), S::kOutStride) << "E=" << E << " m=" << m;
           rd[lane] = {active, static_cast<std::uint32_t>(reg_realign_out_offset<E>(j, xb))};
