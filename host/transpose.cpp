@@ -125,10 +125,15 @@ std::string classic_best(std::int64_t rows, std::int64_t cols, int elem_bytes) {
   // At 1 B, reg_realign (session 20: the transpose in registers, no input tile, 256-row tiles)
   // ran 74-76% of memcpy on the large odd shapes where smem_realign ran 71-72 on the H100 (H200
   // 64-65 against 59), and tied on 3001x4999 (80.4 / 80.9 | 72.1 / 72.4) and the probe's
-  // 777x20001 (H200 62.5 / 63.4); at 2 B it lost on the H100 (76.6 / 79.6) and, over four runs
-  // (session 25, in auto_variant), on the H200 too.
+  // 777x20001 (H200 62.5 / 63.4); at 2 B it lost on the H100 (76.6 / 79.6). Session 29's phase 3
+  // with fewer instructions took it ahead at 2 B as well: H200, two runs each
+  // (docs/data/reg-realign-v2-h200-2026-11-26-session29.tar.xz), % of memcpy reg_realign /
+  // smem_realign: 12345x6789 77.2 / 63.0, 6789x12345 76.1 / 62.6, 3001x4999 81.6 / 70.9; probe
+  // 4097x4095 83.4 / 70.0, 9999x9999 77.1 / 63.3, 20001x777 88.2 / 71.7, 777x20001 74.4 / 63.9.
+  // On the H100 the 2 B pick was made before its measurement: final run v is its check
+  // (docs/perf-notes.md, session 29).
   if (!rows16 && elem_bytes <= 2 && short_side > kOddMidSide && realign_tiles >= 512)
-    return elem_bytes == 1 ? "reg_realign" : "smem_realign";
+    return "reg_realign";
   const bool out_rows_split_sectors = (rows * elem_bytes) % 32 != 0;
   if (out_rows_split_sectors &&
       (elem_bytes == 8 || ((elem_bytes == 2 || elem_bytes == 4) && short_side > kOddMidSide)))
@@ -478,13 +483,11 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
         short_side <= kOddMidSide)
       return "smem_wide";
   }
-  // Odd 2 B where classic_best takes smem_realign: reg_realign on the H200, whose loads carry
-  // .L2::256B there since session 26 (smem_realign's 2 B loads do not: they lost 1-2 points
-  // with it). Final run r (docs/data/bench-full-h200-2026-11-25r.json.xz), % of memcpy
-  // reg_realign / smem_realign: 12345x6789 65.5 / 63.6, 6789x12345 64.2 / 62.1 (auto ran
-  // smem_realign: 2.8 / 2.9% behind), 3001x4999 68.3 / 68.6.
+  // Odd 2 B: classic_best takes reg_realign on both GPUs since session 29. Before that the H200
+  // alone took it at 2 B, from final run r (docs/data/bench-full-h200-2026-11-25r.json.xz), %
+  // of memcpy reg_realign / smem_realign: 12345x6789 65.5 / 63.6, 6789x12345 64.2 / 62.1,
+  // 3001x4999 68.3 / 68.6 (its .L2::256B loads, session 26).
   std::string classic = classic_best(rows, cols, elem_bytes);
-  if (hbm3e && classic == "smem_realign") return "reg_realign";  // 2 B: 1 B is reg_realign
   // Before the hints (sessions 20-25): session 20 had reg_realign ahead (12345x6789 65.9 /
   // 63.9% of memcpy, 6789x12345 64.0 / 63.0, probe 4097x4095 72.7 / 70.5); session 25 moved
   // the pick to smem_realign, % of memcpy smem_realign / reg_realign on the H200:
