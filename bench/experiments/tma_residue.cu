@@ -3,23 +3,32 @@
 // shuts it out. But the rows r = j, j + M, j + 2M, ... (one residue class j mod M, M = 16 /
 // gcd(ld * E, 16)) lie M * ld * E bytes apart, a 16-byte multiple: each class is a legal 2-D
 // tensor whose base is its first row aligned down to 16 bytes, with the row starting mis_j =
-// (address of row j mod 16) / E elements in. A box at x = col + mis_j reads exactly the row's
-// columns col.. (TMA takes any start coordinate), aligned in shared memory: TMA realigns.
+// (address of row j mod 16) / E elements in. A box at x = col + mis_j would read exactly the
+// row's columns col.., aligned in shared memory, if TMA took any start coordinate.
+//
+// RESULT (H200, driver 580.159.04, 2026-11-26): it does not. Every residue load faulted with
+// cudaErrorIllegalInstruction (715); on an aligned map, a load at x = 1 or 4 bytes faulted with
+// swizzle none and 128B (argv[2] = x offset, RES_SWZ0=1 for no swizzle), x = 16 ran. The H100
+// had said the same twice (docs/tensor-maps.md, "A box's inner coordinate must be a 16-byte
+// multiple", sessions 11 and 13), which this design did not read first. What did run: the
+// identity maps on the aligned shape (`aligned`, M = 1) at 88.7% of memcpy (12352x6800 1 B), and
+// maps indexed at run time in a __grid_constant__ struct of 32 maps (RES_FORCE_M=2 on the
+// aligned shape) at 84.7%.
 //
 // Map j (of M): base_j = (src + j * ld * E) & ~15, dims {cols + mis_j, ceil((rows - j) / M), 1},
 // stride M * ld * E, box {128 / E, T / M, 1}: T = 128 / E rows of a tile as M boxes of T / M rows;
 // residue j's box lands at shared rows j * (T / M) .. (physical row of tile row i: (i % M) * (T /
 // M) + i / M). The store side is the same with the destination's pitch (M' classes).
 //
-// Variants, each against cudaMemcpyAsync of the same bytes in one process (medians of 15, L2
-// flushed before each):
-//   copy       residue loads stored back through residue maps of a same-shape destination: what
-//              TMA's memory side gives on odd pitches (verified)
+// Variants (argv[1] runs one), each against cudaMemcpyAsync of the same bytes in one process
+// (medians of 15, L2 flushed before each):
+//   aligned    the transpose below on the aligned shape (rows and cols rounded up to 16 bytes)
+//   loadonly   residue loads only (timed, not verified)
+//   copy       residue loads stored back through residue maps of a same-shape destination
 //   transpose  residue loads, the 64 V x V chunk blocks of the tile transposed in registers
-//              (rows remapped), residue stores: the full technique's shape (verified)
-//   aligned    the same transpose on the aligned shape (rows and cols rounded up to 16 bytes),
-//              M = M' = 1: the identity mapping, tma_load_store's geometry (verified)
-// Not part of the build: nvcc -O3 -DNDEBUG -std=c++17 -arch=sm_90 -I. bench/experiments/tma_residue.cu
+//              (rows remapped), residue stores
+// Not part of the build: nvcc -O3 -DNDEBUG -std=c++17 -arch=sm_90 -I.
+// bench/experiments/tma_residue.cu
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -27,6 +36,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include <kernels/common/chunk_transpose.hpp>
@@ -55,7 +65,9 @@ struct ResidueMaps {
   int m_src, m_dst;
 };
 
-enum Op : int { kCopy = 0, kTranspose = 1 };
+int g_xoff = 0;  // argv[2]: added to every load's x (diagnostic)
+
+enum Op : int { kCopy = 0, kTranspose = 1, kLoadOnly = 2 };
 
 // Physical shared row of tile row i when T rows come as M boxes of T / M rows.
 __device__ __forceinline__ std::uint32_t phys_row(std::uint32_t i, std::uint32_t m,
@@ -65,7 +77,7 @@ __device__ __forceinline__ std::uint32_t phys_row(std::uint32_t i, std::uint32_t
 
 template <int E, int O>
 __global__ void __launch_bounds__(64)
-    residue_kernel(const __grid_constant__ ResidueMaps maps, int rows, int cols) {
+    residue_kernel(const __grid_constant__ ResidueMaps maps, int rows, int cols, int xoff) {
   constexpr std::uint32_t T = 128 / E, V = 16 / E, kBytes = T * 128;
   extern __shared__ unsigned char smem[];
   unsigned char* in = tma::align_smem<unsigned char>(smem, 1024);
@@ -85,8 +97,8 @@ __global__ void __launch_bounds__(64)
   if (tid == 0) {
     full.arrive_expect_tx(kBytes);
     for (int j = 0; j < ms; ++j)
-      tma::load_3d(in + j * (T / ms) * 128, &maps.src[j], col0 + maps.src_mis[j], row0 / ms, 0,
-                   full.handle());
+      tma::load_3d(in + j * (T / ms) * 128, &maps.src[j], col0 + maps.src_mis[j] + xoff, row0 / ms,
+                   0, full.handle());
   }
   full.wait({0, 0, kBytes});
   const unsigned char* buf = in;
@@ -102,13 +114,14 @@ __global__ void __launch_bounds__(64)
     transpose_chunks<E>(x, y);
 #pragma unroll
     for (std::uint32_t r = 0; r < V; ++r)
-      *reinterpret_cast<uint4*>(out + tma_tile_offset(phys_row(V * bc + r, md, T), 16 * bq, T,
-                                                      kMode)) = *reinterpret_cast<const uint4*>(&y[r]);
+      *reinterpret_cast<uint4*>(out +
+                                tma_tile_offset(phys_row(V * bc + r, md, T), 16 * bq, T, kMode)) =
+          *reinterpret_cast<const uint4*>(&y[r]);
     buf = out;
   }
   tma::fence_proxy_async_smem();
   __syncthreads();
-  if (tid == 0) {
+  if (tid == 0 && O != kLoadOnly) {
     if constexpr (O == kCopy) {
       for (int j = 0; j < md; ++j)
         tma::store_3d(&maps.dst[j], col0 + maps.dst_mis[j], row0 / md, 0, buf + j * (T / md) * 128);
@@ -186,10 +199,11 @@ int make_residue_maps(unsigned char* p, int e, std::int64_t rows, std::int64_t c
     const cuuint64_t dims[3] = {cuuint64_t(cols + mis[j]), cuuint64_t((rows - j + m - 1) / m), 1};
     const cuuint64_t strides[2] = {cuuint64_t(m * pitch), cuuint64_t(m * pitch) * dims[1]};
     const cuuint32_t box[3] = {128u / e, t / m, 1}, estr[3] = {1, 1, 1};
-    const CUresult r = encode_fn()(&maps[j], type, 3, reinterpret_cast<void*>(base), dims, strides,
-                                   box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                   CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    const CUresult r = encode_fn()(
+        &maps[j], type, 3, reinterpret_cast<void*>(base), dims, strides, box, estr,
+        CU_TENSOR_MAP_INTERLEAVE_NONE,
+        std::getenv("RES_SWZ0") ? CU_TENSOR_MAP_SWIZZLE_NONE : CU_TENSOR_MAP_SWIZZLE_128B,
+        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS) {
       std::fprintf(stderr, "encode failed: %d (residue %d of %d)\n", int(r), j, m);
       std::exit(3);
@@ -232,18 +246,21 @@ void run(Ctx& c, const char* name, int rows, int cols, double memcpy_gbps) {
   fill_kernel<E><<<528, 256>>>(c.src, std::size_t(rows) * cols);
   CHECK(cudaMemset(c.dst, 0, std::size_t(rows) * cols * E));
   ResidueMaps m{};
-  m.m_src = make_residue_maps(c.src, E, rows, cols, cols, m.src, m.src_mis, 0);
-  m.m_dst = O == kCopy ? make_residue_maps(c.dst, E, rows, cols, cols, m.dst, m.dst_mis, 0)
-                       : make_residue_maps(c.dst, E, cols, rows, rows, m.dst, m.dst_mis, 0);
+  const int fm0 = std::getenv("RES_FORCE_M") ? std::atoi(std::getenv("RES_FORCE_M")) : 0;
+  m.m_src = make_residue_maps(c.src, E, rows, cols, cols, m.src, m.src_mis, fm0);
+  m.m_dst = O != kTranspose ? make_residue_maps(c.dst, E, rows, cols, cols, m.dst, m.dst_mis, fm0)
+                            : make_residue_maps(c.dst, E, cols, rows, rows, m.dst, m.dst_mis, fm0);
   const unsigned t = 128 / E, grid = unsigned((rows + t - 1) / t) * unsigned((cols + t - 1) / t);
-  k<<<grid, 64, kSmem>>>(m, rows, cols);
+  k<<<grid, 64, kSmem>>>(m, rows, cols, g_xoff);
   CHECK(cudaGetLastError());
   CHECK(cudaDeviceSynchronize());
   CHECK(cudaMemset(c.bad, 0, sizeof *c.bad));
-  verify_kernel<E><<<528, 256>>>(c.src, c.dst, rows, cols, O == kTranspose, c.bad);
   unsigned long long bad = 0;
-  CHECK(cudaMemcpy(&bad, c.bad, sizeof bad, cudaMemcpyDeviceToHost));
-  const double ms = median_ms(c, [&] { k<<<grid, 64, kSmem>>>(m, rows, cols); });
+  if (O != kLoadOnly) {
+    verify_kernel<E><<<528, 256>>>(c.src, c.dst, rows, cols, O == kTranspose, c.bad);
+    CHECK(cudaMemcpy(&bad, c.bad, sizeof bad, cudaMemcpyDeviceToHost));
+  }
+  const double ms = median_ms(c, [&] { k<<<grid, 64, kSmem>>>(m, rows, cols, g_xoff); });
   const double gbps = 2.0 * rows * double(cols) * E / (ms * 1e6);
   std::printf("e%d %6dx%-6d %-10s M %2d/%2d %7.0f GB/s %6.1f%% of memcpy  %s\n", E, rows, cols,
               name, m.m_src, m.m_dst, gbps, 100 * gbps / memcpy_gbps,
@@ -258,18 +275,28 @@ double run_memcpy(Ctx& c, int rows, int cols) {
   return 2.0 * bytes / (ms * 1e6);
 }
 
+const char* g_only = nullptr;  // argv[1]: run only this variant
+bool want(const char* v) {
+  return g_only == nullptr || std::strcmp(g_only, v) == 0;
+}
+
 template <int E>
 void shape(Ctx& c, int rows, int cols) {
   const double mc = run_memcpy<E>(c, rows, cols);
   std::printf("e%d %6dx%-6d memcpy %7.0f GB/s\n", E, rows, cols, mc);
-  run<E, kCopy>(c, "copy", rows, cols, mc);
-  run<E, kTranspose>(c, "transpose", rows, cols, mc);
   const int ra = (rows * E + 15) / 16 * 16 / E, ca = (cols * E + 15) / 16 * 16 / E;
-  const double mca = run_memcpy<E>(c, ra, ca);
-  run<E, kTranspose>(c, "aligned", ra, ca, mca);
+  if (want("aligned")) {
+    const double mca = run_memcpy<E>(c, ra, ca);
+    run<E, kTranspose>(c, "aligned", ra, ca, mca);
+  }
+  if (want("loadonly")) run<E, kLoadOnly>(c, "loadonly", rows, cols, mc);
+  if (want("copy")) run<E, kCopy>(c, "copy", rows, cols, mc);
+  if (want("transpose")) run<E, kTranspose>(c, "transpose", rows, cols, mc);
 }
 
-int main() {
+int main(int argc, char** argv) {
+  if (argc > 1) g_only = argv[1];
+  if (argc > 2) g_xoff = std::atoi(argv[2]);
   Ctx c{};
   cudaDeviceProp p{};
   CHECK(cudaGetDeviceProperties(&p, 0));
