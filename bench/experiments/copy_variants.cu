@@ -18,14 +18,13 @@
 #include <cstring>
 #include <vector>
 
-#define CHECK(x)                                                                   \
-  do {                                                                             \
-    cudaError_t e_ = (x);                                                          \
-    if (e_ != cudaSuccess) {                                                       \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x,               \
-                   cudaGetErrorString(e_));                                        \
-      std::exit(1);                                                                \
-    }                                                                              \
+#define CHECK(x)                                                                              \
+  do {                                                                                        \
+    cudaError_t e_ = (x);                                                                     \
+    if (e_ != cudaSuccess) {                                                                  \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                           \
+    }                                                                                         \
   } while (0)
 
 template <int U, bool Stream>
@@ -35,7 +34,8 @@ __global__ void grid_copy(const uint4* __restrict__ s, uint4* __restrict__ d, st
   for (; v + (U - 1) * threads < n; v += U * threads) {
     uint4 x[U];
 #pragma unroll
-    for (int u = 0; u < U; ++u) x[u] = Stream ? __ldcs(s + v + u * threads) : __ldg(s + v + u * threads);
+    for (int u = 0; u < U; ++u)
+      x[u] = Stream ? __ldcs(s + v + u * threads) : __ldg(s + v + u * threads);
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       if (Stream)

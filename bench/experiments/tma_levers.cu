@@ -33,21 +33,14 @@
 #include <string>
 #include <vector>
 
+#include <bench/experiments/exp_common.cuh>
 #include <kernels/common/swizzle.hpp>
 #include <kernels/primitives/tma.cuh>
 #include <kernels/primitives/tma_barrier.cuh>
 #include <kernels/primitives/tma_tile.cuh>
 
-#define CHECK(x)                                                                              \
-  do {                                                                                        \
-    cudaError_t e_ = (x);                                                                     \
-    if (e_ != cudaSuccess) {                                                                  \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                           \
-    }                                                                                         \
-  } while (0)
-
 using namespace tmakit;
+using namespace tmakit::experiment;
 using tma::L2Hint;
 
 enum Op : int { kTranspose = 0, kNoSmemTranspose = 1, kTileCopy = 2 };
@@ -167,53 +160,6 @@ __global__ void __launch_bounds__(kThreads<E, L>)
   }
 }
 
-template <int E>
-__global__ void fill_kernel(unsigned char* p, std::size_t n_elems) {
-  using U = typename ElemOf<E>::type;
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n_elems;
-       i += std::size_t(gridDim.x) * blockDim.x) {
-    std::uint64_t h = (i + 1) * 0x9E3779B97F4A7C15ull;
-    h ^= h >> 29;
-    U v{};
-    memcpy(&v, &h, sizeof(U) < 8 ? sizeof(U) : 8);
-    reinterpret_cast<U*>(p)[i] = v;
-  }
-}
-
-// dst == src^T (transposed) or dst == src (copy), element by element; mismatches counted.
-template <int E>
-__global__ void verify_kernel(const unsigned char* src, const unsigned char* dst, int rows,
-                              int cols, bool transposed, unsigned long long* bad) {
-  using U = typename ElemOf<E>::type;
-  const std::size_t n = std::size_t(rows) * cols;
-  unsigned long long local = 0;
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
-       i += std::size_t(gridDim.x) * blockDim.x) {
-    const std::size_t r = i / cols, c = i % cols;  // source (r, c) -> dst (c, r)
-    const std::size_t j = transposed ? c * rows + r : i;
-    const U a = reinterpret_cast<const U*>(src)[i], b = reinterpret_cast<const U*>(dst)[j];
-    if (a != b) ++local;
-  }
-  if (local != 0) atomicAdd(bad, local);
-}
-
-using EncodeFn = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
-                              const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
-                              const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
-                              CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-
-EncodeFn encode_fn() {
-  static EncodeFn fn = [] {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult q{};
-    CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault,
-                                           &q));
-    if (p == nullptr) std::exit(2);
-    return reinterpret_cast<EncodeFn>(p);
-  }();
-  return fn;
-}
-
 // A rows x cols matrix of E-byte elements (3-D, one matrix deep, like tmakit's maps), boxes of
 // box_rows lines of 128 bytes, 128B swizzle.
 CUtensorMap make_map(void* base, int e, std::uint64_t rows, std::uint64_t cols, unsigned box_rows) {
@@ -246,24 +192,7 @@ struct Ctx {
 
 template <class Launch>
 double median_ms(Ctx& c, Launch&& launch) {
-  for (int i = 0; i < 3; ++i) launch();
-  CHECK(cudaDeviceSynchronize());
-  std::vector<float> ms;
-  for (int i = 0; i < 15; ++i) {
-    // As host/timing.cpp's L2Flusher (session 15): demote evict_last lines first, or they
-    // outlive the memset (TMAKIT_FLUSH_KEEP_PERSISTING=1: the flush of session 8's runs).
-    if (!c.keep_persisting) CHECK(cudaCtxResetPersistingL2Cache());
-    CHECK(cudaMemsetAsync(c.flush, i & 0xff, c.flush_bytes));
-    CHECK(cudaEventRecord(c.t0));
-    launch();
-    CHECK(cudaEventRecord(c.t1));
-    CHECK(cudaEventSynchronize(c.t1));
-    float t = 0;
-    CHECK(cudaEventElapsedTime(&t, c.t0, c.t1));
-    ms.push_back(t);
-  }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+  return experiment::median_ms(c.flush, c.flush_bytes, c.t0, c.t1, c.keep_persisting, launch);
 }
 
 template <int E, class L>

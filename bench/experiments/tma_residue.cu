@@ -39,22 +39,15 @@
 #include <cstring>
 #include <vector>
 
+#include <bench/experiments/exp_common.cuh>
 #include <kernels/common/chunk_transpose.hpp>
 #include <kernels/common/elem.hpp>
 #include <kernels/common/tma_tile.hpp>
 #include <kernels/primitives/tma.cuh>
 #include <kernels/primitives/tma_barrier.cuh>
 
-#define CHECK(x)                                                                              \
-  do {                                                                                        \
-    cudaError_t e_ = (x);                                                                     \
-    if (e_ != cudaSuccess) {                                                                  \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                           \
-    }                                                                                         \
-  } while (0)
-
 using namespace tmakit;
+using namespace tmakit::experiment;
 
 constexpr int kMode = kSwizzle128B;
 constexpr int kMaxRes = 16;
@@ -134,51 +127,6 @@ __global__ void __launch_bounds__(64)
   }
 }
 
-template <int E>
-__global__ void fill_kernel(unsigned char* p, std::size_t n_elems) {
-  using U = typename ElemOf<E>::type;
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n_elems;
-       i += std::size_t(gridDim.x) * blockDim.x) {
-    std::uint64_t h = (i + 1) * 0x9E3779B97F4A7C15ull;
-    h ^= h >> 29;
-    U v{};
-    memcpy(&v, &h, sizeof(U));
-    reinterpret_cast<U*>(p)[i] = v;
-  }
-}
-
-template <int E>
-__global__ void verify_kernel(const unsigned char* src, const unsigned char* dst, int rows,
-                              int cols, bool transposed, unsigned long long* bad) {
-  using U = typename ElemOf<E>::type;
-  const std::size_t n = std::size_t(rows) * cols;
-  unsigned long long local = 0;
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
-       i += std::size_t(gridDim.x) * blockDim.x) {
-    const std::size_t r = i / cols, c = i % cols;
-    const std::size_t j = transposed ? c * rows + r : i;
-    if (reinterpret_cast<const U*>(src)[i] != reinterpret_cast<const U*>(dst)[j]) ++local;
-  }
-  if (local != 0) atomicAdd(bad, local);
-}
-
-using EncodeFn = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
-                              const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
-                              const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
-                              CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-
-EncodeFn encode_fn() {
-  static EncodeFn fn = [] {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult q{};
-    CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault,
-                                           &q));
-    if (p == nullptr) std::exit(2);
-    return reinterpret_cast<EncodeFn>(p);
-  }();
-  return fn;
-}
-
 // The residue maps of a rows x cols matrix at p with pitch ld (elements), boxes of 128 B x
 // (T / M) rows; returns M, fills maps and mis.
 int make_residue_maps(unsigned char* p, int e, std::int64_t rows, std::int64_t cols,
@@ -221,21 +169,7 @@ struct Ctx {
 
 template <class Launch>
 double median_ms(Ctx& c, Launch&& launch) {
-  for (int i = 0; i < 3; ++i) launch();
-  CHECK(cudaDeviceSynchronize());
-  std::vector<float> ms;
-  for (int i = 0; i < 15; ++i) {
-    CHECK(cudaMemsetAsync(c.flush, i & 0xff, c.flush_bytes));
-    CHECK(cudaEventRecord(c.t0));
-    launch();
-    CHECK(cudaEventRecord(c.t1));
-    CHECK(cudaEventSynchronize(c.t1));
-    float t = 0;
-    CHECK(cudaEventElapsedTime(&t, c.t0, c.t1));
-    ms.push_back(t);
-  }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+  return experiment::median_ms(c.flush, c.flush_bytes, c.t0, c.t1, true, launch);
 }
 
 template <int E, int O>
