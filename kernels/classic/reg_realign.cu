@@ -33,8 +33,8 @@
 // 59.0, 3001x4999 80.4 / 80.9 | 72.1 / 72.4; odd 2 B 76.6 / 79.6 | 65.9 / 63.9. The shared
 // traffic was not the limit: ncu has it latency-bound on its global loads (long-scoreboard
 // stalls 8.2 per issue, MIO throttle 0.02), at about the same instruction count. Batches of
-// small matrices lose (the tile is 256 rows): `auto` runs it for large odd matrices at 1 B,
-// and at 2 B on the H200 (host/transpose.cpp).
+// small matrices lose (the tile is 256 rows): `auto` runs it for large odd matrices at 1-2 B
+// on both GPUs since session 29 (host/transpose.cpp).
 #include <cstdint>
 #include <kernels/common/grid.hpp>
 #include <kernels/common/realign.hpp>
