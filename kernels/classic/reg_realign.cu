@@ -229,9 +229,9 @@ __global__ void __launch_bounds__(kThreads, 5)
           std::uint32_t c[4][4];
 #pragma unroll
           for (int u = 0; u < 4; ++u) {
-            // The neighbour of lane k = 7 is the next row group's lane: it uses its extra vector.
-            realign_with_next<true>(v[u], x[u], k == 7, shift[u],
-                                    c[u]);  // bytes 16k..16k+15, row i0+u
+            // Bytes 16k..16k+15 of row i0+u. The neighbour of lane k = 7 is the next row
+            // group's lane: it uses its extra vector.
+            realign_with_next<true>(v[u], x[u], k == 7, shift[u], c[u]);
           }
           transpose_to_out<E>(c, out, k, 128 * n + 16 * w + 4 * g);
         };

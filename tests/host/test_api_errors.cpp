@@ -156,8 +156,8 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(1024, 1024, 2), "tma_load_store");  // 64 tiles: too few
   EXPECT_EQ(auto_variant(512, 512, 1, 1000), "tma_wide");    // a batch counts its tiles
   EXPECT_EQ(auto_variant(256, 256, 1, 1024), "tma_pipeline");
-  EXPECT_EQ(auto_variant(12345, 6789, 2),
-            "reg_realign");  // odd rows at 2 B: both GPUs (session 29)
+  // Odd rows at 2 B: reg_realign on both GPUs (session 29).
+  EXPECT_EQ(auto_variant(12345, 6789, 2), "reg_realign");
   EXPECT_EQ(auto_variant(12345, 6789, 2, 1, 4800.0), "reg_realign");
   EXPECT_EQ(auto_variant(3001, 4999, 2, 1, 4800.0), "reg_realign");
   EXPECT_EQ(auto_variant(3000, 97, 2, 1, 4800.0), "smem_wide");  // the H200's small odd 2 B
