@@ -36,6 +36,7 @@
 // small matrices lose (the tile is 256 rows): `auto` runs it for large odd matrices at 1-2 B
 // on both GPUs since session 29 (host/transpose.cpp).
 #include <cstdint>
+#include <type_traits>
 #include <kernels/common/grid.hpp>
 #include <kernels/common/realign.hpp>
 #include <kernels/launchers.hpp>
@@ -121,7 +122,7 @@ __device__ __forceinline__ void transpose_to_out(const std::uint32_t (&c)[4][4],
 // the neighbouring lane by four shuffles, each item recomputed its 64-bit address, and the
 // realignment's word select was a 4-way one (realign_chunk<false>). ncu, H200, 12345x6789 1 B:
 // 39.1 -> 33.0 M warp instructions, 66.1 -> 57.3 us.
-template <int E>
+template <int E, bool kWhole>
 __device__ __forceinline__ void reg_realign_phase3(const unsigned char* out, int tid, Addr dst,
                                                    std::int64_t r0, std::int64_t c0,
                                                    std::int64_t rows, std::int64_t cols,
@@ -133,9 +134,6 @@ __device__ __forceinline__ void reg_realign_phase3(const unsigned char* out, int
   static_assert(kThreads % S::kSlots == 0, "a thread keeps its chunk slot");
   const int owned = S::kRows - pad, chunks = owned * E / 16;
   const int k = tid % S::kSlots, j0 = tid / S::kSlots;
-  // Every chunk of the tile inside the matrix: its first owned element r0 - sh >= r0 - pad >=
-  // 0, its last r0 - sh + owned - 1 < rows, every output row < cols.
-  const bool whole = r0 >= pad && r0 + owned <= rows && c0 + S::kCols <= cols;
   const Addr d0 = dst + Addr(((c0 + j0) * ldd + r0) * E);  // out[c0 + j0][r0]
   const Addr d_step = Addr(kRowStep * ldd * E);
   if (k >= chunks) return;  // idle slot in every item (k is fixed); no barrier follows inside
@@ -165,7 +163,7 @@ __device__ __forceinline__ void reg_realign_phase3(const unsigned char* out, int
       realign_chunk<true>(w, (pad * E - m) & 15, vv);
       const Addr g = d - Addr(m) + Addr(16 * k);          // 16-byte aligned
       const std::int64_t e0 = r0 - m / E + k * (16 / E);  // first element of the chunk
-      store_out_chunk<E>(g, vv, whole, c0 + j, cols, e0, rows);
+      store_out_chunk<E>(g, vv, kWhole, c0 + j, cols, e0, rows);
     }
   }
 }
@@ -206,22 +204,33 @@ __global__ void __launch_bounds__(kThreads, 5)
         const bool interior =
             rb >= 0 && rb + S::kRows <= rows && first_vec >= lo && last_vec + 144 <= hi;
         // Pass n's loads (v, x, shift) and its realign, transpose and store.
-        auto load_pass = [&](int n, uint4(&v)[4], uint4(&x)[4], int(&shift)[4]) {
+        // kInterior is `interior` as a constant: a tile inside the matrix runs a copy of the
+        // pass without any edge check (session 30, docs/perf-notes.md).
+        auto load_pass = [&](auto interior_c, int n, uint4(&v)[4], uint4(&x)[4], int(&shift)[4]) {
+          constexpr bool kInterior = decltype(interior_c)::value;
           const int i0 = 128 * n + 16 * w + 4 * g;
 #pragma unroll
           for (int u = 0; u < 4; ++u) {
             const Addr a = a0 + n * pass_step + u * row_step, A = a & ~Addr(15);
             shift[u] = static_cast<int>(a - A);
             const std::int64_t r = rb + i0 + u;
-            const bool row_ok = interior || (r >= 0 && r < rows);
-            if (interior) {
+            const bool row_ok = kInterior || (r >= 0 && r < rows);
+            if constexpr (kInterior) {
               const uint4* pv = reinterpret_cast<const uint4*>(A) + k;
               v[u] = ld_nc_l2<L2B>(pv);
+#if TMAKIT_RR_NOSHFL
+              x[u] = ld_nc_l2<L2B>(pv + 1);
+#else
               x[u] = k == 7 && shift[u] != 0 ? ld_nc_l2<L2B>(pv + 1) : make_uint4(0, 0, 0, 0);
+#endif
             } else {
               v[u] = row_ok ? load_vec<E>(A + 16 * k, lo, hi) : make_uint4(0, 0, 0, 0);
+#if TMAKIT_RR_NOSHFL
+              x[u] = row_ok ? load_vec<E>(A + 16 * k + 16, lo, hi) : make_uint4(0, 0, 0, 0);
+#else
               x[u] = row_ok && k == 7 && shift[u] != 0 ? load_vec<E>(A + 128, lo, hi)
                                                        : make_uint4(0, 0, 0, 0);
+#endif
             }
           }
         };
@@ -231,19 +240,35 @@ __global__ void __launch_bounds__(kThreads, 5)
           for (int u = 0; u < 4; ++u) {
             // Bytes 16k..16k+15 of row i0+u. The neighbour of lane k = 7 is the next row
             // group's lane: it uses its extra vector.
+#if TMAKIT_RR_NOSHFL
+            const std::uint32_t wv[8] = {v[u].x, v[u].y, v[u].z, v[u].w, x[u].x, x[u].y, x[u].z, x[u].w};
+            realign_chunk<true>(wv, shift[u], c[u]);
+#else
             realign_with_next<true>(v[u], x[u], k == 7, shift[u], c[u]);
+#endif
           }
           transpose_to_out<E>(c, out, k, 128 * n + 16 * w + 4 * g);
         };
+        auto phase1 = [&](auto interior_c) {
 #pragma unroll 1
-        for (int n = 0; n < kPasses; ++n) {
-          uint4 v[4], x[4];
-          int shift[4];
-          load_pass(n, v, x, shift);
-          store_pass(n, v, x, shift);
-        }
+          for (int n = 0; n < kPasses; ++n) {
+            uint4 v[4], x[4];
+            int shift[4];
+            load_pass(interior_c, n, v, x, shift);
+            store_pass(n, v, x, shift);
+          }
+        };
+        if (interior)
+          phase1(std::true_type{});
+        else
+          phase1(std::false_type{});
         __syncthreads();
-        reg_realign_phase3<E>(out, tid, dst, r0, c0, rows, cols, ldd, pad);
+        // Every chunk of the tile inside the matrix: its first owned element r0 - sh >= r0 - pad
+        // >= 0, its last r0 - sh + owned - 1 < rows, every output row < cols.
+        if (r0 >= pad && r0 + owned <= rows && c0 + S::kCols <= cols)
+          reg_realign_phase3<E, true>(out, tid, dst, r0, c0, rows, cols, ldd, pad);
+        else
+          reg_realign_phase3<E, false>(out, tid, dst, r0, c0, rows, cols, ldd, pad);
         __syncthreads();  // OUT is read before the next tile's phase 1 rewrites it
       });
 }
