@@ -258,6 +258,16 @@ __global__ void __launch_bounds__(kThreads, 5)
             store_pass(n, v, x, shift);
           }
         };
+#if TMAKIT_RR_PF
+        // Pass 1's rows (tile rows 128..255) asked of the L2 as the tile starts, one thread per
+        // row: the lines holding its vectors [A, A + 144), A = a & ~15.
+        if (interior && tid < 128) {
+          const Addr a = src + Addr(((rb + 128 + tid) * lds + c0) * E);
+          const Addr l0 = a & ~Addr(127), l1 = ((a & ~Addr(15)) + 143) & ~Addr(127);
+          asm volatile("prefetch.global.L2 [%0];" ::"l"(l0));
+          if (l1 != l0) asm volatile("prefetch.global.L2 [%0];" ::"l"(l1));
+        }
+#endif
         if (interior)
           phase1(std::true_type{});
         else
