@@ -122,11 +122,11 @@ __device__ __forceinline__ void transpose_to_out(const std::uint32_t (&c)[4][4],
 // the neighbouring lane by four shuffles, each item recomputed its 64-bit address, and the
 // realignment's word select was a 4-way one (realign_chunk<false>). ncu, H200, 12345x6789 1 B:
 // 39.1 -> 33.0 M warp instructions, 66.1 -> 57.3 us.
-template <int E, bool kWhole>
+template <int E, class Whole>
 __device__ __forceinline__ void reg_realign_phase3(const unsigned char* out, int tid, Addr dst,
                                                    std::int64_t r0, std::int64_t c0,
                                                    std::int64_t rows, std::int64_t cols,
-                                                   std::int64_t ldd, int pad) {
+                                                   std::int64_t ldd, int pad, Whole whole_c) {
   using S = RegRealignTile<E>;
   constexpr int kRounds = S::kItems / kThreads, kRound = 2;
   constexpr int kRowStep = kThreads / S::kSlots;
@@ -136,6 +136,7 @@ __device__ __forceinline__ void reg_realign_phase3(const unsigned char* out, int
   const int k = tid % S::kSlots, j0 = tid / S::kSlots;
   const Addr d0 = dst + Addr(((c0 + j0) * ldd + r0) * E);  // out[c0 + j0][r0]
   const Addr d_step = Addr(kRowStep * ldd * E);
+  const bool whole = whole_c;  // every chunk of the tile inside the matrix (a constant or not)
   if (k >= chunks) return;  // idle slot in every item (k is fixed); no barrier follows inside
 #pragma unroll 1
   for (int n0 = 0; n0 < kRounds; n0 += kRound) {
@@ -163,17 +164,30 @@ __device__ __forceinline__ void reg_realign_phase3(const unsigned char* out, int
       realign_chunk<true>(w, (pad * E - m) & 15, vv);
       const Addr g = d - Addr(m) + Addr(16 * k);          // 16-byte aligned
       const std::int64_t e0 = r0 - m / E + k * (16 / E);  // first element of the chunk
-      store_out_chunk<E>(g, vv, kWhole, c0 + j, cols, e0, rows);
+      store_out_chunk<E>(g, vv, whole, c0 + j, cols, e0, rows);
     }
   }
 }
+
+// Phase 1's next vector (kOwnNext): each lane loads the vector after its own (a second LDG.128
+// whose lines the first one brings to L1) instead of taking it from the neighbouring lane by
+// four shuffles and a select, with lane k = 7 loading it for the group. Measured (session 30,
+// docs/perf-notes.md; H200, % of memcpy, mean of two rounds, shuffles -> own loads): ncu at odd
+// 12345x6789 1 B 33.0 -> 24.4 M warp instructions in the same time (58.6 -> 58.4 us), L2 read
+// sectors +7%, long-scoreboard stalls 4.6 -> 11.1 per issue: the large 1 B shapes wait on
+// DRAM, and there own loads ran lower (12345x6789 77.7 -> 76.9, 6789x12345 76.6 -> 74.7, 9999^2
+// 76.1 -> 74.5); at 1 B on 15-17 MB matrices (the L2 holds them and their output) they ran
+// higher (4097x4095 88.0 -> 94.3, 3001x4999 77.7 -> 81.9, 20001x777 84.4 -> 91.5, 777x20001
+// 70.4 -> 71.7); at 2 B +3.3 to +7.6 on all 8 odd shapes, at 4 B +0.6 to +4.0, at 8 B -1.3 to
+// +3.1 (6 of 8 higher). Hence 1 B keeps the shuffles above 24 MiB, between the sizes measured.
+constexpr std::int64_t kOwnNextMaxBytes1B = std::int64_t(24) << 20;
 
 // 5 blocks per SM (<= 48 registers; 32 KB of shared memory each). Measured on the H100 at odd
 // 1-2 B (docs/perf-notes.md, session 20; % of memcpy against 5 blocks): 4 blocks (64
 // registers) ran 0.8-5.2 points lower on five of the six large odd cells (3001x4999 2 B 2.5
 // higher), 6 blocks (40 registers, spilling) 12-15 lower; both passes' loads in flight at 3
 // blocks ran 1-12 points below one pass at a time at 4 blocks.
-template <int E, int L2B>
+template <int E, int L2B, bool kOwnNext>
 __global__ void __launch_bounds__(kThreads, 5)
     reg_realign_kernel(const unsigned char* __restrict__ src_base,
                        unsigned char* __restrict__ dst_base, std::int64_t rows, std::int64_t cols,
@@ -203,34 +217,31 @@ __global__ void __launch_bounds__(kThreads, 5)
         // Interior: every loaded row inside the matrix, every vector inside its span.
         const bool interior =
             rb >= 0 && rb + S::kRows <= rows && first_vec >= lo && last_vec + 144 <= hi;
-        // Pass n's loads (v, x, shift) and its realign, transpose and store.
-        // kInterior is `interior` as a constant: a tile inside the matrix runs a copy of the
-        // pass without any edge check (session 30, docs/perf-notes.md).
+        // Pass n's loads (v, x, shift) and its realign, transpose and store. interior_c is
+        // `interior`, as a std::integral_constant where the tile's copy is specialised.
         auto load_pass = [&](auto interior_c, int n, uint4(&v)[4], uint4(&x)[4], int(&shift)[4]) {
-          constexpr bool kInterior = decltype(interior_c)::value;
+          const bool interior_v = interior_c;
           const int i0 = 128 * n + 16 * w + 4 * g;
 #pragma unroll
           for (int u = 0; u < 4; ++u) {
             const Addr a = a0 + n * pass_step + u * row_step, A = a & ~Addr(15);
             shift[u] = static_cast<int>(a - A);
             const std::int64_t r = rb + i0 + u;
-            const bool row_ok = kInterior || (r >= 0 && r < rows);
-            if constexpr (kInterior) {
+            const bool row_ok = interior_v || (r >= 0 && r < rows);
+            if (interior_v) {
               const uint4* pv = reinterpret_cast<const uint4*>(A) + k;
               v[u] = ld_nc_l2<L2B>(pv);
-#if TMAKIT_RR_NOSHFL
-              x[u] = ld_nc_l2<L2B>(pv + 1);
-#else
-              x[u] = k == 7 && shift[u] != 0 ? ld_nc_l2<L2B>(pv + 1) : make_uint4(0, 0, 0, 0);
-#endif
+              if constexpr (kOwnNext)
+                x[u] = ld_nc_l2<L2B>(pv + 1);
+              else
+                x[u] = k == 7 && shift[u] != 0 ? ld_nc_l2<L2B>(pv + 1) : make_uint4(0, 0, 0, 0);
             } else {
               v[u] = row_ok ? load_vec<E>(A + 16 * k, lo, hi) : make_uint4(0, 0, 0, 0);
-#if TMAKIT_RR_NOSHFL
-              x[u] = row_ok ? load_vec<E>(A + 16 * k + 16, lo, hi) : make_uint4(0, 0, 0, 0);
-#else
-              x[u] = row_ok && k == 7 && shift[u] != 0 ? load_vec<E>(A + 128, lo, hi)
-                                                       : make_uint4(0, 0, 0, 0);
-#endif
+              if constexpr (kOwnNext)
+                x[u] = row_ok ? load_vec<E>(A + 16 * k + 16, lo, hi) : make_uint4(0, 0, 0, 0);
+              else
+                x[u] = row_ok && k == 7 && shift[u] != 0 ? load_vec<E>(A + 128, lo, hi)
+                                                         : make_uint4(0, 0, 0, 0);
             }
           }
         };
@@ -238,14 +249,16 @@ __global__ void __launch_bounds__(kThreads, 5)
           std::uint32_t c[4][4];
 #pragma unroll
           for (int u = 0; u < 4; ++u) {
-            // Bytes 16k..16k+15 of row i0+u. The neighbour of lane k = 7 is the next row
-            // group's lane: it uses its extra vector.
-#if TMAKIT_RR_NOSHFL
-            const std::uint32_t wv[8] = {v[u].x, v[u].y, v[u].z, v[u].w, x[u].x, x[u].y, x[u].z, x[u].w};
-            realign_chunk<true>(wv, shift[u], c[u]);
-#else
-            realign_with_next<true>(v[u], x[u], k == 7, shift[u], c[u]);
-#endif
+            // Bytes 16k..16k+15 of row i0+u: from the lane's two vectors (kOwnNext), or its
+            // vector and the next lane's, where lane k = 7 (the next lane holds another row)
+            // uses its extra vector.
+            if constexpr (kOwnNext) {
+              const std::uint32_t wv[8] = {v[u].x, v[u].y, v[u].z, v[u].w,
+                                           x[u].x, x[u].y, x[u].z, x[u].w};
+              realign_chunk<true>(wv, shift[u], c[u]);
+            } else {
+              realign_with_next<true>(v[u], x[u], k == 7, shift[u], c[u]);
+            }
           }
           transpose_to_out<E>(c, out, k, 128 * n + 16 * w + 4 * g);
         };
@@ -258,27 +271,26 @@ __global__ void __launch_bounds__(kThreads, 5)
             store_pass(n, v, x, shift);
           }
         };
-#if TMAKIT_RR_PF
-        // Pass 1's rows (tile rows 128..255) asked of the L2 as the tile starts, one thread per
-        // row: the lines holding its vectors [A, A + 144), A = a & ~15.
-        if (interior && tid < 128) {
-          const Addr a = src + Addr(((rb + 128 + tid) * lds + c0) * E);
-          const Addr l0 = a & ~Addr(127), l1 = ((a & ~Addr(15)) + 143) & ~Addr(127);
-          asm volatile("prefetch.global.L2 [%0];" ::"l"(l0));
-          if (l1 != l0) asm volatile("prefetch.global.L2 [%0];" ::"l"(l1));
-        }
-#endif
-        if (interior)
-          phase1(std::true_type{});
-        else
-          phase1(std::false_type{});
-        __syncthreads();
         // Every chunk of the tile inside the matrix: its first owned element r0 - sh >= r0 - pad
         // >= 0, its last r0 - sh + owned - 1 < rows, every output row < cols.
-        if (r0 >= pad && r0 + owned <= rows && c0 + S::kCols <= cols)
-          reg_realign_phase3<E, true>(out, tid, dst, r0, c0, rows, cols, ldd, pad);
-        else
-          reg_realign_phase3<E, false>(out, tid, dst, r0, c0, rows, cols, ldd, pad);
+        auto whole = [&] { return r0 >= pad && r0 + owned <= rows && c0 + S::kCols <= cols; };
+        if constexpr (kOwnNext) {
+          // Interior and whole tiles run copies of the phases without edge checks.
+          if (interior)
+            phase1(std::true_type{});
+          else
+            phase1(std::false_type{});
+          __syncthreads();
+          if (whole())
+            reg_realign_phase3<E>(out, tid, dst, r0, c0, rows, cols, ldd, pad, std::true_type{});
+          else
+            reg_realign_phase3<E>(out, tid, dst, r0, c0, rows, cols, ldd, pad, std::false_type{});
+        } else {
+          // One copy, the checks at run time: at 1 B on large matrices the copies ran lower.
+          phase1(interior);
+          __syncthreads();
+          reg_realign_phase3<E>(out, tid, dst, r0, c0, rows, cols, ldd, pad, whole());
+        }
         __syncthreads();  // OUT is read before the next tile's phase 1 rewrites it
       });
 }
@@ -294,11 +306,20 @@ cudaError_t launch_reg_realign_e(const kernels::LaunchArgs& a) {
   // H200 (session 26) odd 1 B 12345x6789 / 6789x12345 64.9 / 62.8 -> 66.6 / 65.2, 2 B 64.0 /
   // 62.8 -> 65.6 / 64.5 (.L2::128B: +0.7 to +1.4); H100 (session 27) 1 B 75.8 / 74.6 -> 78.4 /
   // 76.3, 2 B 75.6 / 74.5 -> 77.9 / 76.7, 4-8 B +1.9 to +2.8.
+  // Each lane loads its own next vector (kOwnNext) at 2-8 B, and at 1 B up to
+  // kOwnNextMaxBytes1B of matrix; else lane 7 alone loads one and the rest shuffle (above).
+  const bool own_next = E > 1 || a.rows * a.cols * st.batch <= kOwnNextMaxBytes1B;
   return with_l2_hint<256>(kernels::l2_hint_pays(a), [&](auto l2b) {
-    return launch_with_smem(reg_realign_kernel<E, decltype(l2b)::value>, dim3(g.x, g.y, g.z),
-                            dim3(kThreads), static_cast<std::uint32_t>(S::kSmemBytes), a.stream,
-                            static_cast<const unsigned char*>(a.src),
-                            static_cast<unsigned char*>(a.dst), a.rows, a.cols, st, pad);
+    constexpr int kL2B = decltype(l2b)::value;
+    auto launch = [&](auto kernel) {
+      return launch_with_smem(kernel, dim3(g.x, g.y, g.z), dim3(kThreads),
+                              static_cast<std::uint32_t>(S::kSmemBytes), a.stream,
+                              static_cast<const unsigned char*>(a.src),
+                              static_cast<unsigned char*>(a.dst), a.rows, a.cols, st, pad);
+    };
+    if constexpr (E > 1) return launch(reg_realign_kernel<E, kL2B, true>);
+    return own_next ? launch(reg_realign_kernel<E, kL2B, true>)
+                    : launch(reg_realign_kernel<E, kL2B, false>);
   });
 }
 
