@@ -456,6 +456,12 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     if (elem_bytes == 1 && batch > 1 && short_side >= 64 && short_side < 128) return "vec_padded";
     const bool small32 = short_side == 32 && long_side < 65536;
     if (elem_bytes == 1 && small32) return "smem_padded";
+    // One 1 B matrix above the pipeline's window on the H200 runs reg_realign (session 30, final
+    // runs x and y, docs/data/bench-full-h200-2026-11-26{x,y}.json.xz; % of memcpy reg_realign /
+    // tma_load_store): 16384^2 88.9 / 88.2 and 88.1 / 87.2, 32768^2 89.8 / 86.7 and 89.5 / 86.4.
+    // Batches stay (1000x512x512: 92.2 / 95.2 and 91.9 / 95.1); on the H100 tma_wide (above).
+    if (hbm3e && elem_bytes == 1 && batch <= 1 && bytes > kPipelineMaxBytes && short_side >= 256)
+      return "reg_realign";
     if (elem_bytes <= 2 && short_side >= 32) return "tma_load_store";
     // On the H100, batches of 32 x 32 at 4 B take smem_padded: in its four runs of session 15
     // (2026-11-24f / g / h / i) 16384x32x32 ran smem_padded 1.000 / 0.994 / 1.000 / 1.000 of the

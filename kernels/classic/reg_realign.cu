@@ -137,7 +137,7 @@ __device__ __forceinline__ void reg_realign_phase3(const unsigned char* out, int
   const Addr d0 = dst + Addr(((c0 + j0) * ldd + r0) * E);  // out[c0 + j0][r0]
   const Addr d_step = Addr(kRowStep * ldd * E);
   const bool whole = whole_c;  // every chunk of the tile inside the matrix (a constant or not)
-  if (k >= chunks) return;  // idle slot in every item (k is fixed); no barrier follows inside
+  if (k >= chunks) return;     // idle slot in every item (k is fixed); no barrier follows inside
 #pragma unroll 1
   for (int n0 = 0; n0 < kRounds; n0 += kRound) {
     uint4 cv[kRound], cx[kRound];

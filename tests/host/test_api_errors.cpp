@@ -266,8 +266,15 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(16, 4000000, 16), "smem_strip");    // k = 16: the strip
   EXPECT_EQ(auto_variant(8, 8, 16, 100000), "smem_flat");    // tiny 16-byte matrices
   EXPECT_EQ(auto_variant(16, 48, 16, 20000), "smem_strip");  // a side of 16: the strip
-  // The H200's table (peak DRAM > 4000 GB/s): 1 B keeps tma_load_store, 2-8 B as the H100.
-  EXPECT_EQ(auto_variant(16384, 16384, 1, 1, 4800), "tma_load_store");  // 268 MB
+  // The H200's table (peak DRAM > 4000 GB/s): 1 B keeps tma_load_store, 2-8 B as the H100;
+  // one 1 B matrix above 192 MB runs reg_realign (session 30), a batch of them does not.
+  EXPECT_EQ(auto_variant(16384, 16384, 1, 1, 4800), "reg_realign");  // 268 MB
+  EXPECT_EQ(auto_variant(32768, 32768, 1, 1, 4800), "reg_realign");
+  EXPECT_EQ(auto_variant(12288, 16384, 1, 1, 4800), "tma_pipeline");    // 192 MiB: the window's
+  EXPECT_EQ(auto_variant(12304, 16384, 1, 1, 4800), "reg_realign");     // ... 16 rows above it
+  EXPECT_EQ(auto_variant(12304, 16384, 1, 1, 3350), "tma_wide");        // H100: tma_wide
+  EXPECT_EQ(auto_variant(1024, 262144, 1, 1, 4800), "reg_realign");     // 256 MB, side 1024
+  EXPECT_EQ(auto_variant(128, 2097152, 1, 1, 4800), "tma_load_store");  // 256 MB, side 128
   EXPECT_EQ(auto_variant(512, 512, 1, 1000, 4800), "tma_load_store");
   EXPECT_EQ(auto_variant(256, 256, 1, 1024, 4800), "tma_load_store");  // H200 1 B batches >= 256
   EXPECT_EQ(auto_variant(128, 128, 1, 2048, 4800), "tma_pipeline");    // ... below: the window
