@@ -7,8 +7,9 @@
 // shared traffic and phase 2's address math go, and the tile is 256 rows with a pad of 32 / E:
 //   phase 1  lane (g, k) of warp w, pass n: tile rows i0 + u, i0 = 128n + 16w + 4g, u = 0..3,
 //            bytes 16k..16k+15 of each row's 128-byte segment: the aligned vectors covering
-//            them (vector k; the next one by shuffle, or loaded by lane k = 7), funnel-shifted
-//            by the row's byte offset (smem_realign's phase 1, four rows per lane);
+//            them (vector k; the next one loaded by the lane itself, or at 1 B above 24 MiB by
+//            shuffle, lane k = 7 loading it: kOwnNext below), funnel-shifted by the row's byte
+//            offset (smem_realign's phase 1, four rows per lane);
 //            transposed in registers into OUT rows j = 16k/E + e (e = 0..16/E-1; input column
 //            c0 + j), bytes E*i0 .. E*i0 + 4E - 1 (tile rows i0..i0+3):
 //              1 B: 4x4 bytes by PRMT -> 16 STS.32; 2 B: 2x2 halves -> 8 STS.64;
