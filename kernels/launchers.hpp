@@ -99,6 +99,9 @@ inline constexpr std::int64_t kLineMemcpyMinBytes = std::int64_t{56} << 20;
 cudaError_t launch_smem_strip(const LaunchArgs&);
 cudaError_t launch_smem_sector(const LaunchArgs&);
 cudaError_t launch_smem_realign(const LaunchArgs&);
+// reg_realign at 1 B: up to this many bytes of matrix (the batch's total) each lane loads its
+// own next vector; above, the lanes shuffle (kernels/classic/reg_realign.cu, session 30).
+inline constexpr std::int64_t kRealignOwnNextMaxBytes1B = std::int64_t{24} << 20;
 cudaError_t launch_reg_realign(const LaunchArgs&);
 cudaError_t launch_smem_flat(const LaunchArgs&);
 cudaError_t launch_reg_permute(const LaunchArgs&);

@@ -180,8 +180,8 @@ __device__ __forceinline__ void reg_realign_phase3(const unsigned char* out, int
 // 76.1 -> 74.5); at 1 B on 15-17 MB matrices (the L2 holds them and their output) they ran
 // higher (4097x4095 88.0 -> 94.3, 3001x4999 77.7 -> 81.9, 20001x777 84.4 -> 91.5, 777x20001
 // 70.4 -> 71.7); at 2 B +3.3 to +7.6 on all 8 odd shapes, at 4 B +0.6 to +4.0, at 8 B -1.3 to
-// +3.1 (6 of 8 higher). Hence 1 B keeps the shuffles above 24 MiB, between the sizes measured.
-constexpr std::int64_t kOwnNextMaxBytes1B = std::int64_t(24) << 20;
+// +3.1 (6 of 8 higher). Hence 1 B keeps the shuffles above 24 MiB, between the sizes measured
+// (kernels::kRealignOwnNextMaxBytes1B).
 
 // 5 blocks per SM (<= 48 registers; 32 KB of shared memory each). Measured on the H100 at odd
 // 1-2 B (docs/perf-notes.md, session 20; % of memcpy against 5 blocks): 4 blocks (64
@@ -308,8 +308,8 @@ cudaError_t launch_reg_realign_e(const kernels::LaunchArgs& a) {
   // 62.8 -> 65.6 / 64.5 (.L2::128B: +0.7 to +1.4); H100 (session 27) 1 B 75.8 / 74.6 -> 78.4 /
   // 76.3, 2 B 75.6 / 74.5 -> 77.9 / 76.7, 4-8 B +1.9 to +2.8.
   // Each lane loads its own next vector (kOwnNext) at 2-8 B, and at 1 B up to
-  // kOwnNextMaxBytes1B of matrix; else lane 7 alone loads one and the rest shuffle (above).
-  const bool own_next = E > 1 || a.rows * a.cols * st.batch <= kOwnNextMaxBytes1B;
+  // kRealignOwnNextMaxBytes1B of matrix; else lane 7 alone loads one and the rest shuffle.
+  const bool own_next = E > 1 || a.rows * a.cols * st.batch <= kernels::kRealignOwnNextMaxBytes1B;
   return with_l2_hint<256>(kernels::l2_hint_pays(a), [&](auto l2b) {
     constexpr int kL2B = decltype(l2b)::value;
     auto launch = [&](auto kernel) {

@@ -127,5 +127,33 @@ TEST(LineCopy, LongLinesMatchTheReference) {
   }
 }
 
+// reg_realign at 1 B loads each lane's next vector itself up to kRealignOwnNextMaxBytes1B of
+// matrix and shuffles it from the neighbouring lane above: odd shapes just below and above the
+// size, aligned and one byte off 16, by name and through auto (which runs reg_realign there).
+TEST(RegRealign, OddShapesEitherSideOfTheOwnNextSizeMatchTheReference) {
+  TMAKIT_NEED_GPU(75);
+  constexpr std::int64_t rows = 4099;  // odd: no row a multiple of 16 bytes
+  const std::int64_t cols = kernels::kRealignOwnNextMaxBytes1B / rows;
+  for (std::int64_t c : {cols - (cols % 2 == 0 ? 1 : 0), cols + (cols % 2 == 0 ? 1 : 2)}) {
+    ASSERT_EQ(c % 2, 1);
+    for (const char* variant : {"reg_realign", "auto"})
+      for (std::size_t offset : {std::size_t{0}, std::size_t{1}}) {
+        std::string ran;
+        const std::string err =
+            test::check_transpose(rows, c, 1, false, offset, [&](const void* src, void* dst) {
+              TransposeOptions o;
+              o.variant = variant;
+              Status st = transpose(src, dst, rows, c, 1, o);
+              ran = st.variant;
+              return st;
+            });
+        EXPECT_EQ(err, "") << variant << " " << rows << "x" << c << " offset " << offset
+                           << (rows * c > kernels::kRealignOwnNextMaxBytes1B ? " (shuffles)"
+                                                                             : " (own loads)");
+        EXPECT_EQ(ran, "reg_realign") << variant << " " << rows << "x" << c;
+      }
+  }
+}
+
 }  // namespace
 }  // namespace tmakit

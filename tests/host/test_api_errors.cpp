@@ -166,6 +166,10 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(12345, 6789, 4), "smem_sector");
   EXPECT_EQ(fallback_variant("tma_pipeline", 3001, 4999, 8), "smem_sector");
   EXPECT_EQ(auto_variant(12345, 6789, 1), "reg_realign");  // odd rows at 1 B: both GPUs
+  // Either side of reg_realign's own-next size at 1 B (tests/gpu RegRealign.*): still auto's.
+  for (double gbps : {3350.0, 4800.0})
+    for (std::int64_t cols : {6139, 6141})
+      EXPECT_EQ(auto_variant(4099, cols, 1, 1, gbps), "reg_realign");
   EXPECT_EQ(auto_variant(12345, 6789, 1, 1, 4800.0), "reg_realign");
   EXPECT_EQ(auto_variant(1000, 75, 1), "smem_wide");
   EXPECT_EQ(auto_variant(4096, 6789, 4), "smem_wide");
