@@ -318,9 +318,11 @@ cudaError_t launch_reg_realign_e(const kernels::LaunchArgs& a) {
                               static_cast<const unsigned char*>(a.src),
                               static_cast<unsigned char*>(a.dst), a.rows, a.cols, st, pad);
     };
-    if constexpr (E > 1) return launch(reg_realign_kernel<E, kL2B, true>);
-    return own_next ? launch(reg_realign_kernel<E, kL2B, true>)
-                    : launch(reg_realign_kernel<E, kL2B, false>);
+    if constexpr (E > 1)
+      return launch(reg_realign_kernel<E, kL2B, true>);
+    else
+      return own_next ? launch(reg_realign_kernel<E, kL2B, true>)
+                      : launch(reg_realign_kernel<E, kL2B, false>);
   });
 }
 
