@@ -10,7 +10,8 @@
 # Run on the device: bash scripts/session30-exp.sh OUT_DIR (carry .prebuilt). The knobs
 # (TMAKIT_RR_NOSHFL, TMAKIT_RR_PF) exist only in the kernels of commits 4f2ac5d and 2719ffd:
 # each binary was that commit's reg_realign.cu with `#define KNOB 1` added at its top, built
-# with `cmake --build build --target tmakit_bench tmakit_gpu_tests` and packed with xz.
+# with `cmake --build build --target tmakit_bench tmakit_gpu_tests` and packed with xz, what
+# scripts/prebuild-variants.sh now does.
 # Results: docs/data/reg-realign-ownnext-h200-2026-11-26-session30.txt.
 out=${1:-$OUT}; mkdir -p "$out"; pb=/tmp/pb; mkdir -p $pb
 for f in .prebuilt/*.xz; do b=$(basename "$f" .xz); xz -d -c "$f" > $pb/$b && chmod +x $pb/$b; done
