@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <type_traits>
 #include <kernels/common/grid.hpp>
 #include <kernels/launchers.hpp>
 #include <kernels/primitives/dispatch.cuh>
@@ -42,63 +43,104 @@ namespace {
 
 constexpr int kN = 64;  // tile columns = owned output elements per row
 
+// Experiment (session 31): a wider or taller tile at 4 B, twice the loads in flight per thread.
+template <class T>
+constexpr int sector_cols() {
+#ifdef TMAKIT_SECTOR_C128
+  if (sizeof(T) == 4) return 128;
+#endif
+  return kN;
+}
+template <class T>
+constexpr int sector_own() {
+#ifdef TMAKIT_SECTOR_R128
+  if (sizeof(T) == 4) return 128;
+#endif
+  return kN;
+}
+
+#if defined(TMAKIT_SECTOR_MINB3)
+constexpr int kSectorMinBlocks = 3;
+#else
+constexpr int kSectorMinBlocks = 4;
+#endif
 template <class T, int G, bool ColumnMajor, int L2B = 0>
-__global__ void __launch_bounds__(256, 4)  // <= 64 registers: 4 blocks per SM at least
+__global__ void __launch_bounds__(256, kSectorMinBlocks)  // <= 64 registers: 4 blocks per SM at least
     smem_sector_kernel(const T* __restrict__ src_base, T* __restrict__ dst_base, std::int64_t rows,
                        std::int64_t cols, BatchStrides st, int pad_rows) {
   constexpr int E = sizeof(T);
   constexpr int P = (G / E + 7) / 8 * 8;  // extra rows above the owned ones (a multiple of 8)
-  constexpr int NL = P + kN;              // tile rows
-  static_assert((kN * E) % G == 0, "owned ranges of consecutive tiles must meet");
-  __shared__ T tile[NL * kN];
-  auto at = [](int i, int c) { return i * kN + (c ^ (i & (kN - 1))); };
+  constexpr int kC = sector_cols<T>(), kO = sector_own<T>();
+  constexpr int NL = P + kO;              // tile rows
+  static_assert((kO * E) % G == 0, "owned ranges of consecutive tiles must meet");
+  __shared__ T tile[NL * kC];
+  auto at = [](int i, int c) { return i * kC + (c ^ (i & (kC - 1))); };
   const int tx = threadIdx.x, ty = threadIdx.y;
   const std::int64_t lds = st.src_ld_elems, ldd = st.dst_ld_elems;
   const int first = P - pad_rows;  // first tile row loaded (0, or P when no row is shifted)
   // One more row of tiles when rows are shifted: the last owned range reaches past rows.
-  const std::int64_t tiles_y = ceil_div(rows + pad_rows, kN), tiles_x = ceil_div(cols, kN);
+  const std::int64_t tiles_y = ceil_div(rows + pad_rows, kO), tiles_x = ceil_div(cols, kC);
 
   for_each_tile<ColumnMajor>(
       st.batch, tiles_y, tiles_x, [&](std::int64_t b, std::int64_t tile_y, std::int64_t tile_x) {
         const T* src = src_base + b * st.src_batch_elems;
         T* dst = dst_base + b * st.dst_batch_elems;
-        const std::int64_t r0 = tile_y * kN, c0 = tile_x * kN, rb = r0 - P;
+        const std::int64_t r0 = tile_y * kO, c0 = tile_x * kC, rb = r0 - P;
         // Loads first, all in flight (predicated), then the shared writes.
-        const bool interior = rb + first >= 0 && r0 + kN <= rows && c0 + kN <= cols;
-        T v[NL / 8][kN / 32];
+        const bool interior = rb + first >= 0 && r0 + kO <= rows && c0 + kC <= cols;
+        T v[NL / 8][kC / 32];
+        auto load = [&](auto interior_c) {
+          const bool inter = interior_c;
+#ifdef TMAKIT_SECTOR_INC
+          const T* in = src + (rb + ty) * lds + c0 + tx;
 #pragma unroll
-        for (int j = 0; j < NL; j += 8) {
-          const int i = ty + j;
-          const std::int64_t r = rb + i;
-          const T* in = src + r * lds + c0 + tx;
+          for (int j = 0; j < NL; j += 8, in += 8 * lds) {
+#else
 #pragma unroll
-          for (int m = 0; m < kN; m += 32) {
-            const bool ok = i >= first && (interior || (r >= 0 && r < rows && c0 + tx + m < cols));
-            if constexpr (L2B == 0)
-              v[j / 8][m / 32] = ok ? in[m] : T(0);
-            else
-              v[j / 8][m / 32] = ok ? ld_nc_l2<L2B>(in + m) : T(0);
+          for (int j = 0; j < NL; j += 8) {
+            const T* in = src + (rb + ty + j) * lds + c0 + tx;
+#endif
+            const int i = ty + j;
+            const std::int64_t r = rb + i;
+#pragma unroll
+            for (int m = 0; m < kC; m += 32) {
+              // Rows i >= P are never above `first`.
+              const bool ok = (j >= P || i >= first) &&
+                              (inter || (r >= 0 && r < rows && c0 + tx + m < cols));
+              if constexpr (L2B == 0)
+                v[j / 8][m / 32] = ok ? in[m] : T(0);
+              else
+                v[j / 8][m / 32] = ok ? ld_nc_l2<L2B>(in + m) : T(0);
+            }
           }
-        }
+        };
+#ifdef TMAKIT_SECTOR_SPLIT
+        if (interior)
+          load(std::true_type{});
+        else
+          load(std::false_type{});
+#else
+        load(interior);
+#endif
 #pragma unroll
         for (int j = 0; j < NL; j += 8)
 #pragma unroll
-          for (int m = 0; m < kN; m += 32) tile[at(ty + j, tx + m)] = v[j / 8][m / 32];
+          for (int m = 0; m < kC; m += 32) tile[at(ty + j, tx + m)] = v[j / 8][m / 32];
         __syncthreads();
     // Stores: the owned range of each output row, read from shared memory first.
 #pragma unroll
-        for (int j = 0; j < kN; j += 8) {
+        for (int j = 0; j < kC; j += 8) {
           const int oc = ty + j;
           T* out = dst + (c0 + oc) * ldd;
           const int sh = static_cast<int>((reinterpret_cast<std::uintptr_t>(out + r0) % G) / E);
           const std::int64_t s = r0 - sh;  // first owned output element of this row
           const bool row_ok = c0 + oc < cols;
-          const bool whole = s >= 0 && s + kN <= rows;
-          T w[kN / 32];
+          const bool whole = s >= 0 && s + kO <= rows;
+          T w[kO / 32];
 #pragma unroll
-          for (int m = 0; m < kN; m += 32) w[m / 32] = tile[at(P - sh + tx + m, oc)];
+          for (int m = 0; m < kO; m += 32) w[m / 32] = tile[at(P - sh + tx + m, oc)];
 #pragma unroll
-          for (int m = 0; m < kN; m += 32) {
+          for (int m = 0; m < kO; m += 32) {
             const std::int64_t r = s + tx + m;
             if (row_ok && (whole || (r >= 0 && r < rows))) out[r] = w[m / 32];
           }
@@ -116,7 +158,8 @@ cudaError_t launch_sector(const kernels::LaunchArgs& a) {
       (a.strides.batch == 1 || (a.strides.dst_batch_elems * int(sizeof(T))) % G == 0);
   constexpr int P = (G / int(sizeof(T)) + 7) / 8 * 8;
   const int pad = aligned ? 0 : P;
-  const TileGrid g = tile_grid(ceil_div(a.rows + pad, kN), ceil_div(a.cols, kN), a.strides.batch);
+  const TileGrid g = tile_grid(ceil_div(a.rows + pad, sector_own<T>()), ceil_div(a.cols, sector_cols<T>()),
+                               a.strides.batch);
   auto go = [&](auto l2b) {
     constexpr int L2B = decltype(l2b)::value;
     auto* kernel = kernels::is_hbm3e(a.dram_gbps) ? smem_sector_kernel<T, G, true, L2B>
