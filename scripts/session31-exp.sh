@@ -20,7 +20,7 @@ for v in ${TESTS-c128 r128 r128n}; do
     --gtest_filter='*smem_sector*:Registry/GpuTables.*:*AutoVariant*' > "$out/gtest-$v.log" 2>&1
   echo "rc $?"; grep -E "FAILED|Failure|PASSED|tests ran" "$out/gtest-$v.log" | head -10
 done
-C='^(memcpy|smem_sector)/e(4|8)/(odd|batched|square)/'
+C=${FILTER:-'^(memcpy|smem_sector)/e(4|8)/(odd|batched|square)/'}
 for r in 1 2; do
   for v in $V; do
     for p in full probe; do
