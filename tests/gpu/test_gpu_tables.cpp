@@ -1,8 +1,8 @@
 // Per-GPU kernel paths, checked on whichever GPU runs the tests. A classic launcher may read the
 // device's peak DRAM bandwidth (LaunchArgs::dram_gbps, kernels::is_hbm3e) and run differently
-// on the H200 than on the H100: smem_flat's unit size, smem_sector's tile order. transpose()
-// passes the real device's figure, so the rest of the suite checks only the current GPU's
-// path. Here every classic transpose technique is launched directly through its registry row
+// on the H200 than on the H100: smem_flat's unit size, smem_sector's tile order and height.
+// transpose() passes the real device's figure, so the rest of the suite checks only the current
+// GPU's path. Here every classic transpose technique is launched directly through its registry row
 // with the H100's figure (3350 GB/s) and the H200's (4800 GB/s), on the shape classes the
 // per-GPU paths serve (odd rows, skinny with a short side >= 16, small batches), bit for bit
 // against the CPU reference, guards included. Each also runs with compute capability 0 and 90
@@ -49,9 +49,11 @@ TEST_P(GpuTables, BothGpusPathsMatchReference) {
   };
   // Odd rows at every element size; skinny k x N and N x k with k >= 16 (N a multiple of 16);
   // a batch of odd matrices; batches of 32 x 32 and 64 x 64 for reg_tile's blocks (its hint
-  // skips 64-byte source rows).
+  // skips 64-byte source rows); rows either side of smem_sector's 128-row tile at 4 B on HBM3e
+  // (119 and 121 with its 8 pad rows: one tile and two; 128 unpadded: exactly one).
   const std::vector<Shape> shapes = {{1, 1001, 999}, {1, 333, 4097}, {1, 17, 40016}, {1, 40016, 24},
-                                     {7, 75, 97},    {9, 32, 32},    {3, 64, 64}};
+                                     {7, 75, 97},    {9, 32, 32},    {3, 64, 64},    {1, 119, 257},
+                                     {1, 121, 333},  {2, 128, 97}};
   for (const double gbps : {3350.0, 4800.0})
     for (const int cc : {0, 90})
       for (const Shape& s : shapes) {
