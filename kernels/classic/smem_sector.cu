@@ -33,9 +33,9 @@
 // by 8 rows per load row, which keeps the L2-hinted kernel at 64 registers without spills).
 // Measured (docs/perf-notes.md, session 31; docs/data/sector-tall-*-2026-11-26-session31.*),
 // % of memcpy, two rounds, 64 -> 128 owned rows: H200 odd 4 B +1.7 to +2.7 on the four large
-// shapes (12345x6789 88.0 -> 90.7, 9999^2 88.6 -> 90.8), 20001x777 +2.7, 3001x4999 / 777x20001 /
+// shapes (12345x6789 87.8 -> 90.7, 9999^2 88.5 -> 90.8), 20001x777 +2.7, 3001x4999 / 777x20001 /
 // 4097x4095 -0.1 to -0.9; ncu at 6789x12345: 116.7 -> 85.7 M warp instructions, 183.4 -> 178.1 us.
-// H100 odd 4 B -0.1 to +1.7 (12345x6789 93.1 -> 93.5, 6789x12345 93.3 -> 93.2), squares
+// H100 odd 4 B -0.1 to +2.1 (12345x6789 93.1 -> 93.5, 6789x12345 93.3 -> 93.2), squares
 // 16384^2 / 32768^2 -0.9: the H100 keeps 64 rows.
 #include <cstdint>
 #include <cstdio>
