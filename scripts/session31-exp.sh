@@ -6,9 +6,11 @@
 #   r128n = TMAKIT_SECTOR_R128, INC
 # SPLIT: the load loop compiled twice, for interior tiles without edge checks; INC: one row
 # pointer advanced by 8 rows per load row (both only to keep the hinted 4 B kernel unspilled at
-# 64 registers). The knobs exist only in the kernel of the commit that adds this script; the
+# 64 registers). The knobs exist only in the kernel of commit c140afe (81d0d08 ships r128n at 4 B
+# on HBM3e); the
 # binaries were built here by scripts/prebuild-variants.sh (no cuTENSOR) and carried in
-# .prebuilt/. Run on the device: bash scripts/session31-exp.sh OUT_DIR.
+# .prebuilt/. Run on the device: bash scripts/session31-exp.sh OUT_DIR. Results:
+# docs/data/sector-tall-h{200,100}-2026-11-26-session31.tar.xz and -summary.txt.
 out=${1:-$OUT}; mkdir -p "$out"; pb=/tmp/pb; mkdir -p $pb
 for f in .prebuilt/*.xz; do b=$(basename "$f" .xz); xz -d -c "$f" > $pb/$b && chmod +x $pb/$b; done
 export LD_LIBRARY_PATH=$PWD/.prebuilt/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}

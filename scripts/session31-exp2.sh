@@ -2,8 +2,9 @@
 # Session 31's second experiment (docs/perf-notes.md): smem_flat's load phase with 8 chunks in
 # flight per thread (u8 = TMAKIT_FLAT_UNROLL8) instead of 4 (base), on the skinny and batched
 # shapes it serves, 1-8 B, two rounds; GPU tests of u8; ncu at skinny 4000000x16 4 B. The knob
-# exists only in the kernel of the commit that adds this script; binaries built here by
+# exists only in the kernel of commit 625a8f0 (removed after it); binaries built here by
 # scripts/prebuild-variants.sh and carried in .prebuilt/. Run: bash scripts/session31-exp2.sh OUT
+# Results: docs/data/flat-unroll8-h200-2026-11-26-session31.tar.xz and -summary.txt.
 out=${1:-$OUT}; mkdir -p "$out"; pb=/tmp/pb; mkdir -p $pb
 for f in .prebuilt/*.xz; do b=$(basename "$f" .xz); xz -d -c "$f" > $pb/$b && chmod +x $pb/$b; done
 export LD_LIBRARY_PATH=$PWD/.prebuilt/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}

@@ -35,11 +35,7 @@ namespace tmakit {
 namespace {
 
 constexpr int kThreads = 256;
-#ifdef TMAKIT_FLAT_UNROLL8  // experiment (session 31): twice the loads in flight per thread
-constexpr int kLoadUnroll = 8;
-#else
 constexpr int kLoadUnroll = 4;  // chunks loaded per thread before they are stored to shared
-#endif
 
 // F: the form (flat.hpp); it fixes which levels of the gather walk can wrap (flat_gather.cuh).
 template <class T, FlatForm F>
