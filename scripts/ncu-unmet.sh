@@ -23,7 +23,9 @@
 # session27 (the H200's lowest cells after the L2 hints: reg_realign at odd 1 and 2 B, bulk_flat
 # on the 97 x 75 batch at 1 B) or session29 (async_realign, the cp.async staging ring of commit
 # 35b5fa9, against reg_realign at odd 1 B, and reg_realign against tma_load_store on an aligned
-# square at 1 B).
+# square at 1 B) or session31 (the H200's unmet cells at session 31's kernels: reg_realign at
+# odd 6789x12345 1 and 2 B, bulk_flat on the 97 x 75 batch at 1 and 2 B, smem_flat and cuTENSOR
+# at skinny 4000000x16 4 B). A prebuilt bench: BUILD_DIR is a folder with bench/tmakit_bench.
 # NCU_EXTRA: more ncu options (session19: --cache-control none, so the kernel meets the L2 as the
 # benchmark's own flush leaves it, full of dirty lines, instead of ncu's clean one).
 # Output: one block per case; what lies under $OUT/ncu-unmet.txt.
@@ -49,6 +51,15 @@ if [ "$cases" = session20 ]; then  # reg_realign against smem_realign, and smem_
     run "odd $e B: smem_realign" "^smem_realign/e$e/odd/12345x6789/" smem_realign_kernel
   done
   run "odd 4 B: smem_sector" '^smem_sector/e4/odd/12345x6789/' smem_sector_kernel
+  exit 0
+fi
+if [ "$cases" = session31 ]; then  # the H200's unmet cells after session 31
+  run "odd 1 B: reg_realign" '^reg_realign/e1/odd/6789x12345/' reg_realign_kernel
+  run "odd 2 B: reg_realign" '^reg_realign/e2/odd/6789x12345/' reg_realign_kernel
+  run "batched 1 B 97x75: bulk_flat" '^bulk_flat/e1/batched/3000x97x75/' bulk_flat_kernel
+  run "batched 2 B 97x75: bulk_flat" '^bulk_flat/e2/batched/3000x97x75/' bulk_flat_kernel
+  run "skinny 4 B 4000000x16: smem_flat" '^smem_flat/e4/skinny/4000000x16/' smem_flat_kernel
+  run "skinny 4 B 4000000x16: cutensor" '^cutensor/e4/skinny/4000000x16/' ''
   exit 0
 fi
 if [ "$cases" = session27 ]; then  # the H200's lowest cells after the L2 hints (odd 1-2 B, 97 x 75 1 B)
