@@ -6,8 +6,9 @@
 # each at the default unit (32 KB on HBM3e for k >= 16) and base / m8 also at 16 KB units
 # (TMAKIT_FLAT_TILE_BYTES=16384: 8 blocks of 16 KB fit an SM's shared memory, 8 of 32 KB do
 # not). Skinny k = 16 and 32 at 1-8 B, two rounds; GPU tests of m6 and m8. The knobs exist only
-# in the kernel of the commit that adds this script; binaries built here by
+# in the kernel of commit 4362df8 (removed after it); binaries built here by
 # scripts/prebuild-variants.sh, carried in .prebuilt/. Run: bash scripts/session31-exp3.sh OUT
+# Results: docs/data/flat-minblocks-h200-2026-11-26-session31.tar.xz and -summary.txt.
 out=${1:-$OUT}; mkdir -p "$out"; pb=/tmp/pb; mkdir -p $pb
 for f in .prebuilt/*.xz; do b=$(basename "$f" .xz); xz -d -c "$f" > $pb/$b && chmod +x $pb/$b; done
 export LD_LIBRARY_PATH=$PWD/.prebuilt/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}

@@ -38,16 +38,8 @@ constexpr int kThreads = 256;
 constexpr int kLoadUnroll = 4;  // chunks loaded per thread before they are stored to shared
 
 // F: the form (flat.hpp); it fixes which levels of the gather walk can wrap (flat_gather.cuh).
-// Experiment (session 31): more blocks per SM, fewer registers (6: 40, 8: 32).
-#if defined(TMAKIT_FLAT_MINB6)
-#define TMAKIT_FLAT_MINB 6
-#elif defined(TMAKIT_FLAT_MINB8)
-#define TMAKIT_FLAT_MINB 8
-#else
-#define TMAKIT_FLAT_MINB 4
-#endif
 template <class T, FlatForm F>
-__global__ void __launch_bounds__(kThreads, TMAKIT_FLAT_MINB)
+__global__ void __launch_bounds__(kThreads, 4)
     smem_flat_kernel(const T* __restrict__ src, T* __restrict__ dst, FlatPlan p) {
   constexpr int E = sizeof(T);
   extern __shared__ uint4 flat_smem_raw[];
