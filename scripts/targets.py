@@ -3,7 +3,8 @@
   scripts/targets.py RUN.json... [--before OLD.json...]
 per GPU: per class and element size, the lowest % of memcpy of tmakit's best and the worst ratio
 to the best peer; k = 1 skinny cells; host overhead per call; cells where auto ran > 2% below
-the best named technique; with --before, cells whose best % of memcpy fell > 1 point."""
+the best named technique; with --before, cells whose best % of memcpy fell > 1 point; then one
+line per target of the issue, met or UNMET, with the figure that decides it (session 31)."""
 import argparse
 import os
 import sys
@@ -15,6 +16,48 @@ import report  # noqa: E402
 def pct_best(cell):
     v = report.verdict(cell)
     return 100.0 * v["tmakit"][1] / v["memcpy"] if v["tmakit"][1] and v["memcpy"] else None
+
+
+def verdicts(run):
+    """(target, met, figure) for issue 16's targets 1-5 and 7's large aligned shapes."""
+    out = []
+
+    def stats(cls, e):
+        cells = [(s, c) for (k, s, ee), c in run.cells.items() if k == cls and ee == e]
+        pcts = [(pct_best(c), s) for s, c in cells if pct_best(c) is not None]
+        ratios = [(report.verdict(c)["ratio"], s) for s, c in cells
+                  if report.verdict(c)["ratio"] is not None]
+        return (min(pcts) if pcts else None), (min(ratios) if ratios else None)
+
+    for cls, floor, need_ratio in (("odd", 90.0, 1.05), ("skinny", 90.0, 1.05),
+                                   ("batched", 95.0, None), ("square", None, 1.00)):
+        for e in (1, 2, 4, 8) + ((16,) if cls == "square" else ()):
+            lo, worst = stats(cls, e)
+            if lo is None:
+                continue
+            if floor is not None:
+                out.append((f"{cls} {e} B >= {floor:.0f}% of memcpy", lo[0] >= floor,
+                            f"{lo[0]:.1f}% ({lo[1]})"))
+            if need_ratio is not None and worst is not None:
+                out.append((f"{cls} {e} B >= {need_ratio:.2f}x the best peer",
+                            worst[0] >= need_ratio, f"{worst[0]:.3f} ({worst[1]})"))
+    ones = [(pct_best(c), f"{s} {e} B") for (k, s, e), c in run.cells.items()
+            if k == "skinny" and ("1x" in s[:2] or s.endswith("x1")) and pct_best(c)]
+    if ones:  # "k = 1 is a copy and runs at copy speed": within 1 point of memcpy
+        lo = min(ones)
+        out.append(("skinny k = 1 at copy speed (>= 99% of memcpy)", lo[0] >= 99.0,
+                    f"{lo[0]:.1f}% ({lo[1]})"))
+    ov = [us for us, _ in run.overhead.values() if us is not None]
+    if ov:
+        out.append(("host overhead <= 5 us for every technique", max(ov) <= 5.0,
+                    f"{sum(u <= 5 for u in ov)} of {len(ov)}, max {max(ov):.2f} us"))
+    misses = 0
+    for (k, s, e), cell in run.cells.items():
+        v = report.verdict(cell)
+        if k != "accumulate" and v["auto"][1] is not None and v["tmakit"][1] is not None:
+            misses += v["auto"][1] < 0.98 * v["tmakit"][1]
+    out.append(("auto within 2% of every named technique", misses == 0, f"{misses} misses"))
+    return out
 
 
 def main():
@@ -61,6 +104,8 @@ def main():
                 p, q = pct_best(cell), pct_best(old)
                 if p is not None and q is not None and p < q - 1.0:
                     print(f"fell: {key[0]} {key[1]} {key[2]} B {q:.1f} -> {p:.1f}")
+        for target, met, figure in verdicts(run):
+            print(f"target {'met  ' if met else 'UNMET'} {target}: {figure}")
 
 
 if __name__ == "__main__":
