@@ -5,8 +5,9 @@
 # tmakit_gpu_tests are rebuilt incrementally in BUILD (default build/, no cuTENSOR: a variant
 # compares with memcpy and itself) and packed as .prebuilt/NAME-bench.xz and NAME-tests.xz;
 # FILE is restored afterwards, also on failure. NAME alone is FILE as it is (the baseline).
-# Google Benchmark's shared library goes to .prebuilt/lib. On the device: carry .prebuilt, put
-# .prebuilt/lib on LD_LIBRARY_PATH, unpack with xz -d (scripts/session30-exp.sh).
+# Google Benchmark's shared library goes to .prebuilt/lib. On the device: carry .prebuilt and
+# run them with scripts/run-variants.sh (tests, benchmark rounds, summary, ncu; a session's
+# experiment script sets its variables, as scripts/session31-exp.sh does).
 # Example: scripts/prebuild-variants.sh kernels/classic/reg_realign.cu base nosh=TMAKIT_RR_NOSHFL
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -18,21 +18,23 @@ def pct_best(cell):
     return 100.0 * v["tmakit"][1] / v["memcpy"] if v["tmakit"][1] and v["memcpy"] else None
 
 
+def class_stats(run, cls, e):
+    """The lowest (% of memcpy, shape) of tmakit's best and the worst (ratio, shape) to the best
+    peer over a class's shapes at element size e; None where there is none."""
+    cells = [(s, c) for (k, s, ee), c in run.cells.items() if k == cls and ee == e]
+    pcts = [(pct_best(c), s) for s, c in cells if pct_best(c) is not None]
+    ratios = [(report.verdict(c)["ratio"], s) for s, c in cells
+              if report.verdict(c)["ratio"] is not None]
+    return (min(pcts) if pcts else None), (min(ratios) if ratios else None)
+
+
 def verdicts(run):
     """(target, met, figure) for issue 16's targets 1-5 and 7's large aligned shapes."""
     out = []
-
-    def stats(cls, e):
-        cells = [(s, c) for (k, s, ee), c in run.cells.items() if k == cls and ee == e]
-        pcts = [(pct_best(c), s) for s, c in cells if pct_best(c) is not None]
-        ratios = [(report.verdict(c)["ratio"], s) for s, c in cells
-                  if report.verdict(c)["ratio"] is not None]
-        return (min(pcts) if pcts else None), (min(ratios) if ratios else None)
-
     for cls, floor, need_ratio in (("odd", 90.0, 1.05), ("skinny", 90.0, 1.05),
                                    ("batched", 95.0, None), ("square", None, 1.00)):
         for e in (1, 2, 4, 8) + ((16,) if cls == "square" else ()):
-            lo, worst = stats(cls, e)
+            lo, worst = class_stats(run, cls, e)
             if lo is None:
                 continue
             if floor is not None:
@@ -71,14 +73,11 @@ def main():
         print(f"# {gpu} ({run.ctx.get('date', '?')})")
         for cls in ("square", "odd", "skinny", "batched"):
             for e in (1, 2, 4, 8, 16):
-                cells = [(s, c) for (k, s, ee), c in run.cells.items() if k == cls and ee == e]
-                if not cells:
+                if not any(k == cls and ee == e for k, _, ee in run.cells):
                     continue
-                pcts = [(pct_best(c), s) for s, c in cells if pct_best(c) is not None]
-                lo = min(pcts) if pcts else (float("nan"), "-")
-                ratios = [(report.verdict(c)["ratio"], s) for s, c in cells
-                          if report.verdict(c)["ratio"] is not None]
-                worst = min(ratios) if ratios else (None, "-")
+                lo, worst = class_stats(run, cls, e)
+                lo = lo or (float("nan"), "-")
+                worst = worst or (None, "-")
                 print(f"{cls:8s} {e:2d} B  lowest {lo[0]:6.1f}% ({lo[1]})  worst ratio "
                       f"{worst[0] if worst[0] is None else round(worst[0], 3)} ({worst[1]})")
         print("k = 1:", ", ".join(
