@@ -13,7 +13,7 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 nvidia-smi --query-gpu=name --format=csv,noheader | grep -q "${GPU:-H}" || exit 3
 [ -f .cutensor/lib/libcutensor.so.2 ] || xz -d -k .cutensor/lib/libcutensor.so.2.xz
 xz -d -c .prebuilt/tmakit_bench.xz > build-gpu/bench/tmakit_bench && chmod +x build-gpu/bench/tmakit_bench || exit 1
-export LD_LIBRARY_PATH="$PWD/.cutensor/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export LD_LIBRARY_PATH="$PWD/.cutensor/lib:$PWD/.prebuilt/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 tokens='memcpy|copy|tma_copy|cutensor|cublas_geam|cublas_geam_c|cublaslt|auto|smem_padded|smem_wide|smem_strip|smem_sector|smem_realign|reg_realign|smem_flat|reg_permute|reg_tile|vec_padded|async_copy|tma_load_store|tma_wide|tma_pipeline|bulk_flat'
 # One process per class, so that a call cut short keeps the classes already done.
 rc=0
