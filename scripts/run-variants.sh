@@ -7,7 +7,7 @@
 #   TESTS         NAMEs whose GPU tests run (TMAKIT_REQUIRE_GPU=1) with GTEST_FILTER
 #   FILTER        --benchmark_filter; PRESETS (default full) and ROUNDS (default 2), interleaved
 #   TOKENS        the techniques scripts/exp_summary.py tabulates (% of memcpy per tag)
-#   NCU_VARIANTS  specs profiled (default VARIANTS) at NCU_FILTER, kernel regex NCU_KERNEL
+#   NCU_VARIANTS  specs profiled (default VARIANTS; "-": none) at NCU_FILTER, kernel regex NCU_KERNEL
 # Output in OUT_DIR: summary.log, exp.tar.xz (the benchmark JSON and the test logs).
 out=${1:-$OUT}; mkdir -p "$out"; pb=/tmp/pb; mkdir -p $pb
 for f in .prebuilt/*.xz; do b=$(basename "$f" .xz); xz -d -c "$f" > $pb/$b && chmod +x $pb/$b; done
@@ -33,7 +33,9 @@ done
 args=()
 for f in "$out"/bench-*.json; do b=$(basename "$f" .json); b=${b#bench-}; args+=("${b%-*}=$f"); done
 python3 scripts/exp_summary.py --tokens "$TOKENS" "${args[@]}" | tee "$out/summary.log"
-for s in ${NCU_VARIANTS:-$VARIANTS}; do
+ncu_specs=${NCU_VARIANTS:-$VARIANTS}
+[ "$ncu_specs" = - ] && ncu_specs=
+for s in $ncu_specs; do
   spec "$s"
   echo "== ncu $tag" | tee -a "$out/summary.log"
   env ${env_kv:+"$env_kv"} timeout 120 ncu --clock-control none --metrics gpu__time_duration.sum,smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,dram__throughput.avg.pct_of_peak_sustained_elapsed,launch__registers_per_thread \
