@@ -12,6 +12,11 @@
 out=${1:-$OUT}; mkdir -p "$out"; pb=/tmp/pb; mkdir -p $pb
 for f in .prebuilt/*.xz; do b=$(basename "$f" .xz); xz -d -c "$f" > $pb/$b && chmod +x $pb/$b; done
 export LD_LIBRARY_PATH=$PWD/.prebuilt/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# Binaries linked with cuTENSOR (scripts/prebuild.sh's) need the carried .cutensor.
+if [ -f .cutensor/lib/libcutensor.so.2.xz ]; then
+  [ -f .cutensor/lib/libcutensor.so.2 ] || xz -d -k .cutensor/lib/libcutensor.so.2.xz
+  export LD_LIBRARY_PATH=$PWD/.cutensor/lib:$LD_LIBRARY_PATH
+fi
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 for v in ${TESTS:-}; do
   echo "== GPU tests $v"
