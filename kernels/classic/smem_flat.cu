@@ -13,7 +13,15 @@
 // being a multiple of anything.
 //
 // Phase 1 (load): each source chunk lands in shared memory at its global address modulo 16
-// (FlatSmem in flat.hpp), so a whole chunk is one aligned STS.128.
+// (FlatSmem in flat.hpp), so a whole chunk is one aligned STS.128. A run that does not start or
+// end on a 16-byte boundary (k x N with N * E not a multiple of 16: every row) has a partial
+// chunk at each end; such a chunk is read whole too (one LDG.128, its other bytes belong to
+// neighbouring columns or rows and lie inside the operand, as in bulk_flat) and only its run's
+// elements are stored to shared memory. Element by element with dependent loads, a 1-byte head
+// chunk cost up to 15 DRAM round trips in one thread while its block waited at the barrier
+// (H200, session 32: 24 x 1000003 1 / 2 / 4 B 55 / 68 / 72% of memcpy against 64 / 87 / 93
+// at 24 x 1000000). Only the operand's own first and last chunk, where whole reads would leave
+// it, still go element by element.
 // Phase 2 (store): each thread builds a 16-byte destination chunk element by element from
 // shared memory and writes it with one STG.128. Which shared byte each element reads is the
 // FlatGather map (dst element o -> its source element's byte): kTall steps it linearly; kWide
@@ -40,7 +48,8 @@ constexpr int kLoadUnroll = 4;  // chunks loaded per thread before they are stor
 // F: the form (flat.hpp); it fixes which levels of the gather walk can wrap (flat_gather.cuh).
 template <class T, FlatForm F>
 __global__ void __launch_bounds__(kThreads, 4)
-    smem_flat_kernel(const T* __restrict__ src, T* __restrict__ dst, FlatPlan p) {
+    smem_flat_kernel(const T* __restrict__ src, T* __restrict__ dst, FlatPlan p,
+                     FlatOperandChunks ok) {
   constexpr int E = sizeof(T);
   extern __shared__ uint4 flat_smem_raw[];
   unsigned char* smem = reinterpret_cast<unsigned char*>(flat_smem_raw);
@@ -59,7 +68,7 @@ __global__ void __launch_bounds__(kThreads, 4)
       const int items = f.src.runs * nv;
       for (int base = threadIdx.x; base < items; base += kLoadUnroll * kThreads) {
         uint4 v[kLoadUnroll];
-        int at[kLoadUnroll];
+        int at[kLoadUnroll];  // FlatChunkSlot: the chunk's shared byte and its run bytes, or -1
 #pragma unroll
         for (int q = 0; q < kLoadUnroll; ++q) {
           at[q] = -1;
@@ -70,18 +79,32 @@ __global__ void __launch_bounds__(kThreads, 4)
           const FlatChunk s = flat_chunk(a, len_bytes, k);
           // The shared byte of c (c - a(i) >= -15: the head chunk starts below the run).
           const int sh = i * p.src_stride + b0 + static_cast<int>(std::intptr_t(s.c - a));
-          if (s.whole()) {
+          if (s.whole() || (s.lo < s.hi && ok.holds(s.c))) {
             v[q] = __ldg(reinterpret_cast<const uint4*>(s.c));
-            at[q] = sh;
-          } else {  // a partial chunk: its elements one by one (none when lo >= hi)
+            at[q] = flat_chunk_slot(sh, static_cast<int>(s.lo - s.c), static_cast<int>(s.hi - s.c));
+          } else {  // the operand's first or last chunk: its elements one by one (none when lo >= hi)
             for (std::uintptr_t x = s.lo; x < s.hi; x += E)
               *reinterpret_cast<T*>(smem + sh + static_cast<int>(x - s.c)) =
                   *reinterpret_cast<const T*>(x);
           }
         }
 #pragma unroll
-        for (int q = 0; q < kLoadUnroll; ++q)
-          if (at[q] >= 0) *reinterpret_cast<uint4*>(smem + at[q]) = v[q];
+        for (int q = 0; q < kLoadUnroll; ++q) {
+          if (at[q] < 0) continue;
+          const FlatChunkSlotParts c = flat_chunk_slot_parts(at[q]);
+          if (c.lo == 0 && c.hi == 16) {
+            *reinterpret_cast<uint4*>(smem + c.sh) = v[q];
+          } else {  // a partial chunk: only the run's elements [lo, hi) of the 16 bytes
+            union {
+              uint4 v;
+              T e[16 / E];
+            } u;
+            u.v = v[q];
+#pragma unroll
+            for (int j = 0; j < 16 / E; ++j)
+              if (j * E >= c.lo && j * E < c.hi) reinterpret_cast<T*>(smem + c.sh)[j] = u.e[j];
+          }
+        }
       }
     }
     __syncthreads();
@@ -97,16 +120,20 @@ cudaError_t launch_flat(const kernels::LaunchArgs& a, const FlatPlan& p) {
   const auto smem = static_cast<std::uint32_t>(p.smem_bytes);
   const T* src = static_cast<const T*>(a.src);
   T* dst = static_cast<T*>(a.dst);
+  const BatchStrides& st = a.strides;
+  const FlatOperandChunks ok = flat_operand_chunks(
+      reinterpret_cast<std::uintptr_t>(a.src),
+      (st.batch - 1) * st.src_batch_elems + (a.rows - 1) * st.src_ld_elems + a.cols, sizeof(T));
   switch (p.form) {
     case FlatForm::kBatch:
       return launch_with_smem(smem_flat_kernel<T, FlatForm::kBatch>, grid, dim3(kThreads), smem,
-                              a.stream, src, dst, p);
+                              a.stream, src, dst, p, ok);
     case FlatForm::kWide:
       return launch_with_smem(smem_flat_kernel<T, FlatForm::kWide>, grid, dim3(kThreads), smem,
-                              a.stream, src, dst, p);
+                              a.stream, src, dst, p, ok);
     default:
       return launch_with_smem(smem_flat_kernel<T, FlatForm::kTall>, grid, dim3(kThreads), smem,
-                              a.stream, src, dst, p);
+                              a.stream, src, dst, p, ok);
   }
 }
 

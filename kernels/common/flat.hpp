@@ -395,6 +395,34 @@ TMAKIT_HD FlatChunk flat_chunk(std::uintptr_t a, int len_bytes, int k) {
   return {c, c > a ? c : a, c + 16 < end ? c + 16 : end};
 }
 
+// The source operand's whole 16-byte chunks [lo, hi): from src rounded up to 16 to the end of
+// the operand's span (the last matrix's last row) rounded down. A partial chunk of a run inside
+// them may be read whole: the bytes that are not the run's are the operand's own (other columns,
+// rows, row padding or matrices), read and never used. Outside them (the operand's first or
+// last chunk when src or its end is not 16-byte aligned) a whole read could leave the operand.
+struct FlatOperandChunks {
+  std::uintptr_t lo = 0, hi = 0;
+  TMAKIT_HD bool holds(std::uintptr_t c) const { return c >= lo && c + 16 <= hi; }
+};
+inline FlatOperandChunks flat_operand_chunks(std::uintptr_t begin, std::int64_t span_elems,
+                                             int e) {
+  const std::uintptr_t end = begin + static_cast<std::uintptr_t>(span_elems) * e;
+  return {(begin + 15) & ~std::uintptr_t(15), end & ~std::uintptr_t(15)};
+}
+
+// smem_flat's phase 1 keeps, per chunk in flight, one int: the chunk's shared byte sh (< 2^20)
+// and the bytes [lo, hi) of its 16 that belong to the run (0 <= lo < hi <= 16; a whole chunk is
+// [0, 16)).
+TMAKIT_HD constexpr int flat_chunk_slot(int sh, int lo, int hi) {
+  return sh | (lo << 20) | (hi << 25);
+}
+struct FlatChunkSlotParts {
+  int sh, lo, hi;
+};
+TMAKIT_HD constexpr FlatChunkSlotParts flat_chunk_slot_parts(int slot) {
+  return {slot & 0xfffff, (slot >> 20) & 31, slot >> 25};
+}
+
 // Phase 2's items: chunk k of dst run d. One run: item = k. Several (kTall): a warp takes
 // kFlatRunGroup consecutive chunks of a run, then the next run, so its lanes read different
 // source rows (few bank conflicts, see smem_flat.cu) and still write whole 32-byte sectors:

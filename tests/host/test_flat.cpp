@@ -61,6 +61,7 @@ std::string emulate(Call c, void (*mutate)(FlatPlan&) = nullptr) {
     mem[src_at - kBase + i] = static_cast<unsigned char>((i * 131 + i / 251) & 0xff);
   std::vector<int> writes(dst_n * e, 0);
   auto at = [&](std::uintptr_t x) -> unsigned char& { return mem.at(x - kBase); };
+  const FlatOperandChunks ok = flat_operand_chunks(src_at, src_n, e);
   for (std::int64_t u = 0; u < p.units; ++u) {
     const FlatUnit f = flat_unit(p, u);
     std::vector<unsigned char> smem(p.smem_bytes, 0);
@@ -75,6 +76,16 @@ std::string emulate(Call c, void (*mutate)(FlatPlan&) = nullptr) {
       const int sh = i * p.src_stride + b0 + static_cast<int>(std::intptr_t(s.c - a));
       if (s.whole() && (s.c % 16 != 0 || sh % 16 != 0))
         return "unit " + std::to_string(u) + ": a whole source chunk is not 16-byte aligned";
+      // The kernel reads a partial chunk whole where the operand's chunks hold it (one LDG.128),
+      // then stores only [lo, hi) from the slot it keeps.
+      if (s.whole() || (s.lo < s.hi && ok.holds(s.c))) {
+        if (s.c % 16 != 0 || sh % 16 != 0) return "a chunk read whole is not 16-byte aligned";
+        if (s.c < src_at || s.c + 16 > src_at + src_n * e) return "a whole read left the operand";
+        const FlatChunkSlotParts slot = flat_chunk_slot_parts(
+            flat_chunk_slot(sh, static_cast<int>(s.lo - s.c), static_cast<int>(s.hi - s.c)));
+        if (slot.sh != sh || s.c + slot.lo != s.lo || s.c + slot.hi != s.hi)
+          return "the chunk slot lost its shared byte or its run bytes";
+      }
       for (std::uintptr_t x = s.lo; x < s.hi; ++x) {
         const int to = sh + static_cast<int>(x - s.c);
         if (to < 0 || to >= p.smem_bytes) return "load outside shared memory";
@@ -126,6 +137,18 @@ std::string emulate(Call c, void (*mutate)(FlatPlan&) = nullptr) {
             flat_step<true, false>(p.gather, w);
           else
             flat_step<true, true>(p.gather, w);
+        }
+      } else if (p.form == FlatForm::kTall) {  // the kernel's linear gather, clamped to [j0, j1)
+        const int j0 = static_cast<int>(s.lo - s.c) / e, j1 = static_cast<int>(s.hi - s.c) / e;
+        const int off0 = it.d * p.gather.sd + static_cast<int>(s.lo - a) / e * p.gather.s1;
+        for (int j = 0; j < V; ++j) {
+          const int off = off0 + (std::min(std::max(j, j0), j1 - 1) - j0) * p.gather.s1;
+          if (off < 0 || off + e > p.smem_bytes) return "a clamped read left shared memory";
+          if (j < j0 || j >= j1) continue;  // read, never written
+          const std::uintptr_t x = s.c + j * e;
+          if (off != flat_offset(p.gather, it.d, static_cast<int>(x - a) / e))
+            return "the partial chunk's gather left the direct one";
+          if (std::string err = put(x, b0 + off); !err.empty()) return err;
         }
       } else {
         for (std::uintptr_t x = s.lo; x < s.hi; x += e)
@@ -196,6 +219,33 @@ TEST(Flat, ReciprocalDivisionIsExact) {
       ASSERT_EQ(d.q, o / n) << o << " / " << n;
       ASSERT_EQ(d.r, o % n) << o << " % " << n;
     }
+}
+
+// Which partial source chunks smem_flat reads whole: those inside the operand's whole chunks.
+// An operand of 100 bytes at 0x1003 has whole chunks [0x1010, 0x1060): its first chunk (0x1000,
+// 13 bytes before src) and its last (0x1060, 9 bytes after the end) are read element by element.
+TEST(Flat, OperandChunksAndChunkSlots) {
+  const FlatOperandChunks ok = flat_operand_chunks(0x1003, 100, 1);
+  EXPECT_EQ(ok.lo, 0x1010u);
+  EXPECT_EQ(ok.hi, 0x1060u);
+  EXPECT_FALSE(ok.holds(0x1000));
+  EXPECT_TRUE(ok.holds(0x1010));
+  EXPECT_TRUE(ok.holds(0x1050));
+  EXPECT_FALSE(ok.holds(0x1060));
+  const FlatOperandChunks ok8 = flat_operand_chunks(0x2000, 6, 8);  // 48 bytes, aligned
+  EXPECT_TRUE(ok8.holds(0x2020));
+  EXPECT_FALSE(ok8.holds(0x2030));
+  // The slot keeps the shared byte (below 2^20) and the run's bytes [lo, hi) of the 16.
+  for (int sh : {0, 16, 4096 + 48, 65536 + 16, (1 << 20) - 16})
+    for (int lo = 0; lo < 16; ++lo)
+      for (int hi = lo + 1; hi <= 16; ++hi) {
+        const int slot = flat_chunk_slot(sh, lo, hi);
+        ASSERT_GE(slot, 0) << sh << " " << lo << " " << hi;  // -1 means no chunk
+        const FlatChunkSlotParts q = flat_chunk_slot_parts(slot);
+        ASSERT_EQ(q.sh, sh);
+        ASSERT_EQ(q.lo, lo);
+        ASSERT_EQ(q.hi, hi);
+      }
 }
 
 TEST(Flat, EmulatedKernelTransposesSkinnyMatricesAtAnyAlignment) {
