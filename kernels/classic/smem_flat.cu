@@ -68,7 +68,11 @@ __global__ void __launch_bounds__(kThreads, 4)
       const int items = f.src.runs * nv;
       for (int base = threadIdx.x; base < items; base += kLoadUnroll * kThreads) {
         uint4 v[kLoadUnroll];
-        int at[kLoadUnroll];  // FlatChunkSlot: the chunk's shared byte and its run bytes, or -1
+        // The chunk's shared byte (a whole chunk), -2 - flat_chunk_slot (a partial chunk read
+        // whole: its shared byte and its run's bytes), or -1 (none): a whole chunk's path is the
+        // one compare it was before partial chunks were read whole (session 32: packing every
+        // chunk's slot cost aligned skinny calls 2-4%).
+        int at[kLoadUnroll];
 #pragma unroll
         for (int q = 0; q < kLoadUnroll; ++q) {
           at[q] = -1;
@@ -79,9 +83,13 @@ __global__ void __launch_bounds__(kThreads, 4)
           const FlatChunk s = flat_chunk(a, len_bytes, k);
           // The shared byte of c (c - a(i) >= -15: the head chunk starts below the run).
           const int sh = i * p.src_stride + b0 + static_cast<int>(std::intptr_t(s.c - a));
-          if (s.whole() || (s.lo < s.hi && ok.holds(s.c))) {
+          if (s.whole()) {
             v[q] = __ldg(reinterpret_cast<const uint4*>(s.c));
-            at[q] = flat_chunk_slot(sh, static_cast<int>(s.lo - s.c), static_cast<int>(s.hi - s.c));
+            at[q] = sh;
+          } else if (s.lo < s.hi && ok.holds(s.c)) {
+            v[q] = __ldg(reinterpret_cast<const uint4*>(s.c));
+            at[q] = -2 - flat_chunk_slot(sh, static_cast<int>(s.lo - s.c),
+                                         static_cast<int>(s.hi - s.c));
           } else {  // the operand's first or last chunk: its elements one by one (none when lo >= hi)
             for (std::uintptr_t x = s.lo; x < s.hi; x += E)
               *reinterpret_cast<T*>(smem + sh + static_cast<int>(x - s.c)) =
@@ -90,11 +98,10 @@ __global__ void __launch_bounds__(kThreads, 4)
         }
 #pragma unroll
         for (int q = 0; q < kLoadUnroll; ++q) {
-          if (at[q] < 0) continue;
-          const FlatChunkSlotParts c = flat_chunk_slot_parts(at[q]);
-          if (c.lo == 0 && c.hi == 16) {
-            *reinterpret_cast<uint4*>(smem + c.sh) = v[q];
-          } else {  // a partial chunk: only the run's elements [lo, hi) of the 16 bytes
+          if (at[q] >= 0) {
+            *reinterpret_cast<uint4*>(smem + at[q]) = v[q];
+          } else if (at[q] < -1) {  // a partial chunk: only the run's elements [lo, hi)
+            const FlatChunkSlotParts c = flat_chunk_slot_parts(-2 - at[q]);
             union {
               uint4 v;
               T e[16 / E];

@@ -74,6 +74,8 @@ int main(int argc, char** argv) {
   // TMA stores need), pitches and gaps that are 16-byte multiples too.
   MatrixLayout strided{3, 160, copy ? 176 : 64, 48 * 160 + 32, (copy ? 48 * 176 : 144 * 64) + 16};
   if (!v->strided) strided = {3, 0, 0, 0, 0};
+  MatrixLayout skinny_strided{2, 1003, 0, 5 * 1003 + 5, 0};  // 5 x 1000, rows 1003 apart
+  if (!v->strided) skinny_strided = {2, 0, 0, 0, 0};
   const std::vector<Case> cases = {
       {{48, 80}, {}, true},
       {{144, 272}, {}, true},
@@ -84,6 +86,10 @@ int main(int argc, char** argv) {
       // bulk_flat's two forms: a dense batch of small matrices, a matrix of <= 32 columns.
       {{33, 31}, {5, 0, 0, 0, 0}, false, true},
       {{3000, 7}, {}, false, true},
+      // Skinny k x N with rows off 16 bytes (smem_flat's kWide: partial source chunks read whole
+      // inside the operand, session 32), dense and with strided rows and a gap between matrices.
+      {{7, 1001}, {}, false},
+      {{5, 1000}, skinny_strided, false},
   };
   // Every swizzle mode with the first barrier style, every other barrier style with the
   // default (widest) swizzle: each kernel instantiation's code paths, not their product.
