@@ -83,13 +83,14 @@ __global__ void __launch_bounds__(kThreads, 4)
           const FlatChunk s = flat_chunk(a, len_bytes, k);
           // The shared byte of c (c - a(i) >= -15: the head chunk starts below the run).
           const int sh = i * p.src_stride + b0 + static_cast<int>(std::intptr_t(s.c - a));
-          if (s.whole()) {
+          // One load for both kinds of chunk read whole (two in separate branches cost the
+          // partial ones their gain, session 32).
+          const bool whole = s.whole();
+          if (whole || (s.lo < s.hi && ok.holds(s.c))) {
             v[q] = __ldg(reinterpret_cast<const uint4*>(s.c));
-            at[q] = sh;
-          } else if (s.lo < s.hi && ok.holds(s.c)) {
-            v[q] = __ldg(reinterpret_cast<const uint4*>(s.c));
-            at[q] = -2 - flat_chunk_slot(sh, static_cast<int>(s.lo - s.c),
-                                         static_cast<int>(s.hi - s.c));
+            at[q] = whole ? sh
+                          : -2 - flat_chunk_slot(sh, static_cast<int>(s.lo - s.c),
+                                                 static_cast<int>(s.hi - s.c));
           } else {  // the operand's first or last chunk: its elements one by one (none when lo >= hi)
             for (std::uintptr_t x = s.lo; x < s.hi; x += E)
               *reinterpret_cast<T*>(smem + sh + static_cast<int>(x - s.c)) =
