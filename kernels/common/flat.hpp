@@ -410,6 +410,33 @@ inline FlatOperandChunks flat_operand_chunks(std::uintptr_t begin, std::int64_t 
   return {(begin + 15) & ~std::uintptr_t(15), end & ~std::uintptr_t(15)};
 }
 
+// Whether every run of every unit starts and ends on a 16-byte boundary, so that no partial
+// chunk lies inside the operand (smem_flat then runs its kernel without the partial-chunk code):
+// both pointers, the batch strides, and per form (a unit's block of columns or rows is a
+// multiple of 16 elements, flat_plan):
+//   kWide: src rows (src_ld) and the long side (cols: the last unit's end);
+//   kTall: dst rows (dst_ld) and the long side (rows);
+//   kBatch: a unit's g matrices (the last unit's end is the operand's, read element-wise).
+// Over-strict is safe (the other kernel is exact too), only slower.
+inline bool flat_call_is_aligned(const void* src, const void* dst, const FlatPlan& p) {
+  const std::int64_t e = p.elem_bytes;
+  auto a16 = [](std::int64_t bytes) { return bytes % 16 == 0; };
+  if (reinterpret_cast<std::uintptr_t>(src) % 16 != 0 ||
+      reinterpret_cast<std::uintptr_t>(dst) % 16 != 0)
+    return false;
+  if (p.batch > 1 && !(a16(p.src_bs * e) && a16(p.dst_bs * e))) return false;
+  switch (p.form) {
+    case FlatForm::kWide:
+      return a16(p.src_ld * e) && a16(p.cols * e);
+    case FlatForm::kTall:
+      return a16(p.dst_ld * e) && a16(p.rows * e);
+    case FlatForm::kBatch:
+      return a16(p.block * p.rows * p.cols * e);
+    default:
+      return false;
+  }
+}
+
 // smem_flat's phase 1 keeps, per chunk in flight, one int: the chunk's shared byte sh (< 2^20)
 // and the bytes [lo, hi) of its 16 that belong to the run (0 <= lo < hi <= 16; a whole chunk is
 // [0, 16)).

@@ -59,7 +59,9 @@ __device__ __forceinline__ void build_table(int* table, const FlatPlan& p) {
 
 // Phase 2 of one unit: shared -> destination runs, item -> (run d, chunk k) by flat_dst_item.
 // `run0` is the shared byte of the unit's first source element (smem + b0).
-template <class T, FlatForm F, int kThreads>
+// kGatherPartials: kTall's partial dst chunks as below (bulk_flat always; smem_flat where the
+// call is not 16-byte aligned throughout, flat_call_is_aligned), else element by element.
+template <class T, FlatForm F, int kThreads, bool kGatherPartials = true>
 __device__ __forceinline__ void store_unit(const unsigned char* run0, const int* table,
                                            const FlatPlan& p, const FlatUnit& f, T* dst) {
   constexpr bool kWrap1 = F != FlatForm::kTall, kWrap2 = F == FlatForm::kBatch;
@@ -102,7 +104,7 @@ __device__ __forceinline__ void store_unit(const unsigned char* run0, const int*
         }
       }
       *reinterpret_cast<uint4*>(s.c) = out.v;
-    } else if (F == FlatForm::kTall && s.lo < s.hi) {
+    } else if (kGatherPartials && F == FlatForm::kTall && s.lo < s.hi) {
       // A partial chunk of kTall's C dst runs (N x k with N * E not a multiple of 16 has two in
       // every run): its elements j0 .. j1 - 1 of the V. kTall's gather is linear (dst element o
       // of run d reads d * sd + o * s1), so element j reads at off0 + (j - j0) * s1, clamped to

@@ -62,6 +62,11 @@ std::string emulate(Call c, void (*mutate)(FlatPlan&) = nullptr) {
   std::vector<int> writes(dst_n * e, 0);
   auto at = [&](std::uintptr_t x) -> unsigned char& { return mem.at(x - kBase); };
   const FlatOperandChunks ok = flat_operand_chunks(src_at, src_n, e);
+  const FlatOperandChunks dst_ok = flat_operand_chunks(dst_at, dst_n, e);
+  // An aligned call (the kernel without the partial-chunk code) has no partial chunk inside
+  // either operand.
+  const bool aligned = flat_call_is_aligned(reinterpret_cast<const void*>(src_at),
+                                            reinterpret_cast<const void*>(dst_at), p);
   for (std::int64_t u = 0; u < p.units; ++u) {
     const FlatUnit f = flat_unit(p, u);
     std::vector<unsigned char> smem(p.smem_bytes, 0);
@@ -78,6 +83,8 @@ std::string emulate(Call c, void (*mutate)(FlatPlan&) = nullptr) {
         return "unit " + std::to_string(u) + ": a whole source chunk is not 16-byte aligned";
       // The kernel reads a partial chunk whole where the operand's chunks hold it (one LDG.128),
       // then stores only [lo, hi) from the slot it keeps.
+      if (aligned && !s.whole() && s.lo < s.hi && ok.holds(s.c))
+        return "an aligned call has a partial source chunk inside the operand";
       if (s.whole() || (s.lo < s.hi && ok.holds(s.c))) {
         if (s.c % 16 != 0 || sh % 16 != 0) return "a chunk read whole is not 16-byte aligned";
         if (s.c < src_at || s.c + 16 > src_at + src_n * e) return "a whole read left the operand";
@@ -102,6 +109,8 @@ std::string emulate(Call c, void (*mutate)(FlatPlan&) = nullptr) {
       const std::uintptr_t a = dst_at + (f.dst.first + std::int64_t(it.d) * f.dst.pitch) * e;
       const FlatChunk s = flat_chunk(a, d_len, it.k);
       if (s.lo >= s.hi) continue;
+      if (aligned && !s.whole() && dst_ok.holds(s.c))
+        return "an aligned call has a partial destination chunk inside the operand";
       auto put = [&](std::uintptr_t x, int off) -> std::string {
         if (off < 0 || off + e > p.smem_bytes) return "gather outside shared memory";
         for (int b = 0; b < e; ++b) {
@@ -246,6 +255,27 @@ TEST(Flat, OperandChunksAndChunkSlots) {
         ASSERT_EQ(q.lo, lo);
         ASSERT_EQ(q.hi, hi);
       }
+}
+
+// Which calls smem_flat runs without the partial-chunk code: 16-byte aligned throughout.
+TEST(Flat, AlignedCallsAreThoseWithoutPartialChunks) {
+  auto aligned = [](Call c, std::uintptr_t src = 0x1000, std::uintptr_t dst = 0x9000) {
+    const FlatPlan p = plan_of(c);
+    return flat_call_is_aligned(reinterpret_cast<const void*>(src),
+                                reinterpret_cast<const void*>(dst), p);
+  };
+  EXPECT_TRUE(aligned({4, 4000000, 1}));   // kWide, rows of 4000000 bytes
+  EXPECT_TRUE(aligned({4000000, 4, 1}));   // kTall
+  EXPECT_TRUE(aligned({32, 32, 1, 100}));  // kBatch, 1 KB matrices
+  EXPECT_FALSE(aligned({4, 1000003, 1}));  // rows off 16 bytes
+  EXPECT_FALSE(aligned({1000003, 4, 2}));  // dst rows off 16 bytes
+  EXPECT_FALSE(aligned({97, 75, 1, 3000}));
+  EXPECT_FALSE(aligned({4, 4000000, 1}, 0x1001));           // src off 16 bytes
+  EXPECT_FALSE(aligned({4000000, 4, 1}, 0x1000, 0x9004));   // dst off 16 bytes
+  EXPECT_FALSE(aligned({4, 4000, 4, 3, 4004, 0, 4 * 4004 + 1, 0}));  // a batch stride off
+  // The emulation checks the rule: an aligned call meets no partial chunk inside an operand.
+  for (Call c : {Call{4, 4096, 1}, Call{4096, 4, 2}, Call{16, 16, 4, 300}, Call{7, 4096, 8, 3}})
+    EXPECT_EQ(emulate(c), "") << name(c);
 }
 
 TEST(Flat, EmulatedKernelTransposesSkinnyMatricesAtAnyAlignment) {
