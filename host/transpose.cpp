@@ -107,12 +107,20 @@ int default_swizzle_bytes(const VariantInfo& info) {
 //    docs/data/flat-h100-2026-11-23-*.json, % of memcpy smem_flat / smem_strip: 1 B k = 2..32
 //    82-108 / 47-83, 2 B 80-112 / 69-105, 4 B k <= 16 95-105 / 90-105; 4 B k = 24 82 / 87 and
 //    8 B 84-99 / 97-101, so those keep smem_strip).
+//  - ... and k x N at 4 B for every k <= 32 (N >= 65536): since smem_flat reads its rows'
+//    partial chunks whole (session 32), 24 x N runs it at 98-99% of memcpy against smem_strip's
+//    86-89 on the H100 (CLI, 24x1000000 99.1 / 89.1, 24x1000003 98.0 / 86.3) and 91.4-92.1
+//    against 74.9-75.3 on the H200 (24x1000003, benchmark probe preset; docs/perf-notes.md).
+//    N x 24 at 4 B keeps smem_strip (H100 1000003x24 89.9 against smem_flat's 77.2), and k x N
+//    at 8 B too (24x1000003 97.2 / 96.5).
 constexpr std::int64_t kOddMidSide = 512;
+constexpr std::int64_t kFlatWide4Min = 65536;
 
 std::string classic_best(std::int64_t rows, std::int64_t cols, int elem_bytes) {
   const std::int64_t short_side = std::min(rows, cols);
   if (short_side > 1 &&
-      ((elem_bytes <= 2 && short_side <= 32) || (elem_bytes == 4 && short_side <= 16)))
+      ((elem_bytes <= 2 && short_side <= 32) || (elem_bytes == 4 && short_side <= 16) ||
+       (elem_bytes == 4 && rows <= 32 && cols >= kFlatWide4Min)))
     return "smem_flat";
   if (short_side <= 32) return "smem_strip";
   const bool rows16 = (cols * elem_bytes) % 16 == 0 && (rows * elem_bytes) % 16 == 0;

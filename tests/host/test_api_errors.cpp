@@ -190,7 +190,10 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   }
   EXPECT_EQ(auto_variant(3000, 500, 4), "smem_wide");  // short side <= 512: as before
   EXPECT_EQ(auto_variant(7, 4000000, 4), "smem_flat");
-  EXPECT_EQ(auto_variant(24, 1000003, 4), "smem_strip");          // k = 24 at 4 B: the strip
+  EXPECT_EQ(auto_variant(24, 1000003, 4), "smem_flat");           // k x N at 4 B, k <= 32
+  EXPECT_EQ(auto_variant(24, 1000003, 4, 1, 4800), "smem_flat");  // (session 32, both GPUs)
+  EXPECT_EQ(auto_variant(1000003, 24, 4), "smem_strip");          // N x 24 at 4 B: the strip
+  EXPECT_EQ(auto_variant(24, 1000003, 8), "smem_strip");          // 8 B: the strip
   EXPECT_EQ(auto_variant(4000000, 7, 8), "smem_strip");           // 8 B: the strip
   EXPECT_EQ(auto_variant(16384, 16384, 8), "smem_sector");        // one 8 B matrix on the H100
   EXPECT_EQ(auto_variant(2048, 2048, 8), "smem_sector");          // 4096 tiles at 4-8 B
