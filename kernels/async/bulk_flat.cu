@@ -165,12 +165,12 @@ cudaError_t launch_bulk(const kernels::LaunchArgs& a, const FlatPlan& p) {
   constexpr int E = sizeof(T), V = 16 / E;
   const BatchStrides& st = a.strides;
   BulkFlatRing r;
-  // The operand's span: from src to the end of the last matrix's last row.
-  const auto begin = reinterpret_cast<std::uintptr_t>(a.src);
-  const std::int64_t span_elems =
-      (st.batch - 1) * st.src_batch_elems + (a.rows - 1) * st.src_ld_elems + a.cols;
-  r.lo = (begin + 15) & ~std::uintptr_t(15);
-  r.hi = (begin + static_cast<std::uintptr_t>(span_elems) * E) & ~std::uintptr_t(15);
+  // The operand's whole chunks: from src to the end of the last matrix's last row.
+  const FlatOperandChunks ok = flat_operand_chunks(
+      reinterpret_cast<std::uintptr_t>(a.src),
+      (st.batch - 1) * st.src_batch_elems + (a.rows - 1) * st.src_ld_elems + a.cols, E);
+  r.lo = ok.lo;
+  r.hi = ok.hi;
   // The longest source run: a unit of p.block matrices (kBatch) or rows (kTall); its chunks
   // span at most its bytes rounded up to 16, plus 16.
   const std::int64_t run_elems =
