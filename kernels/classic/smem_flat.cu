@@ -97,7 +97,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             at[q] = whole ? sh
                           : -2 - flat_chunk_slot(sh, static_cast<int>(s.lo - s.c),
                                                  static_cast<int>(s.hi - s.c));
-          } else {  // the operand's first or last chunk: its elements one by one (none when lo >= hi)
+          } else {  // the operand's first or last chunk, element by element (none: lo >= hi)
             for (std::uintptr_t x = s.lo; x < s.hi; x += E)
               *reinterpret_cast<T*>(smem + sh + static_cast<int>(x - s.c)) =
                   *reinterpret_cast<const T*>(x);

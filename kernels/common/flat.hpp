@@ -404,8 +404,7 @@ struct FlatOperandChunks {
   std::uintptr_t lo = 0, hi = 0;
   TMAKIT_HD bool holds(std::uintptr_t c) const { return c >= lo && c + 16 <= hi; }
 };
-inline FlatOperandChunks flat_operand_chunks(std::uintptr_t begin, std::int64_t span_elems,
-                                             int e) {
+inline FlatOperandChunks flat_operand_chunks(std::uintptr_t begin, std::int64_t span_elems, int e) {
   const std::uintptr_t end = begin + static_cast<std::uintptr_t>(span_elems) * e;
   return {(begin + 15) & ~std::uintptr_t(15), end & ~std::uintptr_t(15)};
 }

@@ -117,8 +117,7 @@ __device__ __forceinline__ void store_unit(const unsigned char* run0, const int*
       const int off0 = d * g.sd + (static_cast<int>(s.lo - a) / E) * g.s1;
       ChunkBuilder<T> out;
 #pragma unroll
-      for (int j = 0; j < V; ++j)
-        out.put(j, run0 + off0 + (min(max(j, j0), j1 - 1) - j0) * g.s1);
+      for (int j = 0; j < V; ++j) out.put(j, run0 + off0 + (min(max(j, j0), j1 - 1) - j0) * g.s1);
 #pragma unroll
       for (int j = 0; j < V; ++j)
         if (j >= j0 && j < j1) reinterpret_cast<T*>(s.c)[j] = out.e[j];

@@ -270,8 +270,8 @@ TEST(Flat, AlignedCallsAreThoseWithoutPartialChunks) {
   EXPECT_FALSE(aligned({4, 1000003, 1}));  // rows off 16 bytes
   EXPECT_FALSE(aligned({1000003, 4, 2}));  // dst rows off 16 bytes
   EXPECT_FALSE(aligned({97, 75, 1, 3000}));
-  EXPECT_FALSE(aligned({4, 4000000, 1}, 0x1001));           // src off 16 bytes
-  EXPECT_FALSE(aligned({4000000, 4, 1}, 0x1000, 0x9004));   // dst off 16 bytes
+  EXPECT_FALSE(aligned({4, 4000000, 1}, 0x1001));                    // src off 16 bytes
+  EXPECT_FALSE(aligned({4000000, 4, 1}, 0x1000, 0x9004));            // dst off 16 bytes
   EXPECT_FALSE(aligned({4, 4000, 4, 3, 4004, 0, 4 * 4004 + 1, 0}));  // a batch stride off
   // The emulation checks the rule: an aligned call meets no partial chunk inside an operand.
   for (Call c : {Call{4, 4096, 1}, Call{4096, 4, 2}, Call{16, 16, 4, 300}, Call{7, 4096, 8, 3}})
