@@ -163,12 +163,8 @@ FlatPlan bulk_flat_plan(const kernels::LaunchArgs& a) {
 template <class T>
 cudaError_t launch_bulk(const kernels::LaunchArgs& a, const FlatPlan& p) {
   constexpr int E = sizeof(T), V = 16 / E;
-  const BatchStrides& st = a.strides;
   BulkFlatRing r;
-  // The operand's whole chunks: from src to the end of the last matrix's last row.
-  const FlatOperandChunks ok = flat_operand_chunks(
-      reinterpret_cast<std::uintptr_t>(a.src),
-      (st.batch - 1) * st.src_batch_elems + (a.rows - 1) * st.src_ld_elems + a.cols, E);
+  const FlatOperandChunks ok = flat_operand_chunks(a.src, p);  // the operand's whole chunks
   r.lo = ok.lo;
   r.hi = ok.hi;
   // The longest source run: a unit of p.block matrices (kBatch) or rows (kTall); its chunks

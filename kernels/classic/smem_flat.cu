@@ -134,10 +134,7 @@ cudaError_t launch_flat(const kernels::LaunchArgs& a, const FlatPlan& p) {
   const auto smem = static_cast<std::uint32_t>(p.smem_bytes);
   const T* src = static_cast<const T*>(a.src);
   T* dst = static_cast<T*>(a.dst);
-  const BatchStrides& st = a.strides;  // the operand's span: to the last matrix's last row
-  const FlatOperandChunks ok = flat_operand_chunks(
-      reinterpret_cast<std::uintptr_t>(a.src),
-      (st.batch - 1) * st.src_batch_elems + (a.rows - 1) * st.src_ld_elems + a.cols, sizeof(T));
+  const FlatOperandChunks ok = flat_operand_chunks(a.src, p);
   auto go = [&](auto partials) {
     constexpr bool kP = decltype(partials)::value;
     switch (p.form) {

@@ -408,6 +408,13 @@ inline FlatOperandChunks flat_operand_chunks(std::uintptr_t begin, std::int64_t 
   const std::uintptr_t end = begin + static_cast<std::uintptr_t>(span_elems) * e;
   return {(begin + 15) & ~std::uintptr_t(15), end & ~std::uintptr_t(15)};
 }
+// The same for the source operand of a call planned as p, at src: its span runs to the last
+// matrix's last row (smem_flat's and bulk_flat's launchers).
+inline FlatOperandChunks flat_operand_chunks(const void* src, const FlatPlan& p) {
+  return flat_operand_chunks(reinterpret_cast<std::uintptr_t>(src),
+                             (p.batch - 1) * p.src_bs + (p.rows - 1) * p.src_ld + p.cols,
+                             p.elem_bytes);
+}
 
 // Whether every run of every unit starts and ends on a 16-byte boundary, so that no partial
 // chunk lies inside the operand (smem_flat then runs its kernel without the partial-chunk code):

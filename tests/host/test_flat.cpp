@@ -61,7 +61,7 @@ std::string emulate(Call c, void (*mutate)(FlatPlan&) = nullptr) {
     mem[src_at - kBase + i] = static_cast<unsigned char>((i * 131 + i / 251) & 0xff);
   std::vector<int> writes(dst_n * e, 0);
   auto at = [&](std::uintptr_t x) -> unsigned char& { return mem.at(x - kBase); };
-  const FlatOperandChunks ok = flat_operand_chunks(src_at, src_n, e);
+  const FlatOperandChunks ok = flat_operand_chunks(reinterpret_cast<const void*>(src_at), p);
   const FlatOperandChunks dst_ok = flat_operand_chunks(dst_at, dst_n, e);
   // An aligned call (the kernel without the partial-chunk code) has no partial chunk inside
   // either operand.
