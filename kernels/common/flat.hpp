@@ -459,20 +459,31 @@ TMAKIT_HD constexpr FlatChunkSlotParts flat_chunk_slot_parts(int slot) {
 // Phase 2's items: chunk k of dst run d. One run: item = k. Several (kTall): a warp takes
 // kFlatRunGroup consecutive chunks of a run, then the next run, so its lanes read different
 // source rows (few bank conflicts, see smem_flat.cu) and still write whole 32-byte sectors:
-//   item = (k / G) * runs * G + d * G + k % G,  G = kFlatRunGroup
-// Items whose k >= nv are empty.
+//   item = (k' / G) * runs * G + d * G + k' % G,  G = kFlatRunGroup,
+//   k = k' - ph(d),  ph(d) = (a(d) / 16) % G  (flat_dst_chunk)
+// where a(d) is run d's first byte: a group of G chunks starts on a 32-byte sector of global
+// memory, not on the run's first chunk. Counted from the run, a run starting in a sector's
+// second half split every pair over two sectors (H200, session 33: smem_flat on 1000003 x 24
+// at 4 B stored 4.69 M L1 sectors for 3.00 M of data, copy 3.00 M). Items whose k < 0 or
+// k >= nv are empty.
 inline constexpr int kFlatRunGroup = 2;
 struct FlatItem {
   int d, k;
 };
 TMAKIT_HD int flat_dst_items(int runs, int nv) {
-  return runs == 1 ? nv : runs * ((nv + kFlatRunGroup - 1) / kFlatRunGroup) * kFlatRunGroup;
+  // (one more chunk position per run: the phase shifts k' up to G - 1)
+  return runs == 1 ? nv : runs * ((nv + 2 * kFlatRunGroup - 2) / kFlatRunGroup) * kFlatRunGroup;
 }
+// Item -> (d, k'); flat_dst_chunk turns k' into the run's chunk k.
 TMAKIT_HD FlatItem flat_dst_item(int item, int runs) {
   if (runs == 1) return {0, item};
   const int grp = item / (runs * kFlatRunGroup), rest = item - grp * runs * kFlatRunGroup;
   const int d = rest / kFlatRunGroup;
   return {d, grp * kFlatRunGroup + rest - d * kFlatRunGroup};
+}
+// Chunk k of run d (first byte a) for item position k' (flat_dst_item).
+TMAKIT_HD int flat_dst_chunk(int kk, int runs, std::uintptr_t a) {
+  return runs == 1 ? kk : kk - static_cast<int>((a >> 4) & (kFlatRunGroup - 1));
 }
 
 }  // namespace tmakit

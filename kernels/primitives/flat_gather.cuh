@@ -57,7 +57,8 @@ __device__ __forceinline__ void build_table(int* table, const FlatPlan& p) {
   }
 }
 
-// Phase 2 of one unit: shared -> destination runs, item -> (run d, chunk k) by flat_dst_item.
+// Phase 2 of one unit: shared -> destination runs, item -> (run d, chunk k) by flat_dst_item
+// and flat_dst_chunk.
 // `run0` is the shared byte of the unit's first source element (smem + b0).
 // kGatherPartials: kTall's partial dst chunks as below (bulk_flat always; smem_flat where the
 // call is not 16-byte aligned throughout, flat_call_is_aligned), else element by element.
@@ -71,9 +72,10 @@ __device__ __forceinline__ void store_unit(const unsigned char* run0, const int*
   const int items = flat_dst_items(f.dst.runs, nv);
   for (int item = threadIdx.x; item < items; item += kThreads) {
     const FlatItem it = flat_dst_item(item, f.dst.runs);
-    const int d = it.d, k = it.k;
-    if (k >= nv) continue;
+    const int d = it.d;
     const std::uintptr_t a = run_addr<T>(dst, f.dst, d);
+    const int k = flat_dst_chunk(it.k, f.dst.runs, a);
+    if (k < 0 || k >= nv) continue;
     const FlatChunk s = flat_chunk(a, len_bytes, k);
     if (s.whole()) {
       // dst elements o .. o + V - 1 of run d: o = (c - a) / E.

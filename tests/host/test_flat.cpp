@@ -103,11 +103,15 @@ std::string emulate(Call c, void (*mutate)(FlatPlan&) = nullptr) {
     }
     const int d_len = f.dst.len * e, d_nv = flat_chunks_per_run(d_len);
     for (int item = 0; item < flat_dst_items(f.dst.runs, d_nv); ++item) {
-      const FlatItem it = flat_dst_item(item, f.dst.runs);
+      FlatItem it = flat_dst_item(item, f.dst.runs);
       if (it.d < 0 || it.d >= f.dst.runs) return "item outside the runs";
-      if (it.k >= d_nv) continue;
       const std::uintptr_t a = dst_at + (f.dst.first + std::int64_t(it.d) * f.dst.pitch) * e;
+      it.k = flat_dst_chunk(it.k, f.dst.runs, a);
+      if (it.k < 0 || it.k >= d_nv) continue;
       const FlatChunk s = flat_chunk(a, d_len, it.k);
+      // A group of kFlatRunGroup items of one run (several runs) lies in one 32-byte sector.
+      if (f.dst.runs > 1 && s.c / 32 != (s.c - 16 * (item % kFlatRunGroup)) / 32)
+        return "a run's group of chunks splits over two 32-byte sectors";
       if (s.lo >= s.hi) continue;
       if (aligned && !s.whole() && dst_ok.holds(s.c))
         return "an aligned call has a partial destination chunk inside the operand";
