@@ -111,16 +111,20 @@ int default_swizzle_bytes(const VariantInfo& info) {
 //    partial chunks whole (session 32), 24 x N runs it at 98-99% of memcpy against smem_strip's
 //    86-89 on the H100 (CLI, 24x1000000 99.1 / 89.1, 24x1000003 98.0 / 86.3) and 91.4-92.1
 //    against 74.9-75.3 on the H200 (24x1000003, benchmark probe preset; docs/perf-notes.md).
-//    N x 24 at 4 B keeps smem_strip (H100 1000003x24 89.9 against smem_flat's 77.2), and k x N
-//    at 8 B too (24x1000003 97.2 / 96.5).
+//  - ... and N x k at 4 B for every k <= 32 (N >= 65536): since smem_flat's N x k stores write
+//    whole 32-byte sectors at any row start (session 33), 1000003x24 runs it at 93.8 / 87.4% of
+//    memcpy where smem_strip (auto's pick) ran 89.1 / 74.7, H100 / H200 (probe preset,
+//    docs/data/flat-sector-pairs-h{100,200}-2026-11-26-session33-summary.txt). The aligned
+//    1000000x24 already ran it faster (session 32's CLI: H100 98.3 against 89.8, H200 93.4).
+//    8 B keeps smem_strip either way (24x1000003 97.2 / 96.5; 1000003x24 H200 88.2 / 90.9).
 constexpr std::int64_t kOddMidSide = 512;
-constexpr std::int64_t kFlatWide4Min = 65536;
+constexpr std::int64_t kFlatSkinny4Min = 65536;
 
 std::string classic_best(std::int64_t rows, std::int64_t cols, int elem_bytes) {
   const std::int64_t short_side = std::min(rows, cols);
   if (short_side > 1 &&
       ((elem_bytes <= 2 && short_side <= 32) || (elem_bytes == 4 && short_side <= 16) ||
-       (elem_bytes == 4 && rows <= 32 && cols >= kFlatWide4Min)))
+       (elem_bytes == 4 && short_side <= 32 && std::max(rows, cols) >= kFlatSkinny4Min)))
     return "smem_flat";
   if (short_side <= 32) return "smem_strip";
   const bool rows16 = (cols * elem_bytes) % 16 == 0 && (rows * elem_bytes) % 16 == 0;
