@@ -195,8 +195,8 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(1000003, 24, 4), "smem_flat");           // N x k at 4 B, k <= 32
   EXPECT_EQ(auto_variant(1000003, 24, 4, 1, 4800), "smem_flat");  // (session 33, both GPUs)
   EXPECT_EQ(auto_variant(1000000, 20, 4, 1, 4800), "smem_flat");
-  EXPECT_EQ(auto_variant(20000, 24, 4), "smem_strip");             // N < 65536: the strip
-  EXPECT_EQ(auto_variant(1000003, 24, 8), "smem_strip");           // 8 B: the strip
+  EXPECT_EQ(auto_variant(20000, 24, 4), "smem_strip");            // N < 65536: the strip
+  EXPECT_EQ(auto_variant(1000003, 24, 8), "smem_strip");          // 8 B: the strip
   EXPECT_EQ(auto_variant(24, 1000003, 8), "smem_strip");          // 8 B: the strip
   EXPECT_EQ(auto_variant(4000000, 7, 8), "smem_strip");           // 8 B: the strip
   EXPECT_EQ(auto_variant(16384, 16384, 8), "smem_sector");        // one 8 B matrix on the H100
