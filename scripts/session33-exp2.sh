@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Session 33's prepared experiment (run in a later session; docs/perf-notes.md session 33 item 6):
+# three forms of smem_flat against its shipped form (281101a), knobs in commit f72566d of branch
+# exp-s33 (kernels/primitives/flat_gather.cuh, kernels/classic/smem_flat.cu), binaries built by
+#   git checkout exp-s33 && scripts/prebuild-variants.sh kernels/classic/smem_flat.cu base \
+#     gate8=TMAKIT_EXP_GATE8 g4=TMAKIT_EXP_G4 u8=TMAKIT_EXP_U8TALL && git checkout main
+#   gate8  the 32-byte sector phase of kTall's store pairs only where a unit has > 8 dst runs
+#          (session 33's small-k cells on the H200, 0.967-0.978 of the previous kernel)
+#   g4     kTall stores in groups of 4 chunks (64 bytes) per run, 8 runs per warp store (half
+#          the L2 write requests; more source rows per warp in the gather)
+#   u8     8 chunks in flight per thread in phase 1 for kTall (session 31 item 5, on every GPU)
+# bulk_flat is the same in all four (only smem_flat.cu gets the knob). GPU tests of the three;
+# probe and full presets' skinny and batched cells, two rounds. Run: bash scripts/session33-exp2.sh OUT
+VARIANTS=${VARIANTS:-"base gate8 g4 u8"} TESTS=${TESTS-"gate8 g4 u8"} NCU_VARIANTS=- \
+  PRESETS=${PRESETS:-"probe full"} ROUNDS=${ROUNDS:-2} \
+  GTEST_FILTER=${GTEST_FILTER:-'*smem_flat*:Registry/Layout.*smem_flat*:*Flat*:*Skinny*:Registry/GpuTables.*smem_flat*'} \
+  FILTER=${FILTER:-'^(memcpy|smem_flat)/e(1|2|4|8)/(skinny|batched)/'} \
+  TOKENS=smem_flat exec scripts/run-variants.sh "${1:-$OUT}"
