@@ -10,9 +10,23 @@
 #          the L2 write requests; more source rows per warp in the gather)
 #   u8     8 chunks in flight per thread in phase 1 for kTall (session 31 item 5, on every GPU)
 # bulk_flat is the same in all four (only smem_flat.cu gets the knob). GPU tests of the three;
-# probe and full presets' skinny and batched cells, two rounds. Run: bash scripts/session33-exp2.sh OUT
+# probe and full presets' skinny and batched cells, two rounds; then ncu of base's gather:
+# shared-load wavefronts per request against scripts/flat_tall_banks.py's prediction (NCU=0
+# skips it). Run: bash scripts/session33-exp2.sh OUT
+out=${1:-$OUT}; mkdir -p "$out"
 VARIANTS=${VARIANTS:-"base gate8 g4 u8"} TESTS=${TESTS-"gate8 g4 u8"} NCU_VARIANTS=- \
   PRESETS=${PRESETS:-"probe full"} ROUNDS=${ROUNDS:-2} \
   GTEST_FILTER=${GTEST_FILTER:-'*smem_flat*:Registry/Layout.*smem_flat*:*Flat*:*Skinny*:Registry/GpuTables.*smem_flat*'} \
   FILTER=${FILTER:-'^(memcpy|smem_flat)/e(1|2|4|8)/(skinny|batched)/'} \
-  TOKENS=smem_flat exec scripts/run-variants.sh "${1:-$OUT}"
+  TOKENS=smem_flat scripts/run-variants.sh "$out"
+[ "${NCU:-1}" = 0 ] && exit 0
+export LD_LIBRARY_PATH=$PWD/.prebuilt/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+m=gpu__time_duration.sum,smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum
+# preset cell model (wavefronts per LDS, flat_tall_banks.py "new")
+for c in "probe e1/skinny/1000003x24 3.92" "probe e1/skinny/1000003x8 3.91" "probe e1/skinny/1000003x12 1.97" \
+         "probe e2/skinny/1000003x3 4.97" "probe e4/skinny/1000003x3 4.85" "full e1/skinny/4000000x16 2.00"; do
+  set -- $c
+  echo "== ncu base smem_flat $2 (model $3)" | tee -a "$out/ncu.txt"
+  timeout 60 ncu --clock-control none --metrics $m -c 1 -k regex:smem_flat_kernel /tmp/pb/base-bench \
+    --preset=$1 --benchmark_filter="^smem_flat/$2/" 2>&1 | grep -E "gpu__|smsp__" | tr -s ' ' | tee -a "$out/ncu.txt"
+done
