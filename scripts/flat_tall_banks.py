@@ -8,8 +8,9 @@
 # shared_op_ld / smsp__sass_inst_executed_op_shared_ld (scripts/session33-exp2.sh), not a test.
 # 8 B loads are served per half-warp on sm_90: their figures here are not the hardware's.
 # "old": pairs counted from the run's first chunk (before e469ac7); "new": pairs on 32-byte
-# sectors. Run: python3 scripts/flat_tall_banks.py
-def sim(C, E, N, tile=16384, units=40, phase=True, G=2):
+# sectors; "padded": 16 bytes after every 16 source rows (knob TMAKIT_EXP_PAD16, branch exp-s33).
+# Run: python3 scripts/flat_tall_banks.py
+def sim(C, E, N, tile=16384, units=40, phase=True, G=2, pad=0):
     V = 16 // E
     h = max(16, tile // (C * E) // 16 * 16)
     tot_wf = tot_ld = 0
@@ -38,7 +39,7 @@ def sim(C, E, N, tile=16384, units=40, phase=True, G=2):
             for j in range(V):
                 banks = {}
                 for d, o0 in warp:
-                    addr = b0 + ((o0 + j) * C + d) * E
+                    addr = b0 + ((o0 + j) * C + d) * E + pad * ((o0 + j) >> 4)
                     banks.setdefault((addr // 4) % 32, set()).add(addr // 4)
                 tot_wf += max(len(s) for s in banks.values()); tot_ld += 1
     return tot_wf / tot_ld
@@ -51,4 +52,5 @@ print("aligned and other N:")
 for N in (1000000, 1000008, 1000003, 4000000):
     for C, E in ((24, 1), (24, 2), (8, 1), (12, 1), (16, 1), (32, 1)):
         tile = 32768 if C >= 16 else 16384
-        print(f"N={N} x {C} {E} B: new {sim(C, E, N, tile, phase=True):.2f}")
+        print(f"N={N} x {C} {E} B: new {sim(C, E, N, tile, phase=True):.2f}"
+              f" padded {sim(C, E, N, tile, phase=True, pad=16):.2f}")
