@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <kernels/common/flat.hpp>
 #include <kernels/common/smem_layouts.hpp>
 #include <kernels/common/swizzle.hpp>
 #include <kernels/common/tma_tile.hpp>
@@ -183,6 +184,10 @@ std::vector<AccessReport> technique_bank_report(const std::string& token, int e,
     replay_tma_tile(e, tma_swizzle_mode_from_bytes(swizzle_bytes), true, false, rec);
   else if (token == "tma_store")
     replay_tma_tile(e, tma_swizzle_mode_from_bytes(swizzle_bytes), false, true, rec);
+  else if (why && (token == "smem_flat" || token == "bulk_flat"))
+    *why = "'" + token +
+           "' has no tile: its shared loads depend on the call (smem_flat: "
+           "`tmakit banks --variant smem_flat --rows R --cols C`, flat_gather_bank_report)";
   else if (why)
     *why = "'" + token + "' has no shared-memory transpose to model";
   return rec.sites;
@@ -317,6 +322,74 @@ std::string bank_map_svg(const std::string& title, const std::string& subtitle, 
     << "</text>\n";
   o << "<!-- outlined-lanes: " << outlined << " -->\n</svg>\n";
   return o.str();
+}
+
+// Replays store_unit's item loop as its warps run it (256 threads; thread t takes items t,
+// t + 256, ...; a warp, 32 consecutive items), through the kernel's own functions: flat_plan,
+// flat_unit, flat_dst_items / flat_dst_item / flat_dst_chunk, flat_chunk, and for a whole chunk
+// either the offset table (flat_table_row_at / flat_table_value) or the stepped walk.
+std::vector<AccessReport> flat_gather_bank_report(std::int64_t rows, std::int64_t cols,
+                                                  std::int64_t batch, int e, int tile_bytes,
+                                                  std::string* why, int max_units) {
+  const FlatPlan p = flat_plan(rows, cols, e, batch, cols, rows, rows * cols, rows * cols,
+                               tile_bytes, {kFlatTableMaxRows, kFlatBatchTableMaxElemBytes});
+  if (p.form == FlatForm::kNone) {
+    if (why != nullptr) *why = "no flat form for this call (smem_flat runs smem_strip)";
+    return {};
+  }
+  constexpr std::uintptr_t kSrc = 0x10000000, kDst = 0x40000000;  // cudaMalloc-aligned
+  const int v = 16 / e;
+  const bool table = p.form != FlatForm::kTall && e < 16 && p.table_rows > 0;
+  AccessReport elems{"load element (gather)", false, e, 0, 0, 0, {}};
+  AccessReport rows_ld{"load table row", false, v >= 4 ? 16 : 4, 0, 0, 0, {}};
+  const FlatGather& g = p.gather;
+  for (std::int64_t u = 0; u < std::min<std::int64_t>(p.units, max_units); ++u) {
+    const FlatUnit f = flat_unit(p, u);
+    const int b0 = static_cast<int>((kSrc + f.src.first * e) & 15);
+    const int len_bytes = f.dst.len * e, nv = flat_chunks_per_run(len_bytes);
+    const int items = flat_dst_items(f.dst.runs, nv);
+    for (int base = 0; base < items; base += 32) {
+      // Per lane: the shared bytes of its V elements, and of its table reads (empty: idle).
+      std::vector<std::vector<std::uint32_t>> el(32), tb(32);
+      for (int l = 0; l < 32 && base + l < items; ++l) {
+        const FlatItem it = flat_dst_item(base + l, f.dst.runs);
+        const std::uintptr_t a = kDst + (f.dst.first + std::int64_t(it.d) * f.dst.pitch) * e;
+        const int k = flat_dst_chunk(it.k, f.dst.runs, a);
+        if (k < 0 || k >= nv) continue;
+        const FlatChunk c = flat_chunk(a, len_bytes, k);
+        if (!c.whole()) continue;
+        FlatWalk w = flat_walk(g, it.d, static_cast<int>(c.c - a) / e);
+        if (table && flat_chunk_in_matrix(g, w, v)) {
+          const int row = flat_table_row_at(v, p.table_rows, w.i1);
+          for (int j = 0; j < v; ++j) el[l].push_back(b0 + w.off + flat_table_value(g, w.i1, j));
+          for (int j = 0; j < v; j += v >= 4 ? 4 : 1)
+            tb[l].push_back(static_cast<std::uint32_t>(p.table_at + (row + j) * 4));
+        } else {
+          for (int j = 0; j < v; ++j, flat_step(g, w)) el[l].push_back(b0 + w.off);
+        }
+      }
+      // Lanes issue their j-th load together (the kernel's unrolled loops).
+      auto add = [](AccessReport& r, const std::vector<std::vector<std::uint32_t>>& lanes) {
+        std::size_t n = 0;
+        for (const auto& x : lanes) n = std::max(n, x.size());
+        for (std::size_t j = 0; j < n; ++j) {
+          WarpAccess w{};
+          for (int l = 0; l < 32; ++l)
+            if (j < lanes[l].size()) w[l] = {true, lanes[l][j]};
+          const Wavefronts f = shared_wavefronts(w, r.width_bytes);
+          if (r.requests == 0) r.first = w;
+          ++r.requests;
+          r.wavefronts += f.actual;
+          r.ideal += f.ideal;
+        }
+      };
+      add(elems, el);
+      add(rows_ld, tb);
+    }
+  }
+  std::vector<AccessReport> out = {elems};
+  if (rows_ld.requests > 0) out.push_back(rows_ld);
+  return out;
 }
 
 }  // namespace tmakit

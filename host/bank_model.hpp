@@ -67,6 +67,18 @@ struct TileMap {
 TileMap technique_tile_map(const std::string& token, int elem_bytes, int swizzle_bytes,
                            std::string* why);
 
+// smem_flat's phase 2 (kernels/primitives/flat_gather.cuh store_unit) over the first
+// `max_units` units of a dense call (batch matrices of rows x cols), src and dst at
+// 256-byte-aligned addresses (as cudaMalloc gives) and unit size `tile_bytes`, replayed through
+// flat.hpp's own plan and index functions: the element loads of whole destination chunks (one
+// request per element of a chunk) and, where the plan has one, the offset table's loads. Partial
+// chunks (at most two per destination run) are left out. Empty with *why when the call has no flat
+// form.
+std::vector<AccessReport> flat_gather_bank_report(std::int64_t rows, std::int64_t cols,
+                                                  std::int64_t batch, int elem_bytes,
+                                                  int tile_bytes, std::string* why,
+                                                  int max_units = 40);
+
 // An SVG drawing of a tile map: one row per 128 bytes of shared memory (at most max_rows), one
 // column per bank; each cell filled with a colour keyed to its logical tile column and labelled
 // with it (with "row,col" for cells of 8 bytes or more). `outline` marks the lanes of one warp

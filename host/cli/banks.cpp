@@ -64,15 +64,22 @@ int run_banks(const std::vector<std::string>& args) {
   std::string variant, svg;
   bool csv = false;
   int e = 4, sw = -1;
+  long long rows = 0, cols = 0, batch = 1, tile_bytes = 16384;  // smem_flat's call
   auto usage = [] {
     std::fprintf(stderr,
                  "usage: tmakit banks [--variant V] [--elem-bytes E] [--swizzle 0|32|64|128]\n"
                  "                    [--csv] [--svg FILE]\n"
+                 "       tmakit banks --variant smem_flat --rows R --cols C [--batch B]\n"
+                 "                    [--elem-bytes E] [--tile-bytes T] [--csv]\n"
                  "Predicted shared-memory wavefronts per request of each shared load/store of\n"
                  "a technique (all techniques without --variant; every swizzle mode of a TMA\n"
                  "technique without --swizzle), from the sm_90 bank model. --csv prints\n"
                  "machine-readable rows; --svg FILE draws the bank map of one tile of\n"
-                 "--variant (swizzle 0 unless given), outlining its most conflicted request.\n");
+                 "--variant (swizzle 0 unless given), outlining its most conflicted request.\n"
+                 "smem_flat's shared loads depend on the call: its gather (element loads of\n"
+                 "whole destination chunks, and the offset table's) over the first 40 units of\n"
+                 "a dense call of B matrices of R x C, units of about T bytes (16384; the\n"
+                 "launcher takes 32768 on HBM3e for a short side >= 16).\n");
   };
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -96,6 +103,11 @@ int run_banks(const std::vector<std::string>& args) {
       if (v != 0 && v != 32 && v != 64 && v != 128)
         return arg_error("banks", "--swizzle: " + std::to_string(v) + " is not 0, 32, 64 or 128");
       sw = static_cast<int>(v);
+    } else if (a == "--rows" || a == "--cols" || a == "--batch") {
+      if (!take_integer("banks", args, &i, 1, 1LL << 31, &v)) return 2;
+      (a == "--rows" ? rows : a == "--cols" ? cols : batch) = v;
+    } else if (a == "--tile-bytes") {
+      if (!take_integer("banks", args, &i, 4096, 32768, &tile_bytes)) return 2;
     } else if (a == "--svg") {
       if (!take_value(args, &i, &svg)) return arg_error("banks", "--svg needs a file name");
     } else if (a == "--csv") {
@@ -109,6 +121,24 @@ int run_banks(const std::vector<std::string>& args) {
   if (!variant.empty() && !find_variant(variant)->supports_elem_bytes(e))
     return arg_error("banks", "--variant " + variant + " does not take " + std::to_string(e) +
                                   "-byte elements (--elem-bytes)");
+  if (rows > 0 || cols > 0) {
+    if (variant != "smem_flat" || rows == 0 || cols == 0)
+      return arg_error("banks", "--rows and --cols go with --variant smem_flat, which needs both");
+    std::string why;
+    const std::vector<AccessReport> r =
+        flat_gather_bank_report(rows, cols, batch, e, static_cast<int>(tile_bytes), &why);
+    if (r.empty()) return arg_error("banks", "smem_flat: " + why);
+    for (const AccessReport& a : r)
+      if (csv)
+        std::printf("smem_flat,%lld,%lld,%lld,%d,%lld,%d,%ld,%ld,%ld,\"%s\"\n", batch, rows, cols,
+                    e, tile_bytes, a.width_bytes, a.requests, a.wavefronts, a.ideal,
+                    a.site.c_str());
+      else
+        std::printf("smem_flat %lldx%lldx%lld E=%d tile %lld: %-24s %8.2f wf/req (ideal %.2f)\n",
+                    batch, rows, cols, e, tile_bytes, a.site.c_str(), a.per_request(),
+                    a.ideal_per_request());
+    return 0;
+  }
   if (!svg.empty()) {
     if (variant.empty()) return arg_error("banks", "--svg needs --variant (the technique to draw)");
     return write_svg(variant, e, sw < 0 ? 0 : sw, svg);

@@ -155,5 +155,28 @@ TEST(BankMap, SvgOutlinesOneRequest) {
   EXPECT_EQ(in_bank0, 32u);
 }
 
+// smem_flat's gather, replayed through flat.hpp's plan and index functions (host/bank_model.cpp).
+TEST(BankModel, FlatGatherOnShapesWithKnownAnswers) {
+  auto per_request = [](std::int64_t rows, std::int64_t cols, std::int64_t batch, int e,
+                        const std::string& site) {
+    std::string why;
+    for (const AccessReport& a : flat_gather_bank_report(rows, cols, batch, e, 16384, &why))
+      if (a.site.find(site) != std::string::npos) return a.per_request();
+    return -1.0;  // no such site
+  };
+  // k x N at 1 B, k = 8: a 16-byte dst chunk is two whole columns of 8 rows, so a warp's lanes
+  // read 32 consecutive column pairs: bytes of 16 words per source row, one wavefront.
+  EXPECT_DOUBLE_EQ(per_request(8, 4096, 1, 1, "element"), 1.0);
+  EXPECT_GT(per_request(8, 4096, 1, 1, "table"), 0.0);  // kWide reads the offset table
+  // N x k at 1 B, k = 16: a warp holds two chunk positions 16 rows (256 bytes) apart in each
+  // of 16 columns: every bank serves two words, two wavefronts.
+  EXPECT_DOUBLE_EQ(per_request(4096, 16, 1, 1, "element"), 2.0);
+  EXPECT_EQ(per_request(4096, 16, 1, 1, "table"), -1.0);  // kTall steps, no table
+  // No flat form (both sides over 32, one matrix over 32 KB): nothing to model, and why.
+  std::string why;
+  EXPECT_TRUE(flat_gather_bank_report(200, 200, 1, 1, 16384, &why).empty());
+  EXPECT_NE(why.find("no flat form"), std::string::npos) << why;
+}
+
 }  // namespace
 }  // namespace tmakit
