@@ -119,6 +119,9 @@ int default_swizzle_bytes(const VariantInfo& info) {
 //    8 B keeps smem_strip either way (24x1000003 97.2 / 96.5; 1000003x24 H200 88.2 / 90.9).
 constexpr std::int64_t kOddMidSide = 512;
 constexpr std::int64_t kFlatSkinny4Min = 65536;
+// bulk_flat for batches of small odd matrices up to these bytes a matrix (session 34, below).
+constexpr std::int64_t kBulkFlatMaxMatrixBytes = 12 * 1024;       // the H100's table
+constexpr std::int64_t kBulkFlatMaxMatrixBytesHbm3e = 30 * 1024;  // the H200's
 
 std::string classic_best(std::int64_t rows, std::int64_t cols, int elem_bytes) {
   const std::int64_t short_side = std::min(rows, cols);
@@ -318,17 +321,34 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   }
   const bool small_batch = batch > 1 && rows * cols * elem_bytes <= kFlatMaxMatrixBytes;
   // bulk_flat (session 21: smem_flat's gather with one 1-D bulk copy per unit, persistent CTAs)
-  // for batches of small matrices whose rows are not 16-byte multiples: 1 B on both GPUs, 2-4 B
-  // on the H200. % of memcpy bulk_flat / smem_flat (docs/data/bulk-flat-2026-11-24.txt), H100
-  // (4 CTAs per SM) | H200 (6): 3000x97x75 1 B 72.1 / 68.5 | 63.0 / 60.3, 2 B 83.9 / 85.5 |
-  // 75.1 / 70.9, 4 B 92.2 / 94.8 | 84.6 / 82.1; 5000x33x65 1 B 62.3 / 54.9 | 48.7 / 42.8, 2 B
-  // 75.2 / 70.8 | 65.3 / 58.9, 4 B 87.5 / 79.5 | 75.8 / 66.8; 2000x100x60 1 B 89.8 / 87.8 | 77.8
-  // / 75.9, 2 B 97.0 / 95.9 | 80.9 / 77.2; 10000x24x40 1 B 86.9 / 82.2 | 76.4 / 70.6; 100000x8x8
-  // 1 B 100.7 / 101.1 | 85.4 / 86.0 (a tie). With 16-byte rows it won or lost by shape
-  // (20000x16x48 2 B 89.4 / 93.4 | 79.0 / 79.6, 100000x8x8 2 B 89.3 / 86.4 | 82.6 / 70.8), so
-  // those keep smem_flat. At 2 B the H100 takes it too (session 25): 3000x97x75 ran bulk_flat
-  // 3.4, 1.8 and 2.2% faster than smem_flat (auto's pick then) in final runs n / o / p.
-  if (small_batch && !rows16 && (elem_bytes <= 2 || (hbm3e && elem_bytes <= 4))) return "bulk_flat";
+  // for batches of small matrices whose rows are not 16-byte multiples (1-4 B; which ones: session
+  // 34's line at the end of this comment). Session 21's % of memcpy bulk_flat / smem_flat
+  // (docs/data/bulk-flat-2026-11-24.txt), H100 (4 CTAs per SM) | H200 (6): 3000x97x75 1 B 72.1
+  // / 68.5 | 63.0 / 60.3, 2 B 83.9 / 85.5 | 75.1 / 70.9, 4 B 92.2 / 94.8 | 84.6 / 82.1; 5000x33x65
+  // 1 B 62.3 / 54.9 | 48.7 / 42.8, 2 B 75.2 / 70.8 | 65.3 / 58.9, 4 B 87.5 / 79.5 | 75.8 / 66.8;
+  // 2000x100x60 1 B 89.8 / 87.8 | 77.8 / 75.9, 2 B 97.0 / 95.9 | 80.9 / 77.2; 10000x24x40 1 B 86.9
+  // / 82.2 | 76.4 / 70.6; 100000x8x8 1 B 100.7 / 101.1 | 85.4 / 86.0 (a tie). With 16-byte rows it
+  // won or lost by shape (20000x16x48 2 B 89.4 / 93.4 | 79.0 / 79.6, 100000x8x8 2 B 89.3 / 86.4
+  // | 82.6 / 70.8), so those keep smem_flat. At 2 B the H100 takes it too (session 25): 3000x97x75
+  // ran bulk_flat 3.4, 1.8 and 2.2% faster than smem_flat (auto's pick then) in final runs n / o /
+  // p. Session 34 (one binary of HEAD's library, two rounds of the probe and full presets' batches,
+  // docs/data/flat-batch-pick-h100-2026-11-27-session34.txt and the H200 sweep's base runs,
+  // docs/data/bulk-flat-knobs-h200-2026-11-27-session34-summary.txt): since smem_flat's
+  // sessions 32-33 kernels the line is the matrix's bytes, not its element size. % of memcpy
+  // bulk_flat / smem_flat, H100 | H200, matrix bytes in brackets:
+  //   5000x33x65 1 / 2 / 4 B [2145 / 4290 / 8580] 64.6 / 59.4, 81.5 / 76.7, 91.9 / 88.9 |
+  //     51.0 / 46.9, 68.9 / 62.9, 78.8 / 69.6; 10000x24x40 1 B [960] 93.4 / 87.4 | 91.0 / 83.5;
+  //   2000x100x60 1 / 2 B [6000 / 12000] 90.6 / 87.0, 94.3 / 94.9 | 76.5 / 74.7, 79.2 / 76.2;
+  //   3000x97x75 1 / 2 / 4 B [7275 / 14550 / 29100] 82.1 / 79.1, 92.5 / 97.8, 91.1 / 94.8 |
+  //     69.2 / 63.2, 80.9 / 76.6, 83.6 / 82.9; 500x250x130 1 B [32500] 70.8 / 78.7 | 56.6 / 64.9.
+  // So bulk_flat up to 12 KB a matrix on the H100 (between 8580, measured to win, and 14550,
+  // measured to lose; 12000 a tie) and 30 KB on the H200 (29100 won, 32500 lost); 8-16 B were
+  // not measured and keep what follows.
+  const std::int64_t bulk_flat_max_matrix_bytes =
+      hbm3e ? kBulkFlatMaxMatrixBytesHbm3e : kBulkFlatMaxMatrixBytes;
+  if (small_batch && !rows16 && elem_bytes <= 4 &&
+      rows * cols * elem_bytes <= bulk_flat_max_matrix_bytes)
+    return "bulk_flat";
   // N x 1 at 4-16 B, N >= 1M (a copy: dst is src's bytes): bulk_flat's tall form, one 1-D bulk
   // copy per unit. % of memcpy bulk_flat / what auto ran (smem_strip), 4000000x1 4 / 8 / 16 B,
   // final runs n (docs/data/bench-full-{h100,h200}-2026-11-24n.json.xz): H100 125.7 / 119.2,

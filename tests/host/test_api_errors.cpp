@@ -205,20 +205,27 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(16384, 16384, 8, 1, 4800), "tma_wide");  // H200: TMA
   EXPECT_EQ(auto_variant(2048, 2048, 8, 1, 4800), "tma_wide");
   EXPECT_EQ(auto_variant(4000000, 32, 8, 1, 4800), "tma_wide");
-  EXPECT_EQ(auto_variant(1024, 1024, 8), "smem_padded");        // 1024 tiles: classic
-  EXPECT_EQ(auto_variant(4096, 4096, 4), "tma_wide");           // 4096 tiles
-  EXPECT_EQ(auto_variant(64, 64, 4, 4096), "tma_wide");         // a short side of 64
-  EXPECT_EQ(auto_variant(64, 64, 8, 4096), "tma_wide");         // 16384 tiles, a side of 64
-  EXPECT_EQ(auto_variant(48, 48, 8, 4096), "smem_padded");      // 48 x 48: partial 32 x 32 tiles
-  EXPECT_EQ(auto_variant(32, 4000000, 4), "tma_wide");          // skinny k = 32, long rows
-  EXPECT_EQ(auto_variant(4000000, 16, 4), "smem_flat");         // k = 16 at 4 B: flat
-  EXPECT_EQ(auto_variant(32, 4000000, 2), "tma_load_store");    // 32 rows at 1-2 B
-  EXPECT_EQ(auto_variant(4000000, 32, 2), "smem_flat");         // 32 columns: flat
-  EXPECT_EQ(auto_variant(97, 75, 1, 3000), "bulk_flat");        // small odd batches at 1 B
-  EXPECT_EQ(auto_variant(97, 75, 2, 3000), "bulk_flat");        // ... and 2 B
-  EXPECT_EQ(auto_variant(97, 75, 4, 3000), "smem_flat");        // 4 B on the H100: flat
-  EXPECT_EQ(auto_variant(97, 75, 4, 3000, 4800), "bulk_flat");  // 2-4 B on the H200
+  EXPECT_EQ(auto_variant(1024, 1024, 8), "smem_padded");      // 1024 tiles: classic
+  EXPECT_EQ(auto_variant(4096, 4096, 4), "tma_wide");         // 4096 tiles
+  EXPECT_EQ(auto_variant(64, 64, 4, 4096), "tma_wide");       // a short side of 64
+  EXPECT_EQ(auto_variant(64, 64, 8, 4096), "tma_wide");       // 16384 tiles, a side of 64
+  EXPECT_EQ(auto_variant(48, 48, 8, 4096), "smem_padded");    // 48 x 48: partial 32 x 32 tiles
+  EXPECT_EQ(auto_variant(32, 4000000, 4), "tma_wide");        // skinny k = 32, long rows
+  EXPECT_EQ(auto_variant(4000000, 16, 4), "smem_flat");       // k = 16 at 4 B: flat
+  EXPECT_EQ(auto_variant(32, 4000000, 2), "tma_load_store");  // 32 rows at 1-2 B
+  EXPECT_EQ(auto_variant(4000000, 32, 2), "smem_flat");       // 32 columns: flat
+  // Small odd batches: bulk_flat up to 12 KB a matrix on the H100, 30 KB on the H200 (session 34).
+  EXPECT_EQ(auto_variant(97, 75, 1, 3000), "bulk_flat");        // 7275 B
+  EXPECT_EQ(auto_variant(97, 75, 2, 3000), "smem_flat");        // 14550 B on the H100: flat
+  EXPECT_EQ(auto_variant(97, 75, 2, 3000, 4800), "bulk_flat");  // ... on the H200: bulk
+  EXPECT_EQ(auto_variant(97, 75, 4, 3000), "smem_flat");        // 29100 B on the H100: flat
+  EXPECT_EQ(auto_variant(97, 75, 4, 3000, 4800), "bulk_flat");  // ... on the H200: bulk
+  EXPECT_EQ(auto_variant(33, 65, 4, 5000), "bulk_flat");        // 8580 B: bulk on both
   EXPECT_EQ(auto_variant(33, 65, 4, 5000, 4800), "bulk_flat");
+  EXPECT_EQ(auto_variant(100, 60, 2, 2000), "bulk_flat");  // 12000 B: bulk on both
+  EXPECT_EQ(auto_variant(250, 130, 1, 500), "smem_flat");  // 32500 B: flat on both
+  EXPECT_EQ(auto_variant(250, 130, 1, 500, 4800), "smem_flat");
+  EXPECT_NE(auto_variant(33, 65, 8, 5000, 4800), "bulk_flat");  // 8 B: not measured, not taken
   EXPECT_EQ(auto_variant(48, 40, 2, 3000, 4800), "smem_flat");  // 16-byte rows: flat
   for (double gbps : {3350.0, 4800.0})
     for (int e : {4, 8, 16}) {
