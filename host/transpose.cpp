@@ -383,11 +383,23 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   // (4096 tiles) it measured 97.2 | 97.0 in that run but 90.3 | 91.1 in the full runs of
   // 2026-11-24 (smem_padded 97.4 | 96.8 in both), so it also needs kWide16MinTiles tiles: 8192,
   // between 4096 (measured to vary) and 14758 (3001x4999, measured to win in both runs).
-  constexpr std::int64_t kWide16MinTiles = 8192;
+  // On the H200 2048^2 has since run tma_wide ahead in every full run: 37.63 / 37.93 / 37.67 us
+  // against smem_padded's 38.11 / 38.30 / 38.18 (runs ac, ae, ah of 2026-11-26/27,
+  // docs/data/bench-full-h200-*; auto ran smem_padded 1.4-2.1% behind tma_wide), so its table
+  // starts at 4096 tiles. The H100 keeps 8192: smem_padded was ahead there in three of four
+  // runs (50.79 / 51.01 / 50.90 against 51.32 / 51.16 / 51.62 us, runs ad, af, ag; aa 51.49
+  // against 51.08).
+  constexpr std::int64_t kWide16MinTiles = 8192, kWide16MinTilesHbm3e = 4096;
+  // 16 x N at 16 B on the H100 (N >= 65536): tma_wide, half of each 32-row tile past the matrix,
+  // ran 683.1-684.0 us against smem_strip's 693.0-693.5 (auto's pick) in all four full runs aa,
+  // ad, af, ag (16x4000000, docs/data/bench-full-h100-*). N x 16 tied (695.9-697.5 against
+  // 694.8-695.8) and the H200 lost with it (16x4000000 510.4-511.7 against 493.7-495.7).
+  if (!hbm3e && elem_bytes == 16 && rows == 16 && cols >= kFlatSkinny4Min) return "tma_wide";
   if (elem_bytes == 16 && short_side >= 32) {
     const std::int64_t side = tma_wide_side(16);  // 32
     const std::int64_t matrix_tiles = ((rows + side - 1) / side) * ((cols + side - 1) / side);
-    if (std::max<std::int64_t>(batch, 1) * matrix_tiles >= kWide16MinTiles &&
+    const std::int64_t min_tiles = hbm3e ? kWide16MinTilesHbm3e : kWide16MinTiles;
+    if (std::max<std::int64_t>(batch, 1) * matrix_tiles >= min_tiles &&
         matrix_tiles * side * side * 100 <= rows * cols * 115)
       return "tma_wide";
   }

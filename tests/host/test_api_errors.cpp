@@ -275,15 +275,20 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(4000001, 32, 2, 1, 4800), "smem_flat");    // N not whole blocks
   EXPECT_EQ(auto_variant(4000000, 16, 1), "reg_permute");  // the H100 too (session 27's hint)
   EXPECT_EQ(auto_variant(4000000, 32, 1), "reg_permute");
-  EXPECT_EQ(auto_variant(4000000, 16, 2), "smem_flat");      // ... at 1 B only
-  EXPECT_EQ(auto_variant(4000001, 32, 1), "smem_flat");      // N not whole blocks
-  EXPECT_EQ(auto_variant(12345, 6789, 16), "tma_wide");      // 16 B: TMA at any shape
-  EXPECT_EQ(auto_variant(97, 75, 16, 3000), "smem_padded");  // tiles 69% larger than the matrix
-  EXPECT_EQ(auto_variant(2048, 2048, 16), "smem_padded");    // 4096 tiles: too few
-  EXPECT_EQ(auto_variant(32, 32, 16, 16384), "tma_wide");    // a batch counts its tiles
-  EXPECT_EQ(auto_variant(16, 4000000, 16), "smem_strip");    // k = 16: the strip
-  EXPECT_EQ(auto_variant(8, 8, 16, 100000), "smem_flat");    // tiny 16-byte matrices
-  EXPECT_EQ(auto_variant(16, 48, 16, 20000), "smem_strip");  // a side of 16: the strip
+  EXPECT_EQ(auto_variant(4000000, 16, 2), "smem_flat");          // ... at 1 B only
+  EXPECT_EQ(auto_variant(4000001, 32, 1), "smem_flat");          // N not whole blocks
+  EXPECT_EQ(auto_variant(12345, 6789, 16), "tma_wide");          // 16 B: TMA at any shape
+  EXPECT_EQ(auto_variant(97, 75, 16, 3000), "smem_padded");      // tiles 69% larger than the matrix
+  EXPECT_EQ(auto_variant(2048, 2048, 16), "smem_padded");        // 4096 tiles: too few on the H100
+  EXPECT_EQ(auto_variant(2048, 2048, 16, 1, 4800), "tma_wide");  // ... enough on the H200
+  EXPECT_EQ(auto_variant(2048, 1024, 16, 1, 4800), "smem_padded");  // 2048 tiles: not there
+  EXPECT_EQ(auto_variant(32, 32, 16, 16384), "tma_wide");           // a batch counts its tiles
+  EXPECT_EQ(auto_variant(16, 4000000, 16), "tma_wide");             // 16 x N on the H100: TMA
+  EXPECT_EQ(auto_variant(16, 4000000, 16, 1, 4800), "smem_strip");  // ... the H200: the strip
+  EXPECT_EQ(auto_variant(4000000, 16, 16), "smem_strip");           // N x 16: the strip
+  EXPECT_EQ(auto_variant(16, 1000, 16), "smem_strip");              // short rows: the strip
+  EXPECT_EQ(auto_variant(8, 8, 16, 100000), "smem_flat");           // tiny 16-byte matrices
+  EXPECT_EQ(auto_variant(16, 48, 16, 20000), "smem_strip");         // a side of 16: the strip
   // The H200's table (peak DRAM > 4000 GB/s): 1 B keeps tma_load_store, 2-8 B as the H100;
   // one 1 B matrix above 192 MB runs reg_realign (session 30), a batch of them does not.
   EXPECT_EQ(auto_variant(16384, 16384, 1, 1, 4800), "reg_realign");  // 268 MB
