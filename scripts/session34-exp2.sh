@@ -3,7 +3,7 @@
 # 8-10): the flat kernels' offset table in three layouts, binaries in .prebuilt:
 #   base  main at 02c693b (rows V apart in adjacent slots):
 #           git checkout main && scripts/prebuild-variants.sh kernels/classic/smem_flat.cu base
-#   tgs   branch ship-table-g (71c64c3): by residue class mod gcd(V, n1) where a class has <= 8
+#   tgs   branch ship-table-g (kernels of 71c64c3): by residue class mod gcd(V, n1) where a class has <= 8
 #         rows (session 34 item 8 measured this layout in smem_flat alone as tg2):
 #           git checkout exp-table-cycle && scripts/prebuild-variants.sh \
 #             kernels/primitives/flat_gather.cuh tgs cyc=TMAKIT_EXP_TABLE_CYCLE
