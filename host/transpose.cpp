@@ -394,7 +394,7 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   // ran 683.1-684.0 us against smem_strip's 693.0-693.5 (auto's pick) in all four full runs aa,
   // ad, af, ag (16x4000000, docs/data/bench-full-h100-*). N x 16 tied (695.9-697.5 against
   // 694.8-695.8) and the H200 lost with it (16x4000000 510.4-511.7 against 493.7-495.7).
-  if (!hbm3e && elem_bytes == 16 && rows == 16 && cols >= kFlatSkinny4Min) return "tma_wide";
+  if (!hbm3e && elem_bytes == 16 && rows == 16 && cols >= 65536) return "tma_wide";
   if (elem_bytes == 16 && short_side >= 32) {
     const std::int64_t side = tma_wide_side(16);  // 32
     const std::int64_t matrix_tiles = ((rows + side - 1) / side) * ((cols + side - 1) / side);
