@@ -292,7 +292,14 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     const RegPlan rp =
         reg_plan(rows, cols, elem_bytes, b, cols, rows, rows * cols, rows * cols, 0, 0);
     const int kb = rp.k * elem_bytes;  // the short side's bytes
-    const bool pays = rp.form != RegForm::kNone &&
+    // Realigned reads (k x N at 1 B whose rows are not 16-byte multiples, session 35): H200 CLI,
+    // k x 1000001, % of memcpy reg_permute / smem_flat (auto's pick before): k = 2 111.5 / 103.1,
+    // 3 107.6 / 104.0, 4 104.9 / 97.8, 7 99.3 / 97.3, 12 85.2 / 71.4, 24 75.5 / 61.2, 31 71.3 /
+    // 64.1, but 16 80.8 / 87.1 and 32 71.0 / 73.4 (smem_flat's gather at k a multiple of 16);
+    // probe 12 x 1000003 85.7 / 73.4, 24 x 1000003 74.9 / 69.0 (docs/data/reg-realign-h200-
+    // 2026-11-27-session35*). One matrix only: batches not measured.
+    const bool pays_realign = rp.realign && b == 1 && elem_bytes == 1 && rp.k % 16 != 0;
+    const bool pays = rp.form != RegForm::kNone && !rp.realign &&
                       (b > 1 ? elem_bytes <= 2
                        : rp.form == RegForm::kWide
                            ? (elem_bytes <= 2 && kb <= 32) || (elem_bytes == 4 && rp.k <= 4)
@@ -315,9 +322,9 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     // 1.00 / 0.97, 2x4000000 1.00 / 1.00 | 1.00 / 0.97; 4 x N and k = 7 stay on smem_strip
     // (reg_permute 0.96-1.00 | 0.96-0.98 of it).
     const bool pays8 =
-        elem_bytes == 8 && b == 1 &&
+        elem_bytes == 8 && b == 1 && !rp.realign &&
         ((rp.form == RegForm::kTall && rp.k <= 4) || (rp.form == RegForm::kWide && rp.k == 2));
-    if (pays || pays_tall || pays8) return "reg_permute";
+    if (pays || pays_tall || pays8 || pays_realign) return "reg_permute";
   }
   const bool small_batch = batch > 1 && rows * cols * elem_bytes <= kFlatMaxMatrixBytes;
   // bulk_flat (session 21: smem_flat's gather with one 1-D bulk copy per unit, persistent CTAs)

@@ -18,11 +18,29 @@
 // per sector (store_wide_pairs); kTall reads its dense side lane by lane (the pair form of the
 // loads measured slower, docs/perf-notes.md session 12). Calls the block cannot take (a short
 // side outside 2..32, lines not whole chunks, 16-byte rules broken) run smem_flat.
+//
+// Realigned reads (session 35, RegPlan::realign): k x N whose src lines break the 16-byte rules
+// (N * E not a multiple of 16, as in 12 x 1000003 at 1 B; a misaligned src or pitch) ran
+// smem_flat at 69-89% of memcpy on the H200 (probe, session 34) where the aligned k x N runs
+// here at 88-101%. kWide keeps its block; only the strided loads and the lane -> block map
+// change. Line x of block j starts at byte address a = src + strided + x * ld, s = a mod 16
+// bytes past the aligned vector v0 = a - s; its chunk is bytes s..s+15 of {v0, v0 + 16}. Lane
+// l + 1 holds block j + 1 of the same matrix and loads v0 + 16 as its own v0, so a shuffle
+// brings it (realign_with_next, the realign family's). For that, a warp takes 30 blocks of one
+// matrix (reg_realign_block): lanes 30 and 31, and lanes past the matrix's last block, only
+// load. Every load is one unconditional LDG.128 of an aligned vector clamped into the operand's
+// span [src, src + strided_span_bytes); a vector that the clamp moved (the first and last of the
+// operand) is reloaded element by element after all loads are out (load_vec). (A first form
+// gave lane 31 and matrix ends their own next vector through cp.async and called the edge load
+// inside the load loop: the compiler then waited on each LDG before the next, and it ran at
+// 43-74% of memcpy; docs/perf-notes.md session 35.) A matrix's last block with tail_elems < V
+// elements stores its dense run only up to its end (store_upto).
 #include <cstdint>
 #include <kernels/common/reg_block.hpp>
 #include <kernels/launchers.hpp>
 #include <kernels/primitives/dispatch.cuh>
 #include <kernels/primitives/ld_l2.cuh>
+#include <kernels/primitives/realign_io.cuh>
 
 namespace tmakit {
 namespace {
@@ -82,6 +100,43 @@ __device__ __forceinline__ void store16(unsigned char* a, const uint4& v) {
   *reinterpret_cast<uint4*>(a) = v;
 }
 
+// Bytes 0..n-1 (n < 16) of v at a (16-byte aligned): 8, 4, 2 and 1-byte stores by the bits of n.
+// Not inlined: it runs once per matrix (its last block's last chunk), and inlined at each of a
+// kernel's K stores it grew the library by megabytes.
+__device__ __noinline__ void store_part(unsigned char* a, const uint4& v, int n) {
+  auto word = [&](int i) { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; };
+  int o = 0;  // bytes stored so far
+  if (n & 8) {
+    *reinterpret_cast<uint2*>(a) = make_uint2(v.x, v.y);
+    o = 8;
+  }
+  if (n & 4) {
+    *reinterpret_cast<unsigned*>(a + o) = word(o / 4);
+    o += 4;
+  }
+  if (n & 2) {
+    *reinterpret_cast<unsigned short*>(a + o) =
+        static_cast<unsigned short>(word(o / 4) >> (8 * (o % 4)));
+    o += 2;
+  }
+  if (n & 1) a[o] = static_cast<unsigned char>(word(o / 4) >> (8 * (o % 4)));
+}
+
+// store16, or with R (a dense run that may end inside the chunk, the last block's tail) only
+// the bytes before `end`.
+template <bool R>
+__device__ __forceinline__ void store_upto(unsigned char* a, const uint4& v,
+                                           const unsigned char* end) {
+  if constexpr (!R) {
+    store16(a, v);
+  } else {
+    if (a + 16 <= end)
+      store16(a, v);
+    else if (a < end)
+      store_part(a, v, static_cast<int>(end - a));
+  }
+}
+
 // kWide's dense side in whole 32-byte sectors. Lanes 2i and 2i + 1 own blocks b_e = b & ~1 and
 // b_o = b | 1 (b's parity is the lane's), whose dst runs e and o (K chunks each) follow each
 // other. One lane writing its own K chunks puts each 16-byte store alone in its sector (one
@@ -97,62 +152,143 @@ __device__ __forceinline__ void store16(unsigned char* a, const uint4& v) {
 //           chunk 0, each lane its own.
 // A lane whose block is past the end still permutes (zeros) and shuffles; a store goes out
 // only where the run it writes belongs to a block of the call.
-template <int K, int E>
+// The pair: odd (the lane's parity), ae / ao (blocks b_e and b_o's offsets), e_ok / o_ok (the
+// block belongs to the call). R: a matrix's last block may hold a tail (its dense run ends at
+// reg_dense_bytes).
+template <int K, int E, bool R>
 __device__ __forceinline__ void store_wide_pairs(const uint4 (&in)[K], unsigned char* dst,
-                                                 const RegPlan& p, std::int64_t b) {
+                                                 const RegPlan& p, bool odd, const RegBlockAt& ae,
+                                                 const RegBlockAt& ao, bool e_ok, bool o_ok) {
   constexpr RegForm F = RegForm::kWide;
-  const bool odd = b & 1;
-  const std::int64_t be = b & ~std::int64_t(1), bo = b | 1;
-  const bool e_ok = be < p.blocks, o_ok = bo < p.blocks;
-  unsigned char* const re = dst + reg_block_at(p, be).dense + 16 * odd;  // + the lane's half
-  unsigned char* const ro = dst + reg_block_at(p, bo).dense + 16 * odd;
+  unsigned char* const re = dst + ae.dense + 16 * odd;  // + the lane's half
+  unsigned char* const ro = dst + ao.dense + 16 * odd;
+  const unsigned char* end_e = nullptr;  // the runs' ends (R only)
+  const unsigned char* end_o = nullptr;
+  if constexpr (R) {
+    end_e = dst + ae.dense + reg_dense_bytes(p, E, ae.j);
+    end_o = dst + ao.dense + reg_dense_bytes(p, E, ao.j);
+  }
   if constexpr (K % 2 == 0) {
 #pragma unroll
     for (int q = 0; q < K; q += 2) {
       const uint4 c0 = out_chunk<F, K, E>(in, q), c1 = out_chunk<F, K, E>(in, q + 1);
       const uint4 r = shfl_xor1(pick(odd, c0, c1));  // even gets the odd's q, odd the even's q+1
-      if (e_ok) store16(re + 16 * q, pick(odd, r, c0));
-      if (o_ok) store16(ro + 16 * q, pick(odd, c1, r));
+      if (e_ok) store_upto<R>(re + 16 * q, pick(odd, r, c0), end_e);
+      if (o_ok) store_upto<R>(ro + 16 * q, pick(odd, c1, r), end_o);
     }
   } else {
 #pragma unroll
     for (int j = 0; j + 2 < K; j += 2) {  // j: the chunk pair's first chunk, 2j above
       const uint4 r = shfl_xor1(out_chunk<F, K, E>(in, j + 1));
-      if (e_ok) store16(re + 16 * j, pick(odd, r, out_chunk<F, K, E>(in, j)));
-      if (o_ok) store16(ro + 16 * (j + 1), pick(odd, out_chunk<F, K, E>(in, j + 2), r));
+      if (e_ok) store_upto<R>(re + 16 * j, pick(odd, r, out_chunk<F, K, E>(in, j)), end_e);
+      if (o_ok)
+        store_upto<R>(ro + 16 * (j + 1), pick(odd, out_chunk<F, K, E>(in, j + 2), r), end_o);
     }
     if (odd ? o_ok : e_ok)
-      store16(odd ? ro - 16 : re + 16 * (K - 1),
-              odd ? out_chunk<F, K, E>(in, 0) : out_chunk<F, K, E>(in, K - 1));
+      store_upto<R>(odd ? ro - 16 : re + 16 * (K - 1),
+                    odd ? out_chunk<F, K, E>(in, 0) : out_chunk<F, K, E>(in, K - 1),
+                    odd ? end_o : end_e);
   }
 }
 
-// One thread: U blocks (reg_blocks_per_thread), b = (CTA * U + u) * kThreads + thread, so the
-// lanes of a warp own consecutive blocks.
-template <class T, RegForm F, int K, int L2B>
+// The aligned vector at v0 where it lies partly outside [lo, hi) (load_vec's element-wise
+// path; not inlined, for the size reason above: a call's first and last vectors only).
+template <int E>
+__device__ __noinline__ uint4 load_edge(std::uintptr_t v0, std::uintptr_t lo, std::uintptr_t hi) {
+  return load_vec<E>(v0, lo, hi);
+}
+
+// The realigned loads (R, kWide): in[u][x] = the 16 bytes of line x of the lane's block u
+// (at[u]: reg_realign_block's; zeros outside the operand), as described at the top of this file.
+template <int K, int E, int U>
+__device__ __forceinline__ void load_realigned(const unsigned char* src, const RegPlan& p,
+                                               const RegBlockAt (&at)[U], uint4 (&in)[U][K]) {
+  const std::uintptr_t lo = reinterpret_cast<std::uintptr_t>(src), hi = lo + p.strided_span_bytes;
+  // The aligned vectors wholly inside [lo, hi): from first to last (the plan's >= 32 blocks
+  // make the span longer than 32 bytes).
+  const std::uintptr_t first = (lo + 15) & ~std::uintptr_t(15),
+                       last = (hi & ~std::uintptr_t(15)) - 16;
+  const std::int64_t ld = p.strided_ld_bytes;
+  bool edge = false;  // some vector of the lane was clamped
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+#pragma unroll
+    for (int x = 0; x < K; ++x) {
+      const std::uintptr_t v0 = (lo + at[u].strided + x * ld) & ~std::uintptr_t(15);
+      const std::uintptr_t c = v0 < first ? first : v0 > last ? last : v0;
+      edge |= c != v0;
+      in[u][x] = __ldg(reinterpret_cast<const uint4*>(c));
+    }
+  }
+  if (edge) {  // the operand's first or last vector: element by element
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+#pragma unroll
+      for (int x = 0; x < K; ++x) {
+        const std::uintptr_t v0 = (lo + at[u].strided + x * ld) & ~std::uintptr_t(15);
+        if (v0 < first || v0 > last) in[u][x] = load_edge<E>(v0, lo, hi);
+      }
+    }
+  }
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+#pragma unroll
+    for (int x = 0; x < K; ++x) {
+      const int sh = static_cast<int>((lo + at[u].strided + x * ld) & 15);
+      std::uint32_t w[4];
+      realign_with_next(in[u][x], in[u][x], false, sh, w);
+      in[u][x] = make_uint4(w[0], w[1], w[2], w[3]);
+    }
+  }
+}
+
+// R: realigned reads (kWide only).
+template <class T, RegForm F, int K, int L2B, bool R>
 __global__ void __launch_bounds__(kThreads)
     reg_permute_kernel(const unsigned char* __restrict__ src, unsigned char* __restrict__ dst,
                        RegPlan p) {
   constexpr int E = sizeof(T), U = reg_blocks_per_thread(K);
   constexpr bool kWide = F == RegForm::kWide;
+  static_assert(kWide || !R, "realigned reads are kWide's");
   const std::int64_t ld = p.strided_ld_bytes;
   const std::int64_t b0 = std::int64_t(blockIdx.x) * U * kThreads + threadIdx.x;
   uint4 in[U][K];
+  // R: the lane's block u and its pair's (reg_realign_block: warp (CTA * U + u) * 4 + warp of
+  // the CTA, 30 blocks of one matrix per warp).
+  const int lane = threadIdx.x % 32;
+  RegBlockAt at[U], pe[U], po[U];
+  bool pe_ok[U], po_ok[U];
   // Load: kWide reads its strided side (chunk x: src row x), kTall its dense run (chunk x:
   // bytes 16x.. of the V src rows).
+  if constexpr (R) {
 #pragma unroll
-  for (int u = 0; u < U; ++u) {
-    const std::int64_t b = b0 + std::int64_t(u) * kThreads;
-    if (b >= p.blocks) {
-      if constexpr (kWide)  // still permuted for the pair stores' shuffles
-        for (int x = 0; x < K; ++x) in[u][x] = make_uint4(0, 0, 0, 0);
-      continue;
+    for (int u = 0; u < U; ++u) {
+      const std::int64_t w =
+          (std::int64_t(blockIdx.x) * U + u) * (kThreads / 32) + threadIdx.x / 32;
+      const RegRealignAt e = reg_realign_block(p, w, lane & ~1),
+                         o = reg_realign_block(p, w, lane | 1);
+      pe[u] = reg_realign_at(p, e);
+      po[u] = reg_realign_at(p, o);
+      pe_ok[u] = e.live;
+      po_ok[u] = o.live;
+      at[u] = lane & 1 ? po[u] : pe[u];
     }
-    const RegBlockAt at = reg_block_at(p, b);
+    load_realigned<K, E, U>(src, p, at, in);
+  } else {
 #pragma unroll
-    for (int x = 0; x < K; ++x) {
-      const unsigned char* a = kWide ? src + at.strided + x * ld : src + at.dense + 16 * x;
-      in[u][x] = ld_nc_l2<L2B>(reinterpret_cast<const uint4*>(a));
+    for (int u = 0; u < U; ++u) {
+      const std::int64_t b = b0 + std::int64_t(u) * kThreads;
+      if (b >= p.blocks) {
+        if constexpr (kWide)  // still permuted for the pair stores' shuffles
+          for (int x = 0; x < K; ++x) in[u][x] = make_uint4(0, 0, 0, 0);
+        continue;
+      }
+      const RegBlockAt a0 = reg_block_at(p, b);
+#pragma unroll
+      for (int x = 0; x < K; ++x) {
+        const unsigned char* a = kWide ? src + a0.strided + x * ld : src + a0.dense + 16 * x;
+        in[u][x] = ld_nc_l2<L2B>(reinterpret_cast<const uint4*>(a));
+      }
     }
   }
   // Permute and store: kWide its dense run in chunk pairs, kTall its strided side (chunk q:
@@ -160,8 +296,12 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
   for (int u = 0; u < U; ++u) {
     const std::int64_t b = b0 + std::int64_t(u) * kThreads;
-    if constexpr (kWide) {
-      store_wide_pairs<K, E>(in[u], dst, p, b);
+    if constexpr (R) {
+      store_wide_pairs<K, E, R>(in[u], dst, p, lane & 1, pe[u], po[u], pe_ok[u], po_ok[u]);
+    } else if constexpr (kWide) {
+      const std::int64_t be = b & ~std::int64_t(1), bo = b | 1;
+      store_wide_pairs<K, E, R>(in[u], dst, p, b & 1, reg_block_at(p, be), reg_block_at(p, bo),
+                                be < p.blocks, bo < p.blocks);
     } else {
       if (b >= p.blocks) continue;
       unsigned char* const a = dst + reg_block_at(p, b).strided;
@@ -186,10 +326,21 @@ cudaError_t launch_k(const kernels::LaunchArgs& a, const RegPlan& p) {
     // -0.3 to -3.1, so they keep the plain load. H100 (session 27): 4000000x16 89.7 / 88.9 /
     // 88.9 / 88.9 -> +9.4 / +7.4 / +6.6 / +6.6, 4000000x32 +7.5 to +8.3, 4000000x7 +1.8 to +4.2,
     // 2097152x9 +3.3 to +5.0 (probe, one run each).
+    const auto* src = static_cast<const unsigned char*>(a.src);
+    auto* dst = static_cast<unsigned char*>(a.dst);
+    if constexpr (F == RegForm::kWide && sizeof(T) == 1) {  // the plan realigns at 1 B only
+      if (p.realign) {  // one warp per 30 blocks (reg_realign_block)
+        const std::int64_t per_cta_warps = std::int64_t(U) * (kThreads / 32);
+        const dim3 rgrid(
+            static_cast<unsigned>((p.realign_warps + per_cta_warps - 1) / per_cta_warps));
+        reg_permute_kernel<T, F, K, 0, true><<<rgrid, kThreads, 0, a.stream>>>(src, dst, p);
+        return cudaGetLastError();
+      }
+    }
     const bool hint = F == RegForm::kTall && K >= 7 && kernels::l2_hint_pays(a);
     return with_l2_hint<256>(hint, [&](auto l2b) {
-      reg_permute_kernel<T, F, K, decltype(l2b)::value><<<grid, kThreads, 0, a.stream>>>(
-          static_cast<const unsigned char*>(a.src), static_cast<unsigned char*>(a.dst), p);
+      reg_permute_kernel<T, F, K, decltype(l2b)::value, false>
+          <<<grid, kThreads, 0, a.stream>>>(src, dst, p);
       return cudaGetLastError();
     });
   }

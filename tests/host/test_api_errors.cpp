@@ -257,13 +257,21 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(128, 128, 1, 2048), "tma_pipeline");         // a side < the 256-byte tile
   EXPECT_EQ(auto_variant(128, 128, 2, 2048), "tma_wide");             // a 2 B batch: wide
   EXPECT_EQ(auto_variant(128, 128, 2, 2048, 4800), "tma_wide");
-  EXPECT_EQ(auto_variant(64, 64, 1, 4096), "reg_tile");          // a side below 128 bytes, 1 B
-  EXPECT_EQ(auto_variant(96, 96, 1, 4096), "vec_padded");        // ... past reg_tile's 64
-  EXPECT_EQ(auto_variant(32, 4000000, 1), "reg_permute");        // 32 x N, 1 B: registers
-  EXPECT_EQ(auto_variant(32, 1000003, 1), "smem_flat");          // N not whole chunks: flat
-  EXPECT_EQ(auto_variant(2048, 2048, 4), "tma_pipeline");        // 4 B, 16-64 MB, one matrix
-  EXPECT_EQ(auto_variant(16, 4000000, 4), "tma_load_store");     // 16 x N, 4 B
-  EXPECT_EQ(auto_variant(4000000, 32, 2, 1, 4800), "reg_tile");  // H200: N x 16 / N x 32, 2 B
+  EXPECT_EQ(auto_variant(64, 64, 1, 4096), "reg_tile");    // a side below 128 bytes, 1 B
+  EXPECT_EQ(auto_variant(96, 96, 1, 4096), "vec_padded");  // ... past reg_tile's 64
+  EXPECT_EQ(auto_variant(32, 4000000, 1), "reg_permute");  // 32 x N, 1 B: registers
+  EXPECT_EQ(auto_variant(32, 1000003, 1), "smem_flat");    // N not whole chunks: flat
+  // ... except k x N at 1 B with k not a multiple of 16: reg_permute's realigned reads (session
+  // 35), one matrix only, both GPUs; 2 B keeps smem_flat.
+  EXPECT_EQ(auto_variant(12, 1000003, 1), "reg_permute");
+  EXPECT_EQ(auto_variant(12, 1000003, 1, 1, 4800), "reg_permute");
+  EXPECT_EQ(auto_variant(3, 1000001, 1, 1, 4800), "reg_permute");
+  EXPECT_EQ(auto_variant(16, 1000003, 1, 1, 4800), "smem_flat");
+  EXPECT_EQ(auto_variant(12, 1000003, 2, 1, 4800), "smem_flat");
+  EXPECT_NE(auto_variant(16, 1003, 1, 100, 4800), "reg_permute");  // a batch: not measured
+  EXPECT_EQ(auto_variant(2048, 2048, 4), "tma_pipeline");          // 4 B, 16-64 MB, one matrix
+  EXPECT_EQ(auto_variant(16, 4000000, 4), "tma_load_store");       // 16 x N, 4 B
+  EXPECT_EQ(auto_variant(4000000, 32, 2, 1, 4800), "reg_tile");    // H200: N x 16 / N x 32, 2 B
   EXPECT_EQ(auto_variant(4000000, 16, 2, 1, 4800), "reg_tile");
   EXPECT_EQ(auto_variant(4000000, 32, 1, 1, 4800), "reg_permute");  // ... 1 B: reg_permute
   EXPECT_EQ(auto_variant(4000000, 16, 1, 1, 4800), "reg_permute");

@@ -5,8 +5,10 @@
 // and the plan takes exactly the calls whose 16-byte rules hold.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <kernels/common/reg_block.hpp>
@@ -53,12 +55,17 @@ RegPlan plan_of(Call& c, std::uintptr_t src = 0, std::uintptr_t dst = 0) {
 
 // Emulates reg_permute_kernel block by block: the loads and stores at reg_block_at's offsets,
 // the permutation by reg_src_byte. "" when dst equals the transpose and nothing else is written.
-std::string emulate(Call c) {
-  const RegPlan p = plan_of(c);
+// Realigned plans (kWide): each line's 16 bytes from any address, bytes outside the operand's
+// span (strided_span_bytes, which must be the operand's) read as zeros as the kernel's load_vec
+// does; each dense run stored only up to reg_dense_bytes.
+std::string emulate(Call c, std::uintptr_t src_base = 0) {
+  const RegPlan p = plan_of(c, src_base);
   if (p.form == RegForm::kNone) return std::string("no plan: ") + p.why_not;
   const int e = c.e, k = p.k;
   test::EmuMemory mem(c);
   const std::int64_t src_bytes = mem.src_bytes, dst_bytes = mem.dst_bytes;
+  if (p.realign && (p.form != RegForm::kWide || p.strided_span_bytes != src_bytes))
+    return "realigned plan with the wrong form or span";
   std::vector<unsigned char> chunk(16 * k);
   const std::vector<unsigned char>& src = mem.src;
   const bool wide = p.form == RegForm::kWide;
@@ -66,15 +73,23 @@ std::string emulate(Call c) {
     const RegBlockAt at = reg_block_at(p, b);
     for (int x = 0; x < k; ++x) {  // load chunk x
       const std::int64_t a = wide ? at.strided + x * p.strided_ld_bytes : at.dense + 16 * x;
+      if (p.realign) {
+        for (int i = 0; i < 16; ++i)
+          chunk[16 * x + i] = a + i >= 0 && a + i < src_bytes ? src[a + i] : 0;
+        continue;
+      }
       if (a % 16 != 0 || a < 0 || a + 16 > src_bytes)
         return "load out of place at block " + std::to_string(b);
       for (int i = 0; i < 16; ++i) chunk[16 * x + i] = src[a + i];
     }
+    const std::int64_t run_bytes = wide ? reg_dense_bytes(p, e, at.j) : 16 * k;
     for (int q = 0; q < k; ++q) {  // store chunk q
       const std::int64_t a = wide ? at.dense + 16 * q : at.strided + q * p.strided_ld_bytes;
-      if (a % 16 != 0 || a < 0 || a + 16 > dst_bytes)
+      const std::int64_t n = std::min<std::int64_t>(16, run_bytes - 16 * q);  // bytes stored
+      if (n <= 0) continue;
+      if (a % 16 != 0 || a < 0 || a + n > dst_bytes)
         return "store out of place at block " + std::to_string(b);
-      for (int i = 0; i < 16; ++i) {
+      for (int i = 0; i < n; ++i) {
         const RegByte s = reg_src_byte(p.form, k, e, q, i);
         mem.store(a + i, chunk[16 * s.chunk + s.byte]);
       }
@@ -103,6 +118,44 @@ TEST(RegBlock, EmulatedKernelTransposesExactly) {
   }
 }
 
+// Realigned reads (kWide at 1 B whose src lines break the 16-byte rules): odd long sides (each
+// matrix's last block a tail), odd pitches and batch strides, and src bases off 16 bytes, at
+// every K form (blocks per thread 4 / 2 / 1, odd and even K, 32). At 2-8 B the same calls get
+// no plan (smem_flat runs them).
+TEST(RegBlock, EmulatedRealignedKernelTransposesExactly) {
+  int planned = 0;
+  for (int e : {1, 2, 4, 8}) {
+    const std::int64_t v = 16 / e;
+    for (std::int64_t k : {2, 3, 7, 12, 16, 31, 32}) {
+      std::vector<std::pair<Call, std::uintptr_t>> calls = {
+          {{k, 40 * v + 1, e}, 0},                           // one element past whole chunks
+          {{k, 40 * v + v - 1, e}, 0},                       // one short of them
+          {{k, 40 * v, e, 1, 40 * v + 1}, 0},                // an odd pitch
+          {{k, 33 * v, e}, std::uintptr_t(e)},               // src off 16 bytes
+          {{k, 40 * v + 3 % v, e, 3, 0, 0, 0, 0}, 0},        // a batch (dense side may break)
+          {{k, 48 * v, e, 2, 0, 0, k * 48 * v + 1, 0}, 0}};  // an odd src batch stride
+      for (auto& [c, base] : calls) {
+        Call cc = c;
+        const RegPlan p = plan_of(cc, base);
+        if (e > 1) {
+          EXPECT_EQ(p.form, RegForm::kNone) << k << "x" << c.cols << " e" << e;
+          continue;
+        }
+        if (p.form == RegForm::kNone) {  // only where the dense side breaks its rules
+          EXPECT_TRUE(c.batch > 1 && k * cc.cols * e % 16 != 0)
+              << k << "x" << c.cols << " e" << e << ": " << p.why_not;
+          continue;
+        }
+        EXPECT_TRUE(p.realign) << k << "x" << c.cols << " e" << e;
+        planned += p.realign;
+        EXPECT_EQ(emulate(c, base), "")
+            << c.batch << "x" << c.rows << "x" << c.cols << " e" << e << " base " << base;
+      }
+    }
+  }
+  EXPECT_GT(planned, 30);
+}
+
 TEST(RegBlock, PlanTakesOnlyCallsItsChunksFit) {
   Call wide{16, 4000000, 2}, tall{4000000, 7, 1}, both{8, 12, 4, 100};
   EXPECT_EQ(plan_of(wide).form, RegForm::kWide);
@@ -122,19 +175,67 @@ TEST(RegBlock, PlanTakesOnlyCallsItsChunksFit) {
   EXPECT_EQ(why({1, 4096, 1}), "no short side of 2..32 with dense lines on the other operand");
   EXPECT_EQ(why({33, 4096, 1}), "no short side of 2..32 with dense lines on the other operand");
   EXPECT_EQ(why({8, 4096, 16}), "element size not 1, 2, 4 or 8 bytes");
+  // kWide reads a src that breaks the 16-byte rules through realigned vectors (realign).
+  auto realigned = [](Call c, std::uintptr_t s = 0) { return plan_of(c, s).realign; };
+  // kWide at 1 B reads a src that breaks the 16-byte rules through realigned vectors.
+  EXPECT_EQ(why({8, 4096 + 1, 1}), ok);
+  EXPECT_TRUE(realigned({8, 4096 + 1, 1}));
+  Call odd_n{8, 4096 + 3, 1};
+  EXPECT_EQ(plan_of(odd_n).tail_elems, 3);
+  EXPECT_EQ(why({8, 4096 + 16, 1}), ok);
+  EXPECT_FALSE(realigned({8, 4096 + 16, 1}));
+  EXPECT_EQ(why({8, 4096, 1}, 1, 0), ok);
+  EXPECT_TRUE(realigned({8, 4096, 1}, 1));
+  EXPECT_EQ(why({8, 4096, 1}, 0, 8), "a base, pitch or batch stride not a multiple of 16 bytes");
+  EXPECT_EQ(why({8, 4096, 1, 1, 4100}), ok);
+  EXPECT_TRUE(realigned({8, 4096, 1, 1, 4100}));
+  EXPECT_EQ(why({8, 4096, 1, 1, 4112}), ok);
+  EXPECT_FALSE(realigned({8, 4096, 1, 1, 4112}));
+  EXPECT_EQ(why({8, 4096, 1, 3, 0, 0, 8 * 4096 + 4}), ok);
+  // ... but not at 2-8 B, nor with under 32 blocks per matrix, nor a dense side off 16 bytes,
+  // nor kTall.
   EXPECT_EQ(why({8, 4096 + 1, 2}), "long side not a whole number of 16-byte chunks");
-  EXPECT_EQ(why({8, 4096 + 8, 2}), ok);
   EXPECT_EQ(why({8, 4096, 2}, 2, 0), "a base, pitch or batch stride not a multiple of 16 bytes");
-  EXPECT_EQ(why({8, 4096, 2}, 0, 8), "a base, pitch or batch stride not a multiple of 16 bytes");
   EXPECT_EQ(why({8, 4096, 2, 1, 4100}), "a base, pitch or batch stride not a multiple of 16 bytes");
   EXPECT_EQ(why({8, 4096, 2, 1, 4104}), ok);
   EXPECT_EQ(why({8, 4096, 2, 1, 0, 9}),
             "no short side of 2..32 with dense lines on the other operand");
   EXPECT_EQ(why({8, 4096, 2, 3, 0, 0, 8 * 4096 + 4}),
             "a base, pitch or batch stride not a multiple of 16 bytes");
+  EXPECT_EQ(why({8, 31 * 16 - 1, 1}),
+            "long side not a whole number of 16-byte chunks (and under 32 of them)");
+  EXPECT_EQ(why({8, 32 * 16 - 1, 1}), ok);
+  EXPECT_EQ(why({7, 4096 + 1, 1, 3}), "a base, pitch or batch stride not a multiple of 16 bytes");
+  EXPECT_EQ(why({4096 + 1, 8, 1}), "long side not a whole number of 16-byte chunks");
   EXPECT_EQ(why({4096, 8, 2, 3, 0, 0, 0, 8 * 4096 + 8}), ok);
   EXPECT_EQ(why({4096, 8, 2, 1, 0, 4100}),
             "a base, pitch or batch stride not a multiple of 16 bytes");
+}
+
+// The realigned kernel's lane -> block map (reg_realign_block): live lanes cover every block of
+// every matrix once, and each live lane's next lane holds the next block of the same matrix
+// (the vector its shuffle takes), at batch and block counts around whole warps of 30.
+TEST(RegBlock, RealignedWarpsCoverEveryBlockOnceWithTheirNeighbours) {
+  for (std::int64_t batch : {1, 3, 7})
+    for (std::int64_t cols : {32 * 16 + 1, 30 * 16 * 2 - 1, 30 * 16 * 2 + 5, 61 * 16 - 3}) {
+      Call c{16, cols, 1, batch};  // 16 rows at 1 B: dense batch strides of 16-byte multiples
+      const RegPlan p = plan_of(c);
+      ASSERT_TRUE(p.realign) << batch << "x16x" << cols;
+      std::vector<int> seen(p.blocks, 0);
+      for (std::int64_t w = 0; w < p.realign_warps + 1; ++w)
+        for (int lane = 0; lane < 32; ++lane) {
+          const RegRealignAt r = reg_realign_block(p, w, lane);
+          if (!r.live) continue;
+          ASSERT_LT(w, p.realign_warps);
+          ASSERT_TRUE(r.m >= 0 && r.m < batch && r.j >= 0 && r.j < p.blocks_per_matrix);
+          ++seen[r.m * p.blocks_per_matrix + r.j];
+          const RegRealignAt next = reg_realign_block(p, w, lane + 1);
+          EXPECT_TRUE(lane + 1 < 32 && next.m == r.m && next.j == r.j + 1) << w << " " << lane;
+          EXPECT_EQ(reg_realign_at(p, next).strided, reg_realign_at(p, r).strided + 16);
+        }
+      for (std::int64_t b = 0; b < p.blocks; ++b)
+        ASSERT_EQ(seen[b], 1) << batch << "x16x" << cols << " block " << b;
+    }
 }
 
 TEST(RegBlock, ThreadsKeepEightChunksInFlight) {
