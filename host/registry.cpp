@@ -85,7 +85,8 @@ std::vector<VariantDef> make_registry() {
       row("reg_permute",
           "smem_flat without shared memory: a thread loads a short side (2..32) x 16 bytes as "
           "16-byte chunks, permutes them in registers and stores 16-byte chunks (aligned "
-          "skinny matrices and small-matrix batches; else smem_flat)",
+          "skinny matrices and small-matrix batches, and k x N at 1 B with unaligned rows "
+          "through realigned loads; else smem_flat)",
           75, kElems1248, 16, false, kT, k::launch_reg_permute),
       row("reg_tile",
           "reg_permute with square blocks: a thread transposes 8 x 8 elements (4 x 4 at 4 B, "

@@ -292,13 +292,16 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     const RegPlan rp =
         reg_plan(rows, cols, elem_bytes, b, cols, rows, rows * cols, rows * cols, 0, 0);
     const int kb = rp.k * elem_bytes;  // the short side's bytes
-    // Realigned reads (k x N at 1 B whose rows are not 16-byte multiples, session 35): H200 CLI,
-    // k x 1000001, % of memcpy reg_permute / smem_flat (auto's pick before): k = 2 111.5 / 103.1,
-    // 3 107.6 / 104.0, 4 104.9 / 97.8, 7 99.3 / 97.3, 12 85.2 / 71.4, 24 75.5 / 61.2, 31 71.3 /
-    // 64.1, but 16 80.8 / 87.1 and 32 71.0 / 73.4 (smem_flat's gather at k a multiple of 16);
-    // probe 12 x 1000003 85.7 / 73.4, 24 x 1000003 74.9 / 69.0 (docs/data/reg-realign-h200-
+    // Realigned reads (k x N at 1 B whose rows are not 16-byte multiples, session 35): CLI,
+    // k x 1000001, % of memcpy reg_permute / smem_flat (auto's pick before), H200 | H100: k = 2
+    // 111.5 / 103.1 | 113.0 / 106.3, 4 104.9 / 97.8 | 109.0 / 104.7, 12 85.2 / 71.4 | 89.1 /
+    // 79.1, 24 75.5 / 61.2 | 82.9 / 71.1, 31 71.3 / 64.1 | 80.2 / 68.0; ties at 3 and 7; but
+    // 16 80.8 / 87.1 | 87.8 / 89.9 (smem_flat's gather is at its best at k = 16), and 32 71.0 /
+    // 73.4 on the H200 against 82.3 / 78.4 on the H100. Probe, two rounds: 12 x 1000003 85.7 /
+    // 73.4 | 90.4 / 81.8, 24 x 1000003 74.9 / 69.0 | 84.3 / 77.2 (docs/data/reg-realign-*-
     // 2026-11-27-session35*). One matrix only: batches not measured.
-    const bool pays_realign = rp.realign && b == 1 && elem_bytes == 1 && rp.k % 16 != 0;
+    const bool pays_realign = rp.realign && b == 1 && elem_bytes == 1 &&
+                              (rp.k % 16 != 0 || (!hbm3e && rp.k == 32));
     const bool pays = rp.form != RegForm::kNone && !rp.realign &&
                       (b > 1 ? elem_bytes <= 2
                        : rp.form == RegForm::kWide

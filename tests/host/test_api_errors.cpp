@@ -260,9 +260,11 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(64, 64, 1, 4096), "reg_tile");    // a side below 128 bytes, 1 B
   EXPECT_EQ(auto_variant(96, 96, 1, 4096), "vec_padded");  // ... past reg_tile's 64
   EXPECT_EQ(auto_variant(32, 4000000, 1), "reg_permute");  // 32 x N, 1 B: registers
-  EXPECT_EQ(auto_variant(32, 1000003, 1), "smem_flat");    // N not whole chunks: flat
-  // ... except k x N at 1 B with k not a multiple of 16: reg_permute's realigned reads (session
-  // 35), one matrix only, both GPUs; 2 B keeps smem_flat.
+  EXPECT_EQ(auto_variant(32, 1000003, 1, 1, 4800), "smem_flat");  // N not whole chunks: flat
+  // ... except k x N at 1 B with k not a multiple of 16 (and 32 on the H100): reg_permute's
+  // realigned reads (session 35), one matrix only; 2 B keeps smem_flat.
+  EXPECT_EQ(auto_variant(32, 1000003, 1), "reg_permute");
+  EXPECT_EQ(auto_variant(16, 1000003, 1), "smem_flat");
   EXPECT_EQ(auto_variant(12, 1000003, 1), "reg_permute");
   EXPECT_EQ(auto_variant(12, 1000003, 1, 1, 4800), "reg_permute");
   EXPECT_EQ(auto_variant(3, 1000001, 1, 1, 4800), "reg_permute");
