@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -236,6 +237,98 @@ TEST(RegBlock, RealignedWarpsCoverEveryBlockOnceWithTheirNeighbours) {
       for (std::int64_t b = 0; b < p.blocks; ++b)
         ASSERT_EQ(seen[b], 1) << batch << "x16x" << cols << " block " << b;
     }
+}
+
+// The realigned kernel's data path, warp by warp as reg_permute_kernel<..., R = true> runs it
+// (load_realigned): every lane of warp w (reg_realign_block, live or not) loads the aligned
+// vector under each of its K lines, a vector wholly inside the operand's span as it is, one that
+// crosses the span's ends element by element with zeros outside (load_edge); a live lane's line
+// is bytes s..s+15 of its vector and the next lane's (the shuffle; lane 31 gets its own), s the
+// line's address mod 16; live lanes store their dense run up to reg_dense_bytes. Unlike
+// emulate(), no line is read from its own address: a next lane that held a different line
+// would show. "" when dst is the transpose and nothing else is written.
+std::string emulate_realigned_warps(Call c, std::uintptr_t src_base) {
+  const RegPlan p = plan_of(c, src_base);
+  if (p.form != RegForm::kWide || !p.realign) return "not a realigned plan";
+  const int k = p.k;
+  test::EmuMemory mem(c);
+  const std::int64_t lo = static_cast<std::int64_t>(src_base), hi = lo + p.strided_span_bytes;
+  if (p.strided_span_bytes != mem.src_bytes) return "strided_span_bytes is not the operand's";
+  auto byte_at = [&](std::int64_t a) -> unsigned char {  // absolute address; zeros outside
+    return a >= lo && a < hi ? mem.src[a - lo] : 0;
+  };
+  std::vector<unsigned char> vec(32 * 16 * k), chunk(16 * k);
+  for (std::int64_t w = 0; w < p.realign_warps; ++w) {
+    RegRealignAt r[32];
+    RegBlockAt at[32];
+    for (int lane = 0; lane < 32; ++lane) {  // every lane loads
+      r[lane] = reg_realign_block(p, w, lane);
+      at[lane] = reg_realign_at(p, r[lane]);
+      for (int x = 0; x < k; ++x) {
+        const std::int64_t v0 = (lo + at[lane].strided + x * p.strided_ld_bytes) & ~15LL;
+        for (int i = 0; i < 16; ++i) vec[(lane * k + x) * 16 + i] = byte_at(v0 + i);
+      }
+    }
+    for (int lane = 0; lane < 32; ++lane) {
+      if (!r[lane].live) continue;
+      const int next = lane < 31 ? lane + 1 : lane;
+      for (int x = 0; x < k; ++x) {
+        const int s = static_cast<int>((lo + at[lane].strided + x * p.strided_ld_bytes) & 15);
+        for (int i = 0; i < 16; ++i) {
+          const int t = s + i;  // byte t of {own vector, next lane's}
+          chunk[16 * x + i] =
+              t < 16 ? vec[(lane * k + x) * 16 + t] : vec[(next * k + x) * 16 + (t - 16)];
+        }
+      }
+      const std::int64_t run_bytes = reg_dense_bytes(p, 1, at[lane].j);
+      for (int q = 0; q < k; ++q) {
+        const std::int64_t a = at[lane].dense + 16 * q;
+        const std::int64_t n = std::min<std::int64_t>(16, run_bytes - 16 * q);
+        if (n <= 0) continue;
+        if (a % 16 != 0 || a < 0 || a + n > mem.dst_bytes)
+          return "store out of place at warp " + std::to_string(w) + " lane " +
+                 std::to_string(lane);
+        for (int i = 0; i < n; ++i) {
+          const RegByte b = reg_src_byte(p.form, k, 1, q, i);
+          mem.store(a + i, chunk[16 * b.chunk + b.byte]);
+        }
+      }
+    }
+  }
+  return mem.check_transpose(c);
+}
+
+// A seeded sweep of the class the realigned reads take (k x N at 1 B, k in 2..32, at least 32
+// blocks per matrix, src lines off the 16-byte rules by their length, pitch, batch stride or
+// base; dst dense with batch strides of 16-byte multiples, gaps included), through both
+// emulations: the index math (emulate) and the warp data path (emulate_realigned_warps).
+TEST(RegBlock, SweptRealignedCallsTransposeExactly) {
+  std::mt19937_64 rng(20261127);
+  auto pick = [&](std::int64_t a, std::int64_t b) {  // uniform in [a, b]
+    return std::uniform_int_distribution<std::int64_t>(a, b)(rng);
+  };
+  int realigned = 0;
+  for (int t = 0; t < 400; ++t) {
+    Call c{pick(2, 32), pick(31 * 16 + 1, 2600), 1};
+    if (pick(0, 2) == 0) c.batch = pick(2, 4);
+    if (pick(0, 1)) c.src_ld = c.cols + pick(0, 40);
+    const std::int64_t src_ld = c.src_ld ? c.src_ld : c.cols;
+    if (c.batch > 1 && pick(0, 1)) c.src_bs = c.rows * src_ld + pick(0, 35);
+    if (c.batch > 1) c.dst_bs = (c.rows * c.cols + 15) / 16 * 16 + 16 * pick(0, 2);
+    const std::uintptr_t base = pick(0, 3) == 0 ? 0 : static_cast<std::uintptr_t>(pick(0, 15));
+    Call cc = c;
+    const RegPlan p = plan_of(cc, base);
+    const std::string what = std::to_string(c.batch) + "x" + std::to_string(c.rows) + "x" +
+                             std::to_string(c.cols) + " ld " + std::to_string(c.src_ld) + " bs " +
+                             std::to_string(c.src_bs) + "/" + std::to_string(c.dst_bs) + " base " +
+                             std::to_string(base);
+    ASSERT_EQ(p.form, RegForm::kWide) << what << ": " << p.why_not;
+    EXPECT_EQ(emulate(c, base), "") << what;
+    if (!p.realign) continue;  // every 16-byte rule held: the aligned loads, checked above
+    ++realigned;
+    EXPECT_EQ(emulate_realigned_warps(c, base), "") << what;
+  }
+  EXPECT_GT(realigned, 300);
 }
 
 TEST(RegBlock, ThreadsKeepEightChunksInFlight) {
