@@ -18,6 +18,8 @@
 # all runs everything. The whole script outgrew one 10-minute device call (session 29: the
 # main tests stopped at 1240 of 1508 after 585 s with the extra builds competing for the
 # CPUs); each part builds what it needs, so the two fit separate calls on separate machines.
+# TMAKIT_CI_PREBUILT=DIR (extras): run the binaries scripts/prebuild-extras.sh packed into DIR
+# (the same two configurations, built on another machine) instead of building them here.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 results=${1:-${OUT:-ci-results}}
@@ -50,7 +52,23 @@ fi
 # the main tests (part all): the builds need the CPUs, the tests mostly the GPU.
 wd="$build-watchdog"
 b80="$build-arch80"
-if runs extras; then
+prebuilt=${TMAKIT_CI_PREBUILT:-}
+if runs extras && [ -n "$prebuilt" ]; then
+  # Binaries of scripts/prebuild-extras.sh (the same two configurations, built elsewhere):
+  # unpacked where the builds below would put them; the build logs say which commit.
+  for f in watchdog-sm90-tests.xz arch80-sm90-tests.xz arch80-tmakit.xz BUILT; do
+    [ -f "$prebuilt/$f" ] || { echo "FAIL: TMAKIT_CI_PREBUILT=$prebuilt has no $f (scripts/prebuild-extras.sh makes it)"; exit 1; }
+  done
+  mkdir -p "$wd/tests" "$b80/tests"
+  echo "prebuilt (scripts/prebuild-extras.sh) at $(cat "$prebuilt/BUILT")" | tee "$results/watchdog.log" > "$results/arch80.log"
+  xz -d -c "$prebuilt/watchdog-sm90-tests.xz" > "$wd/tests/tmakit_sm90_tests" &&
+    xz -d -c "$prebuilt/arch80-sm90-tests.xz" > "$b80/tests/tmakit_sm90_tests" &&
+    xz -d -c "$prebuilt/arch80-tmakit.xz" > "$b80/tmakit" &&
+    chmod +x "$wd/tests/tmakit_sm90_tests" "$b80/tests/tmakit_sm90_tests" "$b80/tmakit" ||
+    { echo "FAIL: unpacking $prebuilt"; exit 1; }
+  true & wd_pid=$!
+  true & b80_pid=$!
+elif runs extras; then
   ( cmake -S . -B "$wd" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
       -DTMAKIT_MBARRIER_WATCHDOG=ON -DTMAKIT_BUILD_BENCH=OFF &&
     cmake --build "$wd" -j"$(nproc)" --target tmakit_sm90_tests ) > "$results/watchdog.log" 2>&1 &
