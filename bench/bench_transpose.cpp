@@ -41,9 +41,9 @@
 #include <benchmark/benchmark.h>
 #include <bench/launch_gate.hpp>
 #include <host/error.hpp>
-#include <host/reference.hpp>
-#include <host/testdata.hpp>
-#include <host/timing.hpp>
+#include <host/tools/reference.hpp>
+#include <host/tools/testdata.hpp>
+#include <host/tools/timing.hpp>
 #include <tmakit/tmakit.hpp>
 #include "device_compare.hpp"
 #include "host_timing.hpp"

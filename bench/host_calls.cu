@@ -10,7 +10,7 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <host/device.hpp>
-#include <host/registry.hpp>
+#include <host/transpose/registry.hpp>
 #include <kernels/launchers.hpp>
 #include "host_timing.hpp"
 

@@ -1,7 +1,7 @@
 // The only kernels/ header that host code includes: one launcher per technique, all with the
-// same signature so the registry (host/registry.cpp) can hold them in one table.
-// Launchers assume validated arguments (host/transpose.cpp checks them) and return the launch
-// error, if any; they never synchronise.
+// same signature so the registry (host/transpose/registry.cpp) can hold them in one table.
+// Launchers assume validated arguments (host/transpose/transpose.cpp checks them) and return the
+// launch error, if any; they never synchronise.
 #pragma once
 #include <cstdint>
 #include <cuda.h>  // CUtensorMap (a plain struct; nothing is linked)
@@ -36,7 +36,7 @@ struct LaunchArgs {
 using Launcher = cudaError_t (*)(const LaunchArgs&);
 
 // The H200 class of GPU (HBM3e: peak DRAM above 4000 GB/s; the H100 has 3350), where the
-// per-GPU tuning differs: `auto`'s picks (host/transpose.cpp) and smem_flat's unit size.
+// per-GPU tuning differs: `auto`'s picks (host/transpose/transpose.cpp) and smem_flat's unit size.
 inline bool is_hbm3e(double dram_gbps) {
   return dram_gbps > 4000;
 }

@@ -17,7 +17,7 @@ nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu
   --format=csv -lms 100 > "$build/smi.csv" 2>&1 &
 smi=$!
 # keep: the flush before session 15 (evict_last lines survive it); order / random: the flush
-# that demotes them first (host/timing.cpp). All three in the benchmark's old order and without
+# that demotes them first (host/tools/timing.cpp). All three in the benchmark's old order and without
 # the launch gate (--order=fixed --gate=off: how session 15 ran them, before either existed).
 run_bench() {  # TAG [more flags]
   local tag=$1

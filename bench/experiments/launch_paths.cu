@@ -12,7 +12,8 @@
 //   drv_nonblocking the same on the non-blocking stream
 //   tp_<token>_<stream>  tmakit::transpose of a 64x64 fp32 matrix, synchronize = false
 //   cpu_strings    a CPU reference: 20 short std::string builds and compares (machine speed)
-//   part_<name>    one step of transpose()'s dispatcher alone (host/transpose.cpp, run()):
+//   part_<name>    one step of transpose()'s dispatcher alone (host/transpose/transpose.cpp,
+//   run()):
 //                  getenv, device caps, context check, one pointer check, layout, registry
 //                  lookup, a Status, the registry's copy launch; part_pointer_attr_drv: the
 //                  driver's cuPointerGetAttributes for the memory type alone
@@ -31,8 +32,8 @@
 
 #include <bench/experiments/host_reps.hpp>
 #include <host/device.hpp>
-#include <host/layout.hpp>
-#include <host/registry.hpp>
+#include <host/transpose/layout.hpp>
+#include <host/transpose/registry.hpp>
 #include <kernels/launchers.hpp>
 #include <tmakit/tmakit.hpp>
 

@@ -1,11 +1,12 @@
-// `tmakit banks`: the host bank model (host/bank_model.hpp) replayed over a technique's shared
-// accesses: per instruction site, predicted wavefronts per request and the conflict-free ideal.
+// `tmakit banks`: the host bank model (host/tools/bank_model.hpp) replayed over a technique's
+// shared accesses: per instruction site, predicted wavefronts per request and the conflict-free
+// ideal.
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
 #include <vector>
-#include <host/bank_model.hpp>
+#include <host/tools/bank_model.hpp>
 #include <host/cli/args.hpp>
 #include <host/cli/commands.hpp>
 #include <tmakit/tmakit.hpp>

@@ -7,9 +7,9 @@
 #include <host/cli/commands.hpp>
 #include <kernels/common/elem.hpp>
 #include <host/error.hpp>
-#include <host/registry.hpp>
-#include <host/testdata.hpp>
-#include <host/timing.hpp>
+#include <host/transpose/registry.hpp>
+#include <host/tools/testdata.hpp>
+#include <host/tools/timing.hpp>
 
 namespace tmakit::cli {
 namespace {

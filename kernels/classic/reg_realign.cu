@@ -35,7 +35,7 @@
 // traffic was not the limit: ncu has it latency-bound on its global loads (long-scoreboard
 // stalls 8.2 per issue, MIO throttle 0.02), at about the same instruction count. Batches of
 // small matrices lose (the tile is 256 rows): `auto` runs it for large odd matrices at 1-2 B
-// on both GPUs since session 29 (host/transpose.cpp).
+// on both GPUs since session 29 (host/transpose/transpose.cpp).
 #include <cstdint>
 #include <type_traits>
 #include <kernels/common/grid.hpp>

@@ -3,7 +3,7 @@
 // they become numbers: half and bfloat16 are computed in float and rounded once to nearest
 // even, float in float, double in double, int32 in two's complement (wrapping). The product
 // and the sum are separate roundings (__fmul_rn / __fadd_rn: never contracted into an FMA), so
-// the CPU reference (host/reference.cpp) computes the same bits for any input.
+// the CPU reference (host/tools/reference.cpp) computes the same bits for any input.
 #pragma once
 #include <cstdint>
 #include <type_traits>

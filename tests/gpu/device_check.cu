@@ -1,5 +1,5 @@
 #include <tests/gpu/device_check.hpp>
-#include <host/testdata.hpp>
+#include <host/tools/testdata.hpp>
 
 namespace tmakit::test {
 namespace {

@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 #include <tests/support/gpu.hpp>
 #include <tests/support/scoped_env.hpp>
-#include <host/testdata.hpp>
+#include <host/tools/testdata.hpp>
 #include <tmakit/tmakit.hpp>
 
 namespace tmakit {

@@ -12,8 +12,8 @@
 #include <vector>
 #include <gtest/gtest.h>
 #include <host/device.hpp>
-#include <host/layout.hpp>
-#include <host/registry.hpp>
+#include <host/transpose/layout.hpp>
+#include <host/transpose/registry.hpp>
 #include <kernels/launchers.hpp>
 #include <tests/support/gpu.hpp>
 #include <tests/support/harness.hpp>

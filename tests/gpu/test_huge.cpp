@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 #include <tests/gpu/device_check.hpp>
 #include <tests/support/gpu.hpp>
-#include <host/testdata.hpp>
+#include <host/tools/testdata.hpp>
 
 namespace tmakit {
 namespace {

@@ -257,9 +257,9 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(128, 128, 1, 2048), "tma_pipeline");         // a side < the 256-byte tile
   EXPECT_EQ(auto_variant(128, 128, 2, 2048), "tma_wide");             // a 2 B batch: wide
   EXPECT_EQ(auto_variant(128, 128, 2, 2048, 4800), "tma_wide");
-  EXPECT_EQ(auto_variant(64, 64, 1, 4096), "reg_tile");    // a side below 128 bytes, 1 B
-  EXPECT_EQ(auto_variant(96, 96, 1, 4096), "vec_padded");  // ... past reg_tile's 64
-  EXPECT_EQ(auto_variant(32, 4000000, 1), "reg_permute");  // 32 x N, 1 B: registers
+  EXPECT_EQ(auto_variant(64, 64, 1, 4096), "reg_tile");           // a side below 128 bytes, 1 B
+  EXPECT_EQ(auto_variant(96, 96, 1, 4096), "vec_padded");         // ... past reg_tile's 64
+  EXPECT_EQ(auto_variant(32, 4000000, 1), "reg_permute");         // 32 x N, 1 B: registers
   EXPECT_EQ(auto_variant(32, 1000003, 1, 1, 4800), "smem_flat");  // N not whole chunks: flat
   // ... except k x N at 1 B with k not a multiple of 16 (and 32 on the H100): reg_permute's
   // realigned reads (session 35), one matrix only; 2 B keeps smem_flat.
@@ -326,8 +326,8 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(16, 4000000, 2, 1, 4800), "reg_tile");  // H200: 16 x N at 2 B
   EXPECT_EQ(auto_variant(16, 4000000, 2), "reg_permute");        // ... the H100 keeps it
   EXPECT_EQ(auto_variant(32, 32, 4, 16384), "smem_padded");      // ... 4 B: not registers
-  // reg_permute where its blocks paid (host/transpose.cpp): k x N at 1-2 B up to 32 bytes of k,
-  // 4 B up to k = 4; N x k at 2-4 B up to 16 bytes of k (k < 16), at 1 B any k.
+  // reg_permute where its blocks paid (host/transpose/transpose.cpp): k x N at 1-2 B up to 32 bytes
+  // of k, 4 B up to k = 4; N x k at 2-4 B up to 16 bytes of k (k < 16), at 1 B any k.
   EXPECT_EQ(auto_variant(16, 4000000, 1), "reg_permute");
   EXPECT_EQ(auto_variant(16, 4000000, 2), "reg_permute");
   EXPECT_EQ(auto_variant(4, 4000000, 4), "reg_permute");

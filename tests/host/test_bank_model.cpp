@@ -3,7 +3,7 @@
 #include <set>
 #include <string>
 #include <gtest/gtest.h>
-#include <host/bank_model.hpp>
+#include <host/tools/bank_model.hpp>
 
 namespace tmakit {
 namespace {
@@ -155,7 +155,8 @@ TEST(BankMap, SvgOutlinesOneRequest) {
   EXPECT_EQ(in_bank0, 32u);
 }
 
-// smem_flat's gather, replayed through flat.hpp's plan and index functions (host/bank_model.cpp).
+// smem_flat's gather, replayed through flat.hpp's plan and index functions
+// (host/tools/bank_model.cpp).
 TEST(BankModel, FlatGatherOnShapesWithKnownAnswers) {
   auto per_request = [](std::int64_t rows, std::int64_t cols, std::int64_t batch, int e,
                         const std::string& site) {

@@ -10,7 +10,7 @@
 #include <type_traits>
 #include <utility>
 
-#include <host/bank_model.hpp>
+#include <host/tools/bank_model.hpp>
 #include <kernels/common/realign.hpp>
 
 namespace tmakit {

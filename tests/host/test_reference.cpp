@@ -4,7 +4,7 @@
 #include <cstring>
 #include <vector>
 #include <gtest/gtest.h>
-#include <host/testdata.hpp>
+#include <host/tools/testdata.hpp>
 #include <tmakit/tmakit.hpp>
 
 namespace tmakit {

@@ -2,7 +2,7 @@
 #include <set>
 #include <string>
 #include <gtest/gtest.h>
-#include <host/registry.hpp>
+#include <host/transpose/registry.hpp>
 #include <kernels/common/elem.hpp>
 #include <kernels/common/grid.hpp>
 #include <kernels/common/smem_layouts.hpp>

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 #include <gtest/gtest.h>
-#include <host/testdata.hpp>
+#include <host/tools/testdata.hpp>
 #include <kernels/common/swizzle.hpp>
 #include <tests/sm90/tma_probe.hpp>
 #include <tests/support/gpu.hpp>
@@ -19,7 +19,9 @@ struct ProbeCase {
   int elem_bytes;
   TmaSwizzle swizzle;
 };
-void PrintTo(const ProbeCase& c, std::ostream* os) { *os << c.elem_bytes << "B/" << to_string(c.swizzle); }
+void PrintTo(const ProbeCase& c, std::ostream* os) {
+  *os << c.elem_bytes << "B/" << to_string(c.swizzle);
+}
 
 TmaType type_of(int e, bool nan_fill) {
   if (nan_fill) return e == 2 ? TmaType::kF16 : e == 8 ? TmaType::kF64 : TmaType::kF32;
@@ -47,7 +49,8 @@ TEST_P(TmaProbe, SwizzleAndOutOfBoundsMatchTheHostModel) {
 
   for (bool nan_fill : {false, true}) {
     if (nan_fill && e == 1) continue;  // no 1-byte float type
-    TensorMapSpec spec = matrix_spec(type_of(e, nan_fill), d_mat, rows, cols, pitch, box_rows, box_cols, pc.swizzle);
+    TensorMapSpec spec =
+        matrix_spec(type_of(e, nan_fill), d_mat, rows, cols, pitch, box_rows, box_cols, pc.swizzle);
     spec.oob_fill = nan_fill ? TmaOobFill::kNanRequestZeroFma : TmaOobFill::kZero;
     alignas(128) CUtensorMap map;
     const Status es = encode(spec, &map);
@@ -58,10 +61,14 @@ TEST_P(TmaProbe, SwizzleAndOutOfBoundsMatchTheHostModel) {
     // a load at x = 98 of 4-byte elements faulted with cudaErrorIllegalInstruction (715).
     const int w = 16 / e;  // elements per 16 bytes
     auto down = [w](int x) { return (x >= 0 ? x / w : (x - w + 1) / w) * w; };
-    const std::pair<int, int> corners[] = {{0, 0}, {int(box_cols), 8}, {down(int(cols) - 3), int(rows) - 5},
-                                           {-w, -3}, {down(int(cols) + 100), int(rows) + 100}};
+    const std::pair<int, int> corners[] = {{0, 0},
+                                           {int(box_cols), 8},
+                                           {down(int(cols) - 3), int(rows) - 5},
+                                           {-w, -3},
+                                           {down(int(cols) + 100), int(rows) + 100}};
     for (auto [x, y] : corners) {
-      SCOPED_TRACE("box at x=" + std::to_string(x) + " y=" + std::to_string(y) + (nan_fill ? " NaN fill" : ""));
+      SCOPED_TRACE("box at x=" + std::to_string(x) + " y=" + std::to_string(y) +
+                   (nan_fill ? " NaN fill" : ""));
       test::ProbeResult pr;
       ASSERT_EQ(cudaMemset(d_out, 0, 32768), cudaSuccess);
       ASSERT_EQ(test::tma_probe_load(map, x, y, bytes, bytes, d_out, &pr), cudaSuccess);
@@ -95,7 +102,8 @@ TEST_P(TmaProbe, SwizzleAndOutOfBoundsMatchTheHostModel) {
             ok = (h & 0x7C00) == 0x7C00 && (h & 0x03FF) != 0;
           }
           if (!ok && ++mismatches <= 3)
-            ADD_FAILURE() << "box element (" << r << ", " << c << ") at shared byte " << tma_swizzle(logical, mode)
+            ADD_FAILURE() << "box element (" << r << ", " << c << ") at shared byte "
+                          << tma_swizzle(logical, mode)
                           << (in ? " has the wrong value" : " is not the OOB fill");
         }
       EXPECT_EQ(mismatches, 0);
@@ -108,13 +116,17 @@ TEST_P(TmaProbe, SwizzleAndOutOfBoundsMatchTheHostModel) {
 std::vector<ProbeCase> probe_cases() {
   std::vector<ProbeCase> v;
   for (int e : {1, 2, 4, 8})
-    for (TmaSwizzle s : {TmaSwizzle::kNone, TmaSwizzle::k32B, TmaSwizzle::k64B, TmaSwizzle::k128B}) v.push_back({e, s});
+    for (TmaSwizzle s : {TmaSwizzle::kNone, TmaSwizzle::k32B, TmaSwizzle::k64B, TmaSwizzle::k128B})
+      v.push_back({e, s});
   return v;
 }
 
 INSTANTIATE_TEST_SUITE_P(ElemAndSwizzle, TmaProbe, ::testing::ValuesIn(probe_cases()),
                          [](const ::testing::TestParamInfo<ProbeCase>& p) {
-                           return std::to_string(p.param.elem_bytes) + "B_" + (p.param.swizzle == TmaSwizzle::kNone ? std::string("none") : std::string("sw") + to_string(p.param.swizzle));
+                           return std::to_string(p.param.elem_bytes) + "B_" +
+                                  (p.param.swizzle == TmaSwizzle::kNone
+                                       ? std::string("none")
+                                       : std::string("sw") + to_string(p.param.swizzle));
                          });
 
 }  // namespace

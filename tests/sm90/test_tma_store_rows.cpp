@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 #include <gtest/gtest.h>
-#include <host/testdata.hpp>
+#include <host/tools/testdata.hpp>
 #include <tests/sm90/tma_probe.hpp>
 #include <tests/support/gpu.hpp>
 #include <tmakit/tensor_map.hpp>

@@ -12,7 +12,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
-#include <host/testdata.hpp>
+#include <host/tools/testdata.hpp>
 #include <tests/support/harness.hpp>
 #include <tmakit/tmakit.hpp>
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 #include <cuda_runtime_api.h>
-#include <host/testdata.hpp>
+#include <host/tools/testdata.hpp>
 #include <tmakit/tmakit.hpp>
 
 namespace tmakit::test {

@@ -6,7 +6,7 @@ tma_load_store in every swizzle mode, int4_8x8 in both forms; 4- and 1-byte elem
 kernel launch of `tmakit` at 1024x1024 runs under Nsight Compute (--clock-control none) and the
 table compares, for shared loads and shared stores separately:
 
-  model   the host model's wavefronts per request (`tmakit banks --csv`, host/bank_model.cpp)
+  model   the host model's wavefronts per request (`tmakit banks --csv`, host/tools/bank_model.cpp)
   sass    ncu's SASS-patched counters (smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_*
           over smsp__sass_inst_executed_op_shared_*): computed per executed instruction from its
           addresses, so they see the access pattern alone

@@ -36,7 +36,8 @@ const char* to_string(StatusCode code);
 // transpose_accumulate() (dst = alpha * src^T + beta * dst).
 enum class VariantKind { kTranspose, kCopy, kAccumulate };
 
-// One registered technique (host/registry.cpp). The CLI, tests and benchmarks iterate these.
+// One registered technique (host/transpose/registry.cpp). The CLI, tests and benchmarks iterate
+// these.
 struct VariantInfo {
   std::string token;             // its one name: file, CLI --variant, benchmark, test, docs anchor
   std::string description;       // what it adds over the previous rung

@@ -1,5 +1,5 @@
 // The variant registry: every technique, what it needs, and its launcher. One table; the CLI,
-// the tests, the benchmarks and the dispatcher all iterate it (see host/registry.cpp).
+// the tests, the benchmarks and the dispatcher all iterate it (see host/transpose/registry.cpp).
 #pragma once
 #include <vector>
 #include <kernels/launchers.hpp>

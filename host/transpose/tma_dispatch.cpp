@@ -1,4 +1,4 @@
-#include <host/tma_dispatch.hpp>
+#include <host/transpose/tma_dispatch.hpp>
 
 #include <algorithm>
 #include <array>

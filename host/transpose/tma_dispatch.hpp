@@ -3,7 +3,7 @@
 #pragma once
 #include <string>
 #include <host/device.hpp>
-#include <host/registry.hpp>
+#include <host/transpose/registry.hpp>
 #include <kernels/launchers.hpp>
 
 namespace tmakit {

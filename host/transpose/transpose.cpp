@@ -7,9 +7,9 @@
 #include <utility>
 #include <host/device.hpp>
 #include <host/error.hpp>
-#include <host/layout.hpp>
-#include <host/registry.hpp>
-#include <host/tma_dispatch.hpp>
+#include <host/transpose/layout.hpp>
+#include <host/transpose/registry.hpp>
+#include <host/transpose/tma_dispatch.hpp>
 #include <kernels/common/elem.hpp>
 #include <kernels/common/flat.hpp>
 #include <kernels/common/reg_block.hpp>
@@ -300,8 +300,8 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     // 73.4 on the H200 against 82.3 / 78.4 on the H100. Probe, two rounds: 12 x 1000003 85.7 /
     // 73.4 | 90.4 / 81.8, 24 x 1000003 74.9 / 69.0 | 84.3 / 77.2 (docs/data/reg-realign-*-
     // 2026-11-27-session35*). One matrix only: batches not measured.
-    const bool pays_realign = rp.realign && b == 1 && elem_bytes == 1 &&
-                              (rp.k % 16 != 0 || (!hbm3e && rp.k == 32));
+    const bool pays_realign =
+        rp.realign && b == 1 && elem_bytes == 1 && (rp.k % 16 != 0 || (!hbm3e && rp.k == 32));
     const bool pays = rp.form != RegForm::kNone && !rp.realign &&
                       (b > 1 ? elem_bytes <= 2
                        : rp.form == RegForm::kWide

@@ -1,4 +1,4 @@
-#include <host/bank_model.hpp>
+#include <host/tools/bank_model.hpp>
 
 #include <algorithm>
 #include <map>

@@ -1,6 +1,6 @@
 // Adding a technique: one kernel file, one launcher declaration in kernels/launchers.hpp, one
 // row here. Tests, benchmarks and the CLI pick it up from this table.
-#include <host/registry.hpp>
+#include <host/transpose/registry.hpp>
 #include <kernels/common/elem.hpp>
 
 namespace tmakit {

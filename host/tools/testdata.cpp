@@ -1,5 +1,5 @@
 #include <cstring>
-#include <host/testdata.hpp>
+#include <host/tools/testdata.hpp>
 
 namespace tmakit {
 namespace {

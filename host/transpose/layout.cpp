@@ -1,4 +1,4 @@
-#include <host/layout.hpp>
+#include <host/transpose/layout.hpp>
 
 #include <string>
 #include <host/error.hpp>

@@ -3,9 +3,9 @@
 #include <cstring>
 #include <string>
 #include <host/error.hpp>
-#include <host/layout.hpp>
+#include <host/transpose/layout.hpp>
 #include <kernels/common/elem.hpp>
-#include <host/reference.hpp>
+#include <host/tools/reference.hpp>
 #include <cuda_bf16.h>  // host-side conversions (cuda_fp16/bf16 emulate them on the CPU)
 #include <cuda_fp16.h>
 

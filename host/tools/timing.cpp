@@ -2,7 +2,7 @@
 #include <cstdlib>
 #include <string>
 #include <host/error.hpp>
-#include <host/timing.hpp>
+#include <host/tools/timing.hpp>
 
 namespace tmakit {
 
