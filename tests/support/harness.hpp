@@ -98,29 +98,36 @@ inline std::string first_span_difference(const std::vector<unsigned char>& out,
 
 // Copies src and dst_init (a dst span with kGuardBytes of guard on each side) to the device,
 // runs run(src, dst span), reads the span back and compares it with ref
-// (first_span_difference). "" when equal, else what failed or differed.
+// (first_span_difference). "" when equal, else what failed or differed. src_offset_bytes /
+// dst_offset_bytes move both operands that far past their (256-byte aligned) allocations.
 inline std::string run_and_compare_span(const std::vector<unsigned char>& src,
                                         const std::vector<unsigned char>& dst_init,
                                         const std::vector<unsigned char>& ref,
                                         const std::function<Status(const void*, void*)>& run,
                                         std::int64_t dst_n, std::int64_t e, std::int64_t dst_bs,
-                                        std::int64_t dst_ld) {
+                                        std::int64_t dst_ld, std::size_t src_offset_bytes = 0,
+                                        std::size_t dst_offset_bytes = 0) {
   unsigned char *d_src = nullptr, *d_dst = nullptr;
   std::string err;
   auto cuda = [&](cudaError_t c, const char* what) {
     if (c != cudaSuccess && err.empty()) err = std::string(what) + ": " + cudaGetErrorName(c);
     return c == cudaSuccess;
   };
-  if (cuda(cudaMalloc(reinterpret_cast<void**>(&d_src), src.size()), "cudaMalloc src") &&
-      cuda(cudaMalloc(reinterpret_cast<void**>(&d_dst), dst_init.size()), "cudaMalloc dst") &&
-      cuda(cudaMemcpy(d_src, src.data(), src.size(), cudaMemcpyHostToDevice), "H2D src") &&
-      cuda(cudaMemcpy(d_dst, dst_init.data(), dst_init.size(), cudaMemcpyHostToDevice),
+  if (cuda(cudaMalloc(reinterpret_cast<void**>(&d_src), src.size() + src_offset_bytes),
+           "cudaMalloc src") &&
+      cuda(cudaMalloc(reinterpret_cast<void**>(&d_dst), dst_init.size() + dst_offset_bytes),
+           "cudaMalloc dst") &&
+      cuda(cudaMemcpy(d_src + src_offset_bytes, src.data(), src.size(), cudaMemcpyHostToDevice),
+           "H2D src") &&
+      cuda(cudaMemcpy(d_dst + dst_offset_bytes, dst_init.data(), dst_init.size(),
+                      cudaMemcpyHostToDevice),
            "H2D dst")) {
-    const Status s = run(d_src, d_dst + kGuardBytes);
+    const Status s = run(d_src + src_offset_bytes, d_dst + dst_offset_bytes + kGuardBytes);
     if (!s) err = "call failed: " + s.message;
     if (err.empty() && cuda(cudaDeviceSynchronize(), "kernel")) {
       std::vector<unsigned char> out(dst_init.size());
-      if (cuda(cudaMemcpy(out.data(), d_dst, out.size(), cudaMemcpyDeviceToHost), "D2H"))
+      if (cuda(cudaMemcpy(out.data(), d_dst + dst_offset_bytes, out.size(), cudaMemcpyDeviceToHost),
+               "D2H"))
         err = first_span_difference(out, ref, dst_n, e, dst_bs, dst_ld);
     }
   }
@@ -132,10 +139,13 @@ inline std::string run_and_compare_span(const std::vector<unsigned char>& src,
 // The same for a batch of strided matrices: src spans what `layout` says (padding and gaps
 // filled with the pattern too), dst is poisoned over its whole span plus guard bands, and
 // after the call every byte of it must equal the reference: the matrices transposed (or
-// copied), padding between rows and gaps between matrices still poison.
+// copied), padding between rows and gaps between matrices still poison. The offsets move src
+// and dst off their allocations' alignment (run_and_compare_span).
 inline std::string check_transpose_layout(std::int64_t rows, std::int64_t cols, int elem_bytes,
                                           bool expect_copy, const MatrixLayout& layout,
-                                          const std::function<Status(const void*, void*)>& run) {
+                                          const std::function<Status(const void*, void*)>& run,
+                                          std::size_t src_offset_bytes = 0,
+                                          std::size_t dst_offset_bytes = 0) {
   // Spans in elements, the dense defaults resolved as transpose() does.
   const std::int64_t src_ld = layout.src_ld_elems ? layout.src_ld_elems : cols;
   const std::int64_t dst_line = expect_copy ? cols : rows, dst_lines = expect_copy ? rows : cols;
@@ -155,7 +165,8 @@ inline std::string check_transpose_layout(std::int64_t rows, std::int64_t cols, 
       !s)
     return "reference: " + s.message;
   return run_and_compare_span(src, std::vector<unsigned char>(ref.size(), kPoisonByte), ref, run,
-                              dst_n, static_cast<std::int64_t>(e), dst_bs, dst_ld);
+                              dst_n, static_cast<std::int64_t>(e), dst_bs, dst_ld, src_offset_bytes,
+                              dst_offset_bytes);
 }
 
 struct Shape {
