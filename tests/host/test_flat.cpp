@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -319,6 +320,66 @@ TEST(Flat, EmulatedKernelTransposesBatchesAndStridedLongSides) {
       if (p.table_rows > 0) EXPECT_EQ(p.table_rows, c.rows) << name(c);
       EXPECT_EQ(emulate(c), "") << name(c) << " table up to " << table_bytes << " B";
     }
+}
+
+// A seeded sweep of the classes smem_flat / bulk_flat take (the fixed lists above pin chosen
+// cases): k x N and N x k with k 1..32, batches of small matrices, at 1-16 B; padded lines and
+// gapped batch strides of any residue, operands off 16 bytes by whole elements, both unit sizes
+// and both batch-table limits.
+TEST(Flat, SweptCallsTransposeExactly) {
+  std::mt19937_64 rng(20261127);
+  auto pick = [&](std::int64_t a, std::int64_t b) {  // uniform in [a, b]
+    return std::uniform_int_distribution<std::int64_t>(a, b)(rng);
+  };
+  const int sizes[] = {1, 2, 4, 8, 16};
+  int planned = 0;
+  for (int t = 0; t < 600; ++t) {
+    const int e = sizes[pick(0, 4)];
+    Call c{1, 1, e};
+    switch (pick(0, 2)) {
+      case 0:  // k x N
+        c.rows = pick(1, 32);
+        c.cols = pick(1, 3000);
+        break;
+      case 1:  // N x k
+        c.rows = pick(1, 3000);
+        c.cols = pick(1, 32);
+        break;
+      default:  // a batch of small matrices
+        c.rows = pick(1, 80);
+        c.cols = pick(1, 80);
+        c.batch = pick(2, 40);
+    }
+    if (pick(0, 1)) {
+      c.src_ld = c.cols + pick(0, 9);
+      c.dst_ld = c.rows + pick(0, 9);
+      if (c.batch > 1) {
+        c.src_bs = c.rows * c.src_ld + pick(0, 21);
+        c.dst_bs = c.cols * c.dst_ld + pick(0, 21);
+      }
+    }
+    if (e < 16 && pick(0, 1)) {
+      c.src_mis = static_cast<int>(pick(0, 16 / e - 1)) * e;
+      c.dst_mis = static_cast<int>(pick(0, 16 / e - 1)) * e;
+    }
+    c.tile_bytes = pick(0, 1) ? kFlatTileBytes : 2 * kFlatTileBytes;
+    c.batch_table_bytes = pick(0, 1) ? kFlatBatchTableMaxElemBytes : 8;
+    Call cc = c;
+    if (plan_of(cc).form == FlatForm::kNone) {  // only where no form applies (smem_strip runs)
+      const bool dense =
+          cc.src_ld == cc.cols && cc.dst_ld == cc.rows &&
+          (cc.batch == 1 || (cc.src_bs == cc.rows * cc.cols && cc.dst_bs == cc.rows * cc.cols));
+      const bool small = cc.rows * cc.cols * e <= kFlatMaxMatrixBytes;  // kBatch's matrices
+      EXPECT_TRUE(!(dense && small) && !(cc.rows <= kFlatShortSide && cc.dst_ld == cc.rows) &&
+                  !(cc.cols <= kFlatShortSide && cc.src_ld == cc.cols))
+          << name(c) << ": no form";
+      continue;
+    }
+    ++planned;
+    EXPECT_EQ(emulate(c), "") << name(c) << " batch strides " << c.src_bs << "/" << c.dst_bs
+                              << " table up to " << c.batch_table_bytes << " B";
+  }
+  EXPECT_GT(planned, 250);
 }
 
 // The offset table's layout: every row of every table size has its own V ints inside the table,
