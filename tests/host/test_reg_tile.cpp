@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <random>
 #include <set>
 #include <string>
 #include <tuple>
@@ -161,6 +162,47 @@ TEST(RegTile, EmulatedKernelTransposesExactly) {
     Call cc = c;
     EXPECT_EQ(emulate(cc), "") << c.batch << "x" << c.rows << "x" << c.cols << " e" << c.e;
   }
+}
+
+// A seeded sweep of the calls reg_tile takes: sides of 1..40 blocks, batches of 1..60, pitches
+// and batch strides padded by whole block rows (W bytes) or by any element count; a planned call
+// transposes exactly, and a refused one breaks a rule the plan names.
+TEST(RegTile, SweptCallsTransposeExactly) {
+  std::mt19937_64 rng(20261127);
+  auto pick = [&](std::int64_t a, std::int64_t b) {  // uniform in [a, b]
+    return std::uniform_int_distribution<std::int64_t>(a, b)(rng);
+  };
+  const int sizes[] = {1, 2, 4, 8};
+  int planned = 0;
+  for (int t = 0; t < 400; ++t) {
+    const int e = sizes[pick(0, 3)];
+    const std::int64_t b = reg_tile_side(e), w = reg_tile_access_bytes(e) / e;
+    Call c{b * pick(1, 40), b * pick(1, 40), e, pick(1, 60)};
+    if (c.rows * c.cols * c.batch > 400000) c.batch = 1;
+    const bool any = pick(0, 3) == 0;  // pads of any element count (the plan may refuse)
+    auto pad = [&] { return any ? pick(0, 9) : w * pick(0, 3); };
+    if (pick(0, 1)) {
+      c.src_ld = c.cols + pad();
+      c.dst_ld = c.rows + pad();
+      if (c.batch > 1) {
+        c.src_bs = c.rows * c.src_ld + pad();
+        c.dst_bs = c.cols * c.dst_ld + pad();
+      }
+    }
+    Call cc = c;
+    const RegTilePlan p = plan_of(cc);
+    const std::string what = std::to_string(c.batch) + "x" + std::to_string(c.rows) + "x" +
+                             std::to_string(c.cols) + " e" + std::to_string(e) + " ld " +
+                             std::to_string(c.src_ld) + "/" + std::to_string(c.dst_ld) + " bs " +
+                             std::to_string(c.src_bs) + "/" + std::to_string(c.dst_bs);
+    if (!p.ok) {
+      EXPECT_TRUE(any) << what << ": " << p.why_not;  // whole block rows always fit
+      continue;
+    }
+    ++planned;
+    EXPECT_EQ(emulate(c), "") << what;
+  }
+  EXPECT_GT(planned, 250);
 }
 
 TEST(RegTile, PlanTakesOnlyCallsItsBlocksFit) {
