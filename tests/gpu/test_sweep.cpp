@@ -11,12 +11,12 @@
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
-#include <random>
 #include <string>
 #include <vector>
 #include <gtest/gtest.h>
 #include <tests/support/gpu.hpp>
 #include <tests/support/harness.hpp>
+#include <tests/support/sweep.hpp>
 #include <tests/support/variant_cases.hpp>
 #include <tmakit/tmakit.hpp>
 
@@ -43,10 +43,7 @@ struct SweepCall {
 };
 
 // One call of a class: at most about 1.5 M elements of either operand's span.
-SweepCall draw(std::mt19937_64& rng, int e) {
-  auto pick = [&](std::int64_t a, std::int64_t b) {  // uniform in [a, b]
-    return std::uniform_int_distribution<std::int64_t>(a, b)(rng);
-  };
+SweepCall draw(test::SweepPicker& pick, int e) {
   SweepCall c{1, 1, {}, 0, 0};
   switch (pick(0, 4)) {
     case 0:  // small odd matrices
@@ -99,14 +96,15 @@ TEST_P(Sweep, RandomCallsMatchTheReference) {
   const Case& c = GetParam();
   TMAKIT_NEED_GPU(75);
   const std::int64_t calls = env_int("TMAKIT_SWEEP_CALLS", 24);
-  const std::uint64_t seed = static_cast<std::uint64_t>(env_int("TMAKIT_SWEEP_SEED", 20261127));
+  const auto seed = static_cast<std::uint64_t>(
+      env_int("TMAKIT_SWEEP_SEED", static_cast<std::int64_t>(test::kSweepSeed)));
   // One stream of draws per case, so a case's calls do not depend on the others.
   std::seed_seq seq{seed, std::uint64_t(std::hash<std::string>{}(c.variant)),
                     std::uint64_t(c.elem_bytes)};
-  std::mt19937_64 rng(seq);
+  test::SweepPicker pick(seq);
   int ran = 0;
   for (std::int64_t i = 0; i < calls; ++i) {
-    const SweepCall call = draw(rng, c.elem_bytes);
+    const SweepCall call = draw(pick, c.elem_bytes);
     TransposeOptions opt;
     opt.variant = c.variant;
     Status st;

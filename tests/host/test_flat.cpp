@@ -9,11 +9,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <random>
 #include <string>
 #include <vector>
 
 #include <kernels/common/flat.hpp>
+#include <tests/support/sweep.hpp>
 
 namespace tmakit {
 namespace {
@@ -327,10 +327,7 @@ TEST(Flat, EmulatedKernelTransposesBatchesAndStridedLongSides) {
 // gapped batch strides of any residue, operands off 16 bytes by whole elements, both unit sizes
 // and both batch-table limits.
 TEST(Flat, SweptCallsTransposeExactly) {
-  std::mt19937_64 rng(20261127);
-  auto pick = [&](std::int64_t a, std::int64_t b) {  // uniform in [a, b]
-    return std::uniform_int_distribution<std::int64_t>(a, b)(rng);
-  };
+  test::SweepPicker pick;  // kSweepSeed
   const int sizes[] = {1, 2, 4, 8, 16};
   int planned = 0;
   for (int t = 0; t < 600; ++t) {

@@ -7,13 +7,13 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <random>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <kernels/common/reg_block.hpp>
 #include <tests/support/emulated_call.hpp>
+#include <tests/support/sweep.hpp>
 
 namespace tmakit {
 namespace {
@@ -303,10 +303,7 @@ std::string emulate_realigned_warps(Call c, std::uintptr_t src_base) {
 // base; dst dense with batch strides of 16-byte multiples, gaps included), through both
 // emulations: the index math (emulate) and the warp data path (emulate_realigned_warps).
 TEST(RegBlock, SweptRealignedCallsTransposeExactly) {
-  std::mt19937_64 rng(20261127);
-  auto pick = [&](std::int64_t a, std::int64_t b) {  // uniform in [a, b]
-    return std::uniform_int_distribution<std::int64_t>(a, b)(rng);
-  };
+  test::SweepPicker pick;  // kSweepSeed
   int realigned = 0;
   for (int t = 0; t < 400; ++t) {
     Call c{pick(2, 32), pick(31 * 16 + 1, 2600), 1};

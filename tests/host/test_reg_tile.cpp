@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <random>
 #include <set>
 #include <string>
 #include <tuple>
@@ -15,6 +14,7 @@
 
 #include <kernels/common/reg_tile.hpp>
 #include <tests/support/emulated_call.hpp>
+#include <tests/support/sweep.hpp>
 
 namespace tmakit {
 namespace {
@@ -168,10 +168,7 @@ TEST(RegTile, EmulatedKernelTransposesExactly) {
 // and batch strides padded by whole block rows (W bytes) or by any element count; a planned call
 // transposes exactly, and a refused one breaks a rule the plan names.
 TEST(RegTile, SweptCallsTransposeExactly) {
-  std::mt19937_64 rng(20261127);
-  auto pick = [&](std::int64_t a, std::int64_t b) {  // uniform in [a, b]
-    return std::uniform_int_distribution<std::int64_t>(a, b)(rng);
-  };
+  test::SweepPicker pick;  // kSweepSeed
   const int sizes[] = {1, 2, 4, 8};
   int planned = 0;
   for (int t = 0; t < 400; ++t) {
