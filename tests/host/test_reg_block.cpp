@@ -54,6 +54,26 @@ RegPlan plan_of(Call& c, std::uintptr_t src = 0, std::uintptr_t dst = 0) {
   return reg_plan(c.rows, c.cols, c.e, c.batch, c.src_ld, c.dst_ld, c.src_bs, c.dst_bs, src, dst);
 }
 
+// The kernel's stores of one block: chunk q of the permuted block (reg_src_byte over `chunk`,
+// the block's K loaded chunks) at kWide's dense run (only up to reg_dense_bytes) or kTall's
+// line q. false where a store is misaligned or leaves dst.
+bool store_block(test::EmuMemory& mem, const RegPlan& p, int e, const RegBlockAt& at,
+                 const std::vector<unsigned char>& chunk) {
+  const bool wide = p.form == RegForm::kWide;
+  const std::int64_t run_bytes = wide ? reg_dense_bytes(p, e, at.j) : 16 * p.k;
+  for (int q = 0; q < p.k; ++q) {
+    const std::int64_t a = wide ? at.dense + 16 * q : at.strided + q * p.strided_ld_bytes;
+    const std::int64_t n = std::min<std::int64_t>(16, run_bytes - 16 * q);  // bytes stored
+    if (n <= 0) continue;
+    if (a % 16 != 0 || a < 0 || a + n > mem.dst_bytes) return false;
+    for (int i = 0; i < n; ++i) {
+      const RegByte s = reg_src_byte(p.form, p.k, e, q, i);
+      mem.store(a + i, chunk[16 * s.chunk + s.byte]);
+    }
+  }
+  return true;
+}
+
 // Emulates reg_permute_kernel block by block: the loads and stores at reg_block_at's offsets,
 // the permutation by reg_src_byte. "" when dst equals the transpose and nothing else is written.
 // Realigned plans (kWide): each line's 16 bytes from any address, bytes outside the operand's
@@ -64,7 +84,7 @@ std::string emulate(Call c, std::uintptr_t src_base = 0) {
   if (p.form == RegForm::kNone) return std::string("no plan: ") + p.why_not;
   const int e = c.e, k = p.k;
   test::EmuMemory mem(c);
-  const std::int64_t src_bytes = mem.src_bytes, dst_bytes = mem.dst_bytes;
+  const std::int64_t src_bytes = mem.src_bytes;
   if (p.realign && (p.form != RegForm::kWide || p.strided_span_bytes != src_bytes))
     return "realigned plan with the wrong form or span";
   std::vector<unsigned char> chunk(16 * k);
@@ -83,18 +103,8 @@ std::string emulate(Call c, std::uintptr_t src_base = 0) {
         return "load out of place at block " + std::to_string(b);
       for (int i = 0; i < 16; ++i) chunk[16 * x + i] = src[a + i];
     }
-    const std::int64_t run_bytes = wide ? reg_dense_bytes(p, e, at.j) : 16 * k;
-    for (int q = 0; q < k; ++q) {  // store chunk q
-      const std::int64_t a = wide ? at.dense + 16 * q : at.strided + q * p.strided_ld_bytes;
-      const std::int64_t n = std::min<std::int64_t>(16, run_bytes - 16 * q);  // bytes stored
-      if (n <= 0) continue;
-      if (a % 16 != 0 || a < 0 || a + n > dst_bytes)
-        return "store out of place at block " + std::to_string(b);
-      for (int i = 0; i < n; ++i) {
-        const RegByte s = reg_src_byte(p.form, k, e, q, i);
-        mem.store(a + i, chunk[16 * s.chunk + s.byte]);
-      }
-    }
+    if (!store_block(mem, p, e, at, chunk))
+      return "store out of place at block " + std::to_string(b);
   }
   return mem.check_transpose(c);
 }
@@ -280,19 +290,8 @@ std::string emulate_realigned_warps(Call c, std::uintptr_t src_base) {
               t < 16 ? vec[(lane * k + x) * 16 + t] : vec[(next * k + x) * 16 + (t - 16)];
         }
       }
-      const std::int64_t run_bytes = reg_dense_bytes(p, 1, at[lane].j);
-      for (int q = 0; q < k; ++q) {
-        const std::int64_t a = at[lane].dense + 16 * q;
-        const std::int64_t n = std::min<std::int64_t>(16, run_bytes - 16 * q);
-        if (n <= 0) continue;
-        if (a % 16 != 0 || a < 0 || a + n > mem.dst_bytes)
-          return "store out of place at warp " + std::to_string(w) + " lane " +
-                 std::to_string(lane);
-        for (int i = 0; i < n; ++i) {
-          const RegByte b = reg_src_byte(p.form, k, 1, q, i);
-          mem.store(a + i, chunk[16 * b.chunk + b.byte]);
-        }
-      }
+      if (!store_block(mem, p, 1, at[lane], chunk))
+        return "store out of place at warp " + std::to_string(w) + " lane " + std::to_string(lane);
     }
   }
   return mem.check_transpose(c);
