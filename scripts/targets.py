@@ -62,12 +62,50 @@ def verdicts(run):
     return out
 
 
+# The kernel each technique token launches (ncu's -k), where it is not TOKEN_kernel.
+KERNELS = {"smem": "smem_tile_kernel", "smem_padded": "smem_tile_kernel",
+           "smem_xor": "smem_tile_kernel", "smem_wide": "smem_tile_kernel",
+           "vec_padded": "vec_tile_kernel", "vec_swizzled": "vec_tile_kernel",
+           "copy": "copy_", "leetgpu": "leetgpu_tiled_kernel"}
+
+
+def ncu_cases(run):
+    """For each UNMET kernel target: the cell that decides it, as lines 'label<TAB>benchmark
+    filter<TAB>kernel regex' for scripts/ncu-targets.sh: tmakit's best technique there, and
+    the best peer where the target is a ratio to it (regex empty: the peer's first kernels)."""
+    lines = []
+    for cls, floor, need_ratio in (("odd", 90.0, 1.05), ("skinny", 90.0, 1.05),
+                                   ("batched", 95.0, None), ("square", None, 1.00)):
+        for e in (1, 2, 4, 8) + ((16,) if cls == "square" else ()):
+            lo, worst = class_stats(run, cls, e)
+            picks = []
+            if floor is not None and lo is not None and lo[0] < floor:
+                picks.append((lo[1], f"{lo[0]:.1f}% of memcpy", False))
+            if need_ratio is not None and worst is not None and worst[0] < need_ratio:
+                picks.append((worst[1], f"{worst[0]:.3f}x the best peer", True))
+            for shape, why, peer in picks:
+                v = report.verdict(run.cells[(cls, shape, e)])
+                tk = v["tmakit"][0]
+                head = f"{cls} {e} B {shape} ({why})"
+                lines.append(f"{head}: {tk}\t^{tk}/e{e}/{cls}/{shape}/\t{KERNELS.get(tk, tk + '_kernel')}")
+                if peer and v["peer"][0]:
+                    pk = v["peer"][0]
+                    lines.append(f"{head}: peer {pk}\t^{pk}/e{e}/{cls}/{shape}/\t")
+    return lines
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("runs", nargs="+")
     ap.add_argument("--before", nargs="*", default=[])
+    ap.add_argument("--ncu-cases", action="store_true",
+                    help="print the unmet targets' deciding cells for scripts/ncu-targets.sh")
     a = ap.parse_args()
     runs = report.load(a.runs)
+    if a.ncu_cases:
+        for gpu, run in runs.items():
+            print("\n".join(ncu_cases(run)))
+        return
     before = report.load(a.before) if a.before else {}
     for gpu, run in runs.items():
         print(f"# {gpu} ({run.ctx.get('date', '?')})")

@@ -12,6 +12,9 @@ import unittest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
 import report  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+import targets  # noqa: E402
+
 
 def bench(name, gbps=None, skip=None, label="", pct=None, us=None):
     """A median row (or a skipped row) as Google Benchmark writes it."""
@@ -124,6 +127,20 @@ class ReportTest(unittest.TestCase):
         self.assertNotIn("old table", r)
         self.assertTrue(r.startswith("intro\n<!-- headline:begin -->\n| GPU |"))
         self.assertTrue(r.endswith("<!-- headline:end -->\nrest\n"))
+
+    def test_ncu_cases(self):
+        """scripts/targets.py --ncu-cases: each unmet target's deciding cell, tmakit's best there
+        with the kernel it launches, and the best peer where the target is a ratio to it; a
+        met target names nothing."""
+        runs = report.load(self.paths)
+        self.assertEqual(targets.ncu_cases(runs["NVIDIA H100 80GB HBM3"]), [
+            "odd 4 B 12345x6789 (66.7% of memcpy): smem_wide\t^smem_wide/e4/odd/12345x6789/\tsmem_tile_kernel",
+            "odd 4 B 12345x6789 (0.833x the best peer): smem_wide\t^smem_wide/e4/odd/12345x6789/\tsmem_tile_kernel",
+            "odd 4 B 12345x6789 (0.833x the best peer): peer cutensor\t^cutensor/e4/odd/12345x6789/\t"])
+        # (its batched 2 B cell, 98.2% of memcpy, meets its target: no line)
+        # The H200's skinny 4 B cell: 75% of memcpy (unmet), 1.5x the best peer (met).
+        self.assertEqual(targets.ncu_cases(runs["NVIDIA H200"]), [
+            "skinny 4 B 4x4000000 (75.0% of memcpy): smem_wide\t^smem_wide/e4/skinny/4x4000000/\tsmem_tile_kernel"])
 
     def test_rounds(self):
         """A run of --order=rounds: one row per round and name, no aggregates, in shuffled order.
