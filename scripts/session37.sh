@@ -6,7 +6,7 @@
 # (Registry/Sweep.*) run here.
 #   bash scripts/session37.sh extras OUT  ci-sm90's extras part from the prebuilt binaries
 #   bash scripts/session37.sh final OUT   the final full run (scripts/final-run.sh, prebuilt,
-#       with the sweep, `auto` and bad-call GPU tests)
+#       with the sweep, `auto` and bad-call GPU tests); PROBE=1: then the probe preset
 #   bash scripts/session37.sh ncu OUT     ncu of every unmet target's deciding cell
 #       (scripts/ncu-targets.sh on the final run of the same machine, kept in /tmp/s37-run.json;
 #       RUN=FILE another run)
@@ -24,7 +24,13 @@ case "$what" in
     exit "${PIPESTATUS[0]}" ;;
   final)
     OUT=$out PREBUILT=.prebuilt scripts/final-run.sh 'Registry/Sweep.*:*AutoVariant*:AccumulateAuto.*:BadCalls.*'
-    rc=$?; cp "$out/bench-full.json" /tmp/s37-run.json; exit $rc ;;
+    rc=$?; cp "$out/bench-full.json" /tmp/s37-run.json
+    if [ -n "${PROBE:-}" ]; then  # PROBE=1: the probe preset after it (same binary)
+      build-gpu/bench/tmakit_bench --preset=probe --benchmark_out="$out/bench-probe.json" \
+        --benchmark_out_format=json > "$out/bench-probe.txt" 2>&1 || rc=1
+      python3 scripts/targets.py "$out/bench-probe.json" | grep -E "auto miss|lowest" | head -40
+    fi
+    exit $rc ;;
   ncu)
     [ -x build-gpu/bench/tmakit_bench ] || { mkdir -p build-gpu/bench &&
       xz -d -c .prebuilt/tmakit_bench.xz > build-gpu/bench/tmakit_bench && chmod +x build-gpu/bench/tmakit_bench; }

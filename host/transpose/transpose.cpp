@@ -306,7 +306,7 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
                       (b > 1 ? elem_bytes <= 2
                        : rp.form == RegForm::kWide
                            ? (elem_bytes <= 2 && kb <= 32) || (elem_bytes == 4 && rp.k <= 4)
-                           : elem_bytes <= 4 && kb <= 16 && rp.k < 16);
+                           : elem_bytes <= 4 && rp.k < 16);
     // The H200 (same scripts, docs/data/reg-h200-2026-11-24.txt) also takes N x k at 1 B for
     // every k: 4000000x16 / 4000000x32 84.2 / 83.1 where smem_flat ran 76.8 / 76.9 and
     // tma_load (its pick for N x 32) 76.4; and at 4 B for k < 8: 4000000x7 reg_permute 3617 /
@@ -327,6 +327,12 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     const bool pays8 =
         elem_bytes == 8 && b == 1 && !rp.realign &&
         ((rp.form == RegForm::kTall && rp.k <= 4) || (rp.form == RegForm::kWide && rp.k == 2));
+    // N x k at 2-4 B with k < 16 for any row length (it took kb <= 16 until session 37): the
+    // probe preset's 2097152 x 9 (18 / 36-byte rows), % of memcpy reg_permute / smem_flat (auto's
+    // pick then), H100 | H200 (docs/data/bench-probe-h{100,200}-2026-11-27-session37.json.xz):
+    // 2 B 97.7 / 92.0 | 93.5 / 86.2, 4 B 95.3 / 94.5 | 92.6 / 88.0; full runs al | ak, 4000000 x 7
+    // 4 B 101.5 / 100.6 on the H100 (the H200 took it already). k = 16 keeps smem_flat / reg_tile
+    // (4000000 x 16 4 B 95.5 / 97.4 | 88.8 / 90.3).
     if (pays || pays_tall || pays8 || pays_realign) return "reg_permute";
   }
   const bool small_batch = batch > 1 && rows * cols * elem_bytes <= kFlatMaxMatrixBytes;
@@ -356,7 +362,22 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   // not measured and keep what follows.
   const std::int64_t bulk_flat_max_matrix_bytes =
       hbm3e ? kBulkFlatMaxMatrixBytesHbm3e : kBulkFlatMaxMatrixBytes;
-  if (small_batch && !rows16 && elem_bytes <= 4 &&
+  // Session 37's probe runs (the preset's batches, one run per GPU, % of memcpy; docs/data/
+  // bench-probe-h{100,200}-2026-11-27-session37.json.xz), H100 | H200, against auto's pick then:
+  //  - 8 B matrices of sides <= 8 (2 x 2 blocks): reg_tile, 100000x8x8 99.2 | 96.8 where
+  //    smem_flat ran 96.6 | 88.9 (at 4 B smem_flat keeps them: 94.4 | 82.9 against 87.5 | 80.0);
+  //  - on the H200, 16-byte rows with a short side of 16..31 at 4-8 B: tma_store, 20000x16x48
+  //    4 B 90.1 (reg_tile 90.6) and 8 B 98.0 where smem_flat ran 85.1 / 83.8, 10000x24x40 4 B
+  //    91.0 and 8 B 93.8 where smem_flat / smem_strip ran 84.5 / 85.7 (the H100 runs smem_flat /
+  //    smem_strip at 93.8-99.1 there, TMA 0.5-3 points behind);
+  //  - on the H200, bulk_flat at 8 B too within its size limit: 5000x33x65 8 B 85.0 where
+  //    smem_wide ran 77.6 (3000x97x75, 58 KB a matrix, keeps smem_wide: 94.9).
+  if (batch > 1 && elem_bytes == 8 && rows % 2 == 0 && cols % 2 == 0 && long_side <= 8)
+    return "reg_tile";
+  if (hbm3e && small_batch && rows16 && (elem_bytes == 4 || elem_bytes == 8) &&
+      short_side >= 16 && short_side < 32)
+    return "tma_store";
+  if (small_batch && !rows16 && (elem_bytes <= 4 || (hbm3e && elem_bytes == 8)) &&
       rows * cols * elem_bytes <= bulk_flat_max_matrix_bytes)
     return "bulk_flat";
   // N x 1 at 4-16 B, N >= 1M (a copy: dst is src's bytes): bulk_flat's tall form, one 1-D bulk
@@ -524,6 +545,11 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     if (elem_bytes == 4 && small32 && batch > 1 && !hbm3e) return "smem_padded";
     if (elem_bytes == 4 && small32) return "tma_load_store";
     if (elem_bytes == 8 && small32) return "smem_xor";
+    // Batches at 8 B with a short side of 33..63 (too short for tma_wide's rule above): smem_wide,
+    // not classic_best's smem_padded. Session 37's probe runs (above), 2000x100x60 8 B, % of
+    // memcpy, H100 | H200: smem_wide 101.5 | 102.2, smem_padded 96.6 | 89.0 (tma_wide 103.3 |
+    // 98.9: not taken, one shape).
+    if (elem_bytes == 8 && batch > 1 && short_side > 32 && short_side < 64) return "smem_wide";
   }
   // The H200's classic picks where they differ (same full run): odd 2 B shapes whose output
   // rows split sectors ran smem_wide 1.07-1.15x smem_sector (12345x6789, 6789x12345,
@@ -537,6 +563,13 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   // memcpy smem_wide 94.7 against smem_padded's 92.0 hinted and 86.5 plain (final run t, auto's
   // pick then: 86.5; smem_sector 81.5). On the H100 smem_sector keeps them (100.2 in run t,
   // hinted smem_wide 97.5 in session 28's experiment).
+  // The H100 at 8 B for batches of matrices with a short side of 33..63 whose rows split
+  // sectors: smem_wide, not smem_sector (its 64-row blocks and extra input rows are mostly
+  // padding there). Session 37's probe run, 5000x33x65 8 B: smem_wide 93.5, smem_sector 72.5
+  // (auto's pick then); 3000x97x75 keeps smem_sector (final run al: 100.4 / 97.5).
+  if (!hbm3e && !rows16 && elem_bytes == 8 && batch > 1 && short_side > 32 && short_side < 64 &&
+      (rows * elem_bytes) % 32 != 0)
+    return "smem_wide";
   if (hbm3e && !rows16) {
     const bool split_sectors = (rows * elem_bytes) % 32 != 0;
     if ((elem_bytes == 2 || elem_bytes == 8) && split_sectors && short_side > 32 &&
