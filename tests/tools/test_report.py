@@ -142,6 +142,23 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(targets.ncu_cases(runs["NVIDIA H200"]), [
             "skinny 4 B 4x4000000 (75.0% of memcpy): smem_wide\t^smem_wide/e4/skinny/4x4000000/\tsmem_tile_kernel"])
 
+    def test_auto_verdict(self):
+        """targets.py's `auto` target: a miss is auto > 2% behind the best named technique, and
+        the misses where auto ran that technique itself are counted apart."""
+        rows = [bench("memcpy/e4/odd/1001x999", 3000), bench("smem_wide/e4/odd/1001x999", 2000),
+                bench("auto/e4/odd/1001x999", 1900, label="ran smem_wide"),
+                bench("memcpy/e2/odd/1001x999", 3000), bench("smem_xor/e2/odd/1001x999", 2000),
+                bench("auto/e2/odd/1001x999", 1900, label="ran smem_sector"),
+                bench("memcpy/e1/odd/1001x999", 3000), bench("smem_xor/e1/odd/1001x999", 2000),
+                bench("auto/e1/odd/1001x999", 1970, label="ran smem_wide")]
+        p = os.path.join(self.dir, "auto.json")
+        with open(p, "w") as f:
+            json.dump({"context": ctx("NVIDIA H100 80GB HBM3", "2.8.0"), "benchmarks": rows}, f)
+        run = report.load([p])["NVIDIA H100 80GB HBM3"]
+        v = [x for x in targets.verdicts(run) if x[0].startswith("auto")]
+        self.assertEqual(v, [("auto within 2% of every named technique", False,
+                              "2 misses (1 where auto ran the best technique itself)")])
+
     def test_rounds(self):
         """A run of --order=rounds: one row per round and name, no aggregates, in shuffled order.
         The median of the rounds stands for a name, % of copy comes from the medians, and the
