@@ -25,6 +25,9 @@
 //
 //   tmakit_bench --preset=quick|full|probe [--order=rounds|fixed] [--gate=off]
 //                [google benchmark flags]
+//   tmakit_bench --shapes=[CLASS:]RxC|BxRxC,... [--list-shapes] ...   any shapes (preset
+//                "custom"): members of a class that no preset names; --list-shapes prints the
+//                parsed shapes with their classes and exits before any GPU is touched
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -506,6 +509,65 @@ std::vector<Shape> preset_shapes(const std::string& preset) {
   return v;
 }
 
+// --shapes=LIST: comma-separated [CLASS:]ROWSxCOLS or BATCHxROWSxCOLS. Without a class:
+// batched for three numbers, skinny where a side is at most 32, odd where neither side is a
+// multiple of 16 (no row a 16-byte multiple at 1 B), else square. Empty, with *why on a bad item.
+std::vector<Shape> parse_shapes(const std::string& list, std::string* why) {
+  static const char* const kClasses[] = {"square", "odd", "skinny", "batched"};
+  std::vector<Shape> out;
+  std::size_t at = 0;
+  while (at <= list.size()) {
+    const std::size_t end = std::min(list.find(',', at), list.size());
+    const std::string item = list.substr(at, end - at);
+    at = end + 1;
+    const char* cls = nullptr;
+    std::string dims = item;
+    if (const std::size_t colon = item.find(':'); colon != std::string::npos) {
+      const std::string name = item.substr(0, colon);
+      for (const char* c : kClasses)
+        if (name == c) cls = c;
+      if (cls == nullptr) {
+        *why = "'" + item + "': class '" + name + "' is not square, odd, skinny or batched";
+        return {};
+      }
+      dims = item.substr(colon + 1);
+    }
+    std::vector<std::int64_t> n;
+    std::size_t p = 0;
+    while (p <= dims.size()) {
+      const std::size_t x = std::min(dims.find('x', p), dims.size());
+      const std::string num = dims.substr(p, x - p);
+      std::int64_t v = 0;
+      bool ok = !num.empty() && num.size() <= 12;
+      for (char ch : num) ok = ok && ch >= '0' && ch <= '9';
+      if (ok) v = std::stoll(num);
+      if (!ok || v < 1) {
+        *why = "'" + item + "': '" + num + "' is not a positive integer";
+        return {};
+      }
+      n.push_back(v);
+      p = x + 1;
+    }
+    if (n.size() != 2 && n.size() != 3) {
+      *why = "'" + item + "': a shape is ROWSxCOLS or BATCHxROWSxCOLS";
+      return {};
+    }
+    Shape s{nullptr, n.size() == 3 ? n[0] : 1, n[n.size() - 2], n[n.size() - 1]};
+    if (s.batch > (std::int64_t{1} << 40) / s.rows / s.cols) {
+      *why = "'" + item + "': more than 2^40 elements";
+      return {};
+    }
+    s.cls = cls                                  ? cls
+            : n.size() == 3                      ? "batched"
+            : std::min(s.rows, s.cols) <= 32     ? "skinny"
+            : s.rows % 16 != 0 && s.cols % 16 != 0 ? "odd"
+                                                 : "square";
+    if (std::strcmp(s.cls, "batched") == 0 && n.size() != 3) s.batch = 1;
+    out.push_back(s);
+  }
+  return out;
+}
+
 }  // namespace
 }  // namespace tmakit::bench
 
@@ -517,11 +579,16 @@ int main(int argc, char** argv) {
   using namespace tmakit;
   using namespace tmakit::bench;
   std::string preset = "quick";
-  bool gate = true;
+  std::string shape_list;
+  bool gate = true, list_shapes = false, have_shapes = false;
   std::vector<char*> args;
   for (int i = 0; i < argc; ++i) {
     if (std::strncmp(argv[i], "--preset=", 9) == 0)
       preset = argv[i] + 9;
+    else if (std::strncmp(argv[i], "--shapes=", 9) == 0)
+      shape_list = argv[i] + 9, have_shapes = true;
+    else if (std::strcmp(argv[i], "--list-shapes") == 0)
+      list_shapes = true;
     else if (std::strcmp(argv[i], "--order=fixed") == 0)
       g_order = Order::kFixed;
     else if (std::strcmp(argv[i], "--order=rounds") == 0)
@@ -531,11 +598,26 @@ int main(int argc, char** argv) {
     else
       args.push_back(argv[i]);
   }
-  const std::vector<Shape> shapes = preset_shapes(preset);
+  std::vector<Shape> shapes;
+  if (have_shapes) {
+    std::string why;
+    shapes = parse_shapes(shape_list, &why);
+    if (shapes.empty()) {
+      std::fprintf(stderr, "tmakit_bench: --shapes: %s\n", why.c_str());
+      return 2;
+    }
+    preset = "custom";
+  } else {
+    shapes = preset_shapes(preset);
+  }
   if (shapes.empty()) {
     std::fprintf(stderr, "tmakit_bench: --preset must be quick, full or probe (got '%s')\n",
                  preset.c_str());
     return 2;
+  }
+  if (list_shapes) {
+    for (const Shape& s : shapes) std::printf("%s %s\n", s.cls, s.name().c_str());
+    return 0;
   }
   if (Status s = query_device(&g_dev); !s) {
     std::fprintf(stderr, "tmakit_bench: %s\n", s.message.c_str());
