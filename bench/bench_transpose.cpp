@@ -557,11 +557,11 @@ std::vector<Shape> parse_shapes(const std::string& list, std::string* why) {
       *why = "'" + item + "': more than 2^40 elements";
       return {};
     }
-    s.cls = cls                                  ? cls
-            : n.size() == 3                      ? "batched"
-            : std::min(s.rows, s.cols) <= 32     ? "skinny"
+    s.cls = cls                                    ? cls
+            : n.size() == 3                        ? "batched"
+            : std::min(s.rows, s.cols) <= 32       ? "skinny"
             : s.rows % 16 != 0 && s.cols % 16 != 0 ? "odd"
-                                                 : "square";
+                                                   : "square";
     if (std::strcmp(s.cls, "batched") == 0 && n.size() != 3) s.batch = 1;
     out.push_back(s);
   }

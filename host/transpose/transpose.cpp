@@ -374,8 +374,8 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   //    smem_wide ran 77.6 (3000x97x75, 58 KB a matrix, keeps smem_wide: 94.9).
   if (batch > 1 && elem_bytes == 8 && rows % 2 == 0 && cols % 2 == 0 && long_side <= 8)
     return "reg_tile";
-  if (hbm3e && small_batch && rows16 && (elem_bytes == 4 || elem_bytes == 8) &&
-      short_side >= 16 && short_side < 32)
+  if (hbm3e && small_batch && rows16 && (elem_bytes == 4 || elem_bytes == 8) && short_side >= 16 &&
+      short_side < 32)
     return "tma_store";
   if (small_batch && !rows16 && (elem_bytes <= 4 || (hbm3e && elem_bytes == 8)) &&
       rows * cols * elem_bytes <= bulk_flat_max_matrix_bytes)

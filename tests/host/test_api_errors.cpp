@@ -205,10 +205,10 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(16384, 16384, 8, 1, 4800), "tma_wide");  // H200: TMA
   EXPECT_EQ(auto_variant(2048, 2048, 8, 1, 4800), "tma_wide");
   EXPECT_EQ(auto_variant(4000000, 32, 8, 1, 4800), "tma_wide");
-  EXPECT_EQ(auto_variant(1024, 1024, 8), "smem_padded");      // 1024 tiles: classic
-  EXPECT_EQ(auto_variant(4096, 4096, 4), "tma_wide");         // 4096 tiles
-  EXPECT_EQ(auto_variant(64, 64, 4, 4096), "tma_wide");       // a short side of 64
-  EXPECT_EQ(auto_variant(64, 64, 8, 4096), "tma_wide");       // 16384 tiles, a side of 64
+  EXPECT_EQ(auto_variant(1024, 1024, 8), "smem_padded");  // 1024 tiles: classic
+  EXPECT_EQ(auto_variant(4096, 4096, 4), "tma_wide");     // 4096 tiles
+  EXPECT_EQ(auto_variant(64, 64, 4, 4096), "tma_wide");   // a short side of 64
+  EXPECT_EQ(auto_variant(64, 64, 8, 4096), "tma_wide");   // 16384 tiles, a side of 64
   EXPECT_EQ(auto_variant(48, 48, 8, 4096), "smem_wide");  // 48 x 48: partial 32 x 32 tiles (the
   // 8 B batch rule of session 37, measured at 100 x 60 only)
   EXPECT_EQ(auto_variant(32, 4000000, 4), "tma_wide");        // skinny k = 32, long rows
@@ -228,15 +228,15 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(250, 130, 1, 500, 4800), "smem_flat");
   EXPECT_EQ(auto_variant(33, 65, 8, 5000, 4800), "bulk_flat");  // 8 B on the H200 (session 37)
   EXPECT_NE(auto_variant(97, 75, 8, 3000, 4800), "bulk_flat");  // ... not above 32 KB a matrix
-  EXPECT_EQ(auto_variant(33, 65, 8, 5000), "smem_wide");  // the H100: short side < 64, not sector
+  EXPECT_EQ(auto_variant(33, 65, 8, 5000), "smem_wide");    // the H100: short side < 64, not sector
   EXPECT_EQ(auto_variant(97, 75, 8, 3000), "smem_sector");  // ... 75 keeps smem_sector
-  EXPECT_EQ(auto_variant(100, 60, 8, 2000), "smem_wide");  // 8 B, 16-byte rows, side 33..63
+  EXPECT_EQ(auto_variant(100, 60, 8, 2000), "smem_wide");   // 8 B, 16-byte rows, side 33..63
   EXPECT_EQ(auto_variant(100, 60, 8, 2000, 4800), "smem_wide");
   // The H200's small batches with 16-byte rows and a short side of 16..31 at 4-8 B: tma_store.
   for (int e : {4, 8}) {
     EXPECT_EQ(auto_variant(16, 48, e, 20000, 4800), "tma_store");
     EXPECT_EQ(auto_variant(24, 40, e, 10000, 4800), "tma_store");
-    EXPECT_NE(auto_variant(16, 48, e, 20000), "tma_store");  // the H100 keeps its kernels
+    EXPECT_NE(auto_variant(16, 48, e, 20000), "tma_store");        // the H100 keeps its kernels
     EXPECT_NE(auto_variant(32, 32, e, 16384, 4800), "tma_store");  // a side of 32: as before
   }
   EXPECT_EQ(auto_variant(48, 40, 2, 3000, 4800), "smem_flat");  // 16-byte rows: flat
@@ -265,7 +265,7 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(fallback_variant("bulk_flat", 1000, 999, 4), "smem_wide");  // no flat form
   EXPECT_EQ(auto_variant(8, 8, 8, 100000), "reg_tile");  // 8 B, sides <= 8: 2 x 2 blocks
   EXPECT_EQ(auto_variant(8, 8, 8, 100000, 4800), "reg_tile");
-  EXPECT_EQ(auto_variant(8, 8, 4, 100000), "smem_flat");  // ... 4 B keeps smem_flat
+  EXPECT_EQ(auto_variant(8, 8, 4, 100000), "smem_flat");              // ... 4 B keeps smem_flat
   EXPECT_EQ(auto_variant(64, 64, 2, 4096), "tma_load_store");         // 16-byte rows, sides >= 64
   EXPECT_EQ(auto_variant(32, 32, 4, 16384), "smem_padded");           // batches of 32 x 32 (H100)
   EXPECT_EQ(auto_variant(32, 32, 4, 16384, 4800), "tma_load_store");  // ... the H200
