@@ -43,6 +43,7 @@
 #include <vector>
 #include <benchmark/benchmark.h>
 #include <bench/launch_gate.hpp>
+#include <host/cli/args.hpp>
 #include <host/error.hpp>
 #include <host/tools/reference.hpp>
 #include <host/tools/testdata.hpp>
@@ -537,11 +538,8 @@ std::vector<Shape> parse_shapes(const std::string& list, std::string* why) {
     while (p <= dims.size()) {
       const std::size_t x = std::min(dims.find('x', p), dims.size());
       const std::string num = dims.substr(p, x - p);
-      std::int64_t v = 0;
-      bool ok = !num.empty() && num.size() <= 12;
-      for (char ch : num) ok = ok && ch >= '0' && ch <= '9';
-      if (ok) v = std::stoll(num);
-      if (!ok || v < 1) {
+      long long v = 0;
+      if (!cli::parse_integer(num, 1, std::int64_t{1} << 40, &v)) {
         *why = "'" + item + "': '" + num + "' is not a positive integer";
         return {};
       }

@@ -25,7 +25,9 @@
 # 35b5fa9, against reg_realign at odd 1 B, and reg_realign against tma_load_store on an aligned
 # square at 1 B) or session31 (the H200's unmet cells at session 31's kernels: reg_realign at
 # odd 6789x12345 1 and 2 B, bulk_flat on the 97 x 75 batch at 1 and 2 B, smem_flat and cuTENSOR
-# at skinny 4000000x16 4 B). A prebuilt bench: BUILD_DIR is a folder with bench/tmakit_bench.
+# at skinny 4000000x16 4 B) or targets:RUN.json (session 37: every UNMET target of that final
+# run, the cells scripts/targets.py --ncu-cases names). A prebuilt bench: BUILD_DIR is a folder
+# with bench/tmakit_bench.
 # NCU_EXTRA: more ncu options (session19: --cache-control none, so the kernel meets the L2 as the
 # benchmark's own flush leaves it, full of dirty lines, instead of ncu's clean one).
 # Output: one block per case; what lies under $OUT/ncu-unmet.txt.
@@ -45,6 +47,18 @@ run() {  # label, benchmark filter, kernel regex ('' = the first kernels, for a 
     --benchmark_filter="$2" 2>&1 | grep -E "^  [A-Za-z_].*\(|gpu__|dram__|sm__|smsp__|launch__|l1tex__" |
     sed 's/  */ /g' | tee -a "$out"
 }
+if [[ "$cases" == targets:* ]]; then  # session 37: each UNMET target of a final run
+  # scripts/targets.py --ncu-cases names the cell that decides it (the lowest % of memcpy, or the
+  # worst ratio to the best peer), tmakit's best technique there with its kernel and, for a
+  # ratio, the best peer.
+  cases_from=${cases#targets:}
+  echo "cases from $cases_from" | tee -a "$out"
+  python3 "$(dirname "$0")/targets.py" "$cases_from" --ncu-cases > "$out.cases" || exit 1
+  while IFS=$'\t' read -r label filter kernel; do
+    [ -n "$label" ] && run "$label" "$filter" "$kernel"
+  done < "$out.cases"
+  exit 0
+fi
 if [ "$cases" = session20 ]; then  # reg_realign against smem_realign, and smem_sector at 4 B
   for e in 1 4; do
     run "odd $e B: reg_realign" "^reg_realign/e$e/odd/12345x6789/" reg_realign_kernel

@@ -24,7 +24,6 @@ for path in sys.argv[1:]:
             a = cell.get("auto")
             if cls == "accumulate" or a is None or not a.ran():
                 continue
-            d = [int(x) for x in shape.split("x")]
-            b, r, c = d if len(d) == 3 else [1] + d
+            b, r, c = report.shape_dims(shape)
             print(tag, b, r, c, e, a.label.replace("ran ", ""))
 PY

@@ -8,8 +8,9 @@
 #   bash scripts/session37.sh final OUT   the final full run (scripts/final-run.sh, prebuilt,
 #       with the sweep, `auto` and bad-call GPU tests); PROBE=1: then the probe preset
 #   bash scripts/session37.sh ncu OUT     ncu of every unmet target's deciding cell
-#       (scripts/ncu-targets.sh on the final run of the same machine, kept in /tmp/s37-run.json;
-#       RUN=FILE another run)
+#       (scripts/ncu-unmet.sh targets:RUN on the final run of the same machine, kept in
+#       /tmp/s37-run.json; RUN=FILE another run; session 37 ran this step as scripts/ncu-targets.sh,
+#       since folded into ncu-unmet.sh, writing ncu-targets.txt)
 set -uo pipefail
 what=${1:?usage: session37.sh extras|final|ncu OUT}
 out=${2:-$OUT}
@@ -34,7 +35,7 @@ case "$what" in
   ncu)
     [ -x build-gpu/bench/tmakit_bench ] || { mkdir -p build-gpu/bench &&
       xz -d -c .prebuilt/tmakit_bench.xz > build-gpu/bench/tmakit_bench && chmod +x build-gpu/bench/tmakit_bench; }
-    OUT=$out scripts/ncu-targets.sh "${RUN:-/tmp/s37-run.json}" build-gpu/bench/tmakit_bench > /dev/null
-    grep -cE "^==" "$out/ncu-targets.txt"; grep -E "^==|dram__throughput|issue_active" "$out/ncu-targets.txt" | head -80 ;;
+    OUT=$out scripts/ncu-unmet.sh build-gpu "targets:${RUN:-/tmp/s37-run.json}" > /dev/null
+    grep -cE "^==" "$out/ncu-unmet.txt"; grep -E "^==|dram__throughput|issue_active" "$out/ncu-unmet.txt" | head -80 ;;
   *) echo "session37.sh: extras, final or ncu"; exit 64 ;;
 esac

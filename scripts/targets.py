@@ -28,21 +28,28 @@ def class_stats(run, cls, e):
     return (min(pcts) if pcts else None), (min(ratios) if ratios else None)
 
 
-def verdicts(run):
-    """(target, met, figure) for issue 16's targets 1-5 and 7's large aligned shapes."""
-    out = []
+def class_targets():
+    """(class, element size, floor % of memcpy or None, ratio to the best peer or None): issue
+    16's targets 1-3 and 7's large aligned shapes, one per class and element size."""
     for cls, floor, need_ratio in (("odd", 90.0, 1.05), ("skinny", 90.0, 1.05),
                                    ("batched", 95.0, None), ("square", None, 1.00)):
         for e in (1, 2, 4, 8) + ((16,) if cls == "square" else ()):
-            lo, worst = class_stats(run, cls, e)
-            if lo is None:
-                continue
-            if floor is not None:
-                out.append((f"{cls} {e} B >= {floor:.0f}% of memcpy", lo[0] >= floor,
-                            f"{lo[0]:.1f}% ({lo[1]})"))
-            if need_ratio is not None and worst is not None:
-                out.append((f"{cls} {e} B >= {need_ratio:.2f}x the best peer",
-                            worst[0] >= need_ratio, f"{worst[0]:.3f} ({worst[1]})"))
+            yield cls, e, floor, need_ratio
+
+
+def verdicts(run):
+    """(target, met, figure) for issue 16's targets 1-5 and 7's large aligned shapes."""
+    out = []
+    for cls, e, floor, need_ratio in class_targets():
+        lo, worst = class_stats(run, cls, e)
+        if lo is None:
+            continue
+        if floor is not None:
+            out.append((f"{cls} {e} B >= {floor:.0f}% of memcpy", lo[0] >= floor,
+                        f"{lo[0]:.1f}% ({lo[1]})"))
+        if need_ratio is not None and worst is not None:
+            out.append((f"{cls} {e} B >= {need_ratio:.2f}x the best peer",
+                        worst[0] >= need_ratio, f"{worst[0]:.3f} ({worst[1]})"))
     ones = [(pct_best(c), f"{s} {e} B") for (k, s, e), c in run.cells.items()
             if k == "skinny" and ("1x" in s[:2] or s.endswith("x1")) and pct_best(c)]
     if ones:  # "k = 1 is a copy and runs at copy speed": within 1 point of memcpy
@@ -74,26 +81,24 @@ KERNELS = {"smem": "smem_tile_kernel", "smem_padded": "smem_tile_kernel",
 
 def ncu_cases(run):
     """For each UNMET kernel target: the cell that decides it, as lines 'label<TAB>benchmark
-    filter<TAB>kernel regex' for scripts/ncu-targets.sh: tmakit's best technique there, and
-    the best peer where the target is a ratio to it (regex empty: the peer's first kernels)."""
+    filter<TAB>kernel regex' for scripts/ncu-unmet.sh targets:RUN.json: tmakit's best technique
+    there, and the best peer where the target is a ratio to it (regex empty: its first kernels)."""
     lines = []
-    for cls, floor, need_ratio in (("odd", 90.0, 1.05), ("skinny", 90.0, 1.05),
-                                   ("batched", 95.0, None), ("square", None, 1.00)):
-        for e in (1, 2, 4, 8) + ((16,) if cls == "square" else ()):
-            lo, worst = class_stats(run, cls, e)
-            picks = []
-            if floor is not None and lo is not None and lo[0] < floor:
-                picks.append((lo[1], f"{lo[0]:.1f}% of memcpy", False))
-            if need_ratio is not None and worst is not None and worst[0] < need_ratio:
-                picks.append((worst[1], f"{worst[0]:.3f}x the best peer", True))
-            for shape, why, peer in picks:
-                v = report.verdict(run.cells[(cls, shape, e)])
-                tk = v["tmakit"][0]
-                head = f"{cls} {e} B {shape} ({why})"
-                lines.append(f"{head}: {tk}\t^{tk}/e{e}/{cls}/{shape}/\t{KERNELS.get(tk, tk + '_kernel')}")
-                if peer and v["peer"][0]:
-                    pk = v["peer"][0]
-                    lines.append(f"{head}: peer {pk}\t^{pk}/e{e}/{cls}/{shape}/\t")
+    for cls, e, floor, need_ratio in class_targets():
+        lo, worst = class_stats(run, cls, e)
+        picks = []
+        if floor is not None and lo is not None and lo[0] < floor:
+            picks.append((lo[1], f"{lo[0]:.1f}% of memcpy", False))
+        if need_ratio is not None and worst is not None and worst[0] < need_ratio:
+            picks.append((worst[1], f"{worst[0]:.3f}x the best peer", True))
+        for shape, why, peer in picks:
+            v = report.verdict(run.cells[(cls, shape, e)])
+            tk = v["tmakit"][0]
+            head = f"{cls} {e} B {shape} ({why})"
+            lines.append(f"{head}: {tk}\t^{tk}/e{e}/{cls}/{shape}/\t{KERNELS.get(tk, tk + '_kernel')}")
+            if peer and v["peer"][0]:
+                pk = v["peer"][0]
+                lines.append(f"{head}: peer {pk}\t^{pk}/e{e}/{cls}/{shape}/\t")
     return lines
 
 
@@ -102,7 +107,7 @@ def main():
     ap.add_argument("runs", nargs="+")
     ap.add_argument("--before", nargs="*", default=[])
     ap.add_argument("--ncu-cases", action="store_true",
-                    help="print the unmet targets' deciding cells for scripts/ncu-targets.sh")
+                    help="print the unmet targets' deciding cells for scripts/ncu-unmet.sh targets:RUN.json")
     a = ap.parse_args()
     runs = report.load(a.runs)
     if a.ncu_cases:

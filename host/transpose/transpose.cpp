@@ -545,12 +545,18 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     if (elem_bytes == 4 && small32 && batch > 1 && !hbm3e) return "smem_padded";
     if (elem_bytes == 4 && small32) return "tma_load_store";
     if (elem_bytes == 8 && small32) return "smem_xor";
-    // Batches at 8 B with a short side of 33..63 (too short for tma_wide's rule above): smem_wide,
-    // not classic_best's smem_padded. Session 37's probe runs (above), 2000x100x60 8 B, % of
-    // memcpy, H100 | H200: smem_wide 101.5 | 102.2, smem_padded 96.6 | 89.0 (tma_wide 103.3 |
-    // 98.9: not taken, one shape).
-    if (elem_bytes == 8 && batch > 1 && short_side > 32 && short_side < 64) return "smem_wide";
   }
+  // Batches at 8 B with a short side of 33..63: smem_wide, where rows are 16-byte multiples (too
+  // short for tma_wide's rule above; classic_best would run smem_padded) or split sectors
+  // (classic_best would run smem_sector, whose 64-row blocks and extra input rows are mostly
+  // padding there). Session 37's probe runs (above), % of memcpy, H100 | H200: 2000x100x60 8 B
+  // smem_wide 101.5 | 102.2, smem_padded 96.6 | 89.0 (tma_wide 103.3 | 98.9: not taken, one
+  // shape); 5000x33x65 8 B on the H100 smem_wide 93.5, smem_sector 72.5 (the H200 runs bulk_flat
+  // there, above). 3000x97x75 keeps smem_sector on the H100 (final run al: 100.4 / 97.5).
+  const bool split_sectors = (rows * elem_bytes) % 32 != 0;
+  if (elem_bytes == 8 && batch > 1 && short_side > 32 && short_side < 64 &&
+      (rows16 || split_sectors))
+    return "smem_wide";
   // The H200's classic picks where they differ (same full run): odd 2 B shapes whose output
   // rows split sectors ran smem_wide 1.07-1.15x smem_sector (12345x6789, 6789x12345,
   // 3001x4999); small odd 8 B matrices (3000x97x75) smem_padded 1.08x smem_sector. Above
@@ -563,19 +569,9 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   // memcpy smem_wide 94.7 against smem_padded's 92.0 hinted and 86.5 plain (final run t, auto's
   // pick then: 86.5; smem_sector 81.5). On the H100 smem_sector keeps them (100.2 in run t,
   // hinted smem_wide 97.5 in session 28's experiment).
-  // The H100 at 8 B for batches of matrices with a short side of 33..63 whose rows split
-  // sectors: smem_wide, not smem_sector (its 64-row blocks and extra input rows are mostly
-  // padding there). Session 37's probe run, 5000x33x65 8 B: smem_wide 93.5, smem_sector 72.5
-  // (auto's pick then); 3000x97x75 keeps smem_sector (final run al: 100.4 / 97.5).
-  if (!hbm3e && !rows16 && elem_bytes == 8 && batch > 1 && short_side > 32 && short_side < 64 &&
-      (rows * elem_bytes) % 32 != 0)
+  if (hbm3e && !rows16 && (elem_bytes == 2 || elem_bytes == 8) && split_sectors &&
+      short_side > 32 && short_side <= kOddMidSide)
     return "smem_wide";
-  if (hbm3e && !rows16) {
-    const bool split_sectors = (rows * elem_bytes) % 32 != 0;
-    if ((elem_bytes == 2 || elem_bytes == 8) && split_sectors && short_side > 32 &&
-        short_side <= kOddMidSide)
-      return "smem_wide";
-  }
   // Odd 2 B: classic_best takes reg_realign on both GPUs since session 29. Before that the H200
   // alone took it at 2 B, from final run r (docs/data/bench-full-h200-2026-11-25r.json.xz), %
   // of memcpy reg_realign / smem_realign: 12345x6789 65.5 / 63.6, 6789x12345 64.2 / 62.1,
