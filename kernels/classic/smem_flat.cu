@@ -52,8 +52,14 @@ constexpr int kLoadUnroll = 4;  // chunks loaded per thread before they are stor
 // chunks before writing them (phase 2). An aligned call runs the kernel without that code: with
 // it, aligned skinny calls ran 2.5-5% slower (H200, session 32: 4 x 4000000 1 B, 32 x 4000000
 // 1 B), whose chunks are all whole.
+// Blocks per SM: 5 at 2-16 B (48 registers), 4 at 1 B (64). Session 38's gather
+// (flat_gather.cuh: a walk placed once per unit and jumped from chunk to chunk) raised the
+// 2-16 B one-run kernels from 48 to 51-56 registers under a bound of 4, one block per SM
+// fewer: H100, % of memcpy, base -> that build, smem_flat 20000 x 16 x 48 8 B 98.9 -> 93.8,
+// 10000 x 24 x 40 8 B 96.4 -> 92.1, 2048 x 64 x 64 4 B 84.7 -> 78.9 (docs/perf-notes.md
+// session 38); a bound of 5 keeps 48 (4 bytes of spill at 2 B).
 template <class T, FlatForm F, bool kPartials>
-__global__ void __launch_bounds__(kThreads, 4)
+__global__ void __launch_bounds__(kThreads, sizeof(T) == 1 ? 4 : 5)
     smem_flat_kernel(const T* __restrict__ src, T* __restrict__ dst, FlatPlan p,
                      FlatOperandChunks ok) {
   constexpr int E = sizeof(T);

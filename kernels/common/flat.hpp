@@ -96,6 +96,40 @@ TMAKIT_HD void flat_step(const FlatGather& g, FlatWalk& w) {
   }
 }
 
+// A thread's next whole chunk of a one-run unit (kBatch, kWide) lies D = kThreads * V elements
+// on (kThreads chunks of V elements). D in the gather's digits: D = d3 * n1 * n2 + d2 * n1 + d1
+// (d1 < n1, d2 < n2; kWide: no third digit), so the walk moves by a digit-wise add with one
+// carry per digit (i1 + d1 < 2 n1, i2 + d2 + 1 < 2 n2) instead of flat_walk's two divisions:
+// doff = d1 * s1 + d2 * s2 + d3 * s3 is the move without carries.
+struct FlatJump {
+  int d1 = 0, d2 = 0, doff = 0;
+};
+TMAKIT_HD FlatJump flat_jump(const FlatGather& g, int d) {
+  if (g.n1 == kFlatNoWrap) return {d, 0, d * g.s1};  // kTall: linear
+  const int d1 = d % g.n1, t = d / g.n1;
+  if (g.n2 == kFlatNoWrap) return {d1, t, d1 * g.s1 + t * g.s2};
+  const int d2 = t % g.n2, d3 = t / g.n2;
+  return {d1, d2, d1 * g.s1 + d2 * g.s2 + d3 * g.s3};
+}
+// w at element o -> w at element o + D (flat_jump(g, D)); Wrap1 / Wrap2 as flat_step's.
+template <bool Wrap1 = true, bool Wrap2 = true>
+TMAKIT_HD void flat_advance(const FlatGather& g, const FlatJump& j, FlatWalk& w) {
+  w.off += j.doff;
+  w.i1 += j.d1;
+  if (!Wrap1) return;
+  w.i2 += j.d2;
+  if (w.i1 >= g.n1) {  // carry into the column: row i1 - n1 of the next dst row
+    w.i1 -= g.n1;
+    ++w.i2;
+    w.off += g.s2 - g.n1 * g.s1;
+  }
+  if (!Wrap2) return;
+  if (w.i2 >= g.n2) {  // carry into the matrix
+    w.i2 -= g.n2;
+    w.off += g.s3 - g.n2 * g.s2;
+  }
+}
+
 // The offset table (kWide, and kBatch where the rule below takes it; elements below 16 bytes): for
 // a whole chunk that does not cross a matrix, the offsets of its V elements depend only on the row
 // i1 at which it starts:
@@ -393,6 +427,21 @@ TMAKIT_HD FlatChunk flat_chunk(std::uintptr_t a, int len_bytes, int k) {
   const std::uintptr_t c = (a & ~std::uintptr_t(15)) + 16u * static_cast<unsigned>(k);
   const std::uintptr_t end = a + static_cast<unsigned>(len_bytes);
   return {c, c > a ? c : a, c + 16 < end ? c + 16 : end};
+}
+
+// A one-run dst side's chunks (store_unit's kBatch / kWide path): chunks [head, kw) of a run of
+// len_bytes from byte a are whole (head = 1 where a is not 16-byte aligned: chunk 0 is partial;
+// kw = the chunks that end by the run's end); chunk 0 when head = 1, and chunk kw when `tail`
+// (the run ends inside it and it is not chunk 0 again), are the partial ones.
+struct FlatRunChunks {
+  int head, kw;
+  bool tail;
+};
+TMAKIT_HD FlatRunChunks flat_run_chunks(std::uintptr_t a, int len_bytes) {
+  const int head = (a & 15) != 0 ? 1 : 0;
+  const int kw =
+      static_cast<int>((a + static_cast<unsigned>(len_bytes) - (a & ~std::uintptr_t(15))) >> 4);
+  return {head, kw, ((a + static_cast<unsigned>(len_bytes)) & 15) != 0 && kw >= head};
 }
 
 // The source operand's whole 16-byte chunks [lo, hi): from src rounded up to 16 to the end of

@@ -57,76 +57,126 @@ __device__ __forceinline__ void build_table(int* table, const FlatPlan& p) {
   }
 }
 
-// Phase 2 of one unit: shared -> destination runs, item -> (run d, chunk k) by flat_dst_item
-// and flat_dst_chunk.
+// One whole 16-byte dst chunk at c (global), its V elements from the walk position w: through
+// the offset table where the plan has one and the chunk stays in its matrix, else by stepping a
+// copy of the walk element by element.
+template <class T, FlatForm F>
+__device__ __forceinline__ void gather_chunk(const unsigned char* run0, const int* table,
+                                             const FlatPlan& p, const FlatWalk& w,
+                                             std::uintptr_t c) {
+  constexpr bool kWrap1 = F != FlatForm::kTall, kWrap2 = F == FlatForm::kBatch;
+  constexpr int V = 16 / sizeof(T);
+  const FlatGather& g = p.gather;
+  const unsigned char* at = run0;
+  ChunkBuilder<T> out;
+  if (kUsesTable<T, F> && p.table_rows > 0 && (!kWrap2 || flat_chunk_in_matrix(g, w, V))) {
+    at += w.off;
+    const int* row = table + flat_table_row_at(V, p.table_rows, w.i1);
+    if constexpr (V >= 4) {
+#pragma unroll
+      for (int j = 0; j < V; j += 4) {
+        const int4 q = *reinterpret_cast<const int4*>(row + j);
+        out.put(j, at + q.x);
+        out.put(j + 1, at + q.y);
+        out.put(j + 2, at + q.z);
+        out.put(j + 3, at + q.w);
+      }
+    } else {
+#pragma unroll
+      for (int j = 0; j < V; ++j) out.put(j, at + row[j]);
+    }
+  } else {
+    FlatWalk s = w;
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      out.put(j, at + s.off);
+      flat_step<kWrap1, kWrap2>(g, s);
+    }
+  }
+  *reinterpret_cast<uint4*>(c) = out.v;
+}
+
+// Phase 2 of one unit: shared -> destination runs.
 // `run0` is the shared byte of the unit's first source element (smem + b0).
+// One-run forms (kBatch, kWide: the unit's dst is one run from byte a): thread t takes chunks
+// k = t, t + kThreads, ... of the run (c = (a & ~15) + 16k), as consecutive lanes on consecutive
+// chunks; the whole ones, k in [head, kw) (head = 1 where a is not 16-byte aligned, kw = the
+// chunks that end by the run's end), gather from a walk that flat_walk places once, at the
+// thread's first chunk, and flat_advance moves kThreads * V elements on per chunk. Before
+// (session 37 and earlier) every chunk placed its walk with flat_walk (two divisions) and
+// recomputed its run, chunk and bounds: 129 instructions per 16-byte chunk at 4 B (the sm_90
+// SASS of bulk_flat's kBatch gather, one chunk's path through the table), of which 12 moved data.
+// The run's partial first and last chunks (at most one each) go element by element.
+// kTall (C dst runs): item -> (run d, chunk k) by flat_dst_item and flat_dst_chunk.
 // kGatherPartials: kTall's partial dst chunks as below (bulk_flat always; smem_flat where the
 // call is not 16-byte aligned throughout, flat_call_is_aligned), else element by element.
 template <class T, FlatForm F, int kThreads, bool kGatherPartials = true>
 __device__ __forceinline__ void store_unit(const unsigned char* run0, const int* table,
                                            const FlatPlan& p, const FlatUnit& f, T* dst) {
-  constexpr bool kWrap1 = F != FlatForm::kTall, kWrap2 = F == FlatForm::kBatch;
   constexpr int E = sizeof(T), V = 16 / E;
   const FlatGather& g = p.gather;
-  const int len_bytes = f.dst.len * E, nv = flat_chunks_per_run(len_bytes);
-  const int items = flat_dst_items(f.dst.runs, nv);
-  for (int item = threadIdx.x; item < items; item += kThreads) {
-    const FlatItem it = flat_dst_item(item, f.dst.runs);
-    const int d = it.d;
-    const std::uintptr_t a = run_addr<T>(dst, f.dst, d);
-    const int k = flat_dst_chunk(it.k, f.dst.runs, a);
-    if (k < 0 || k >= nv) continue;
-    const FlatChunk s = flat_chunk(a, len_bytes, k);
-    if (s.whole()) {
-      // dst elements o .. o + V - 1 of run d: o = (c - a) / E.
-      FlatWalk w = flat_walk(g, d, static_cast<int>(s.c - a) / E);
-      const unsigned char* at = run0;
-      ChunkBuilder<T> out;
-      if (kUsesTable<T, F> && p.table_rows > 0 && (!kWrap2 || flat_chunk_in_matrix(g, w, V))) {
-        at += w.off;
-        const int* row = table + flat_table_row_at(V, p.table_rows, w.i1);
-        if constexpr (V >= 4) {
-#pragma unroll
-          for (int j = 0; j < V; j += 4) {
-            const int4 q = *reinterpret_cast<const int4*>(row + j);
-            out.put(j, at + q.x);
-            out.put(j + 1, at + q.y);
-            out.put(j + 2, at + q.z);
-            out.put(j + 3, at + q.w);
-          }
-        } else {
-#pragma unroll
-          for (int j = 0; j < V; ++j) out.put(j, at + row[j]);
-        }
-      } else {
-#pragma unroll
-        for (int j = 0; j < V; ++j) {
-          out.put(j, at + w.off);
-          flat_step<kWrap1, kWrap2>(g, w);
-        }
+  const int len_bytes = f.dst.len * E;
+  // A partial chunk (bytes [lo, hi) of chunk s.c belong to run d): element by element.
+  auto partial = [&](const FlatChunk& s, std::uintptr_t a, int d) {
+    for (std::uintptr_t x = s.lo; x < s.hi; x += E)
+      *reinterpret_cast<T*>(x) =
+          *reinterpret_cast<const T*>(run0 + flat_offset(g, d, static_cast<int>(x - a) / E));
+  };
+  if constexpr (F != FlatForm::kTall) {
+    constexpr bool kWrap2 = F == FlatForm::kBatch;
+    const std::uintptr_t a = run_addr<T>(dst, f.dst, 0);
+    const FlatRunChunks rc = flat_run_chunks(a, len_bytes);
+    const int kw = rc.kw;
+    int k = static_cast<int>(threadIdx.x);
+    if (k < rc.head) {
+      partial(flat_chunk(a, len_bytes, 0), a, 0);
+      k += kThreads;
+    }
+    if (k < kw) {
+      // Element o of the run at chunk k: o = (16k - (a & 15)) / E.
+      FlatWalk w = flat_walk(g, 0, (16 * k - static_cast<int>(a & 15)) / E);
+      const FlatJump jump = flat_jump(g, kThreads * V);
+      std::uintptr_t c = (a & ~std::uintptr_t(15)) + 16u * static_cast<unsigned>(k);
+      for (; k < kw; k += kThreads, c += 16u * kThreads) {
+        gather_chunk<T, F>(run0, table, p, w, c);
+        flat_advance<true, kWrap2>(g, jump, w);
       }
-      *reinterpret_cast<uint4*>(s.c) = out.v;
-    } else if (kGatherPartials && F == FlatForm::kTall && s.lo < s.hi) {
-      // A partial chunk of kTall's C dst runs (N x k with N * E not a multiple of 16 has two in
-      // every run): its elements j0 .. j1 - 1 of the V. kTall's gather is linear (dst element o
-      // of run d reads d * sd + o * s1), so element j reads at off0 + (j - j0) * s1, clamped to
-      // [j0, j1) so that every read stays in the unit; all V read first, then the run's written.
-      // Element by element with a division each (flat_offset), each shared load waiting on the
-      // global store before it, the threads that hold these chunks held up their block (H200,
-      // session 32: 1000003 x 24 4 B 58% of memcpy against 93 at 1000000 x 24). kWide and
-      // kBatch have one dst run per unit, two such chunks at most, and keep the loop below.
-      const int j0 = static_cast<int>(s.lo - s.c) / E, j1 = static_cast<int>(s.hi - s.c) / E;
-      const int off0 = d * g.sd + (static_cast<int>(s.lo - a) / E) * g.s1;
-      ChunkBuilder<T> out;
+    }
+    // The last chunk, where the run ends inside it (and it is not chunk 0, done above).
+    if (threadIdx.x == kThreads - 1 && rc.tail) partial(flat_chunk(a, len_bytes, kw), a, 0);
+  } else {
+    const int nv = flat_chunks_per_run(len_bytes);
+    const int items = flat_dst_items(f.dst.runs, nv);
+    for (int item = threadIdx.x; item < items; item += kThreads) {
+      const FlatItem it = flat_dst_item(item, f.dst.runs);
+      const int d = it.d;
+      const std::uintptr_t a = run_addr<T>(dst, f.dst, d);
+      const int k = flat_dst_chunk(it.k, f.dst.runs, a);
+      if (k < 0 || k >= nv) continue;
+      const FlatChunk s = flat_chunk(a, len_bytes, k);
+      if (s.whole()) {
+        // dst elements o .. o + V - 1 of run d: o = (c - a) / E.
+        gather_chunk<T, F>(run0, table, p, flat_walk(g, d, static_cast<int>(s.c - a) / E), s.c);
+      } else if (kGatherPartials && s.lo < s.hi) {
+        // A partial chunk of kTall's C dst runs (N x k with N * E not a multiple of 16 has two
+        // in every run): its elements j0 .. j1 - 1 of the V. kTall's gather is linear (dst
+        // element o of run d reads d * sd + o * s1), so element j reads at off0 + (j - j0) *
+        // s1, clamped to [j0, j1) so that every read stays in the unit; all V read first, then
+        // the run's written. Element by element with a division each (flat_offset), each shared
+        // load waiting on the global store before it, the threads that hold these chunks held
+        // up their block (H200, session 32: 1000003 x 24 4 B 58% of memcpy against 93 at
+        // 1000000 x 24).
+        const int j0 = static_cast<int>(s.lo - s.c) / E, j1 = static_cast<int>(s.hi - s.c) / E;
+        const int off0 = d * g.sd + (static_cast<int>(s.lo - a) / E) * g.s1;
+        ChunkBuilder<T> out;
 #pragma unroll
-      for (int j = 0; j < V; ++j) out.put(j, run0 + off0 + (min(max(j, j0), j1 - 1) - j0) * g.s1);
+        for (int j = 0; j < V; ++j) out.put(j, run0 + off0 + (min(max(j, j0), j1 - 1) - j0) * g.s1);
 #pragma unroll
-      for (int j = 0; j < V; ++j)
-        if (j >= j0 && j < j1) reinterpret_cast<T*>(s.c)[j] = out.e[j];
-    } else {
-      for (std::uintptr_t x = s.lo; x < s.hi; x += E)
-        *reinterpret_cast<T*>(x) =
-            *reinterpret_cast<const T*>(run0 + flat_offset(g, d, static_cast<int>(x - a) / E));
+        for (int j = 0; j < V; ++j)
+          if (j >= j0 && j < j1) reinterpret_cast<T*>(s.c)[j] = out.e[j];
+      } else {
+        partial(s, a, d);
+      }
     }
   }
 }

@@ -103,6 +103,16 @@ std::string emulate(Call c, void (*mutate)(FlatPlan&) = nullptr) {
       }
     }
     const int d_len = f.dst.len * e, d_nv = flat_chunks_per_run(d_len);
+    // One-run forms: the kernel's thread t takes chunks t, t + kThreads, ...; the whole ones
+    // (flat_run_chunks' [head, kw)) from a walk placed at its first and jumped kThreads * V
+    // elements on per chunk (flat_advance), the partial ones (head, tail) element by element.
+    constexpr int kThreads = 256;
+    const bool one_run = p.form != FlatForm::kTall;
+    const std::uintptr_t run_a = dst_at + f.dst.first * e;
+    const FlatRunChunks rc = flat_run_chunks(run_a, d_len);
+    const FlatJump jump = flat_jump(p.gather, kThreads * V);
+    std::vector<FlatWalk> thread_walk(kThreads);
+    std::vector<char> thread_placed(kThreads, 0);
     for (int item = 0; item < flat_dst_items(f.dst.runs, d_nv); ++item) {
       FlatItem it = flat_dst_item(item, f.dst.runs);
       if (it.d < 0 || it.d >= f.dst.runs) return "item outside the runs";
@@ -126,9 +136,28 @@ std::string emulate(Call c, void (*mutate)(FlatPlan&) = nullptr) {
         }
         return {};
       };
+      if (one_run) {  // the kernel's split of the run's chunks
+        const bool whole = it.k >= rc.head && it.k < rc.kw;
+        const bool partial = (it.k == 0 && rc.head == 1) || (rc.tail && it.k == rc.kw);
+        if (whole != s.whole() || partial == s.whole())
+          return "flat_run_chunks split the run's chunks wrongly";
+      }
       if (s.whole()) {
         if (s.c % 16 != 0) return "a whole destination chunk is not 16-byte aligned";
         FlatWalk w = flat_walk(p.gather, it.d, static_cast<int>(s.c - a) / e);
+        if (one_run) {  // the jumped walk of the chunk's thread must land where flat_walk does
+          FlatWalk& tw = thread_walk[it.k % kThreads];
+          if (thread_placed[it.k % kThreads] && p.form == FlatForm::kBatch)
+            flat_advance<true, true>(p.gather, jump, tw);
+          else if (thread_placed[it.k % kThreads])
+            flat_advance<true, false>(p.gather, jump, tw);
+          else
+            tw = w;
+          thread_placed[it.k % kThreads] = 1;
+          if (tw.off != w.off || tw.i1 != w.i1 || tw.i2 != w.i2)
+            return "the jumped walk left flat_walk at chunk " + std::to_string(it.k);
+          w = tw;
+        }
         if (p.table_rows > 0 && flat_chunk_in_matrix(p.gather, w, V)) {  // the kernel's table
           if (w.i1 >= p.table_rows) return "table row out of range";
           if (p.table_at + (flat_table_row_at(V, p.table_rows, w.i1) + V) * 4 > p.smem_bytes)
@@ -222,6 +251,34 @@ TEST(Flat, SteppedWalkEqualsTheDirectGather) {
       }
     }
   }
+}
+
+// flat_advance by flat_jump(D) equals flat_walk at o + D, for the one-run forms' gathers (kBatch:
+// both digits carry, also where D spans several matrices; kWide: i2 unbounded) and D = 256 V.
+TEST(Flat, JumpedWalkEqualsTheDirectWalk) {
+  int checked = 0;
+  for (Call c :
+       {Call{97, 75, 1, 3000}, Call{8, 8, 1, 100000}, Call{33, 65, 2, 5000}, Call{3, 5, 8, 1000},
+        Call{128, 128, 1, 40}, Call{7, 5000, 1}, Call{31, 3000, 2}, Call{16, 48, 4, 20000}}) {
+    const FlatPlan p = plan_of(c);
+    ASSERT_NE(p.form, FlatForm::kTall) << name(c);
+    const int v = 16 / c.e, d = 256 * v;
+    const FlatJump j = flat_jump(p.gather, d);
+    const int len = flat_unit(p, 0).dst.len;
+    for (int o = 0; o + d < len; o += (o < 4 * d ? 1 : 7)) {
+      FlatWalk w = flat_walk(p.gather, 0, o);
+      if (p.form == FlatForm::kBatch)
+        flat_advance<true, true>(p.gather, j, w);
+      else
+        flat_advance<true, false>(p.gather, j, w);
+      const FlatWalk direct = flat_walk(p.gather, 0, o + d);
+      ASSERT_EQ(w.off, direct.off) << name(c) << " o " << o;
+      ASSERT_EQ(w.i1, direct.i1) << name(c) << " o " << o;
+      ASSERT_EQ(w.i2, direct.i2) << name(c) << " o " << o;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 1000);  // the shapes' units are longer than one jump
 }
 
 // The chunk starts' division by a float reciprocal: exact wherever the kernel uses it (o below
