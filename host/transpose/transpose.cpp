@@ -300,9 +300,20 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     // 73.4 on the H200 against 82.3 / 78.4 on the H100. Probe, two rounds: 12 x 1000003 85.7 /
     // 73.4 | 90.4 / 81.8, 24 x 1000003 74.9 / 69.0 | 84.3 / 77.2 (docs/data/reg-realign-*-
     // 2026-11-27-session35*). One matrix only: batches not measured.
-    const bool pays_realign =
-        rp.realign && b == 1 && elem_bytes == 1 && (rp.k % 16 != 0 || (!hbm3e && rp.k == 32));
-    const bool pays = rp.form != RegForm::kNone && !rp.realign &&
+    // Session 38's gather (smem_flat's walk placed once per thread, flat_gather.cuh) took k = 8
+    // from it too: 8 x 1000003, tmakit_bench --shapes, two rounds each, % of memcpy smem_flat /
+    // reg_permute, H100 109.6 / 102.6, 110.0 / 103.0 | H200 98.9 / 98.1, 105.3 / 103.9 (k = 12
+    // and 24 stay: 12 x 1000003 81.0 / 86.9, 24 x 1000003 80.0 / 83.0 on the H100).
+    const bool pays_realign = rp.realign && b == 1 && elem_bytes == 1 &&
+                              ((rp.k % 16 != 0 && rp.k != 8) || (!hbm3e && rp.k == 32));
+    // Batches at 2 B of 16-byte rows with a short side of 16..31 went to smem_flat with session
+    // 38's gather (same runs, smem_flat / reg_permute, two rounds): 20000x16x48 H100 96.2 / 93.8,
+    // 96.1 / 93.4 | H200 91.1 / 86.3, 91.8 / 86.6; 10000x24x40 H100 108.4 / 107.8, 108.7 / 107.6
+    // | H200 106.0 / 102.8, 105.1 / 102.9. (The H100's figures are from the build with 4 blocks
+    // per SM, docs/perf-notes.md session 38.)
+    const bool batch2_mid =
+        b > 1 && elem_bytes == 2 && rows16 && short_side >= 16 && short_side < 32;
+    const bool pays = rp.form != RegForm::kNone && !rp.realign && !batch2_mid &&
                       (b > 1 ? elem_bytes <= 2
                        : rp.form == RegForm::kWide
                            ? (elem_bytes <= 2 && kb <= 32) || (elem_bytes == 4 && rp.k <= 4)
@@ -366,7 +377,8 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   // bench-probe-h{100,200}-2026-11-27-session37.json.xz), H100 | H200, against auto's pick then:
   //  - 8 B matrices of sides <= 8 (2 x 2 blocks): reg_tile, 100000x8x8 99.2 | 96.8 where
   //    smem_flat ran 96.6 | 88.9 (at 4 B smem_flat keeps them: 94.4 | 82.9 against 87.5 | 80.0);
-  //  - on the H200, 16-byte rows with a short side of 16..31 at 4-8 B: tma_store, 20000x16x48
+  //  - on the H200, 16-byte rows with a short side of 16..31 at 4-8 B: tma_store (8 B only since
+  //    session 38, below), 20000x16x48
   //    4 B 90.1 (reg_tile 90.6) and 8 B 98.0 where smem_flat ran 85.1 / 83.8, 10000x24x40 4 B
   //    91.0 and 8 B 93.8 where smem_flat / smem_strip ran 84.5 / 85.7 (the H100 runs smem_flat /
   //    smem_strip at 93.8-99.1 there, TMA 0.5-3 points behind);
@@ -374,8 +386,10 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   //    smem_wide ran 77.6 (3000x97x75, 58 KB a matrix, keeps smem_wide: 94.9).
   if (batch > 1 && elem_bytes == 8 && rows % 2 == 0 && cols % 2 == 0 && long_side <= 8)
     return "reg_tile";
-  if (hbm3e && small_batch && rows16 && (elem_bytes == 4 || elem_bytes == 8) && short_side >= 16 &&
-      short_side < 32)
+  // Session 38's smem_flat took the 4 B half of the H200's tma_store rule (tmakit_bench --shapes,
+  // two rounds, % of memcpy smem_flat / tma_store): 20000x16x48 94.2 / 90.2, 94.8 / 90.9;
+  // 10000x24x40 89.6 / 90.6, 90.1 / 90.4 (a tie). 8 B keeps it (85.7 / 97.2, 79.6 / 92.9).
+  if (hbm3e && small_batch && rows16 && elem_bytes == 8 && short_side >= 16 && short_side < 32)
     return "tma_store";
   if (small_batch && !rows16 && (elem_bytes <= 4 || (hbm3e && elem_bytes == 8)) &&
       rows * cols * elem_bytes <= bulk_flat_max_matrix_bytes)

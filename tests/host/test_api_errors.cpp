@@ -232,12 +232,22 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(97, 75, 8, 3000), "smem_sector");  // ... 75 keeps smem_sector
   EXPECT_EQ(auto_variant(100, 60, 8, 2000), "smem_wide");   // 8 B, 16-byte rows, side 33..63
   EXPECT_EQ(auto_variant(100, 60, 8, 2000, 4800), "smem_wide");
-  // The H200's small batches with 16-byte rows and a short side of 16..31 at 4-8 B: tma_store.
+  // The H200's small batches with 16-byte rows and a short side of 16..31 at 8 B: tma_store
+  // (at 4 B too until session 38's smem_flat took those).
   for (int e : {4, 8}) {
-    EXPECT_EQ(auto_variant(16, 48, e, 20000, 4800), "tma_store");
-    EXPECT_EQ(auto_variant(24, 40, e, 10000, 4800), "tma_store");
+    EXPECT_EQ(auto_variant(16, 48, e, 20000, 4800), e == 8 ? "tma_store" : "smem_flat");
+    EXPECT_EQ(auto_variant(24, 40, e, 10000, 4800), e == 8 ? "tma_store" : "smem_flat");
     EXPECT_NE(auto_variant(16, 48, e, 20000), "tma_store");        // the H100 keeps its kernels
     EXPECT_NE(auto_variant(32, 32, e, 16384, 4800), "tma_store");  // a side of 32: as before
+  }
+  // Batches at 2 B of 16-byte rows with a short side of 16..31: smem_flat on both GPUs (session
+  // 38), not reg_permute; sides of 8 and of 32 keep reg_permute / reg_tile.
+  for (double gbps : {3350.0, 4800.0}) {
+    EXPECT_EQ(auto_variant(16, 48, 2, 20000, gbps), "smem_flat");
+    EXPECT_EQ(auto_variant(24, 40, 2, 10000, gbps), "smem_flat");
+    EXPECT_EQ(auto_variant(8, 8, 2, 100000, gbps), "reg_permute");
+    EXPECT_EQ(auto_variant(32, 32, 2, 16384, gbps), "reg_tile");
+    EXPECT_EQ(auto_variant(16, 48, 1, 20000, gbps), "reg_permute");  // 1 B keeps it
   }
   EXPECT_EQ(auto_variant(48, 40, 2, 3000, 4800), "smem_flat");  // 16-byte rows: flat
   for (double gbps : {3350.0, 4800.0})
@@ -282,6 +292,10 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(16, 1000003, 1), "smem_flat");
   EXPECT_EQ(auto_variant(12, 1000003, 1), "reg_permute");
   EXPECT_EQ(auto_variant(12, 1000003, 1, 1, 4800), "reg_permute");
+  EXPECT_EQ(auto_variant(8, 1000003, 1), "smem_flat");  // k = 8: flat (session 38), both GPUs
+  EXPECT_EQ(auto_variant(8, 1000003, 1, 1, 4800), "smem_flat");
+  EXPECT_EQ(auto_variant(24, 1000003, 1), "reg_permute");  // ... 24 keeps the registers
+  EXPECT_EQ(auto_variant(7, 1000003, 1), "reg_permute");
   EXPECT_EQ(auto_variant(3, 1000001, 1, 1, 4800), "reg_permute");
   EXPECT_EQ(auto_variant(16, 1000003, 1, 1, 4800), "smem_flat");
   EXPECT_EQ(auto_variant(12, 1000003, 2, 1, 4800), "smem_flat");
