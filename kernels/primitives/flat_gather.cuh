@@ -105,7 +105,10 @@ __device__ __forceinline__ void gather_chunk(const unsigned char* run0, const in
 // thread's first chunk, and flat_advance moves kThreads * V elements on per chunk. Before
 // (session 37 and earlier) every chunk placed its walk with flat_walk (two divisions) and
 // recomputed its run, chunk and bounds: 129 instructions per 16-byte chunk at 4 B (the sm_90
-// SASS of bulk_flat's kBatch gather, one chunk's path through the table), of which 12 moved data.
+// SASS of bulk_flat's kBatch gather, one chunk's path through the table), of which 12 moved data;
+// now 48. Measured (docs/perf-notes.md session 38, % of memcpy, before -> after): H200 A/B
+// bulk_flat 3000x97x75 2 / 4 B 82.1 -> 86.4, 83.8 -> 91.0, smem_flat 12 x 1000003 2 B 91.0 ->
+// 97.7; H100 final runs am -> ao, `auto` 3000x97x75 4 B 94.8 -> 99.5.
 // The run's partial first and last chunks (at most one each) go element by element.
 // kTall (C dst runs): item -> (run d, chunk k) by flat_dst_item and flat_dst_chunk.
 // kGatherPartials: kTall's partial dst chunks as below (bulk_flat always; smem_flat where the
