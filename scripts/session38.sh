@@ -22,7 +22,8 @@ unpack() {  # unpack XZ BIN
 }
 case "$what" in
   ab)
-    unpack .prebuilt/tmakit_gpu_tests.xz build-gpu/tests/tmakit_gpu_tests || exit 1
+    # TESTS: the folder whose tmakit_gpu_tests.xz runs the GPU tests (the new kernels' build)
+    unpack "${TESTS:-.prebuilt}/tmakit_gpu_tests.xz" build-gpu/tests/tmakit_gpu_tests || exit 1
     # VARIANTS: TAG:DIR pairs, DIR holding a tmakit_bench.xz; two rounds of each, interleaved.
     variants=${VARIANTS:-base:.prebuilt/base new:.prebuilt}
     for v in $variants; do unpack "${v#*:}/tmakit_bench.xz" "build-gpu/${v%%:*}/tmakit_bench" || exit 1; done
