@@ -9,10 +9,10 @@
 #       (memcpy, smem_flat, bulk_flat, auto), and the per-cell table of all; SET=tall: N x k
 #       shapes instead, with reg_permute, reg_tile and cuTENSOR (the experiment on branch
 #       exp/flat-tall-jump: its binaries in a VARIANTS folder, scripts/prebuild.sh on that branch)
-#   bash scripts/session38.sh final OUT  the final full run (scripts/final-run.sh, prebuilt,
-#       with the sweep, `auto` and bad-call GPU tests); PROBE=1: then the probe preset
+# The session's final run was scripts/final-run.sh itself: `OUT=... PREBUILT=.prebuilt
+# scripts/final-run.sh` (no GPU tests: ci-sm90's main part had just passed at the same commit).
 set -uo pipefail
-what=${1:?usage: session38.sh ab|final OUT}
+what=${1:?usage: session38.sh ab OUT}
 out=${2:-$OUT}
 mkdir -p "$out"
 [ -f .cutensor/lib/libcutensor.so.2 ] || xz -d -k .cutensor/lib/libcutensor.so.2.xz
@@ -59,14 +59,5 @@ case "$what" in
     python3 scripts/exp_summary.py --tokens "$(echo "$tokens" | sed 's/memcpy|//; s/|/,/g')" "${args[@]}" |
       tee "$out/ab-table.txt"
     exit $rc ;;
-  final)
-    OUT=$out PREBUILT=.prebuilt scripts/final-run.sh 'Registry/Sweep.*:*AutoVariant*:AccumulateAuto.*:BadCalls.*'
-    rc=$?; cp "$out/bench-full.json" /tmp/s38-run.json
-    if [ -n "${PROBE:-}" ]; then  # PROBE=1: the probe preset after it (same binary)
-      build-gpu/bench/tmakit_bench --preset=probe --benchmark_out="$out/bench-probe.json" \
-        --benchmark_out_format=json > "$out/bench-probe.txt" 2>&1 || rc=1
-      python3 scripts/targets.py "$out/bench-probe.json" | grep -E "auto miss|lowest" | head -40
-    fi
-    exit $rc ;;
-  *) echo "session38.sh: ab or final"; exit 64 ;;
+  *) echo "session38.sh: ab"; exit 64 ;;
 esac
