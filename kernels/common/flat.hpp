@@ -111,12 +111,12 @@ TMAKIT_HD FlatJump flat_jump(const FlatGather& g, int d) {
   const int d2 = t % g.n2, d3 = t / g.n2;
   return {d1, d2, d1 * g.s1 + d2 * g.s2 + d3 * g.s3};
 }
-// w at element o -> w at element o + D (flat_jump(g, D)); Wrap1 / Wrap2 as flat_step's.
-template <bool Wrap1 = true, bool Wrap2 = true>
+// w at element o -> w at element o + D (flat_jump(g, D)); Wrap2 as flat_step's (kTall's n1 is
+// kFlatNoWrap: i1 never carries).
+template <bool Wrap2 = true>
 TMAKIT_HD void flat_advance(const FlatGather& g, const FlatJump& j, FlatWalk& w) {
   w.off += j.doff;
   w.i1 += j.d1;
-  if (!Wrap1) return;
   w.i2 += j.d2;
   if (w.i1 >= g.n1) {  // carry into the column: row i1 - n1 of the next dst row
     w.i1 -= g.n1;

@@ -142,7 +142,7 @@ __device__ __forceinline__ void store_unit(const unsigned char* run0, const int*
       std::uintptr_t c = (a & ~std::uintptr_t(15)) + 16u * static_cast<unsigned>(k);
       for (; k < kw; k += kThreads, c += 16u * kThreads) {
         gather_chunk<T, F>(run0, table, p, w, c);
-        flat_advance<true, kWrap2>(g, jump, w);
+        flat_advance<kWrap2>(g, jump, w);
       }
     }
     // The last chunk, where the run ends inside it (and it is not chunk 0, done above).
