@@ -530,6 +530,31 @@ TMAKIT_HD FlatItem flat_dst_item(int item, int runs) {
   const int d = rest / kFlatRunGroup;
   return {d, grp * kFlatRunGroup + rest - d * kFlatRunGroup};
 }
+// The same items as a thread walks them (item = t, t + kThreads, ...; session 39's kTall path of
+// store_unit): item = grp * RG + rest with RG = runs * kFlatRunGroup (rest = d * G + k' % G, so
+// (d, k') = flat_dst_item(item, runs), also at runs = 1), moved kThreads on by adding kThreads's
+// digits (step.grp, step.rest < RG) with one carry instead of flat_dst_item's two divisions.
+struct FlatItemDigits {
+  int grp = 0, rest = 0;
+};
+TMAKIT_HD int flat_item_radix(int runs) {
+  return runs * kFlatRunGroup;
+}
+TMAKIT_HD FlatItemDigits flat_item_digits(int item, int runs) {
+  const int rg = flat_item_radix(runs);
+  return {item / rg, item % rg};
+}
+TMAKIT_HD void flat_item_advance(FlatItemDigits& x, const FlatItemDigits& step, int runs) {
+  x.grp += step.grp;
+  x.rest += step.rest;
+  if (x.rest >= flat_item_radix(runs)) {
+    x.rest -= flat_item_radix(runs);
+    ++x.grp;
+  }
+}
+TMAKIT_HD FlatItem flat_item_at(const FlatItemDigits& x) {
+  return {x.rest / kFlatRunGroup, x.grp * kFlatRunGroup + x.rest % kFlatRunGroup};
+}
 // Chunk k of run d (first byte a) for item position k' (flat_dst_item).
 TMAKIT_HD int flat_dst_chunk(int kk, int runs, std::uintptr_t a) {
   return runs == 1 ? kk : kk - static_cast<int>((a >> 4) & (kFlatRunGroup - 1));

@@ -149,18 +149,28 @@ __device__ __forceinline__ void store_unit(const unsigned char* run0, const int*
     if (threadIdx.x == kThreads - 1 && rc.tail) partial(flat_chunk(a, len_bytes, kw), a, 0);
   } else {
     const int nv = flat_chunks_per_run(len_bytes);
-    const int items = flat_dst_items(f.dst.runs, nv);
-    for (int item = threadIdx.x; item < items; item += kThreads) {
-      const FlatItem it = flat_dst_item(item, f.dst.runs);
+    const int runs = f.dst.runs;
+    const int items = flat_dst_items(runs, nv);
+    // The thread's items by their digits (flat_item_digits), moved kThreads on per item.
+    FlatItemDigits x = flat_item_digits(static_cast<int>(threadIdx.x), runs);
+    const FlatItemDigits step = flat_item_digits(kThreads, runs);
+    for (int item = threadIdx.x; item < items; item += kThreads, flat_item_advance(x, step, runs)) {
+      const FlatItem it = flat_item_at(x);
       const int d = it.d;
       const std::uintptr_t a = run_addr<T>(dst, f.dst, d);
-      const int k = flat_dst_chunk(it.k, f.dst.runs, a);
+      const int k = flat_dst_chunk(it.k, runs, a);
       if (k < 0 || k >= nv) continue;
+      const FlatRunChunks rc = flat_run_chunks(a, len_bytes);
+      if (k >= rc.head && k < rc.kw) {
+        // dst elements o .. o + V - 1 of run d: o = (16k - (a & 15)) / E; kTall's walk is
+        // linear (d * sd + o * s1).
+        const int o = (16 * k - static_cast<int>(a & 15)) / E;
+        gather_chunk<T, F>(run0, table, p, {o, 0, d * g.sd + o * g.s1},
+                           (a & ~std::uintptr_t(15)) + 16u * static_cast<unsigned>(k));
+        continue;
+      }
       const FlatChunk s = flat_chunk(a, len_bytes, k);
-      if (s.whole()) {
-        // dst elements o .. o + V - 1 of run d: o = (c - a) / E.
-        gather_chunk<T, F>(run0, table, p, flat_walk(g, d, static_cast<int>(s.c - a) / E), s.c);
-      } else if (kGatherPartials && s.lo < s.hi) {
+      if (kGatherPartials && s.lo < s.hi) {
         // A partial chunk of kTall's C dst runs (N x k with N * E not a multiple of 16 has two
         // in every run): its elements j0 .. j1 - 1 of the V. kTall's gather is linear (dst
         // element o of run d reads d * sd + o * s1), so element j reads at off0 + (j - j0) *

@@ -136,10 +136,11 @@ std::string emulate(Call c, void (*mutate)(FlatPlan&) = nullptr) {
         }
         return {};
       };
-      if (one_run) {  // the kernel's split of the run's chunks
-        const bool whole = it.k >= rc.head && it.k < rc.kw;
-        const bool partial = (it.k == 0 && rc.head == 1) || (rc.tail && it.k == rc.kw);
-        if (whole != s.whole() || partial == s.whole())
+      {  // the kernel's split of the run's chunks (kTall: per run, from the run's own start)
+        const FlatRunChunks r = one_run ? rc : flat_run_chunks(a, d_len);
+        const bool whole = it.k >= r.head && it.k < r.kw;
+        const bool partial = (it.k == 0 && r.head == 1) || (r.tail && it.k == r.kw);
+        if (whole != s.whole() || (one_run && partial == s.whole()))
           return "flat_run_chunks split the run's chunks wrongly";
       }
       if (s.whole()) {
@@ -280,6 +281,23 @@ TEST(Flat, JumpedWalkEqualsTheDirectWalk) {
     }
   }
   EXPECT_GT(checked, 1000);  // the shapes' units are longer than one jump
+}
+
+// kTall's items as a thread walks them (store_unit): the digits moved kThreads on per item give
+// flat_dst_item's (run, chunk position) for every item, at any run count (1 included).
+TEST(Flat, ItemDigitsWalkTheItems) {
+  constexpr int kThreads = 256;
+  for (int runs = 1; runs <= 40; ++runs) {
+    const FlatItemDigits step = flat_item_digits(kThreads, runs);
+    for (int t = 0; t < kThreads; ++t) {
+      FlatItemDigits x = flat_item_digits(t, runs);
+      for (int item = t; item < 40 * kThreads; item += kThreads, flat_item_advance(x, step, runs)) {
+        const FlatItem want = flat_dst_item(item, runs), got = flat_item_at(x);
+        ASSERT_EQ(got.d, want.d) << "runs " << runs << " item " << item;
+        ASSERT_EQ(got.k, want.k) << "runs " << runs << " item " << item;
+      }
+    }
+  }
 }
 
 // The chunk starts' division by a float reciprocal: exact wherever the kernel uses it (o below
