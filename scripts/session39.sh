@@ -10,6 +10,7 @@
 #       (same machine: build-gpu/s39-run.json; RUN=FILE another run) under ncu (ncu-unmet.txt)
 #   bash scripts/session39.sh tall OUT    session38.sh ab, SET=tall: the flat GPU tests of the
 #       branch's build, then two interleaved rounds of main and the branch over N x k shapes
+#       (TESTS, VARIANTS as session38.sh's: after the merge, "main:.prebuilt/base new:.prebuilt")
 #   bash scripts/session39.sh extras OUT  ci-sm90's extras part from .prebuilt/ci-extras
 set -uo pipefail
 what=${1:?usage: session39.sh final|ncu|tall|extras OUT}
@@ -39,7 +40,7 @@ case "$what" in
     pack "$work/ncu-unmet.txt"
     exit $rc ;;
   tall)
-    SET=tall TESTS=.prebuilt/tall VARIANTS="main:.prebuilt tall:.prebuilt/tall" \
+    SET=tall TESTS=${TESTS:-.prebuilt/tall} VARIANTS=${VARIANTS:-"main:.prebuilt tall:.prebuilt/tall"} \
       bash scripts/session38.sh ab "$work"
     rc=$?
     pack "$work/ab-table.txt"
