@@ -8,7 +8,8 @@
 #       "base:.prebuilt/base new:.prebuilt") over the flat family's batch and k x N cells
 #       (memcpy, smem_flat, bulk_flat, auto), and the per-cell table of all; SET=tall: N x k
 #       shapes instead, with reg_permute, reg_tile and cuTENSOR (the experiment on branch
-#       exp/flat-tall-jump: its binaries in a VARIANTS folder, scripts/prebuild.sh on that branch)
+#       exp/flat-tall-jump: its binaries in a VARIANTS folder, scripts/prebuild.sh on that branch);
+#       SET=custom: SHAPES and TOKENS given (session 39's check of two `auto` rules)
 # The session's final run was scripts/final-run.sh itself: `OUT=... PREBUILT=.prebuilt
 # scripts/final-run.sh` (no GPU tests: ci-sm90's main part had just passed at the same commit).
 set -uo pipefail
@@ -44,7 +45,10 @@ case "$what" in
         shapes+=",skinny:1000003x24,skinny:1000003x12,skinny:1000003x3,skinny:2097152x9"
         shapes+=",skinny:4000000x1"
         tokens="memcpy|smem_flat|bulk_flat|auto|reg_permute|reg_tile|cutensor" ;;
-      *) echo "session38.sh: SET must be batch or tall"; exit 64 ;;
+      custom)  # SHAPES (tmakit_bench --shapes) and TOKENS (a|b|...; memcpy first) given
+        shapes=${SHAPES:?SET=custom needs SHAPES}
+        tokens=${TOKENS:-$tokens} ;;
+      *) echo "session38.sh: SET must be batch, tall or custom"; exit 64 ;;
     esac
     args=()
     for r in 1 2; do

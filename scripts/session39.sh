@@ -12,8 +12,10 @@
 #       branch's build, then two interleaved rounds of main and the branch over N x k shapes
 #       (TESTS, VARIANTS as session38.sh's: after the merge, "main:.prebuilt/base new:.prebuilt")
 #   bash scripts/session39.sh extras OUT  ci-sm90's extras part from .prebuilt/ci-extras
+#   bash scripts/session39.sh auto OUT    the two `auto` rules written after the final runs,
+#       main's binary (.prebuilt/base) against the working tree's (.prebuilt), two rounds
 set -uo pipefail
-what=${1:?usage: session39.sh final|ncu|tall|extras OUT}
+what=${1:?usage: session39.sh final|ncu|tall|auto|extras OUT}
 out=${2:-$OUT}
 mkdir -p "$out"
 work=/tmp/s39-$what
@@ -45,10 +47,18 @@ case "$what" in
     rc=$?
     pack "$work/ab-table.txt"
     exit $rc ;;
+  auto)  # the `auto` rules written after the final runs: main's binary (.prebuilt/base) against
+    # the working tree's (.prebuilt), on the cells they move and their neighbours
+    SET=custom TESTS=.prebuilt VARIANTS="main:.prebuilt/base new:.prebuilt" \
+      SHAPES="batched:3000x97x75,batched:3000x70x71,batched:5000x33x65,skinny:4000000x2,skinny:4000000x3,skinny:1000003x2,skinny:2x4000000" \
+      TOKENS="memcpy|smem_flat|bulk_flat|smem_strip|auto" bash scripts/session38.sh ab "$work"
+    rc=$?
+    pack "$work/ab-table.txt"
+    exit $rc ;;
   extras)
     bash scripts/session37.sh extras "$work"
     rc=$?
     pack
     exit $rc ;;
-  *) echo "session39.sh: final, ncu, tall or extras"; exit 64 ;;
+  *) echo "session39.sh: final, ncu, tall, auto or extras"; exit 64 ;;
 esac

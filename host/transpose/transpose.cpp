@@ -121,7 +121,7 @@ constexpr std::int64_t kOddMidSide = 512;
 constexpr std::int64_t kFlatSkinny4Min = 65536;
 // bulk_flat for batches of small odd matrices up to these bytes a matrix (session 34, below).
 constexpr std::int64_t kBulkFlatMaxMatrixBytes = 12 * 1024;       // the H100's table
-constexpr std::int64_t kBulkFlatMaxMatrixBytesHbm3e = 30 * 1024;  // the H200's
+constexpr std::int64_t kBulkFlatMaxMatrixBytesHbm3e = 24 * 1024;  // the H200's (session 39)
 
 std::string classic_best(std::int64_t rows, std::int64_t cols, int elem_bytes) {
   const std::int64_t short_side = std::min(rows, cols);
@@ -371,6 +371,13 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   // So bulk_flat up to 12 KB a matrix on the H100 (between 8580, measured to win, and 14550,
   // measured to lose; 12000 a tie) and 30 KB on the H200 (29100 won, 32500 lost); 8-16 B were
   // not measured and keep what follows.
+  // Session 38's gather (smem_flat's walk placed once per thread) moved the H200's line down to
+  // 24 KB: 3000x97x75 4 B [29100], % of memcpy smem_flat / bulk_flat, session 38's A/B (two
+  // rounds) 91.0 / 91.0, 94.3 / 92.6, final runs ap / ar of session 39 92.5 / 90.0, 94.6 / 91.1
+  // (auto ran bulk_flat: 3.5% behind, docs/data/bench-full-h200-2026-11-27{ap,ar}.json.xz);
+  // 5000x33x65 8 B [17160] keeps bulk_flat (session 38's A/B: 90.7 / 85.9, 89.3 / 85.3), and so
+  // do 1-2 B up to 14550 (3000x97x75 2 B 86.4 / 83.7, 86.6 / 84.9). 24 KB lies between 17160
+  // (measured to win) and 29100 (measured to lose).
   const std::int64_t bulk_flat_max_matrix_bytes =
       hbm3e ? kBulkFlatMaxMatrixBytesHbm3e : kBulkFlatMaxMatrixBytes;
   // Session 37's probe runs (the preset's batches, one run per GPU, % of memcpy; docs/data/
@@ -440,6 +447,13 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   // ad, af, ag (16x4000000, docs/data/bench-full-h100-*). N x 16 tied (695.9-697.5 against
   // 694.8-695.8) and the H200 lost with it (16x4000000 510.4-511.7 against 493.7-495.7).
   if (!hbm3e && elem_bytes == 16 && rows == 16 && cols >= 65536) return "tma_wide";
+  // N x 2 at 16 B on the H200 (N >= 65536): smem_flat, since session 39's kTall walk
+  // (kernels/primitives/flat_gather.cuh) took it from 89.4 to 95.4% of memcpy (4000000x2, final
+  // runs ap -> ar) where smem_strip (auto's pick) ran 92.4 / 92.3. The H100 ties (runs ao / aq:
+  // 98.2 / 98.4, 98.5 / 98.1) and keeps the strip; N x 4 and N x 7 keep it on both (ar: smem_flat
+  // 94.5 / 94.8 against 96.3 / 98.5).
+  if (hbm3e && elem_bytes == 16 && batch <= 1 && cols == 2 && rows >= kFlatSkinny4Min)
+    return "smem_flat";
   if (elem_bytes == 16 && short_side >= 32) {
     const std::int64_t side = tma_wide_side(16);  // 32
     const std::int64_t matrix_tiles = ((rows + side - 1) / side) * ((cols + side - 1) / side);

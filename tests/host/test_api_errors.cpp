@@ -215,12 +215,15 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(4000000, 16, 4), "smem_flat");       // k = 16 at 4 B: flat
   EXPECT_EQ(auto_variant(32, 4000000, 2), "tma_load_store");  // 32 rows at 1-2 B
   EXPECT_EQ(auto_variant(4000000, 32, 2), "smem_flat");       // 32 columns: flat
-  // Small odd batches: bulk_flat up to 12 KB a matrix on the H100, 30 KB on the H200 (session 34).
+  // Small odd batches: bulk_flat up to 12 KB a matrix on the H100, 24 KB on the H200 (sessions
+  // 34, 39).
   EXPECT_EQ(auto_variant(97, 75, 1, 3000), "bulk_flat");        // 7275 B
   EXPECT_EQ(auto_variant(97, 75, 2, 3000), "smem_flat");        // 14550 B on the H100: flat
   EXPECT_EQ(auto_variant(97, 75, 2, 3000, 4800), "bulk_flat");  // ... on the H200: bulk
   EXPECT_EQ(auto_variant(97, 75, 4, 3000), "smem_flat");        // 29100 B on the H100: flat
-  EXPECT_EQ(auto_variant(97, 75, 4, 3000, 4800), "bulk_flat");  // ... on the H200: bulk
+  EXPECT_EQ(auto_variant(97, 75, 4, 3000, 4800), "smem_flat");  // ... the H200 too (session 39)
+  EXPECT_EQ(auto_variant(70, 71, 4, 3000, 4800), "bulk_flat");  // 19880 B on the H200: bulk
+  EXPECT_EQ(auto_variant(70, 71, 4, 3000), "smem_flat");        // ... on the H100: flat
   EXPECT_EQ(auto_variant(33, 65, 4, 5000), "bulk_flat");        // 8580 B: bulk on both
   EXPECT_EQ(auto_variant(33, 65, 4, 5000, 4800), "bulk_flat");
   EXPECT_EQ(auto_variant(100, 60, 2, 2000), "bulk_flat");  // 12000 B: bulk on both
@@ -325,6 +328,11 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(16, 4000000, 16), "tma_wide");             // 16 x N on the H100: TMA
   EXPECT_EQ(auto_variant(16, 4000000, 16, 1, 4800), "smem_strip");  // ... the H200: the strip
   EXPECT_EQ(auto_variant(4000000, 16, 16), "smem_strip");           // N x 16: the strip
+  EXPECT_EQ(auto_variant(4000000, 2, 16, 1, 4800), "smem_flat");    // N x 2 on the H200: flat
+  EXPECT_EQ(auto_variant(4000000, 2, 16), "smem_strip");            // ... the H100: the strip
+  EXPECT_EQ(auto_variant(4000000, 4, 16, 1, 4800), "smem_strip");   // N x 4: the strip
+  EXPECT_EQ(auto_variant(2, 4000000, 16, 1, 4800), "smem_strip");   // 2 x N: the strip
+  EXPECT_EQ(auto_variant(1000, 2, 16, 1, 4800), "smem_strip");      // N < 65536: the strip
   EXPECT_EQ(auto_variant(16, 1000, 16), "smem_strip");              // short rows: the strip
   EXPECT_EQ(auto_variant(8, 8, 16, 100000), "smem_flat");           // tiny 16-byte matrices
   EXPECT_EQ(auto_variant(16, 48, 16, 20000), "smem_strip");         // a side of 16: the strip
