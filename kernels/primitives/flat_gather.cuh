@@ -110,7 +110,15 @@ __device__ __forceinline__ void gather_chunk(const unsigned char* run0, const in
 // bulk_flat 3000x97x75 2 / 4 B 82.1 -> 86.4, 83.8 -> 91.0, smem_flat 12 x 1000003 2 B 91.0 ->
 // 97.7; H100 final runs am -> ao, `auto` 3000x97x75 4 B 94.8 -> 99.5.
 // The run's partial first and last chunks (at most one each) go element by element.
-// kTall (C dst runs): item -> (run d, chunk k) by flat_dst_item and flat_dst_chunk.
+// kTall (C dst runs): item -> (run d, chunk k) as flat_dst_item and flat_dst_chunk define it,
+// the thread's items walked by their digits (flat_item_digits: placed once, moved kThreads items
+// on with one carry, no division per item) and whole chunks told by flat_run_chunks per run (no
+// 64-bit bounds). Before (session 38 and earlier) each item took flat_dst_item's two divisions
+// and flat_chunk's bounds: 103 -> 63 instructions per 16-byte chunk at 4 B (smem_flat's sm_90
+// SASS). Measured (docs/perf-notes.md session 39, % of memcpy, two rounds each, before -> after):
+// H200 smem_flat 4000000x4 4 B 86.0 / 87.0 -> 92.0 / 92.4, 4000000x7 1 B 84.4 / 84.9 -> 95.6 /
+// 94.9; H100 4000000x7 1 B 98.2 / 99.4 -> 105.4 / 104.3; but 4000000x16 4 B on the H200 only
+// 90.6 -> 91.1 (its issue-bound time is not in this path).
 // kGatherPartials: kTall's partial dst chunks as below (bulk_flat always; smem_flat where the
 // call is not 16-byte aligned throughout, flat_call_is_aligned), else element by element.
 template <class T, FlatForm F, int kThreads, bool kGatherPartials = true>
