@@ -142,6 +142,26 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(targets.ncu_cases(runs["NVIDIA H200"]), [
             "skinny 4 B 4x4000000 (75.0% of memcpy): smem_wide\t^smem_wide/e4/skinny/4x4000000/\tsmem_tile_kernel"])
 
+    def test_ratio_at_copy_speed(self):
+        """targets.py: an unmet ratio target also says what tmakit would reach at memcpy's speed
+        (memcpy / the best peer) and whether even that misses; a met one says nothing more."""
+        rows = [bench("memcpy/e2/skinny/32x4000000", 3000), bench("smem_flat/e2/skinny/32x4000000", 2850),
+                bench("cutensor/e2/skinny/32x4000000", 2880, label="bf16 (16BF)"),
+                bench("memcpy/e4/skinny/16x4000000", 3000), bench("smem_flat/e4/skinny/16x4000000", 2500),
+                bench("cutensor/e4/skinny/16x4000000", 2600, label="fp32 (32F)"),
+                bench("memcpy/e8/skinny/4000000x32", 3000), bench("smem_flat/e8/skinny/4000000x32", 2900),
+                bench("cublaslt/e8/skinny/4000000x32", 2500, label="fp64 (64F)")]
+        p = os.path.join(self.dir, "bound.json")
+        with open(p, "w") as f:
+            json.dump({"context": ctx("NVIDIA H100 80GB HBM3", "2.8.0"), "benchmarks": rows}, f)
+        run = report.load([p])["NVIDIA H100 80GB HBM3"]
+        v = {x[0]: x[1:] for x in targets.verdicts(run) if "best peer" in x[0]}
+        self.assertEqual(v["skinny 2 B >= 1.05x the best peer"],
+                         (False, "0.990 (32x4000000); 1.042 at memcpy speed: short even there"))
+        self.assertEqual(v["skinny 4 B >= 1.05x the best peer"],
+                         (False, "0.962 (16x4000000); 1.154 at memcpy speed"))
+        self.assertEqual(v["skinny 8 B >= 1.05x the best peer"], (True, "1.160 (4000000x32)"))
+
     def test_auto_verdict(self):
         """targets.py's `auto` target: a miss is auto > 2% behind the best named technique, and
         the misses where auto ran that technique itself are counted apart."""
