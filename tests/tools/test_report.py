@@ -142,6 +142,13 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(targets.ncu_cases(runs["NVIDIA H200"]), [
             "skinny 4 B 4x4000000 (75.0% of memcpy): smem_wide\t^smem_wide/e4/skinny/4x4000000/\tsmem_tile_kernel"])
 
+    def h100_run(self, name, rows):
+        """One H100 run of these rows, written to the test's folder and loaded by report.py."""
+        p = os.path.join(self.dir, name)
+        with open(p, "w") as f:
+            json.dump({"context": ctx("NVIDIA H100 80GB HBM3", "2.8.0"), "benchmarks": rows}, f)
+        return report.load([p])["NVIDIA H100 80GB HBM3"]
+
     def test_ratio_at_copy_speed(self):
         """targets.py: an unmet ratio target also says what tmakit would reach at memcpy's speed
         (memcpy / the best peer) and whether even that misses; a met one says nothing more."""
@@ -151,11 +158,8 @@ class ReportTest(unittest.TestCase):
                 bench("cutensor/e4/skinny/16x4000000", 2600, label="fp32 (32F)"),
                 bench("memcpy/e8/skinny/4000000x32", 3000), bench("smem_flat/e8/skinny/4000000x32", 2900),
                 bench("cublaslt/e8/skinny/4000000x32", 2500, label="fp64 (64F)")]
-        p = os.path.join(self.dir, "bound.json")
-        with open(p, "w") as f:
-            json.dump({"context": ctx("NVIDIA H100 80GB HBM3", "2.8.0"), "benchmarks": rows}, f)
-        run = report.load([p])["NVIDIA H100 80GB HBM3"]
-        v = {x[0]: x[1:] for x in targets.verdicts(run) if "best peer" in x[0]}
+        v = {x[0]: x[1:] for x in targets.verdicts(self.h100_run("bound.json", rows))
+             if "best peer" in x[0]}
         self.assertEqual(v["skinny 2 B >= 1.05x the best peer"],
                          (False, "0.990 (32x4000000); 1.042 at memcpy speed: short even there"))
         self.assertEqual(v["skinny 4 B >= 1.05x the best peer"],
@@ -171,11 +175,7 @@ class ReportTest(unittest.TestCase):
                 bench("auto/e2/odd/1001x999", 1900, label="ran smem_sector"),
                 bench("memcpy/e1/odd/1001x999", 3000), bench("smem_xor/e1/odd/1001x999", 2000),
                 bench("auto/e1/odd/1001x999", 1970, label="ran smem_wide")]
-        p = os.path.join(self.dir, "auto.json")
-        with open(p, "w") as f:
-            json.dump({"context": ctx("NVIDIA H100 80GB HBM3", "2.8.0"), "benchmarks": rows}, f)
-        run = report.load([p])["NVIDIA H100 80GB HBM3"]
-        v = [x for x in targets.verdicts(run) if x[0].startswith("auto")]
+        v = [x for x in targets.verdicts(self.h100_run("auto.json", rows)) if x[0].startswith("auto")]
         self.assertEqual(v, [("auto within 2% of every named technique", False,
                               "2 misses (1 where auto ran the best technique itself)")])
 
