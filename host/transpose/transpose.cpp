@@ -123,7 +123,22 @@ constexpr std::int64_t kFlatSkinny4Min = 65536;
 constexpr std::int64_t kBulkFlatMaxMatrixBytes = 12 * 1024;       // the H100's table
 constexpr std::int64_t kBulkFlatMaxMatrixBytesHbm3e = 24 * 1024;  // the H200's (session 39)
 
-std::string classic_best(std::int64_t rows, std::int64_t cols, int elem_bytes) {
+// smem_sector at 4 B from a short side of 385 (session 40's class sweep, one run per GPU, % of
+// memcpy smem_sector / smem_wide, H100 | H200): batched 250x511x509 97.1 / 79.3 | 91.5 / 76.5,
+// where 500x250x130 (short side 130) lost, 75.1 / 89.8 | 64.0 / 95.2.
+constexpr std::int64_t kSector4MinSide = 384;
+// ... and at 4 B only from 16 MiB a call: below, the output's partial sectors merge in the L2,
+// and smem_sector's extra input rows are what is left of it. Session 40's probe run, odd
+// 1001x999 (4 MB), % of memcpy smem_wide / smem_sector, H100 | H200: 134.5 / 127.6 | 132.7 /
+// 126.5; it won from 60 MB (3001x4999, 20001x777, 4097x4095: 98.2 / 79.1 | 95.7 / 76.2 at
+// 4097x4095).
+constexpr std::int64_t kSectorMinCallBytes = std::int64_t{16} << 20;
+// 2 B takes smem_sector no more (session 40): 1001x999 2 B (2 MB) ran smem_wide 131.3 / 118.6 |
+// 125.5 / 116.0, the batch 250x511x509 2 B smem_wide 74.5 / 57.1 | 78.0 / 42.0; one 2 B matrix
+// of 16 MiB has at least 1024 of reg_realign's tiles, so reg_realign takes every large one.
+
+std::string classic_best(std::int64_t rows, std::int64_t cols, int elem_bytes,
+                         std::int64_t batch = 1) {
   const std::int64_t short_side = std::min(rows, cols);
   if (short_side > 1 &&
       ((elem_bytes <= 2 && short_side <= 32) || (elem_bytes == 4 && short_side <= 16) ||
@@ -150,8 +165,10 @@ std::string classic_best(std::int64_t rows, std::int64_t cols, int elem_bytes) {
   if (!rows16 && elem_bytes <= 2 && short_side > kOddMidSide && realign_tiles >= 512)
     return "reg_realign";
   const bool out_rows_split_sectors = (rows * elem_bytes) % 32 != 0;
+  const bool sector_call =
+      std::max<std::int64_t>(batch, 1) * rows * cols * elem_bytes >= kSectorMinCallBytes;
   if (out_rows_split_sectors &&
-      (elem_bytes == 8 || ((elem_bytes == 2 || elem_bytes == 4) && short_side > kOddMidSide)))
+      (elem_bytes == 8 || (elem_bytes == 4 && short_side > kSector4MinSide && sector_call)))
     return "smem_sector";
   switch (elem_bytes) {
     case 1:
@@ -313,10 +330,17 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     // per SM, docs/perf-notes.md session 38.)
     const bool batch2_mid =
         b > 1 && elem_bytes == 2 && rows16 && short_side >= 16 && short_side < 32;
+    // k x N at 2 B with k = 17..31 and 16-byte input rows (session 40's class sweep, the first
+    // measurement between k = 16 and 32; tmakit_bench --shapes, one run each, % of memcpy):
+    // 20x1048576 reg_permute 92.3 | 88.2 where smem_flat (auto's pick then) ran 91.4 | 79.3,
+    // H100 | H200. 32 x N keeps the TMA picks below (32x4000000: tma_load_store 95.2 | 93.7,
+    // reg_permute 93.1 | 88.4, final runs aq | ar).
+    const bool wide2_mid = elem_bytes == 2 && rp.k > 16 && rp.k < 32;
     const bool pays = rp.form != RegForm::kNone && !rp.realign && !batch2_mid &&
                       (b > 1 ? elem_bytes <= 2
                        : rp.form == RegForm::kWide
-                           ? (elem_bytes <= 2 && kb <= 32) || (elem_bytes == 4 && rp.k <= 4)
+                           ? (elem_bytes <= 2 && kb <= 32) || wide2_mid ||
+                                 (elem_bytes == 4 && rp.k <= 4)
                            : elem_bytes <= 4 && rp.k < 16);
     // The H200 (same scripts, docs/data/reg-h200-2026-11-24.txt) also takes N x k at 1 B for
     // every k: 4000000x16 / 4000000x32 84.2 / 83.1 where smem_flat ran 76.8 / 76.9 and
@@ -398,7 +422,29 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   // 10000x24x40 89.6 / 90.6, 90.1 / 90.4 (a tie). 8 B keeps it (85.7 / 97.2, 79.6 / 92.9).
   if (hbm3e && small_batch && rows16 && elem_bytes == 8 && short_side >= 16 && short_side < 32)
     return "tma_store";
-  if (small_batch && !rows16 && (elem_bytes <= 4 || (hbm3e && elem_bytes == 8)) &&
+  // Batches of 16-byte-row matrices with a short side of 33..63, between the flat kernels'
+  // sides (<= 32) and tma_wide's (>= 64). Session 40's class sweep (tmakit_bench --shapes, one
+  // run per GPU, docs/data/class-sweep-*-2026-11-27-session40*; % of memcpy, H100 | H200):
+  //  - 2 B: 4000x40x72 [5760 B a matrix] bulk_flat 89.2 | 79.4 (tma_load_store 81.6 | 79.3)
+  //    and 1500x48x200 [19200 B] tma_load_store 100.6 | 95.2 (bulk_flat 93.5 | 81.7), where
+  //    smem_flat (auto's pick then) ran 87.2 | 74.2 and 81.7 | 70.5: bulk_flat up to the H100's
+  //    line (12 KB) on both GPUs, tma_load_store above it;
+  //  - 4 B, matrices of at most 4096 elements (one smem_wide tile's worth): 4000x40x72
+  //    tma_load_store 92.2 | 89.2 where smem_wide (auto's pick then: classic_best) ran 77.2 |
+  //    58.3; 2000x100x60 [6000 elements] keeps smem_wide (98.6 | 101.0 against tma_load_store's
+  //    78.5 on the H200). 8 B on the H200 likewise: 4000x40x72 95.8 against smem_wide's 86.9 (the
+  //    H100 keeps smem_wide: 98.6 against 95.4).
+  if (small_batch && rows16 && short_side > 32 && short_side < 64) {
+    if (elem_bytes == 2)
+      return rows * cols * elem_bytes <= kBulkFlatMaxMatrixBytes ? "bulk_flat" : "tma_load_store";
+    if ((elem_bytes == 4 || (hbm3e && elem_bytes == 8)) && rows * cols <= 4096)
+      return "tma_load_store";
+  }
+  // At 4 B the H100 runs smem_flat, not bulk_flat, since session 38's gather (session 40's class
+  // sweep, one run, % of memcpy smem_flat / bulk_flat): 8000x37x37 [5476 B] 99.9 / 91.0,
+  // 5000x33x65 [8580 B] 94.4 / 95.1 (a tie). The H200 keeps bulk_flat (85.3 / 85.2, 86.7 / 77.6
+  // in session 40's probe run).
+  if (small_batch && !rows16 && (elem_bytes <= 2 || (hbm3e && elem_bytes <= 8)) &&
       rows * cols * elem_bytes <= bulk_flat_max_matrix_bytes)
     return "bulk_flat";
   // N x 1 at 4-16 B, N >= 1M (a copy: dst is src's bytes): bulk_flat's tall form, one 1-D bulk
@@ -423,7 +469,7 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   // best and tma_load 0.90 / 0.98).
   if (hbm3e && rows16 && elem_bytes <= 2 && cols == 32 && rows >= 65536) return "tma_load";
   if (elem_bytes <= 2 && short_side <= 32 && !(rows == 32 && rows16))
-    return classic_best(rows, cols, elem_bytes);
+    return classic_best(rows, cols, elem_bytes, batch);
   // 16 B: tma_wide (32 x 32 tiles of 16-byte elements; 16-byte rows always, so TMA takes any
   // shape) where a side holds a whole tile and the tiles cover at most 15% more than the
   // matrix. scripts/e16-experiment.sh, 2026-11-24, % of memcpy tma_wide / smem_padded, H100 |
@@ -453,6 +499,12 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   // 98.2 / 98.4, 98.5 / 98.1) and keeps the strip; N x 4 and N x 7 keep it on both (ar: smem_flat
   // 94.5 / 94.8 against 96.3 / 98.5).
   if (hbm3e && elem_bytes == 16 && batch <= 1 && cols == 2 && rows >= kFlatSkinny4Min)
+    return "smem_flat";
+  // k x N at 16 B on the H200 with k = 17..31 (N >= 65536): smem_flat. Session 40's class sweep
+  // (one run, % of memcpy smem_flat / smem_strip, auto's pick then): 20x1048576 96.7 / 84.3,
+  // 24x1000003 96.9 / 95.5, 31x1500007 96.9 / 96.5 (tma_wide 100.3 / 98.3 / 94.1); k = 12 and
+  // 16 keep the strip (98.6 / 97.5, 96.0 / 97.3). The H100 ties (96.0-96.7 / 95.8-97.2).
+  if (hbm3e && elem_bytes == 16 && batch <= 1 && rows > 16 && rows < 32 && cols >= kFlatSkinny4Min)
     return "smem_flat";
   if (elem_bytes == 16 && short_side >= 32) {
     const std::int64_t side = tma_wide_side(16);  // 32
@@ -604,7 +656,7 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   // alone took it at 2 B, from final run r (docs/data/bench-full-h200-2026-11-25r.json.xz), %
   // of memcpy reg_realign / smem_realign: 12345x6789 65.5 / 63.6, 6789x12345 64.2 / 62.1,
   // 3001x4999 68.3 / 68.6 (its .L2::256B loads, session 26).
-  std::string classic = classic_best(rows, cols, elem_bytes);
+  std::string classic = classic_best(rows, cols, elem_bytes, batch);
   // Before the hints (sessions 20-25): session 20 had reg_realign ahead (12345x6789 65.9 /
   // 63.9% of memcpy, 6789x12345 64.0 / 63.0, probe 4097x4095 72.7 / 70.5); session 25 moved
   // the pick to smem_realign, % of memcpy smem_realign / reg_realign on the H200:

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Session 40's device calls (docs/perf-notes.md session 40). Binaries from the development
+# machine (scripts/prebuild.sh at main into .prebuilt), carried with .cutensor. Each verb packs
+# what it wrote into at most 8 files under OUT (the device tool's limit on files coming back).
+#   bash scripts/session40.sh probe OUT   the probe preset (scripts/probe-run.sh: skinny, batched
+#       and odd members the full preset does not name), then a second set of members no preset
+#       names (WIDE_SHAPES below: other k, other N, odd batches, odd sizes), each with targets.py's
+#       class lows and `auto` misses (SKIP_PROBE=1: the second set alone)
+#   bash scripts/session40.sh check OUT   the `auto` rules written from those runs: the GPU tests
+#       of the working tree's build (`auto`, the sweep), then two rounds of its tmakit_bench over
+#       CHECK_CELLS (the cells the rules move, and held-out neighbours no run had measured), with
+#       targets.py's `auto` misses per round
+set -uo pipefail
+what=${1:?usage: session40.sh probe|check OUT}
+out=${2:-$OUT}
+mkdir -p "$out"
+work=/tmp/s40-$what
+mkdir -p "$work"
+# Members of the issue's classes in neither preset: skinny k in 1..32 with N >= 1M (k = 6, 13, 20,
+# 31; N odd or a power of two), batches of 32..512-sided matrices with odd sides, odd matrices of
+# other sizes. Chosen before any run, not tuned to.
+WIDE_SHAPES="skinny:6x3000001,skinny:3000001x6,skinny:13x2000000,skinny:2000000x13"
+WIDE_SHAPES+=",skinny:20x1048576,skinny:1048576x20,skinny:31x1500007,skinny:1500007x31"
+WIDE_SHAPES+=",batched:4000x40x72,batched:1500x48x200,batched:800x300x200,batched:3000x128x97"
+WIDE_SHAPES+=",batched:250x511x509,batched:8000x37x37"
+WIDE_SHAPES+=",odd:2999x8191,odd:15001x3333,odd:5001x5003,odd:1999x30001"
+export LD_LIBRARY_PATH="$PWD/.cutensor/lib:$PWD/.prebuilt/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# Cells as SHAPE:E,E (class-prefixed shapes; E the element sizes run).
+CHECK_CELLS="batched:4000x40x72:2,4,8 batched:1500x48x200:2,4,8 batched:250x511x509:2,4"
+CHECK_CELLS+=" batched:8000x37x37:2,4 batched:5000x33x65:4 odd:1001x999:2,4 skinny:20x1048576:2,16"
+CHECK_CELLS+=" skinny:24x1000003:16 skinny:31x1500007:16"
+# held out: measured by no run before the rules were written
+CHECK_CELLS+=" batched:3000x48x40:2 batched:6000x40x40:2,4 batched:2000x56x120:2,4"
+CHECK_CELLS+=" batched:1200x40x256:2 batched:3000x48x80:4,8 batched:5000x36x100:4,8"
+CHECK_CELLS+=" batched:8000x32x48:2,4 batched:6000x45x29:4 batched:3000x50x61:4 batched:20000x13x21:4"
+CHECK_CELLS+=" batched:300x400x401:4 batched:160x700x450:4 batched:400x350x333:4"
+CHECK_CELLS+=" odd:1499x1501:2,4 odd:2001x1999:4 odd:2897x2903:4 odd:3001x999:2"
+CHECK_CELLS+=" skinny:18x2000000:2,16 skinny:28x1048576:2,16 skinny:24x2000000:2"
+case "$what" in
+  check)
+    [ -f .cutensor/lib/libcutensor.so.2 ] || xz -d -k .cutensor/lib/libcutensor.so.2.xz
+    mkdir -p build-gpu/bench build-gpu/tests
+    xz -d -c .prebuilt/tmakit_bench.xz > build-gpu/bench/tmakit_bench && chmod +x build-gpu/bench/tmakit_bench
+    xz -d -c .prebuilt/tmakit_gpu_tests.xz > build-gpu/tests/tmakit_gpu_tests && chmod +x build-gpu/tests/tmakit_gpu_tests
+    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+    rc=0
+    TMAKIT_REQUIRE_GPU=1 build-gpu/tests/tmakit_gpu_tests --gtest_brief=1 \
+      --gtest_filter='Registry/Sweep.*:*AutoVariant*:BadCalls.*' > "$work/gtest.log" 2>&1 || rc=1
+    grep -E "FAILED|PASSED|Failure" "$work/gtest.log" | head -20
+    shapes="" cells=""
+    for c in $CHECK_CELLS; do
+      shape=${c%:*}; es=${c##*:}
+      shapes+="${shapes:+,}$shape"
+      for e in ${es//,/ }; do cells+="${cells:+|}e$e/${shape%%:*}/${shape#*:}"; done
+    done
+    tokens='memcpy|auto|smem_flat|bulk_flat|tma_load_store|smem_wide|smem_sector|reg_permute|smem_strip|reg_tile|tma_wide|smem_padded|reg_realign|smem_xor|cutensor'
+    for r in 1 2; do
+      s=$(date +%s)
+      build-gpu/bench/tmakit_bench --shapes="$shapes" --benchmark_filter="^($tokens)/($cells)/" \
+        --benchmark_out="$work/check-$r.json" --benchmark_out_format=json > "$work/check-$r.txt" 2>&1 || rc=1
+      echo "== round $r $(($(date +%s) - s)) s"
+      python3 scripts/targets.py "$work/check-$r.json" | grep -E "auto miss" | tee -a "$work/targets.txt"
+    done
+    python3 scripts/bench_table.py "$work/check-1.json" "$work/check-2.json" --tokens auto > "$work/check-table.txt" 2>&1
+    tar -C "$work" -cJf "$out/$what.tar.xz" .
+    cp "$work/targets.txt" "$work/check-table.txt" "$out/" 2> /dev/null
+    exit $rc ;;
+  probe)
+    [ -n "${SKIP_PROBE:-}" ] || OUT=$work PROBE_TIMEOUT=${PROBE_TIMEOUT:-300} bash scripts/probe-run.sh > "$work/probe-table.txt" 2>&1
+    rc=$?
+    tail -n 3 "$work/probe-table.txt"
+    [ -f .cutensor/lib/libcutensor.so.2 ] || xz -d -k .cutensor/lib/libcutensor.so.2.xz
+    [ -x build-gpu/bench/tmakit_bench ] || { xz -d -c .prebuilt/tmakit_bench.xz > build-gpu/bench/tmakit_bench && chmod +x build-gpu/bench/tmakit_bench; }
+    tokens='memcpy|copy|tma_copy|cutensor|cublas_geam|cublas_geam_c|cublaslt|auto|smem_padded|smem_wide|smem_strip|smem_sector|smem_realign|reg_realign|smem_flat|reg_permute|reg_tile|vec_padded|async_copy|tma_load_store|tma_wide|tma_pipeline|bulk_flat'
+    timeout "${WIDE_TIMEOUT:-240}" build-gpu/bench/tmakit_bench --shapes="$WIDE_SHAPES" \
+      --benchmark_filter="^(${tokens})/" --benchmark_out="$work/wide.json" \
+      --benchmark_out_format=json > "$work/wide.txt" 2>&1 || rc=1
+    for f in "$work"/probe-*.json "$work/wide.json"; do
+      [ -f "$f" ] || continue
+      echo "== $(basename "$f")"
+      python3 scripts/targets.py "$f" | grep -E "lowest|auto miss"
+    done | tee "$work/targets.txt"
+    python3 scripts/bench_table.py "$work/wide.json" --tokens auto > "$work/wide-table.txt" 2>&1
+    tar -C "$work" -cJf "$out/$what.tar.xz" . 
+    cp "$work/targets.txt" "$out/"
+    exit $rc ;;
+  *) echo "session40.sh: probe or check"; exit 64 ;;
+esac
