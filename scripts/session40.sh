@@ -36,6 +36,9 @@ CHECK_CELLS+=" batched:8000x32x48:2,4 batched:6000x45x29:4 batched:3000x50x61:4 
 CHECK_CELLS+=" batched:300x400x401:4 batched:160x700x450:4 batched:400x350x333:4"
 CHECK_CELLS+=" odd:1499x1501:2,4 odd:2001x1999:4 odd:2897x2903:4 odd:3001x999:2"
 CHECK_CELLS+=" skinny:18x2000000:2,16 skinny:28x1048576:2,16 skinny:24x2000000:2"
+# added after the H100's first check (the rules' edges it showed)
+CHECK_CELLS+=" batched:3000x44x88:2,4 batched:2500x60x100:4 batched:2000x64x48:4"
+CHECK_CELLS+=" batched:500x270x300:4 batched:1000x190x250:4 odd:1771x1773:4"
 case "$what" in
   check)
     [ -f .cutensor/lib/libcutensor.so.2 ] || xz -d -k .cutensor/lib/libcutensor.so.2.xz
