@@ -123,16 +123,18 @@ constexpr std::int64_t kFlatSkinny4Min = 65536;
 constexpr std::int64_t kBulkFlatMaxMatrixBytes = 12 * 1024;       // the H100's table
 constexpr std::int64_t kBulkFlatMaxMatrixBytesHbm3e = 24 * 1024;  // the H200's (session 39)
 
-// smem_sector at 4 B from a short side of 385 (session 40's class sweep, one run per GPU, % of
-// memcpy smem_sector / smem_wide, H100 | H200): batched 250x511x509 97.1 / 79.3 | 91.5 / 76.5,
-// where 500x250x130 (short side 130) lost, 75.1 / 89.8 | 64.0 / 95.2.
-constexpr std::int64_t kSector4MinSide = 384;
-// ... and at 4 B only from 16 MiB a call: below, the output's partial sectors merge in the L2,
-// and smem_sector's extra input rows are what is left of it. Session 40's probe run, odd
-// 1001x999 (4 MB), % of memcpy smem_wide / smem_sector, H100 | H200: 134.5 / 127.6 | 132.7 /
-// 126.5; it won from 60 MB (3001x4999, 20001x777, 4097x4095: 98.2 / 79.1 | 95.7 / 76.2 at
-// 4097x4095).
-constexpr std::int64_t kSectorMinCallBytes = std::int64_t{16} << 20;
+// smem_sector at 4 B from a short side of 161 (session 40's class sweep and its check, % of
+// memcpy smem_sector / smem_wide, H100 | H200): batched 250x511x509 97.0 / 79.1 | 91.5 /
+// 76.5, 400x350x333 93.9 / 82.8 | 92.6 / 87.5, 1000x190x250 - | 88.6 / 83.2, 500x270x300 - |
+// 83.9 / 83.2, 160x700x450 93.9 / 92.8 | 92.5 / 94.5; 500x250x130 (short side 130) lost,
+// 75.1 / 89.8 | 64.0 / 95.2.
+constexpr std::int64_t kSector4MinSide = 160;
+// ... and at 4 B only from 10 MiB a call: below, the output's partial sectors merge in the L2,
+// and smem_sector's extra input rows are what is left of it. Odd single matrices, % of memcpy
+// smem_wide / smem_sector, H100 | H200: 1001x999 (4.0 MB) 133.6 / 129.0 | 133.5 / 127.9,
+// 1499x1501 (9.0 MB) 117.6 / 109.7 | 118.0 / 100.5; 1771x1773 (12.6 MB) - | 103.3 / 106.7,
+// 2001x1999 (16.0 MB) 103.5 / 108.8 | 103.2 / 108.6, 2897x2903 85.9 / 101.4 | 86.2 / 100.2.
+constexpr std::int64_t kSectorMinCallBytes = std::int64_t{10} << 20;
 // 2 B takes smem_sector no more (session 40): 1001x999 2 B (2 MB) ran smem_wide 131.3 / 118.6 |
 // 125.5 / 116.0, the batch 250x511x509 2 B smem_wide 74.5 / 57.1 | 78.0 / 42.0; one 2 B matrix
 // of 16 MiB has at least 1024 of reg_realign's tiles, so reg_realign takes every large one.
@@ -236,7 +238,6 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   //    4000000 x 32) 0.98-1.00 | 1.00; k = 16 0.82-0.84 | 0.64-0.67 (smem_strip / tma_store);
   //    64 x 64 matrices 0.95-0.98 | 0.96-0.98 (classic).
   //  - a side shorter than the tile (256 bytes) wastes it: 2048x128x128 1 B ran 0.55 | 0.46.
-  const bool rows16 = (cols * elem_bytes) % 16 == 0 && (rows * elem_bytes) % 16 == 0;
   const bool hbm3e = kernels::is_hbm3e(dram_gbps);  // the H200's table where the GPUs differ
   const std::int64_t short_side = std::min(rows, cols), long_side = std::max(rows, cols);
   // A line (k = 1) of at least kLineMemcpyMinBytes: smem_strip's cudaMemcpyAsync. Final runs o
@@ -267,8 +268,18 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   // 87.8 / 83.3 (reg_permute), 2 B 96.4 / 92.2 (cuTENSOR 95.6); 4096x64x64 1 B 100.1 / 96.9
   // (vec_padded). Not at 64 x 64 2 B (97.9 against tma_load_store's 98.8), sides of 8..24
   // (100000x8x8 1 B 88.5 against smem_flat's 104.0) or 128 and up (92.7 against 102.6).
+  // Session 40 (class sweep and its check, tmakit_bench --shapes, docs/data/class-sweep-*-
+  // 2026-11-27-session40*) found 2 B batches of 16-byte rows with a short side of 32..63 fast
+  // with it where the rows are a multiple of 16, % of memcpy reg_tile / the best other, H100 |
+  // H200: 3000x48x40 125.4 / 109.8 (bulk_flat) | 122.3 / 99.3 (tma_load_store), 1500x48x200
+  // 105.3 / 100.0 | 97.1 / 96.5, 8000x32x48 95.5 / 92.4 | 92.1 / 85.5; and slow where they are
+  // not: 6000x40x40 87.5 / 104.6 | 86.5 / 92.1, 4000x40x72 66.3 / 90.1 | 63.8 / 79.3,
+  // 2000x56x120 66.7 / 101.0, 1200x40x256 53.2 / 93.8 (H100).
+  const bool rows16 = (cols * elem_bytes) % 16 == 0 && (rows * elem_bytes) % 16 == 0;
+  const bool tile2_mid = elem_bytes == 2 && rows16 && rows % 16 == 0 && cols % 8 == 0 &&
+                         short_side >= 32 && short_side < 64;
   if (batch > 1 && elem_bytes <= 2 && rows % 8 == 0 && cols % 8 == 0 && short_side >= 32 &&
-      long_side <= (elem_bytes == 1 ? 64 : 32))
+      (long_side <= (elem_bytes == 1 ? 64 : 32) || tile2_mid))
     return "reg_tile";
   // On the H200 also 16 x N at 2 B: 16x4000000 90.6 against reg_permute's 88.2 (final run
   // 2026-11-24k; the H100 ran both at 94.1).
@@ -422,22 +433,35 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   // 10000x24x40 89.6 / 90.6, 90.1 / 90.4 (a tie). 8 B keeps it (85.7 / 97.2, 79.6 / 92.9).
   if (hbm3e && small_batch && rows16 && elem_bytes == 8 && short_side >= 16 && short_side < 32)
     return "tma_store";
-  // Batches of 16-byte-row matrices with a short side of 33..63, between the flat kernels'
-  // sides (<= 32) and tma_wide's (>= 64). Session 40's class sweep (tmakit_bench --shapes, one
-  // run per GPU, docs/data/class-sweep-*-2026-11-27-session40*; % of memcpy, H100 | H200):
-  //  - 2 B: 4000x40x72 [5760 B a matrix] bulk_flat 89.2 | 79.4 (tma_load_store 81.6 | 79.3)
-  //    and 1500x48x200 [19200 B] tma_load_store 100.6 | 95.2 (bulk_flat 93.5 | 81.7), where
-  //    smem_flat (auto's pick then) ran 87.2 | 74.2 and 81.7 | 70.5: bulk_flat up to the H100's
-  //    line (12 KB) on both GPUs, tma_load_store above it;
-  //  - 4 B, matrices of at most 4096 elements (one smem_wide tile's worth): 4000x40x72
-  //    tma_load_store 92.2 | 89.2 where smem_wide (auto's pick then: classic_best) ran 77.2 |
-  //    58.3; 2000x100x60 [6000 elements] keeps smem_wide (98.6 | 101.0 against tma_load_store's
-  //    78.5 on the H200). 8 B on the H200 likewise: 4000x40x72 95.8 against smem_wide's 86.9 (the
-  //    H100 keeps smem_wide: 98.6 against 95.4).
-  if (small_batch && rows16 && short_side > 32 && short_side < 64) {
-    if (elem_bytes == 2)
-      return rows * cols * elem_bytes <= kBulkFlatMaxMatrixBytes ? "bulk_flat" : "tma_load_store";
-    if ((elem_bytes == 4 || (hbm3e && elem_bytes == 8)) && rows * cols <= 4096)
+  // Batches of 16-byte-row matrices with a short side of 32..63, between the flat kernels'
+  // sides and tma_wide's (>= 64), where reg_tile (above) does not take them. Session 40's class
+  // sweep and its check (one to three runs per GPU; % of memcpy, H100 | H200):
+  //  - 2 B: tma_load_store on the H200 (4000x40x72 78.6, bulk_flat 79.3; 6000x40x40 90.2,
+  //    smem_flat 92.1; 2000x56x120 97.0; 1200x40x256 91.6, where smem_flat, auto's pick then,
+  //    ran 74.8 / 92.1 / 78.4 / 70.3); on the H100 above 12 KB a matrix (2000x56x120 101.0,
+  //    1200x40x256 93.8 against smem_flat's 95.5 / 78.8), below it smem_flat stays (6000x40x40
+  //    104.6, bulk_flat 96.6, tma_load_store 92.7; 4000x40x72 86.9 / 90.1 / 82.1);
+  //  - 4 B on the H100, matrices of at most 4096 elements (one smem_wide tile's worth):
+  //    smem_flat (4000x40x72 90.8, 6000x40x40 92.1, 3000x48x80 90.5, 5000x36x100 103.0,
+  //    8000x32x48 95.9; the best ran 92.7 / 94.3 / 93.3 / 103.4 / 95.9, where smem_wide /
+  //    smem_padded, auto's picks then, ran 77.8 / 85.4 / 91.9 / 94.5 / 76.5); larger ones keep
+  //    smem_wide (2000x100x60 98.6, 2000x56x120 99.0 against smem_flat's 88.6 / 80.4);
+  //  - 4 B on the H200, matrices of at most 4096 elements: tma_load_store where the long side
+  //    is at most 80 (4000x40x72 89.4, 6000x40x40 86.3, 3000x48x80 90.8, 2000x64x48 89.6;
+  //    smem_wide 58.3 / 65.8 / 74.2 / 93.4), bulk_flat above (5000x36x100 91.0, 3000x44x88
+  //    92.2; tma_load_store 79.1 / 80.5, smem_wide 75.4 / 84.8); larger matrices keep smem_wide
+  //    (2500x60x100 99.9, 2000x56x120 93.1);
+  //  - 8 B on the H200, at most 4096 elements: tma_load_store (4000x40x72 94.4-95.8, smem_wide
+  //    86.5-86.9; 3000x48x80 96.4, 5000x36x100 96.6 against 95.0 / 98.2). The H100 keeps
+  //    smem_wide (4000x40x72 98.6 against 95.4).
+  if (small_batch && rows16 && short_side >= 32 && short_side < 64 && long_side > 32) {
+    if (elem_bytes == 2 && short_side > 32 &&
+        (hbm3e || rows * cols * elem_bytes > kBulkFlatMaxMatrixBytes))
+      return "tma_load_store";
+    if (elem_bytes == 4 && !hbm3e && rows * cols <= 4096) return "smem_flat";
+    if (elem_bytes == 4 && short_side > 32 && rows * cols <= 4096)
+      return long_side <= 80 ? "tma_load_store" : "bulk_flat";
+    if (elem_bytes == 8 && hbm3e && short_side > 32 && rows * cols <= 4096)
       return "tma_load_store";
   }
   // At 4 B the H100 runs smem_flat, not bulk_flat, since session 38's gather (session 40's class
@@ -500,12 +524,15 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   // 94.5 / 94.8 against 96.3 / 98.5).
   if (hbm3e && elem_bytes == 16 && batch <= 1 && cols == 2 && rows >= kFlatSkinny4Min)
     return "smem_flat";
-  // k x N at 16 B on the H200 with k = 17..31 (N >= 65536): smem_flat. Session 40's class sweep
-  // (one run, % of memcpy smem_flat / smem_strip, auto's pick then): 20x1048576 96.7 / 84.3,
-  // 24x1000003 96.9 / 95.5, 31x1500007 96.9 / 96.5 (tma_wide 100.3 / 98.3 / 94.1); k = 12 and
-  // 16 keep the strip (98.6 / 97.5, 96.0 / 97.3). The H100 ties (96.0-96.7 / 95.8-97.2).
-  if (hbm3e && elem_bytes == 16 && batch <= 1 && rows > 16 && rows < 32 && cols >= kFlatSkinny4Min)
-    return "smem_flat";
+  // k x N at 16 B on the H200 with k = 17..30 (N >= 65536): tma_wide, whose 32-row tiles lost at
+  // k = 16 (above). Session 40's class sweep and its check (% of memcpy tma_wide / smem_strip,
+  // auto's pick then / smem_flat): 18x2000000 98.2 / 87.5 / 95.6, 20x1048576 99.9-100.3 /
+  // 84.3-84.4 / 96.4-96.7, 24x1000003 97.5-98.3 / 94.9-95.5 / 96.4-96.9, 28x1048576 99.4 /
+  // 97.7 / 96.5; at k = 31 it lost (31x1500007 93.7-94.1 / 96.3-96.5 / 96.6-96.9). The H100
+  // keeps the strip (18x2000000 / 20x1048576 / 28x1048576 tma_wide 98.8 / 98.6 / 97.8 against
+  // 97.7 / 97.1 / 97.2; 31x1500007 94.5 against 95.8).
+  if (hbm3e && elem_bytes == 16 && batch <= 1 && rows > 16 && rows < 31 && cols >= kFlatSkinny4Min)
+    return "tma_wide";
   if (elem_bytes == 16 && short_side >= 32) {
     const std::int64_t side = tma_wide_side(16);  // 32
     const std::int64_t matrix_tiles = ((rows + side - 1) / side) * ((cols + side - 1) / side);

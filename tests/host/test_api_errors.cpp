@@ -185,12 +185,12 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
     EXPECT_EQ(auto_variant(777, 20001, 8, 1, gbps), "smem_sector");
     EXPECT_EQ(auto_variant(1001, 999, 2, 1, gbps), "smem_wide");  // 144 realign tiles (s. 40)
     EXPECT_EQ(auto_variant(1001, 999, 1, 1, gbps), "smem_wide");  // 72 realign tiles
-    EXPECT_EQ(auto_variant(1001, 999, 4, 1, gbps), "smem_wide");  // 4 MB: under 16 MiB
+    EXPECT_EQ(auto_variant(1001, 999, 4, 1, gbps), "smem_wide");  // 4 MB: under 10 MiB
     EXPECT_EQ(auto_variant(2897, 2903, 4, 1, gbps), "smem_sector");  // 33.6 MB
     EXPECT_EQ(auto_variant(1001, 999, 8, 1, gbps), "smem_sector");
   }
-  EXPECT_EQ(auto_variant(3000, 500, 4), "smem_wide");  // 6 MB: under 16 MiB
-  EXPECT_EQ(auto_variant(30000, 380, 4), "smem_wide");  // 45.6 MB, short side <= 384
+  EXPECT_EQ(auto_variant(3000, 500, 4), "smem_wide");  // 6 MB: under 10 MiB
+  EXPECT_EQ(auto_variant(30000, 150, 4), "smem_wide");  // 18 MB, short side <= 160
   EXPECT_EQ(auto_variant(7, 4000000, 4), "smem_flat");
   EXPECT_EQ(auto_variant(24, 1000003, 4), "smem_flat");           // k x N at 4 B, k <= 32
   EXPECT_EQ(auto_variant(24, 1000003, 4, 1, 4800), "smem_flat");  // (session 32, both GPUs)
@@ -254,7 +254,7 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
     EXPECT_EQ(auto_variant(32, 32, 2, 16384, gbps), "reg_tile");
     EXPECT_EQ(auto_variant(16, 48, 1, 20000, gbps), "reg_permute");  // 1 B keeps it
   }
-  EXPECT_EQ(auto_variant(48, 40, 2, 3000, 4800), "bulk_flat");  // 16-byte rows, side 33..63
+  EXPECT_EQ(auto_variant(48, 40, 2, 3000, 4800), "reg_tile");  // 16-byte rows, side 32..63
   for (double gbps : {3350.0, 4800.0})
     for (int e : {4, 8, 16}) {
       // N x 1 at 4-16 B: bulk, below the line memcpy's 56 MiB (4000000 x 1 at 16 B is above)
@@ -353,7 +353,7 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(16384, 16384, 2, 1, 4800), "tma_wide");
   EXPECT_EQ(auto_variant(16384, 16384, 1, 1, 3350), "tma_wide");
   EXPECT_EQ(auto_variant(3001, 511, 2, 1, 4800), "smem_wide");    // H200: odd 2 B, short <= 512
-  EXPECT_EQ(auto_variant(3001, 999, 2, 1, 4800), "smem_wide");    // ... above, under 16 MiB
+  EXPECT_EQ(auto_variant(3001, 999, 2, 1, 4800), "smem_wide");    // ... above: 2 B never sector
   EXPECT_EQ(auto_variant(600, 601, 2, 250, 4800), "smem_wide");  // 2 B: never smem_sector
   EXPECT_EQ(auto_variant(600, 601, 2, 250), "smem_wide");
   EXPECT_EQ(auto_variant(97, 75, 8, 3000, 4800), "smem_wide");    // H200: small odd 8 B (hinted)
@@ -393,34 +393,48 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(4000000, 4, 8), "reg_permute");
   EXPECT_EQ(auto_variant(2, 4000000, 8), "reg_permute");
   EXPECT_EQ(auto_variant(4, 4000000, 8), "smem_strip");
-  // Session 40's class sweep (docs/perf-notes.md session 40), with the neighbours that keep
-  // their picks:
-  EXPECT_EQ(auto_variant(40, 72, 2, 4000), "bulk_flat");          // 2 B, short side 33..63
-  EXPECT_EQ(auto_variant(48, 200, 2, 1500), "tma_load_store");    // ... above 12 KB a matrix
-  EXPECT_EQ(auto_variant(40, 72, 2, 4000, 4800), "bulk_flat");    // ... both GPUs
-  EXPECT_EQ(auto_variant(48, 200, 2, 1500, 4800), "tma_load_store");
-  EXPECT_EQ(auto_variant(16, 48, 2, 20000), "smem_flat");         // short side 16: flat
-  EXPECT_EQ(auto_variant(40, 72, 4, 4000), "tma_load_store");     // 4 B, <= 4096 elements
-  EXPECT_EQ(auto_variant(40, 72, 4, 4000, 4800), "tma_load_store");
-  EXPECT_EQ(auto_variant(100, 60, 4, 2000), "smem_wide");         // 6000 elements
+  // Session 40's class sweep and its check (docs/perf-notes.md session 40), with the
+  // neighbours that keep their picks. Batches of 16-byte rows, short side 32..63:
+  for (double gbps : {3350.0, 4800.0}) {
+    EXPECT_EQ(auto_variant(48, 40, 2, 3000, gbps), "reg_tile");  // 2 B, rows a multiple of 16
+    EXPECT_EQ(auto_variant(48, 200, 2, 1500, gbps), "reg_tile");
+    EXPECT_EQ(auto_variant(32, 48, 2, 8000, gbps), "reg_tile");
+    EXPECT_EQ(auto_variant(56, 120, 2, 2000, gbps), "tma_load_store");  // ... not, > 12 KB
+    EXPECT_EQ(auto_variant(64, 64, 2, 4096, gbps), "tma_load_store");   // side 64: as before
+    EXPECT_EQ(auto_variant(16, 48, 2, 20000, gbps), "smem_flat");       // side 16: flat
+  }
+  EXPECT_EQ(auto_variant(40, 72, 2, 4000), "smem_flat");  // H100, <= 12 KB: flat
+  EXPECT_EQ(auto_variant(40, 72, 2, 4000, 4800), "tma_load_store");  // the H200: TMA
+  EXPECT_EQ(auto_variant(40, 72, 4, 4000), "smem_flat");             // 4 B, H100: flat
+  EXPECT_EQ(auto_variant(32, 48, 4, 8000), "smem_flat");
+  EXPECT_EQ(auto_variant(32, 32, 4, 16384), "smem_padded");          // 32 x 32: as before
+  EXPECT_EQ(auto_variant(40, 72, 4, 4000, 4800), "tma_load_store");  // H200, long side <= 80
+  EXPECT_EQ(auto_variant(36, 100, 4, 5000, 4800), "bulk_flat");      // ... above 80
+  EXPECT_EQ(auto_variant(60, 100, 4, 2500, 4800), "smem_wide");      // ... > 4096 elements
   EXPECT_EQ(auto_variant(40, 72, 8, 4000, 4800), "tma_load_store");  // 8 B: the H200
   EXPECT_EQ(auto_variant(40, 72, 8, 4000), "smem_wide");             // ... not the H100
-  EXPECT_EQ(auto_variant(37, 37, 4, 8000), "smem_flat");          // H100 4 B: not bulk_flat
-  EXPECT_EQ(auto_variant(37, 37, 4, 8000, 4800), "bulk_flat");    // ... the H200 keeps it
-  EXPECT_EQ(auto_variant(37, 37, 2, 8000), "bulk_flat");          // ... and 1-2 B
-  EXPECT_EQ(auto_variant(511, 509, 4, 250), "smem_sector");       // 4 B sector from side 385
-  EXPECT_EQ(auto_variant(511, 509, 4, 250, 4800), "smem_sector");
-  EXPECT_EQ(auto_variant(250, 130, 4, 500), "smem_wide");         // short side 130
-  EXPECT_EQ(auto_variant(511, 509, 2, 250), "smem_wide");         // 2 B keeps side 512
-  EXPECT_EQ(auto_variant(1001, 999, 4, 1), "smem_wide");          // under 16 MiB a call
-  EXPECT_EQ(auto_variant(1001, 999, 2, 1, 4800), "smem_wide");
-  EXPECT_EQ(auto_variant(4097, 4095, 4, 1), "smem_sector");       // 67 MB
-  EXPECT_EQ(auto_variant(20, 1048576, 2), "reg_permute");         // 2 B k x N, k = 17..31
-  EXPECT_EQ(auto_variant(20, 1048576, 2, 1, 4800), "reg_permute");
-  EXPECT_EQ(auto_variant(32, 4000000, 2), "tma_load_store");      // k = 32 keeps TMA
-  EXPECT_EQ(auto_variant(20, 1048576, 16, 1, 4800), "smem_flat");  // H200 16 B, k = 17..31
-  EXPECT_EQ(auto_variant(16, 4000000, 16, 1, 4800), "smem_strip");  // ... k = 16 keeps it
-  EXPECT_EQ(auto_variant(20, 1048576, 16), "smem_strip");            // ... the H100 too
+  EXPECT_EQ(auto_variant(100, 60, 4, 2000), "smem_wide");            // 64 and up: as before
+  // Small odd batches at 4 B: smem_flat on the H100, bulk_flat kept on the H200.
+  EXPECT_EQ(auto_variant(37, 37, 4, 8000), "smem_flat");
+  EXPECT_EQ(auto_variant(37, 37, 4, 8000, 4800), "bulk_flat");
+  EXPECT_EQ(auto_variant(37, 37, 2, 8000), "bulk_flat");  // ... 1-2 B keep bulk_flat
+  // smem_sector at 4 B: a short side above 160, at least 10 MiB a call; never at 2 B.
+  EXPECT_EQ(auto_variant(511, 509, 4, 250), "smem_sector");
+  EXPECT_EQ(auto_variant(350, 333, 4, 400, 4800), "smem_sector");
+  EXPECT_EQ(auto_variant(190, 250, 4, 1000, 4800), "smem_sector");
+  EXPECT_EQ(auto_variant(250, 130, 4, 500), "smem_wide");   // short side 130
+  EXPECT_EQ(auto_variant(400, 401, 4, 300), "smem_wide");   // output rows on sectors
+  EXPECT_EQ(auto_variant(511, 509, 2, 250), "smem_wide");   // 2 B
+  EXPECT_EQ(auto_variant(1499, 1501, 4, 1), "smem_wide");   // 9.0 MB
+  EXPECT_EQ(auto_variant(1771, 1773, 4, 1, 4800), "smem_sector");  // 12.6 MB
+  // k x N: 2 B with k = 17..31 reg_permute; 16 B on the H200 with k = 17..30 tma_wide.
+  EXPECT_EQ(auto_variant(20, 1048576, 2), "reg_permute");
+  EXPECT_EQ(auto_variant(28, 1048576, 2, 1, 4800), "reg_permute");
+  EXPECT_EQ(auto_variant(32, 4000000, 2), "tma_load_store");  // k = 32 keeps TMA
+  EXPECT_EQ(auto_variant(20, 1048576, 16, 1, 4800), "tma_wide");
+  EXPECT_EQ(auto_variant(31, 1500007, 16, 1, 4800), "smem_strip");  // k = 31: the strip
+  EXPECT_EQ(auto_variant(16, 4000000, 16, 1, 4800), "smem_strip");  // k = 16: the strip
+  EXPECT_EQ(auto_variant(20, 1048576, 16), "smem_strip");            // the H100: the strip
   for (const VariantInfo& v : variants()) {
     if (!v.uses_tma) continue;
     for (int e : {1, 2, 4, 8, 16}) {
