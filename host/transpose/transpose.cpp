@@ -123,18 +123,20 @@ constexpr std::int64_t kFlatSkinny4Min = 65536;
 constexpr std::int64_t kBulkFlatMaxMatrixBytes = 12 * 1024;       // the H100's table
 constexpr std::int64_t kBulkFlatMaxMatrixBytesHbm3e = 24 * 1024;  // the H200's (session 39)
 
-// smem_sector at 4 B from a short side of 161 (session 40's class sweep and its check, % of
+// smem_sector at 4 B from a short side of 181 (session 40's class sweep and its checks, % of
 // memcpy smem_sector / smem_wide, H100 | H200): batched 250x511x509 97.0 / 79.1 | 91.5 /
-// 76.5, 400x350x333 93.9 / 82.8 | 92.6 / 87.5, 1000x190x250 - | 88.6 / 83.2, 500x270x300 - |
-// 83.9 / 83.2, 160x700x450 93.9 / 92.8 | 92.5 / 94.5; 500x250x130 (short side 130) lost,
-// 75.1 / 89.8 | 64.0 / 95.2.
-constexpr std::int64_t kSector4MinSide = 160;
-// ... and at 4 B only from 10 MiB a call: below, the output's partial sectors merge in the L2,
+// 76.5, 400x350x333 93.9 / 82.8 | 92.6 / 87.5, 1000x190x250 - | 88.6 / 83.2, 600x201x300,
+// 500x270x300 - | 83.9 / 83.2, 160x700x450 93.9 / 92.8 | 92.5 / 94.5; it lost at 170
+// (400x170x520 - | 10% behind), 150 (800x150x300) and 130 (500x250x130 75.1 / 89.8 | 64.0 /
+// 95.2). The line between 170 and 190 is fitted to these shapes; no shape was held out for it.
+constexpr std::int64_t kSector4MinSide = 180;
+// ... and at 4 B only from 11 MiB a call: below, the output's partial sectors merge in the L2,
 // and smem_sector's extra input rows are what is left of it. Odd single matrices, % of memcpy
 // smem_wide / smem_sector, H100 | H200: 1001x999 (4.0 MB) 133.6 / 129.0 | 133.5 / 127.9,
-// 1499x1501 (9.0 MB) 117.6 / 109.7 | 118.0 / 100.5; 1771x1773 (12.6 MB) - | 103.3 / 106.7,
-// 2001x1999 (16.0 MB) 103.5 / 108.8 | 103.2 / 108.6, 2897x2903 85.9 / 101.4 | 86.2 / 100.2.
-constexpr std::int64_t kSectorMinCallBytes = std::int64_t{10} << 20;
+// 1499x1501 (9.0 MB) 117.6 / 109.7 | 118.0 / 100.5, 1601x1650 (10.6 MB) - | 10% behind;
+// 1771x1773 (12.6 MB) - | 103.3 / 106.7, 2001x1999 (16.0 MB) 103.5 / 108.8 | 103.2 / 108.6,
+// 2897x2903 85.9 / 101.4 | 86.2 / 100.2. The line between 10.6 and 12.6 MB is fitted.
+constexpr std::int64_t kSectorMinCallBytes = std::int64_t{11} << 20;
 // 2 B takes smem_sector no more (session 40): 1001x999 2 B (2 MB) ran smem_wide 131.3 / 118.6 |
 // 125.5 / 116.0, the batch 250x511x509 2 B smem_wide 74.5 / 57.1 | 78.0 / 42.0; one 2 B matrix
 // of 16 MiB has at least 1024 of reg_realign's tiles, so reg_realign takes every large one.
@@ -446,11 +448,15 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   //    8000x32x48 95.9; the best ran 92.7 / 94.3 / 93.3 / 103.4 / 95.9, where smem_wide /
   //    smem_padded, auto's picks then, ran 77.8 / 85.4 / 91.9 / 94.5 / 76.5); larger ones keep
   //    smem_wide (2000x100x60 98.6, 2000x56x120 99.0 against smem_flat's 88.6 / 80.4);
-  //  - 4 B on the H200, matrices of at most 4096 elements: tma_load_store where the long side
-  //    is at most 80 (4000x40x72 89.4, 6000x40x40 86.3, 3000x48x80 90.8, 2000x64x48 89.6;
-  //    smem_wide 58.3 / 65.8 / 74.2 / 93.4), bulk_flat above (5000x36x100 91.0, 3000x44x88
-  //    92.2; tma_load_store 79.1 / 80.5, smem_wide 75.4 / 84.8); larger matrices keep smem_wide
-  //    (2500x60x100 99.9, 2000x56x120 93.1);
+  //  - 4 B on the H200, matrices of at most 4096 elements: tma_wide. No technique was within a
+  //    few points of the best on all ten shapes measured (4000x40x72, 6000x40x40, 3000x48x80,
+  //    5000x36x100, 3000x44x88, 2000x64x48, 7000x36x52, 4000x52x76, 3500x40x96, 4500x44x64: the
+  //    best was tma_load_store, reg_tile, smem_flat, tma_wide or bulk_flat by shape); tma_wide
+  //    ran at most 13.1% (mean 5.7%) behind the best, tma_load_store 23.2% (9.6%), bulk_flat
+  //    27.5% (8.9%), smem_wide (auto's pick before) 35.2% (17.4%). A rule by the long side
+  //    (tma_load_store up to 80) failed on the shapes held out for it (7000x36x52, 4000x52x76,
+  //    4500x44x64: 14-24% behind). Larger matrices keep smem_wide (2500x60x100 99.9,
+  //    2000x56x120 93.1 against tma_wide's 95.3 / 95.2);
   //  - 8 B on the H200, at most 4096 elements: tma_load_store (4000x40x72 94.4-95.8, smem_wide
   //    86.5-86.9; 3000x48x80 96.4, 5000x36x100 96.6 against 95.0 / 98.2). The H100 keeps
   //    smem_wide (4000x40x72 98.6 against 95.4).
@@ -459,8 +465,7 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
         (hbm3e || rows * cols * elem_bytes > kBulkFlatMaxMatrixBytes))
       return "tma_load_store";
     if (elem_bytes == 4 && !hbm3e && rows * cols <= 4096) return "smem_flat";
-    if (elem_bytes == 4 && short_side > 32 && rows * cols <= 4096)
-      return long_side <= 80 ? "tma_load_store" : "bulk_flat";
+    if (elem_bytes == 4 && short_side > 32 && rows * cols <= 4096) return "tma_wide";
     if (elem_bytes == 8 && hbm3e && short_side > 32 && rows * cols <= 4096)
       return "tma_load_store";
   }

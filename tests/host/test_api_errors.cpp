@@ -185,12 +185,12 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
     EXPECT_EQ(auto_variant(777, 20001, 8, 1, gbps), "smem_sector");
     EXPECT_EQ(auto_variant(1001, 999, 2, 1, gbps), "smem_wide");  // 144 realign tiles (s. 40)
     EXPECT_EQ(auto_variant(1001, 999, 1, 1, gbps), "smem_wide");  // 72 realign tiles
-    EXPECT_EQ(auto_variant(1001, 999, 4, 1, gbps), "smem_wide");  // 4 MB: under 10 MiB
+    EXPECT_EQ(auto_variant(1001, 999, 4, 1, gbps), "smem_wide");  // 4 MB: under 11 MiB
     EXPECT_EQ(auto_variant(2897, 2903, 4, 1, gbps), "smem_sector");  // 33.6 MB
     EXPECT_EQ(auto_variant(1001, 999, 8, 1, gbps), "smem_sector");
   }
-  EXPECT_EQ(auto_variant(3000, 500, 4), "smem_wide");  // 6 MB: under 10 MiB
-  EXPECT_EQ(auto_variant(30000, 150, 4), "smem_wide");  // 18 MB, short side <= 160
+  EXPECT_EQ(auto_variant(3000, 500, 4), "smem_wide");  // 6 MB: under 11 MiB
+  EXPECT_EQ(auto_variant(30000, 170, 4), "smem_wide");  // 20 MB, short side <= 180
   EXPECT_EQ(auto_variant(7, 4000000, 4), "smem_flat");
   EXPECT_EQ(auto_variant(24, 1000003, 4), "smem_flat");           // k x N at 4 B, k <= 32
   EXPECT_EQ(auto_variant(24, 1000003, 4, 1, 4800), "smem_flat");  // (session 32, both GPUs)
@@ -408,8 +408,8 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(40, 72, 4, 4000), "smem_flat");             // 4 B, H100: flat
   EXPECT_EQ(auto_variant(32, 48, 4, 8000), "smem_flat");
   EXPECT_EQ(auto_variant(32, 32, 4, 16384), "smem_padded");          // 32 x 32: as before
-  EXPECT_EQ(auto_variant(40, 72, 4, 4000, 4800), "tma_load_store");  // H200, long side <= 80
-  EXPECT_EQ(auto_variant(36, 100, 4, 5000, 4800), "bulk_flat");      // ... above 80
+  EXPECT_EQ(auto_variant(40, 72, 4, 4000, 4800), "tma_wide");       // H200, <= 4096 elements
+  EXPECT_EQ(auto_variant(36, 100, 4, 5000, 4800), "tma_wide");
   EXPECT_EQ(auto_variant(60, 100, 4, 2500, 4800), "smem_wide");      // ... > 4096 elements
   EXPECT_EQ(auto_variant(40, 72, 8, 4000, 4800), "tma_load_store");  // 8 B: the H200
   EXPECT_EQ(auto_variant(40, 72, 8, 4000), "smem_wide");             // ... not the H100
@@ -422,11 +422,13 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(511, 509, 4, 250), "smem_sector");
   EXPECT_EQ(auto_variant(350, 333, 4, 400, 4800), "smem_sector");
   EXPECT_EQ(auto_variant(190, 250, 4, 1000, 4800), "smem_sector");
+  EXPECT_EQ(auto_variant(170, 520, 4, 400, 4800), "smem_wide");  // short side 170
   EXPECT_EQ(auto_variant(250, 130, 4, 500), "smem_wide");   // short side 130
   EXPECT_EQ(auto_variant(400, 401, 4, 300), "smem_wide");   // output rows on sectors
   EXPECT_EQ(auto_variant(511, 509, 2, 250), "smem_wide");   // 2 B
   EXPECT_EQ(auto_variant(1499, 1501, 4, 1), "smem_wide");   // 9.0 MB
   EXPECT_EQ(auto_variant(1771, 1773, 4, 1, 4800), "smem_sector");  // 12.6 MB
+  EXPECT_EQ(auto_variant(1601, 1650, 4, 1, 4800), "smem_wide");    // 10.6 MB
   // k x N: 2 B with k = 17..31 reg_permute; 16 B on the H200 with k = 17..30 tma_wide.
   EXPECT_EQ(auto_variant(20, 1048576, 2), "reg_permute");
   EXPECT_EQ(auto_variant(28, 1048576, 2, 1, 4800), "reg_permute");
