@@ -126,10 +126,11 @@ constexpr std::int64_t kBulkFlatMaxMatrixBytesHbm3e = 24 * 1024;  // the H200's 
 // smem_sector at 4 B from a short side of 181 (session 40's class sweep and its checks, % of
 // memcpy smem_sector / smem_wide, H100 | H200): batched 250x511x509 97.0 / 79.1 | 91.5 /
 // 76.5, 400x350x333 93.9 / 82.8 | 92.6 / 87.5, 1000x190x250 - | 88.6 / 83.2, 600x201x300,
-// 500x270x300 - | 83.9 / 83.2, 160x700x450 93.9 / 92.8 | 92.5 / 94.5; it lost at 170
-// (400x170x520 - | 10% behind), 150 (800x150x300) and 130 (500x250x130 75.1 / 89.8 | 64.0 /
-// 95.2). The line between 170 and 190 is fitted to these shapes; no shape was held out for it.
-constexpr std::int64_t kSector4MinSide = 180;
+// 500x270x300 - | 83.9 / 83.2, 160x700x450 93.9 / 92.8 | 92.5 / 94.5. On the H200 it lost at
+// 170 (400x170x520, 10% behind), 150 (800x150x300) and 130 (500x250x130 75.1 / 89.8 | 64.0 /
+// 95.2); on the H100 it won at 170 and 150 (11% / 10% ahead) and lost at 130. The lines (H100
+// between 130 and 150, H200 between 170 and 190) are fitted to these shapes; none was held out.
+constexpr std::int64_t kSector4MinSide = 140, kSector4MinSideHbm3e = 180;
 // ... and at 4 B only from 11 MiB a call: below, the output's partial sectors merge in the L2,
 // and smem_sector's extra input rows are what is left of it. Odd single matrices, % of memcpy
 // smem_wide / smem_sector, H100 | H200: 1001x999 (4.0 MB) 133.6 / 129.0 | 133.5 / 127.9,
@@ -142,7 +143,7 @@ constexpr std::int64_t kSectorMinCallBytes = std::int64_t{11} << 20;
 // of 16 MiB has at least 1024 of reg_realign's tiles, so reg_realign takes every large one.
 
 std::string classic_best(std::int64_t rows, std::int64_t cols, int elem_bytes,
-                         std::int64_t batch = 1) {
+                         std::int64_t batch = 1, bool hbm3e = false) {
   const std::int64_t short_side = std::min(rows, cols);
   if (short_side > 1 &&
       ((elem_bytes <= 2 && short_side <= 32) || (elem_bytes == 4 && short_side <= 16) ||
@@ -172,7 +173,9 @@ std::string classic_best(std::int64_t rows, std::int64_t cols, int elem_bytes,
   const bool sector_call =
       std::max<std::int64_t>(batch, 1) * rows * cols * elem_bytes >= kSectorMinCallBytes;
   if (out_rows_split_sectors &&
-      (elem_bytes == 8 || (elem_bytes == 4 && short_side > kSector4MinSide && sector_call)))
+      (elem_bytes == 8 ||
+       (elem_bytes == 4 && short_side > (hbm3e ? kSector4MinSideHbm3e : kSector4MinSide) &&
+        sector_call)))
     return "smem_sector";
   switch (elem_bytes) {
     case 1:
@@ -350,11 +353,10 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     // reg_permute 93.1 | 88.4, final runs aq | ar).
     const bool wide2_mid = elem_bytes == 2 && rp.k > 16 && rp.k < 32;
     const bool pays = rp.form != RegForm::kNone && !rp.realign && !batch2_mid &&
-                      (b > 1 ? elem_bytes <= 2
-                       : rp.form == RegForm::kWide
-                           ? (elem_bytes <= 2 && kb <= 32) || wide2_mid ||
-                                 (elem_bytes == 4 && rp.k <= 4)
-                           : elem_bytes <= 4 && rp.k < 16);
+                      (b > 1                       ? elem_bytes <= 2
+                       : rp.form == RegForm::kWide ? (elem_bytes <= 2 && kb <= 32) || wide2_mid ||
+                                                         (elem_bytes == 4 && rp.k <= 4)
+                                                   : elem_bytes <= 4 && rp.k < 16);
     // The H200 (same scripts, docs/data/reg-h200-2026-11-24.txt) also takes N x k at 1 B for
     // every k: 4000000x16 / 4000000x32 84.2 / 83.1 where smem_flat ran 76.8 / 76.9 and
     // tma_load (its pick for N x 32) 76.4; and at 4 B for k < 8: 4000000x7 reg_permute 3617 /
@@ -443,20 +445,20 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   //    ran 74.8 / 92.1 / 78.4 / 70.3); on the H100 above 12 KB a matrix (2000x56x120 101.0,
   //    1200x40x256 93.8 against smem_flat's 95.5 / 78.8), below it smem_flat stays (6000x40x40
   //    104.6, bulk_flat 96.6, tma_load_store 92.7; 4000x40x72 86.9 / 90.1 / 82.1);
-  //  - 4 B on the H100, matrices of at most 4096 elements (one smem_wide tile's worth):
-  //    smem_flat (4000x40x72 90.8, 6000x40x40 92.1, 3000x48x80 90.5, 5000x36x100 103.0,
-  //    8000x32x48 95.9; the best ran 92.7 / 94.3 / 93.3 / 103.4 / 95.9, where smem_wide /
-  //    smem_padded, auto's picks then, ran 77.8 / 85.4 / 91.9 / 94.5 / 76.5); larger ones keep
-  //    smem_wide (2000x100x60 98.6, 2000x56x120 99.0 against smem_flat's 88.6 / 80.4);
-  //  - 4 B on the H200, matrices of at most 4096 elements: tma_wide. No technique was within a
-  //    few points of the best on all ten shapes measured (4000x40x72, 6000x40x40, 3000x48x80,
-  //    5000x36x100, 3000x44x88, 2000x64x48, 7000x36x52, 4000x52x76, 3500x40x96, 4500x44x64: the
-  //    best was tma_load_store, reg_tile, smem_flat, tma_wide or bulk_flat by shape); tma_wide
-  //    ran at most 13.1% (mean 5.7%) behind the best, tma_load_store 23.2% (9.6%), bulk_flat
-  //    27.5% (8.9%), smem_wide (auto's pick before) 35.2% (17.4%). A rule by the long side
-  //    (tma_load_store up to 80) failed on the shapes held out for it (7000x36x52, 4000x52x76,
-  //    4500x44x64: 14-24% behind). Larger matrices keep smem_wide (2500x60x100 99.9,
-  //    2000x56x120 93.1 against tma_wide's 95.3 / 95.2);
+  //  - 4 B, matrices of at most 4096 elements (one smem_wide tile's worth) and a short side of
+  //    33..63: tma_wide on both GPUs. No technique was within a few points of the best on all
+  //    ten shapes measured (4000x40x72, 6000x40x40, 3000x48x80, 5000x36x100, 3000x44x88,
+  //    2000x64x48, 7000x36x52, 4000x52x76, 3500x40x96, 4500x44x64: the best was
+  //    tma_load_store, reg_tile, smem_flat, smem_wide, tma_wide or bulk_flat by shape). Behind
+  //    the best at most (mean), H100 | H200: tma_wide 10.5% (4.1) | 13.1% (5.7), smem_flat
+  //    18.1 (4.0) | 33.2 (13.0), tma_load_store 29.9 (13.8) | 23.2 (9.6), smem_wide (auto's pick
+  //    before) 16.5 (5.8) | 35.2 (17.4). Two narrower rules written on the way failed on the
+  //    shapes held out for them: smem_flat on the H100 (2000x64x48, 4500x44x64: 18% / 10%
+  //    behind) and tma_load_store up to a long side of 80 on the H200 (7000x36x52, 4000x52x76,
+  //    4500x44x64: 14-24% behind). A short side of 32 on the H100 runs smem_flat (8000x32x48
+  //    95.9, the best; smem_padded, the pick before, 76.5); the H200 keeps tma_load_store there
+  //    (93.8). Larger matrices keep smem_wide (2000x100x60 98.6 | 101.0, 2500x60x100 - | 99.9,
+  //    2000x56x120 99.0 | 93.1);
   //  - 8 B on the H200, at most 4096 elements: tma_load_store (4000x40x72 94.4-95.8, smem_wide
   //    86.5-86.9; 3000x48x80 96.4, 5000x36x100 96.6 against 95.0 / 98.2). The H100 keeps
   //    smem_wide (4000x40x72 98.6 against 95.4).
@@ -464,10 +466,9 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     if (elem_bytes == 2 && short_side > 32 &&
         (hbm3e || rows * cols * elem_bytes > kBulkFlatMaxMatrixBytes))
       return "tma_load_store";
-    if (elem_bytes == 4 && !hbm3e && rows * cols <= 4096) return "smem_flat";
     if (elem_bytes == 4 && short_side > 32 && rows * cols <= 4096) return "tma_wide";
-    if (elem_bytes == 8 && hbm3e && short_side > 32 && rows * cols <= 4096)
-      return "tma_load_store";
+    if (elem_bytes == 4 && short_side == 32 && !hbm3e && rows * cols <= 4096) return "smem_flat";
+    if (elem_bytes == 8 && hbm3e && short_side > 32 && rows * cols <= 4096) return "tma_load_store";
   }
   // At 4 B the H100 runs smem_flat, not bulk_flat, since session 38's gather (session 40's class
   // sweep, one run, % of memcpy smem_flat / bulk_flat): 8000x37x37 [5476 B] 99.9 / 91.0,
@@ -498,7 +499,7 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   // best and tma_load 0.90 / 0.98).
   if (hbm3e && rows16 && elem_bytes <= 2 && cols == 32 && rows >= 65536) return "tma_load";
   if (elem_bytes <= 2 && short_side <= 32 && !(rows == 32 && rows16))
-    return classic_best(rows, cols, elem_bytes, batch);
+    return classic_best(rows, cols, elem_bytes, batch, hbm3e);
   // 16 B: tma_wide (32 x 32 tiles of 16-byte elements; 16-byte rows always, so TMA takes any
   // shape) where a side holds a whole tile and the tiles cover at most 15% more than the
   // matrix. scripts/e16-experiment.sh, 2026-11-24, % of memcpy tma_wide / smem_padded, H100 |
@@ -688,7 +689,7 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   // alone took it at 2 B, from final run r (docs/data/bench-full-h200-2026-11-25r.json.xz), %
   // of memcpy reg_realign / smem_realign: 12345x6789 65.5 / 63.6, 6789x12345 64.2 / 62.1,
   // 3001x4999 68.3 / 68.6 (its .L2::256B loads, session 26).
-  std::string classic = classic_best(rows, cols, elem_bytes, batch);
+  std::string classic = classic_best(rows, cols, elem_bytes, batch, hbm3e);
   // Before the hints (sessions 20-25): session 20 had reg_realign ahead (12345x6789 65.9 /
   // 63.9% of memcpy, 6789x12345 64.0 / 63.0, probe 4097x4095 72.7 / 70.5); session 25 moved
   // the pick to smem_realign, % of memcpy smem_realign / reg_realign on the H200:

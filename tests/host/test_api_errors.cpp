@@ -183,13 +183,13 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
     EXPECT_EQ(auto_variant(777, 20001, 2, 1, gbps), "reg_realign");
     EXPECT_EQ(auto_variant(20001, 777, 4, 1, gbps), "smem_sector");
     EXPECT_EQ(auto_variant(777, 20001, 8, 1, gbps), "smem_sector");
-    EXPECT_EQ(auto_variant(1001, 999, 2, 1, gbps), "smem_wide");  // 144 realign tiles (s. 40)
-    EXPECT_EQ(auto_variant(1001, 999, 1, 1, gbps), "smem_wide");  // 72 realign tiles
-    EXPECT_EQ(auto_variant(1001, 999, 4, 1, gbps), "smem_wide");  // 4 MB: under 11 MiB
+    EXPECT_EQ(auto_variant(1001, 999, 2, 1, gbps), "smem_wide");     // 144 realign tiles (s. 40)
+    EXPECT_EQ(auto_variant(1001, 999, 1, 1, gbps), "smem_wide");     // 72 realign tiles
+    EXPECT_EQ(auto_variant(1001, 999, 4, 1, gbps), "smem_wide");     // 4 MB: under 11 MiB
     EXPECT_EQ(auto_variant(2897, 2903, 4, 1, gbps), "smem_sector");  // 33.6 MB
     EXPECT_EQ(auto_variant(1001, 999, 8, 1, gbps), "smem_sector");
   }
-  EXPECT_EQ(auto_variant(3000, 500, 4), "smem_wide");  // 6 MB: under 11 MiB
+  EXPECT_EQ(auto_variant(3000, 500, 4), "smem_wide");   // 6 MB: under 11 MiB
   EXPECT_EQ(auto_variant(30000, 170, 4), "smem_wide");  // 20 MB, short side <= 180
   EXPECT_EQ(auto_variant(7, 4000000, 4), "smem_flat");
   EXPECT_EQ(auto_variant(24, 1000003, 4), "smem_flat");           // k x N at 4 B, k <= 32
@@ -228,8 +228,8 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(70, 71, 4, 3000), "smem_flat");        // ... on the H100: flat
   EXPECT_EQ(auto_variant(33, 65, 4, 5000), "smem_flat");  // 4 B on the H100: flat (session 40)
   EXPECT_EQ(auto_variant(33, 65, 4, 5000, 4800), "bulk_flat");  // ... the H200: bulk
-  EXPECT_EQ(auto_variant(100, 60, 2, 2000), "bulk_flat");  // 12000 B: bulk on both
-  EXPECT_EQ(auto_variant(250, 130, 1, 500), "smem_flat");  // 32500 B: flat on both
+  EXPECT_EQ(auto_variant(100, 60, 2, 2000), "bulk_flat");       // 12000 B: bulk on both
+  EXPECT_EQ(auto_variant(250, 130, 1, 500), "smem_flat");       // 32500 B: flat on both
   EXPECT_EQ(auto_variant(250, 130, 1, 500, 4800), "smem_flat");
   EXPECT_EQ(auto_variant(33, 65, 8, 5000, 4800), "bulk_flat");  // 8 B on the H200 (session 37)
   EXPECT_NE(auto_variant(97, 75, 8, 3000, 4800), "bulk_flat");  // ... not above 32 KB a matrix
@@ -352,12 +352,12 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(128, 128, 1, 2048, 4800), "tma_pipeline");    // ... below: the window
   EXPECT_EQ(auto_variant(16384, 16384, 2, 1, 4800), "tma_wide");
   EXPECT_EQ(auto_variant(16384, 16384, 1, 1, 3350), "tma_wide");
-  EXPECT_EQ(auto_variant(3001, 511, 2, 1, 4800), "smem_wide");    // H200: odd 2 B, short <= 512
-  EXPECT_EQ(auto_variant(3001, 999, 2, 1, 4800), "smem_wide");    // ... above: 2 B never sector
+  EXPECT_EQ(auto_variant(3001, 511, 2, 1, 4800), "smem_wide");   // H200: odd 2 B, short <= 512
+  EXPECT_EQ(auto_variant(3001, 999, 2, 1, 4800), "smem_wide");   // ... above: 2 B never sector
   EXPECT_EQ(auto_variant(600, 601, 2, 250, 4800), "smem_wide");  // 2 B: never smem_sector
   EXPECT_EQ(auto_variant(600, 601, 2, 250), "smem_wide");
-  EXPECT_EQ(auto_variant(97, 75, 8, 3000, 4800), "smem_wide");    // H200: small odd 8 B (hinted)
-  EXPECT_EQ(auto_variant(32, 32, 1, 16384), "reg_tile");          // batches of 32 x 32, 1-2 B
+  EXPECT_EQ(auto_variant(97, 75, 8, 3000, 4800), "smem_wide");  // H200: small odd 8 B (hinted)
+  EXPECT_EQ(auto_variant(32, 32, 1, 16384), "reg_tile");        // batches of 32 x 32, 1-2 B
   EXPECT_EQ(auto_variant(32, 32, 2, 16384), "reg_tile");
   EXPECT_EQ(auto_variant(32, 32, 1, 16384, 4800), "reg_tile");   // both GPUs
   EXPECT_EQ(auto_variant(48, 64, 1, 1000), "reg_tile");          // 1 B: sides 32..64
@@ -403,12 +403,14 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
     EXPECT_EQ(auto_variant(64, 64, 2, 4096, gbps), "tma_load_store");   // side 64: as before
     EXPECT_EQ(auto_variant(16, 48, 2, 20000, gbps), "smem_flat");       // side 16: flat
   }
-  EXPECT_EQ(auto_variant(40, 72, 2, 4000), "smem_flat");  // H100, <= 12 KB: flat
+  EXPECT_EQ(auto_variant(40, 72, 2, 4000), "smem_flat");             // H100, <= 12 KB: flat
   EXPECT_EQ(auto_variant(40, 72, 2, 4000, 4800), "tma_load_store");  // the H200: TMA
-  EXPECT_EQ(auto_variant(40, 72, 4, 4000), "smem_flat");             // 4 B, H100: flat
-  EXPECT_EQ(auto_variant(32, 48, 4, 8000), "smem_flat");
+  EXPECT_EQ(auto_variant(40, 72, 4, 4000), "tma_wide");              // 4 B, <= 4096 elements
+  EXPECT_EQ(auto_variant(64, 48, 4, 2000), "tma_wide");
+  EXPECT_EQ(auto_variant(32, 48, 4, 8000), "smem_flat");             // H100, short side 32
+  EXPECT_EQ(auto_variant(32, 48, 4, 8000, 4800), "tma_load_store");  // ... the H200
   EXPECT_EQ(auto_variant(32, 32, 4, 16384), "smem_padded");          // 32 x 32: as before
-  EXPECT_EQ(auto_variant(40, 72, 4, 4000, 4800), "tma_wide");       // H200, <= 4096 elements
+  EXPECT_EQ(auto_variant(40, 72, 4, 4000, 4800), "tma_wide");        // H200, <= 4096 elements
   EXPECT_EQ(auto_variant(36, 100, 4, 5000, 4800), "tma_wide");
   EXPECT_EQ(auto_variant(60, 100, 4, 2500, 4800), "smem_wide");      // ... > 4096 elements
   EXPECT_EQ(auto_variant(40, 72, 8, 4000, 4800), "tma_load_store");  // 8 B: the H200
@@ -422,11 +424,13 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(511, 509, 4, 250), "smem_sector");
   EXPECT_EQ(auto_variant(350, 333, 4, 400, 4800), "smem_sector");
   EXPECT_EQ(auto_variant(190, 250, 4, 1000, 4800), "smem_sector");
-  EXPECT_EQ(auto_variant(170, 520, 4, 400, 4800), "smem_wide");  // short side 170
-  EXPECT_EQ(auto_variant(250, 130, 4, 500), "smem_wide");   // short side 130
-  EXPECT_EQ(auto_variant(400, 401, 4, 300), "smem_wide");   // output rows on sectors
-  EXPECT_EQ(auto_variant(511, 509, 2, 250), "smem_wide");   // 2 B
-  EXPECT_EQ(auto_variant(1499, 1501, 4, 1), "smem_wide");   // 9.0 MB
+  EXPECT_EQ(auto_variant(170, 520, 4, 400, 4800), "smem_wide");  // H200: short side 170
+  EXPECT_EQ(auto_variant(170, 520, 4, 400), "smem_sector");      // H100: from 141
+  EXPECT_EQ(auto_variant(150, 300, 4, 800), "smem_sector");
+  EXPECT_EQ(auto_variant(250, 130, 4, 500), "smem_wide");          // short side 130
+  EXPECT_EQ(auto_variant(400, 401, 4, 300), "smem_wide");          // output rows on sectors
+  EXPECT_EQ(auto_variant(511, 509, 2, 250), "smem_wide");          // 2 B
+  EXPECT_EQ(auto_variant(1499, 1501, 4, 1), "smem_wide");          // 9.0 MB
   EXPECT_EQ(auto_variant(1771, 1773, 4, 1, 4800), "smem_sector");  // 12.6 MB
   EXPECT_EQ(auto_variant(1601, 1650, 4, 1, 4800), "smem_wide");    // 10.6 MB
   // k x N: 2 B with k = 17..31 reg_permute; 16 B on the H200 with k = 17..30 tma_wide.
@@ -436,7 +440,7 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(20, 1048576, 16, 1, 4800), "tma_wide");
   EXPECT_EQ(auto_variant(31, 1500007, 16, 1, 4800), "smem_strip");  // k = 31: the strip
   EXPECT_EQ(auto_variant(16, 4000000, 16, 1, 4800), "smem_strip");  // k = 16: the strip
-  EXPECT_EQ(auto_variant(20, 1048576, 16), "smem_strip");            // the H100: the strip
+  EXPECT_EQ(auto_variant(20, 1048576, 16), "smem_strip");           // the H100: the strip
   for (const VariantInfo& v : variants()) {
     if (!v.uses_tma) continue;
     for (int e : {1, 2, 4, 8, 16}) {
