@@ -2,6 +2,7 @@
 #include <string>
 #include <vector>
 #include <gtest/gtest.h>
+#include <host/device.hpp>
 #include <kernels/launchers.hpp>
 #include <tests/support/gpu.hpp>
 #include <tests/support/harness.hpp>
@@ -98,6 +99,55 @@ TEST_P(AutoVariant, MatchesReferenceAndNamesWhatRan) {
   }
 }
 INSTANTIATE_TEST_SUITE_P(ElemBytes, AutoVariant, ::testing::Values(1, 2, 4, 8));
+
+// Session 40's `auto` rules (host/transpose/transpose.cpp): shapes each rule sends to a
+// technique `auto` did not run there before. The dense call runs what auto_variant() names for
+// this GPU and matches the reference; the same call with padded leading dimensions, gapped batch
+// strides and src / dst one element off 16 bytes matches it too (the dispatcher may fall back
+// there, and says what ran).
+TEST(AutoClassRules, DenseRunsTheTablePickAndStridedMatchesTheReference) {
+  TMAKIT_NEED_GPU(75);
+  DeviceCaps caps;
+  ASSERT_TRUE(current_device_caps(&caps).ok());
+  struct Case {
+    std::int64_t batch, rows, cols;
+    int e;
+  };
+  const Case cases[] = {{300, 48, 40, 2},   {200, 48, 200, 2},  {300, 40, 72, 2}, {300, 56, 120, 2},
+                        {300, 40, 72, 4},   {300, 32, 48, 4},   {300, 37, 37, 4}, {300, 40, 72, 8},
+                        {25, 350, 333, 4},  {1, 1771, 1773, 4}, {3, 511, 509, 2}, {1, 20, 65536, 2},
+                        {1, 20, 65536, 16}, {1, 28, 70000, 16}};
+  for (const Case& c : cases)
+    for (const bool strided : {false, true}) {
+      MatrixLayout layout;
+      layout.batch = c.batch;
+      std::size_t offset = 0;
+      if (strided) {
+        layout.src_ld_elems = c.cols + 3;
+        layout.dst_ld_elems = c.rows + 5;
+        if (c.batch > 1) {
+          layout.src_batch_stride_elems = c.rows * (c.cols + 3) + 7;
+          layout.dst_batch_stride_elems = c.cols * (c.rows + 5) + 11;
+        }
+        offset = static_cast<std::size_t>(c.e);
+      }
+      std::string ran;
+      const std::string err = test::check_transpose_layout(
+          c.rows, c.cols, c.e, false, layout,
+          [&](const void* src, void* dst) {
+            Status st = transpose(src, dst, c.rows, c.cols, c.e, layout);
+            ran = st.variant;
+            return st;
+          },
+          offset, offset);
+      const std::string what = std::to_string(c.batch) + " x " + std::to_string(c.rows) + " x " +
+                               std::to_string(c.cols) + " at " + std::to_string(c.e) + " B" +
+                               (strided ? ", strided" : "") + ", ran " + ran;
+      EXPECT_EQ(err, "") << what;
+      if (!strided)
+        EXPECT_EQ(ran, auto_variant(c.rows, c.cols, c.e, c.batch, caps.dram_gbps)) << what;
+    }
+}
 
 // Lines of at least kLineMemcpyMinBytes: smem_strip's cudaMemcpyAsync, by name and through
 // auto, both orientations, 1 B one element off 16 bytes too; one element fewer than the
