@@ -6,12 +6,16 @@
 #       and odd members the full preset does not name), then a second set of members no preset
 #       names (WIDE_SHAPES below: other k, other N, odd batches, odd sizes), each with targets.py's
 #       class lows and `auto` misses (SKIP_PROBE=1: the second set alone)
+#   bash scripts/session40.sh survey OUT  one run over SURVEY_SHAPES: 24 members of the issue's
+#       classes drawn at random (Python's random.Random(40): k x N / N x k with k 2..32 and N of
+#       1-4 M; batches of 32..512-sided matrices of 32-256 MB at 4 B; odd matrices with sides of
+#       1000..20000, neither a multiple of 16, at most 40 M elements), with targets.py's lines
 #   bash scripts/session40.sh check OUT   the `auto` rules written from those runs: the GPU tests
 #       of the working tree's build (`auto`, the sweep), then two rounds of its tmakit_bench over
 #       CHECK_CELLS (the cells the rules move, and held-out neighbours no run had measured), with
 #       targets.py's `auto` misses per round
 set -uo pipefail
-what=${1:?usage: session40.sh probe|check OUT}
+what=${1:?usage: session40.sh probe|check|survey OUT}
 out=${2:-$OUT}
 mkdir -p "$out"
 work=/tmp/s40-$what
@@ -44,7 +48,30 @@ CHECK_CELLS+=" batched:5000x48x56:2 batched:4000x36x72:2 batched:1500x40x240:2 b
 CHECK_CELLS+=" batched:7000x36x52:4 batched:4000x52x76:4,8 batched:3500x40x96:4,8 batched:4500x44x64:4"
 CHECK_CELLS+=" batched:600x201x300:4 batched:400x170x520:4 batched:800x150x300:4 odd:1601x1650:4"
 CHECK_CELLS+=" odd:1401x1501:4 skinny:22x1500000:2,16 skinny:30x1048576:2,16 skinny:26x1000003:2,16"
+SURVEY_SHAPES="skinny:3430547x16,skinny:3x2028821,skinny:3672182x32,skinny:6x2461250"
+SURVEY_SHAPES+=",skinny:2848690x25,skinny:18x1544731,skinny:3598706x8,skinny:29x1223037"
+SURVEY_SHAPES+=",batched:219x341x192,batched:2465x198x106,batched:214x380x458,batched:2938x81x240"
+SURVEY_SHAPES+=",batched:122x463x453,batched:243x419x203,batched:818x110x190,batched:736x190x388"
+SURVEY_SHAPES+=",odd:3110x6596,odd:7716x1293,odd:3288x2216,odd:9281x4007,odd:2884x8927"
+SURVEY_SHAPES+=",odd:7116x2823,odd:2025x14086,odd:2371x6173"
 case "$what" in
+  survey)
+    [ -f .cutensor/lib/libcutensor.so.2 ] || xz -d -k .cutensor/lib/libcutensor.so.2.xz
+    mkdir -p build-gpu/bench
+    xz -d -c .prebuilt/tmakit_bench.xz > build-gpu/bench/tmakit_bench && chmod +x build-gpu/bench/tmakit_bench
+    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+    tokens='memcpy|copy|tma_copy|cutensor|cublas_geam|cublas_geam_c|cublaslt|auto|smem_padded|smem_wide|smem_xor|smem_strip|smem_sector|smem_realign|reg_realign|smem_flat|reg_permute|reg_tile|vec_padded|tma_load_store|tma_wide|tma_pipeline|bulk_flat'
+    rc=0
+    s=$(date +%s)
+    timeout "${SURVEY_TIMEOUT:-500}" build-gpu/bench/tmakit_bench --shapes="$SURVEY_SHAPES" \
+      --benchmark_filter="^($tokens)/" --benchmark_out="$work/survey.json" \
+      --benchmark_out_format=json > "$work/survey.txt" 2>&1 || rc=1
+    echo "== survey $(($(date +%s) - s)) s"
+    python3 scripts/targets.py "$work/survey.json" | grep -E "lowest|auto miss" | tee "$work/targets.txt"
+    python3 scripts/bench_table.py "$work/survey.json" --tokens auto > "$work/survey-table.txt" 2>&1
+    tar -C "$work" -cJf "$out/$what.tar.xz" .
+    cp "$work/targets.txt" "$work/survey-table.txt" "$out/" 2> /dev/null
+    exit $rc ;;
   check)
     [ -f .cutensor/lib/libcutensor.so.2 ] || xz -d -k .cutensor/lib/libcutensor.so.2.xz
     mkdir -p build-gpu/bench build-gpu/tests
@@ -92,5 +119,5 @@ case "$what" in
     tar -C "$work" -cJf "$out/$what.tar.xz" . 
     cp "$work/targets.txt" "$out/"
     exit $rc ;;
-  *) echo "session40.sh: probe or check"; exit 64 ;;
+  *) echo "session40.sh: probe, check or survey"; exit 64 ;;
 esac
