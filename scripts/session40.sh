@@ -10,6 +10,8 @@
 #       classes drawn at random (Python's random.Random(40): k x N / N x k with k 2..32 and N of
 #       1-4 M; batches of 32..512-sided matrices of 32-256 MB at 4 B; odd matrices with sides of
 #       1000..20000, neither a multiple of 16, at most 40 M elements), with targets.py's lines
+#   SHAPES=... TOKENS=a|b ELEMS=1|2 ROUNDS=n bash scripts/session40.sh shapes OUT   any shapes,
+#       techniques and element sizes, ROUNDS runs (default 1), with targets.py's lines
 #   bash scripts/session40.sh check OUT   the `auto` rules written from those runs: the GPU tests
 #       of the working tree's build (`auto`, the sweep), then two rounds of its tmakit_bench over
 #       CHECK_CELLS (the cells the rules move, and held-out neighbours no run had measured), with
@@ -55,6 +57,20 @@ SURVEY_SHAPES+=",batched:122x463x453,batched:243x419x203,batched:818x110x190,bat
 SURVEY_SHAPES+=",odd:3110x6596,odd:7716x1293,odd:3288x2216,odd:9281x4007,odd:2884x8927"
 SURVEY_SHAPES+=",odd:7116x2823,odd:2025x14086,odd:2371x6173"
 case "$what" in
+  shapes)
+    [ -f .cutensor/lib/libcutensor.so.2 ] || xz -d -k .cutensor/lib/libcutensor.so.2.xz
+    mkdir -p build-gpu/bench
+    xz -d -c .prebuilt/tmakit_bench.xz > build-gpu/bench/tmakit_bench && chmod +x build-gpu/bench/tmakit_bench
+    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+    rc=0
+    for r in $(seq 1 "${ROUNDS:-1}"); do
+      build-gpu/bench/tmakit_bench --shapes="${SHAPES:?}" --benchmark_filter="^(${TOKENS:?})/e(${ELEMS:-1})/" \
+        --benchmark_out="$work/shapes-$r.json" --benchmark_out_format=json > "$work/shapes-$r.txt" 2>&1 || rc=1
+      python3 scripts/targets.py "$work/shapes-$r.json" | grep -E "lowest|auto miss" | tee -a "$work/targets.txt"
+    done
+    python3 scripts/bench_table.py "$work"/shapes-*.json --tokens "$(echo "$TOKENS" | sed 's/memcpy|//; s/|/,/g')" | tee "$work/shapes-table.txt"
+    tar -C "$work" -cJf "$out/$what.tar.xz" .
+    exit $rc ;;
   survey)
     [ -f .cutensor/lib/libcutensor.so.2 ] || xz -d -k .cutensor/lib/libcutensor.so.2.xz
     mkdir -p build-gpu/bench
