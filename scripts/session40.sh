@@ -12,6 +12,8 @@
 #       1000..20000, neither a multiple of 16, at most 40 M elements), with targets.py's lines
 #   SHAPES=... TOKENS=a|b ELEMS=1|2 ROUNDS=n bash scripts/session40.sh shapes OUT   any shapes,
 #       techniques and element sizes, ROUNDS runs (default 1), with targets.py's lines
+#   SHAPES=... TOKENS=... ELEMS=... KNOB=NAME=VALUE bash scripts/session40.sh envab OUT   the
+#       same binary without and with an environment knob, two interleaved rounds each
 #   bash scripts/session40.sh check OUT   the `auto` rules written from those runs: the GPU tests
 #       of the working tree's build (`auto`, the sweep), then two rounds of its tmakit_bench over
 #       CHECK_CELLS (the cells the rules move, and held-out neighbours no run had measured), with
@@ -57,6 +59,31 @@ SURVEY_SHAPES+=",batched:122x463x453,batched:243x419x203,batched:818x110x190,bat
 SURVEY_SHAPES+=",odd:3110x6596,odd:7716x1293,odd:3288x2216,odd:9281x4007,odd:2884x8927"
 SURVEY_SHAPES+=",odd:7116x2823,odd:2025x14086,odd:2371x6173"
 case "$what" in
+  envab)
+    [ -f .cutensor/lib/libcutensor.so.2 ] || xz -d -k .cutensor/lib/libcutensor.so.2.xz
+    mkdir -p build-gpu/bench build-gpu/tests
+    xz -d -c .prebuilt/tmakit_bench.xz > build-gpu/bench/tmakit_bench && chmod +x build-gpu/bench/tmakit_bench
+    xz -d -c .prebuilt/tmakit_gpu_tests.xz > build-gpu/tests/tmakit_gpu_tests && chmod +x build-gpu/tests/tmakit_gpu_tests
+    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+    rc=0
+    # the flat GPU tests with the knob set: what the knob lets the kernels take must be right
+    env "${KNOB:?}" TMAKIT_REQUIRE_GPU=1 build-gpu/tests/tmakit_gpu_tests --gtest_brief=1 \
+      --gtest_filter='*flat*:Registry/Sweep.*' > "$work/gtest.log" 2>&1 || rc=1
+    grep -E "FAILED|PASSED|Failure" "$work/gtest.log" | head -20
+    args=()
+    for r in 1 2; do
+      for v in base knob; do
+        if [ $v = knob ]; then pre=(env "$KNOB"); else pre=(env); fi
+        "${pre[@]}" build-gpu/bench/tmakit_bench --shapes="${SHAPES:?}" \
+          --benchmark_filter="^(${TOKENS:?})/e(${ELEMS:-1|2|4|8})/" \
+          --benchmark_out="$work/ab-$v$r.json" --benchmark_out_format=json > "$work/ab-$v$r.txt" 2>&1 || rc=1
+        args+=("$v=$work/ab-$v$r.json")
+      done
+    done
+    python3 scripts/exp_summary.py --tokens "$(echo "$TOKENS" | sed 's/memcpy|//; s/|/,/g')" "${args[@]}" |
+      tee "$work/ab-table.txt"
+    tar -C "$work" -cJf "$out/$what.tar.xz" .
+    exit $rc ;;
   shapes)
     [ -f .cutensor/lib/libcutensor.so.2 ] || xz -d -k .cutensor/lib/libcutensor.so.2.xz
     mkdir -p build-gpu/bench

@@ -11,6 +11,7 @@
 // Every run is moved in the 16-byte chunks of global memory it touches: whole chunks as one
 // 16-byte access, the partial first and last chunk element by element.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdlib>
@@ -164,11 +165,14 @@ inline constexpr int kFlatBatchTableSmallRows1B = 64;  // at 1 B, any degree up 
 inline constexpr int kFlatBatchTableSmallRows = 48;    // at 2-4 B
 inline constexpr int kFlatBatchTableMaxDegree = 2;     // beyond those rows
 // The limits flat_plan applies (the defaults above); the experiment knobs
-// TMAKIT_FLAT_TABLE_MAX_ROWS (0..128) and TMAKIT_FLAT_BATCH_TABLE_BYTES (0..8) override them,
-// read once per process by flat_table_limits_from_env (smem_flat's and bulk_flat's launchers).
+// TMAKIT_FLAT_TABLE_MAX_ROWS (0..128), TMAKIT_FLAT_BATCH_TABLE_BYTES (0..8) and
+// TMAKIT_FLAT_MAX_MATRIX_BYTES (kBatch's largest matrix, 32768..98304; session 40) override
+// them, read once per process by flat_table_limits_from_env (smem_flat's and bulk_flat's
+// launchers).
 struct FlatTableLimits {
   int max_rows = kFlatTableMaxRows;
   int batch_max_elem_bytes = kFlatBatchTableMaxElemBytes;
+  int batch_max_matrix_bytes = kFlatMaxMatrixBytes;
 };
 inline FlatTableLimits flat_table_limits_from_env() {
   static const FlatTableLimits limits = [] {
@@ -180,6 +184,8 @@ inline FlatTableLimits flat_table_limits_from_env() {
     FlatTableLimits l;
     l.max_rows = knob("TMAKIT_FLAT_TABLE_MAX_ROWS", kFlatTableMaxRows, l.max_rows);
     l.batch_max_elem_bytes = knob("TMAKIT_FLAT_BATCH_TABLE_BYTES", 8, l.batch_max_elem_bytes);
+    l.batch_max_matrix_bytes = std::max(
+        kFlatMaxMatrixBytes, knob("TMAKIT_FLAT_MAX_MATRIX_BYTES", 98304, l.batch_max_matrix_bytes));
     return l;
   }();
   return limits;
@@ -309,7 +315,7 @@ inline FlatPlan flat_plan(std::int64_t rows, std::int64_t cols, int e, std::int6
     if (b < 16) b = 16;
     return static_cast<int>(b < long_len ? b : long_len);
   };
-  if (dense_rows && dense_batch && matrix_bytes <= kFlatMaxMatrixBytes) {
+  if (dense_rows && dense_batch && matrix_bytes <= limits.batch_max_matrix_bytes) {
     p.form = FlatForm::kBatch;
     std::int64_t g = tile_bytes / matrix_bytes;
     if (g < 1) g = 1;
@@ -364,7 +370,7 @@ inline FlatPlan flat_plan(std::int64_t rows, std::int64_t cols, int e, std::int6
 inline FlatPlan flat_plan_memo(std::int64_t rows, std::int64_t cols, int e, std::int64_t batch,
                                std::int64_t src_ld, std::int64_t dst_ld, std::int64_t src_bs,
                                std::int64_t dst_bs, int tile_bytes, FlatTableLimits limits) {
-  const std::array<std::int64_t, 11> key = {rows,
+  const std::array<std::int64_t, 12> key = {rows,
                                             cols,
                                             batch,
                                             src_ld,
@@ -374,9 +380,10 @@ inline FlatPlan flat_plan_memo(std::int64_t rows, std::int64_t cols, int e, std:
                                             e,
                                             tile_bytes,
                                             limits.max_rows,
-                                            limits.batch_max_elem_bytes};
+                                            limits.batch_max_elem_bytes,
+                                            limits.batch_max_matrix_bytes};
   thread_local bool have = false;
-  thread_local std::array<std::int64_t, 11> last{};
+  thread_local std::array<std::int64_t, 12> last{};
   thread_local FlatPlan plan;
   if (!have || key != last) {
     plan = flat_plan(rows, cols, e, batch, src_ld, dst_ld, src_bs, dst_bs, tile_bytes, limits);
