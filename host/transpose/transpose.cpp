@@ -211,7 +211,7 @@ std::string fallback_variant(const std::string& token, std::int64_t rows, std::i
   // bulk_flat without the TMA unit is smem_flat, where a flat form can take the call (a small
   // matrix, or a side of at most 32).
   if (token == "bulk_flat" &&
-      (rows * cols * elem_bytes <= kFlatMaxMatrixBytes || std::min(rows, cols) <= 32))
+      (rows * cols * elem_bytes <= flat_max_matrix_bytes(elem_bytes) || std::min(rows, cols) <= 32))
     return "smem_flat";
   return classic_best(rows, cols, elem_bytes);
 }
@@ -386,6 +386,19 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     if (pays || pays_tall || pays8 || pays_realign) return "reg_permute";
   }
   const bool small_batch = batch > 1 && rows * cols * elem_bytes <= kFlatMaxMatrixBytes;
+  // Batches of odd 2 B matrices of 32-64 KB (kFlatMaxMatrixBytes2B, session 40: smem_flat's and
+  // bulk_flat's batch form takes them, one matrix a unit): bulk_flat, up to 56 KB a matrix on
+  // the H100 and 64 KB on the H200. `TMAKIT_FLAT_MAX_MATRIX_BYTES=65536 bash scripts/session40.sh
+  // envab`, two rounds, % of memcpy bulk_flat / smem_flat / the best other (auto's pick then,
+  // smem_wide), H100 | H200: 2938x81x240 [38880 B] 86.1 / 72.7 / 69.8 | 65.3 / 60.2 / 51.7
+  // (cuTENSOR 60.8); 2465x198x106 [41976] 85.3 / 86.3 / 73.8 | 80.7 / 75.0 / 57.5; held out for
+  // the rule: 3000x64x300 [38400] 92.2 / 91.7 / 90.1 | 85.6 / 84.6 / 79.4, 2000x101x199 [40198]
+  // 92.6 / 93.4 / 72.9 | 86.9 / 83.5 / 54.8, 1500x211x111 [46842] 91.5 / 97.2 / 81.6 | 85.6 /
+  // 88.3 / 62.6, 1200x150x170 [51000] 87.7 / 84.9 / 82.1 | 82.8 / 75.0 / 64.8; 600x250x130
+  // [65000] 79.7 / 77.9 / 83.9 on the H100 (lost) and 72.8 / 68.6 / 65.9 on the H200.
+  if (batch > 1 && elem_bytes == 2 && !rows16 && rows * cols * elem_bytes > kFlatMaxMatrixBytes &&
+      rows * cols * elem_bytes <= (hbm3e ? kFlatMaxMatrixBytes2B : 56 * 1024))
+    return "bulk_flat";
   // bulk_flat (session 21: smem_flat's gather with one 1-D bulk copy per unit, persistent CTAs)
   // for batches of small matrices whose rows are not 16-byte multiples (1-4 B; which ones: session
   // 34's line at the end of this comment). Session 21's % of memcpy bulk_flat / smem_flat

@@ -27,7 +27,15 @@ TMAKIT_HD constexpr bool flat_src_is_one_run(FlatForm f) {
 
 inline constexpr int kFlatShortSide = 32;          // kWide / kTall: the short side, at most
 inline constexpr int kFlatTileBytes = 16384;       // a unit moves about this many bytes
-inline constexpr int kFlatMaxMatrixBytes = 32768;  // kBatch: one matrix, at most
+inline constexpr int kFlatMaxMatrixBytes = 32768;  // kBatch: one matrix, at most (1, 4-16 B)
+// ... at 2 B (session 40): batches of odd 2 B matrices of 38-65 KB ran smem_flat / bulk_flat
+// with one matrix a unit at 72.7-97.5% of memcpy where the best other technique ran 65.9-83.9
+// (H100 and H200, docs/perf-notes.md session 40). At 1 B the same limit won on some shapes and
+// lost on others (1000x190x250 1 B +19 points, 800x300x200 -21), at 4-8 B it did not win.
+inline constexpr int kFlatMaxMatrixBytes2B = 65536;
+TMAKIT_HD constexpr int flat_max_matrix_bytes(int e) {
+  return e == 2 ? kFlatMaxMatrixBytes2B : kFlatMaxMatrixBytes;
+}
 inline constexpr int kFlatNoWrap = 0x7fffffff;
 
 // Which shared byte dst element o of a unit's dst run d reads:
@@ -166,13 +174,13 @@ inline constexpr int kFlatBatchTableSmallRows = 48;    // at 2-4 B
 inline constexpr int kFlatBatchTableMaxDegree = 2;     // beyond those rows
 // The limits flat_plan applies (the defaults above); the experiment knobs
 // TMAKIT_FLAT_TABLE_MAX_ROWS (0..128), TMAKIT_FLAT_BATCH_TABLE_BYTES (0..8) and
-// TMAKIT_FLAT_MAX_MATRIX_BYTES (kBatch's largest matrix, 32768..98304; session 40) override
-// them, read once per process by flat_table_limits_from_env (smem_flat's and bulk_flat's
-// launchers).
+// TMAKIT_FLAT_MAX_MATRIX_BYTES (kBatch's largest matrix at every element size, 32768..98304;
+// session 40) override them, read once per process by flat_table_limits_from_env (smem_flat's
+// and bulk_flat's launchers).
 struct FlatTableLimits {
   int max_rows = kFlatTableMaxRows;
   int batch_max_elem_bytes = kFlatBatchTableMaxElemBytes;
-  int batch_max_matrix_bytes = kFlatMaxMatrixBytes;
+  int batch_max_matrix_bytes = 0;  // 0: flat_max_matrix_bytes(element size)
 };
 inline FlatTableLimits flat_table_limits_from_env() {
   static const FlatTableLimits limits = [] {
@@ -184,8 +192,8 @@ inline FlatTableLimits flat_table_limits_from_env() {
     FlatTableLimits l;
     l.max_rows = knob("TMAKIT_FLAT_TABLE_MAX_ROWS", kFlatTableMaxRows, l.max_rows);
     l.batch_max_elem_bytes = knob("TMAKIT_FLAT_BATCH_TABLE_BYTES", 8, l.batch_max_elem_bytes);
-    l.batch_max_matrix_bytes = std::max(
-        kFlatMaxMatrixBytes, knob("TMAKIT_FLAT_MAX_MATRIX_BYTES", 98304, l.batch_max_matrix_bytes));
+    const int m = knob("TMAKIT_FLAT_MAX_MATRIX_BYTES", 98304, 0);
+    l.batch_max_matrix_bytes = m > 0 ? std::max(kFlatMaxMatrixBytes, m) : 0;
     return l;
   }();
   return limits;
@@ -315,7 +323,9 @@ inline FlatPlan flat_plan(std::int64_t rows, std::int64_t cols, int e, std::int6
     if (b < 16) b = 16;
     return static_cast<int>(b < long_len ? b : long_len);
   };
-  if (dense_rows && dense_batch && matrix_bytes <= limits.batch_max_matrix_bytes) {
+  const std::int64_t max_matrix_bytes =
+      limits.batch_max_matrix_bytes > 0 ? limits.batch_max_matrix_bytes : flat_max_matrix_bytes(e);
+  if (dense_rows && dense_batch && matrix_bytes <= max_matrix_bytes) {
     p.form = FlatForm::kBatch;
     std::int64_t g = tile_bytes / matrix_bytes;
     if (g < 1) g = 1;

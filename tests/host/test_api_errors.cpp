@@ -433,6 +433,15 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(1499, 1501, 4, 1), "smem_wide");          // 9.0 MB
   EXPECT_EQ(auto_variant(1771, 1773, 4, 1, 4800), "smem_sector");  // 12.6 MB
   EXPECT_EQ(auto_variant(1601, 1650, 4, 1, 4800), "smem_wide");    // 10.6 MB
+  // Batches of odd 2 B matrices of 32-64 KB: bulk_flat up to 56 KB (H100) / 64 KB (H200).
+  EXPECT_EQ(auto_variant(81, 240, 2, 2938), "bulk_flat");             // 38880 B
+  EXPECT_EQ(auto_variant(150, 170, 2, 1200, 4800), "bulk_flat");      // 51000 B
+  EXPECT_EQ(auto_variant(250, 130, 2, 600), "smem_wide");             // 65000 B on the H100
+  EXPECT_EQ(auto_variant(250, 130, 2, 600, 4800), "bulk_flat");       // ... the H200
+  EXPECT_EQ(auto_variant(190, 250, 2, 1000, 4800), "smem_wide");      // 95000 B: above 64 KB
+  EXPECT_EQ(auto_variant(190, 250, 1, 1000), "smem_wide");            // 1 B keeps 32 KB
+  EXPECT_EQ(fallback_variant("bulk_flat", 81, 240, 2), "smem_flat");  // 2 B flat up to 64 KB
+  EXPECT_NE(fallback_variant("bulk_flat", 81, 240, 4), "smem_flat");  // 4 B: up to 32 KB
   // k x N: 2 B with k = 17..31 reg_permute; 16 B on the H200 with k = 17..30 tma_wide.
   EXPECT_EQ(auto_variant(20, 1048576, 2), "reg_permute");
   EXPECT_EQ(auto_variant(28, 1048576, 2, 1, 4800), "reg_permute");

@@ -442,7 +442,7 @@ TEST(Flat, SweptCallsTransposeExactly) {
       const bool dense =
           cc.src_ld == cc.cols && cc.dst_ld == cc.rows &&
           (cc.batch == 1 || (cc.src_bs == cc.rows * cc.cols && cc.dst_bs == cc.rows * cc.cols));
-      const bool small = cc.rows * cc.cols * e <= kFlatMaxMatrixBytes;  // kBatch's matrices
+      const bool small = cc.rows * cc.cols * e <= flat_max_matrix_bytes(e);  // kBatch's matrices
       EXPECT_TRUE(!(dense && small) && !(cc.rows <= kFlatShortSide && cc.dst_ld == cc.rows) &&
                   !(cc.cols <= kFlatShortSide && cc.src_ld == cc.cols))
           << name(c) << ": no form";
@@ -575,6 +575,34 @@ TEST(Flat, EmulationCatchesBrokenPlans) {
                       p.gather.s1 += 1;
                     }),
             "");
+}
+
+}  // namespace
+}  // namespace tmakit
+
+namespace tmakit {
+namespace {
+
+// kBatch's largest matrix by element size (session 40): 64 KB at 2 B, 32 KB otherwise; the
+// experiment knob's limits override both.
+TEST(Flat, BatchFormTakesLargerMatricesAt2B) {
+  auto form = [](std::int64_t rows, std::int64_t cols, int e, FlatTableLimits limits = {}) {
+    return flat_plan(rows, cols, e, 10, cols, rows, rows * cols, rows * cols, kFlatTileBytes,
+                     limits)
+        .form;
+  };
+  EXPECT_EQ(form(81, 240, 2), FlatForm::kBatch);   // 38880 B
+  EXPECT_EQ(form(256, 128, 2), FlatForm::kBatch);  // 65536 B
+  EXPECT_EQ(form(257, 128, 2), FlatForm::kNone);   // one row more
+  EXPECT_EQ(form(81, 240, 1), FlatForm::kBatch);   // 19440 B
+  EXPECT_EQ(form(181, 181, 1), FlatForm::kBatch);  // 32761 B fits ...
+  EXPECT_EQ(form(182, 181, 1), FlatForm::kNone);   // ... 32942 B does not
+  EXPECT_EQ(form(81, 240, 4), FlatForm::kNone);    // 77760 B
+  EXPECT_EQ(form(64, 128, 4), FlatForm::kBatch);   // 32768 B
+  FlatTableLimits big;
+  big.batch_max_matrix_bytes = 98304;
+  EXPECT_EQ(form(81, 240, 4, big), FlatForm::kBatch);
+  EXPECT_GE(flat_plan(81, 240, 2, 10, 240, 81, 81 * 240, 81 * 240).smem_bytes, 38880);
 }
 
 }  // namespace
