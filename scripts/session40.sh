@@ -14,6 +14,9 @@
 #       techniques and element sizes, ROUNDS runs (default 1), with targets.py's lines
 #   SHAPES=... TOKENS=... ELEMS=... KNOB=NAME=VALUE bash scripts/session40.sh envab OUT   the
 #       same binary without and with an environment knob, two interleaved rounds each
+#   bash scripts/session40.sh verify OUT  every GPU test of the working tree's build (one
+#       process, TMAKIT_REQUIRE_GPU=1, GTEST_FILTER to narrow it), then SHAPES x ELEMS with
+#       TOKENS in two rounds (the shapes verb)
 #   bash scripts/session40.sh check OUT   the `auto` rules written from those runs: the GPU tests
 #       of the working tree's build (`auto`, the sweep), then two rounds of its tmakit_bench over
 #       CHECK_CELLS (the cells the rules move, and held-out neighbours no run had measured), with
@@ -59,6 +62,19 @@ SURVEY_SHAPES+=",batched:122x463x453,batched:243x419x203,batched:818x110x190,bat
 SURVEY_SHAPES+=",odd:3110x6596,odd:7716x1293,odd:3288x2216,odd:9281x4007,odd:2884x8927"
 SURVEY_SHAPES+=",odd:7116x2823,odd:2025x14086,odd:2371x6173"
 case "$what" in
+  verify)
+    mkdir -p build-gpu/tests
+    xz -d -c .prebuilt/tmakit_gpu_tests.xz > build-gpu/tests/tmakit_gpu_tests && chmod +x build-gpu/tests/tmakit_gpu_tests
+    [ -f .cutensor/lib/libcutensor.so.2 ] || xz -d -k .cutensor/lib/libcutensor.so.2.xz
+    s=$(date +%s)
+    timeout "${TESTS_TIMEOUT:-300}" env TMAKIT_REQUIRE_GPU=1 build-gpu/tests/tmakit_gpu_tests --gtest_brief=1 \
+      --gtest_filter="${GTEST_FILTER:-*}" > "$work/gtest-all.log" 2>&1
+    echo "gpu tests rc $? in $(($(date +%s) - s)) s"
+    grep -E "FAILED|PASSED|Failure|tests from" "$work/gtest-all.log" | tail -12
+    ROUNDS=2 bash "$0" shapes "$out"
+    rc=$?
+    cp "$work/gtest-all.log" "$out/" 2> /dev/null
+    exit $rc ;;
   envab)
     [ -f .cutensor/lib/libcutensor.so.2 ] || xz -d -k .cutensor/lib/libcutensor.so.2.xz
     mkdir -p build-gpu/bench build-gpu/tests
