@@ -200,10 +200,9 @@ kernels::TmaPlan kernels::plan_bulk_flat(const LaunchArgs& a) {
   const FlatForm form = bulk_flat_plan(a).form;
   if (!flat_src_is_one_run(form))
     plan.shape_rule =
-        "bulk_flat moves dense batches of small matrices (one matrix at most 32768 bytes, 65536 at "
-        "2 B) and "
-        "matrices of at most 32 columns with dense rows (src_ld_elems == cols): this call is "
-        "neither";
+        "bulk_flat moves dense batches of small matrices (one matrix at most 32768 bytes, 65536 "
+        "at 2 B) and matrices of at most 32 columns with dense rows (src_ld_elems == cols): this "
+        "call is neither";
   return plan;
 }
 
