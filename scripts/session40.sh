@@ -61,11 +61,18 @@ SURVEY_SHAPES+=",batched:219x341x192,batched:2465x198x106,batched:214x380x458,ba
 SURVEY_SHAPES+=",batched:122x463x453,batched:243x419x203,batched:818x110x190,batched:736x190x388"
 SURVEY_SHAPES+=",odd:3110x6596,odd:7716x1293,odd:3288x2216,odd:9281x4007,odd:2884x8927"
 SURVEY_SHAPES+=",odd:7116x2823,odd:2025x14086,odd:2371x6173"
+# The prebuilt binaries and cuTENSOR unpacked where the verbs run them; the GPU's name printed.
+unpack() {
+  [ -f .cutensor/lib/libcutensor.so.2 ] || xz -d -k .cutensor/lib/libcutensor.so.2.xz
+  mkdir -p build-gpu/bench build-gpu/tests
+  xz -d -c .prebuilt/tmakit_bench.xz > build-gpu/bench/tmakit_bench && chmod +x build-gpu/bench/tmakit_bench
+  xz -d -c .prebuilt/tmakit_gpu_tests.xz > build-gpu/tests/tmakit_gpu_tests &&
+    chmod +x build-gpu/tests/tmakit_gpu_tests
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+}
 case "$what" in
   verify)
-    mkdir -p build-gpu/tests
-    xz -d -c .prebuilt/tmakit_gpu_tests.xz > build-gpu/tests/tmakit_gpu_tests && chmod +x build-gpu/tests/tmakit_gpu_tests
-    [ -f .cutensor/lib/libcutensor.so.2 ] || xz -d -k .cutensor/lib/libcutensor.so.2.xz
+    unpack
     s=$(date +%s)
     timeout "${TESTS_TIMEOUT:-300}" env TMAKIT_REQUIRE_GPU=1 build-gpu/tests/tmakit_gpu_tests --gtest_brief=1 \
       --gtest_filter="${GTEST_FILTER:-*}" > "$work/gtest-all.log" 2>&1
@@ -76,11 +83,7 @@ case "$what" in
     cp "$work/gtest-all.log" "$out/" 2> /dev/null
     exit $rc ;;
   envab)
-    [ -f .cutensor/lib/libcutensor.so.2 ] || xz -d -k .cutensor/lib/libcutensor.so.2.xz
-    mkdir -p build-gpu/bench build-gpu/tests
-    xz -d -c .prebuilt/tmakit_bench.xz > build-gpu/bench/tmakit_bench && chmod +x build-gpu/bench/tmakit_bench
-    xz -d -c .prebuilt/tmakit_gpu_tests.xz > build-gpu/tests/tmakit_gpu_tests && chmod +x build-gpu/tests/tmakit_gpu_tests
-    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+    unpack
     rc=0
     # the flat GPU tests with the knob set: what the knob lets the kernels take must be right
     env "${KNOB:?}" TMAKIT_REQUIRE_GPU=1 build-gpu/tests/tmakit_gpu_tests --gtest_brief=1 \
@@ -101,10 +104,7 @@ case "$what" in
     tar -C "$work" -cJf "$out/$what.tar.xz" .
     exit $rc ;;
   shapes)
-    [ -f .cutensor/lib/libcutensor.so.2 ] || xz -d -k .cutensor/lib/libcutensor.so.2.xz
-    mkdir -p build-gpu/bench
-    xz -d -c .prebuilt/tmakit_bench.xz > build-gpu/bench/tmakit_bench && chmod +x build-gpu/bench/tmakit_bench
-    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+    unpack
     rc=0
     for r in $(seq 1 "${ROUNDS:-1}"); do
       build-gpu/bench/tmakit_bench --shapes="${SHAPES:?}" --benchmark_filter="^(${TOKENS:?})/e(${ELEMS:-1})/" \
@@ -115,10 +115,7 @@ case "$what" in
     tar -C "$work" -cJf "$out/$what.tar.xz" .
     exit $rc ;;
   survey)
-    [ -f .cutensor/lib/libcutensor.so.2 ] || xz -d -k .cutensor/lib/libcutensor.so.2.xz
-    mkdir -p build-gpu/bench
-    xz -d -c .prebuilt/tmakit_bench.xz > build-gpu/bench/tmakit_bench && chmod +x build-gpu/bench/tmakit_bench
-    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+    unpack
     tokens='memcpy|copy|tma_copy|cutensor|cublas_geam|cublas_geam_c|cublaslt|auto|smem_padded|smem_wide|smem_xor|smem_strip|smem_sector|smem_realign|reg_realign|smem_flat|reg_permute|reg_tile|vec_padded|tma_load_store|tma_wide|tma_pipeline|bulk_flat'
     rc=0
     s=$(date +%s)
@@ -132,11 +129,7 @@ case "$what" in
     cp "$work/targets.txt" "$work/survey-table.txt" "$out/" 2> /dev/null
     exit $rc ;;
   check)
-    [ -f .cutensor/lib/libcutensor.so.2 ] || xz -d -k .cutensor/lib/libcutensor.so.2.xz
-    mkdir -p build-gpu/bench build-gpu/tests
-    xz -d -c .prebuilt/tmakit_bench.xz > build-gpu/bench/tmakit_bench && chmod +x build-gpu/bench/tmakit_bench
-    xz -d -c .prebuilt/tmakit_gpu_tests.xz > build-gpu/tests/tmakit_gpu_tests && chmod +x build-gpu/tests/tmakit_gpu_tests
-    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+    unpack
     rc=0
     TMAKIT_REQUIRE_GPU=1 build-gpu/tests/tmakit_gpu_tests --gtest_brief=1 \
       --gtest_filter='Registry/Sweep.*:*AutoVariant*:BadCalls.*' > "$work/gtest.log" 2>&1 || rc=1
