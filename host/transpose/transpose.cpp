@@ -122,6 +122,9 @@ constexpr std::int64_t kFlatSkinny4Min = 65536;
 // bulk_flat for batches of small odd matrices up to these bytes a matrix (session 34, below).
 constexpr std::int64_t kBulkFlatMaxMatrixBytes = 12 * 1024;       // the H100's table
 constexpr std::int64_t kBulkFlatMaxMatrixBytesHbm3e = 24 * 1024;  // the H200's (session 39)
+// ... and for 2 B batches above the flat kernels' 32 KB, up to kFlatMaxMatrixBytes2B (64 KB) on
+// the H200 and this on the H100 (session 40, below).
+constexpr std::int64_t kBulkFlat2BMaxMatrixBytes = 56 * 1024;
 
 // smem_sector at 4 B from a short side of 181 (session 40's class sweep and its checks, % of
 // memcpy smem_sector / smem_wide, H100 | H200): batched 250x511x509 97.0 / 79.1 | 91.5 /
@@ -397,7 +400,7 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   // 88.3 / 62.6, 1200x150x170 [51000] 87.7 / 84.9 / 82.1 | 82.8 / 75.0 / 64.8; 600x250x130
   // [65000] 79.7 / 77.9 / 83.9 on the H100 (lost) and 72.8 / 68.6 / 65.9 on the H200.
   if (batch > 1 && elem_bytes == 2 && !rows16 && rows * cols * elem_bytes > kFlatMaxMatrixBytes &&
-      rows * cols * elem_bytes <= (hbm3e ? kFlatMaxMatrixBytes2B : 56 * 1024))
+      rows * cols * elem_bytes <= (hbm3e ? kFlatMaxMatrixBytes2B : kBulkFlat2BMaxMatrixBytes))
     return "bulk_flat";
   // bulk_flat (session 21: smem_flat's gather with one 1-D bulk copy per unit, persistent CTAs)
   // for batches of small matrices whose rows are not 16-byte multiples (1-4 B; which ones: session
