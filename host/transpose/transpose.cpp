@@ -600,20 +600,45 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
       return "tma_wide";
     //    Batches of 32 x 32 at 8 B (one tile each): 16384x32x32 1.00 | 1.00 where smem_xor, the
     //    pick before, ran 1.00 | 0.98.
-    // (Output rows that split 32-byte sectors keep 16384: smem_sector is built for them, and
-    // no such shape was measured between.)
+    // (Output rows that split 32-byte sectors keep 16384 at 4 B: smem_sector is built for them,
+    // and no such shape was measured between. At 8 B see below.)
     // One 8-byte matrix on the H100 runs smem_sector instead (session 16, the gated runs
     // 2026-11-24f-j; worst of five runs as a fraction of the best technique, tma_wide |
     // smem_sector): 2048^2 0.976 | 1.000, 4096^2 0.990 | 1.000 (one outlier of tma_wide at
     // 0.755), 8192x2048 0.991 | 1.000, 16384^2 0.998 | 0.995, 32768^2 0.992 | 0.995, 32x4000000
     // 1.000 | 0.995, 4000000x32 0.979 | 1.000. On the H200 tma_wide was the best in all of
     // them; in batches smem_sector ran 0.65 at 32 x 32 and 0.99 from 64 x 64, tma_wide 0.99.
+    // Session 41 measured that class at 8 B (output rows of 16-byte but not 32-byte multiples,
+    // rows = 2 mod 4): tma_wide lost in 24 of 26 cells, % of memcpy tma_wide / smem_sector /
+    // smem_wide (session 40's survey and class sweep, one run each, and session 41's held-out
+    // shapes on the H200, two rounds: docs/data/auto-8b-split-*-2026-11-27-session41*):
+    //  - batches of rows >= 128, H100: 2465x198x106 94.4 / 99.0 / 96.5, 736x190x388 89.5 /
+    //    99.9 / 98.1, 500x250x130 97.7 / 100.8 / 99.1, so smem_sector; H200 smem_wide within
+    //    1.5 of the best in all seven: 1000x130x250 93.7 / 95.9 / 94.5, 1000x134x250 94.8 / 96.3
+    //    / 95.4, 736x190x388 98.1 / 96.6 / 96.9, 2465x198x106 91.6 / 94.8 / 95.5, 500x250x130
+    //    94.5 / 92.5 / 97.6, 600x258x200 98.5 / 97.5 / 97.8, 400x310x286 94.8 / 98.2 / 97.0;
+    //  - batches of rows < 128, where smem_sector's 64-row blocks are up to half padding: H200
+    //    smem_wide 0.9-8.9 above tma_wide in all seven (2000x66x200 89.0 / 73.8 / 92.7, 3000x66x102
+    //    84.1 / 75.4 / 93.0, 2000x70x200 90.2 / 77.9 / 94.2, 3000x78x100 88.2 / 85.1 / 95.3,
+    //    2000x82x150 92.2 / 88.0 / 95.8, 3000x90x102 91.6 / 91.9 / 95.6, 818x110x190 95.3 / 97.5
+    //    / 96.2); H100 818x110x190 91.7 / 101.2 / 99.3. smem_wide on both GPUs: smem_sector
+    //    won that H100 cell by 1.9, but ran 16-19 points below smem_wide at rows 66-70 on the H200,
+    //    and the H100 measured no rows below 110;
+    //  - one matrix on the H200: classic_best (smem_sector, or smem_strip at a side of 32):
+    //    3110x6596 94.9 / 97.9, 5002x6000 95.8 / 98.0, 9998x3000 94.2 / 97.8, 3000002x48 82.5 /
+    //    90.4, 2000002x32 79.8 against smem_strip's 88.5 (smem_wide 89.9), 3672182x32 76.1 /
+    //    88.0 (89.6). The H100 runs smem_sector there already (below).
     const bool out_rows_on_sectors = (rows * elem_bytes) % 32 == 0;
     if (elem_bytes >= 4 && tiles >= (out_rows_on_sectors ? kWideMinTiles48 : 16384) &&
         (short_side >= 64 ||
          (short_side >= 32 && (long_side >= 65536 || (elem_bytes == 8 && batch > 1 &&
-                                                      rows % side == 0 && cols % side == 0)))))
-      return elem_bytes == 8 && batch <= 1 && !hbm3e ? "smem_sector" : "tma_wide";
+                                                      rows % side == 0 && cols % side == 0))))) {
+      const bool split8 = elem_bytes == 8 && !out_rows_on_sectors;
+      if (split8 && batch > 1) return rows >= 128 && !hbm3e ? "smem_sector" : "smem_wide";
+      if (elem_bytes == 8 && batch <= 1 && !hbm3e) return "smem_sector";
+      if (!split8) return "tma_wide";
+      // split8, one matrix on the H200: the classic pick below
+    }
     // A side of exactly 32 (k = 32 skinny, batches of 32 x 32) at 1-2 B, and 32-wide batches at
     // 4 B: tma_load_store ran 0.71-1.00 of the best where smem_strip ran 0.51-0.80 (1-2 B) and
     // 0.50-0.67 (16384x32x32 4 B) in the same runs.

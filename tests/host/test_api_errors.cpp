@@ -450,6 +450,21 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(31, 1500007, 16, 1, 4800), "smem_strip");  // k = 31: the strip
   EXPECT_EQ(auto_variant(16, 4000000, 16, 1, 4800), "smem_strip");  // k = 16: the strip
   EXPECT_EQ(auto_variant(20, 1048576, 16), "smem_strip");           // the H100: the strip
+  // 8 B calls whose output rows split 32-byte sectors (rows = 2 mod 4) where tma_wide's rule
+  // took them (session 41): batches of rows < 128 smem_wide on both GPUs, of rows >= 128
+  // smem_sector on the H100 and smem_wide on the H200; one matrix on the H200 classic_best.
+  for (double gbps : {3350.0, 4800.0}) {
+    EXPECT_EQ(auto_variant(66, 200, 8, 2000, gbps), "smem_wide");
+    EXPECT_EQ(auto_variant(110, 190, 8, 818, gbps), "smem_wide");
+    EXPECT_EQ(auto_variant(5002, 6000, 8, 1, gbps), "smem_sector");
+    EXPECT_EQ(auto_variant(256, 256, 8, 1024, gbps), "tma_wide");  // rows on sectors: kept
+  }
+  EXPECT_EQ(auto_variant(198, 106, 8, 2465), "smem_sector");
+  EXPECT_EQ(auto_variant(198, 106, 8, 2465, 4800), "smem_wide");
+  EXPECT_EQ(auto_variant(2000002, 32, 8, 1, 4800), "smem_strip");
+  EXPECT_EQ(auto_variant(2000002, 32, 8), "smem_sector");        // the H100: as before
+  EXPECT_EQ(auto_variant(4000000, 32, 8, 1, 4800), "tma_wide");  // rows on sectors: kept
+  EXPECT_EQ(auto_variant(3000004, 32, 4, 1, 4800), "tma_wide");  // 4 B: kept
   for (const VariantInfo& v : variants()) {
     if (!v.uses_tma) continue;
     for (int e : {1, 2, 4, 8, 16}) {
