@@ -100,7 +100,7 @@ TEST_P(AutoVariant, MatchesReferenceAndNamesWhatRan) {
 }
 INSTANTIATE_TEST_SUITE_P(ElemBytes, AutoVariant, ::testing::Values(1, 2, 4, 8));
 
-// Session 40's `auto` rules (host/transpose/transpose.cpp): shapes each rule sends to a
+// Session 40's `auto` rules (host/transpose/auto_table.cpp): shapes each rule sends to a
 // technique `auto` did not run there before. The dense call runs what auto_variant() names for
 // this GPU and matches the reference; the same call with padded leading dimensions, gapped batch
 // strides and src / dst one element off 16 bytes matches it too (the dispatcher may fall back

@@ -367,7 +367,7 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(16, 4000000, 2, 1, 4800), "reg_tile");  // H200: 16 x N at 2 B
   EXPECT_EQ(auto_variant(16, 4000000, 2), "reg_permute");        // ... the H100 keeps it
   EXPECT_EQ(auto_variant(32, 32, 4, 16384), "smem_padded");      // ... 4 B: not registers
-  // reg_permute where its blocks paid (host/transpose/transpose.cpp): k x N at 1-2 B up to 32 bytes
+  // reg_permute where its blocks paid (host/transpose/auto_table.cpp): k x N at 1-2 B up to 32 bytes
   // of k, 4 B up to k = 4; N x k at 2-4 B for k < 16 (session 37; up to 16 bytes of k before),
   // at 1 B any k.
   EXPECT_EQ(auto_variant(16, 4000000, 1), "reg_permute");
