@@ -367,9 +367,9 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(16, 4000000, 2, 1, 4800), "reg_tile");  // H200: 16 x N at 2 B
   EXPECT_EQ(auto_variant(16, 4000000, 2), "reg_permute");        // ... the H100 keeps it
   EXPECT_EQ(auto_variant(32, 32, 4, 16384), "smem_padded");      // ... 4 B: not registers
-  // reg_permute where its blocks paid (host/transpose/auto_table.cpp): k x N at 1-2 B up to 32 bytes
-  // of k, 4 B up to k = 4; N x k at 2-4 B for k < 16 (session 37; up to 16 bytes of k before),
-  // at 1 B any k.
+  // reg_permute where its blocks paid (host/transpose/auto_table.cpp): k x N at 1-2 B up to 32
+  // bytes of k, 4 B up to k = 4; N x k at 2-4 B for k < 16 (session 37; up to 16 bytes of k
+  // before), at 1 B any k.
   EXPECT_EQ(auto_variant(16, 4000000, 1), "reg_permute");
   EXPECT_EQ(auto_variant(16, 4000000, 2), "reg_permute");
   EXPECT_EQ(auto_variant(4, 4000000, 4), "reg_permute");
@@ -483,6 +483,63 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
 
 namespace tmakit {
 namespace {
+
+// Every pick of the table, over a grid of shapes neither preset names (sides 1 to 4000000,
+// batches, both GPUs' tables), is a registered technique of the right kind that takes the
+// element size, and every technique's fallback is a classic one that does: a rule that names a
+// token the registry does not have, or one without that element size, fails here, not on a
+// user's call.
+TEST(AutoTable, EveryPickIsARegisteredTechniqueForItsElementSize) {
+  const std::int64_t sides[] = {1,    2,    3,    7,     16,    31,      32,     33,
+                                63,   64,   66,   97,    128,   130,     255,    256,
+                                1000, 1001, 4096, 12345, 65536, 1000003, 4000000};
+  int checked = 0;
+  for (double gbps : {0.0, 3350.0, 4800.0}) {
+    for (int e : {1, 2, 4, 8, 16}) {
+      for (std::int64_t batch : {1, 3, 3000}) {
+        for (std::int64_t r : sides) {
+          for (std::int64_t c : sides) {
+            if (batch * r * c > (std::int64_t{1} << 34)) continue;  // beyond any device's memory
+            const std::string pick = auto_variant(r, c, e, batch, gbps);
+            const VariantInfo* v = find_variant(pick);
+            ASSERT_NE(v, nullptr) << pick << " for " << batch << "x" << r << "x" << c << " " << e
+                                  << " B at " << gbps;
+            EXPECT_EQ(v->kind, VariantKind::kTranspose) << pick;
+            EXPECT_TRUE(v->supports_elem_bytes(e))
+                << pick << " for " << batch << "x" << r << "x" << c << " " << e << " B at " << gbps;
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  for (const VariantInfo& v : variants()) {
+    if (v.kind != VariantKind::kTranspose || !v.may_fall_back) continue;
+    for (int e : {1, 2, 4, 8, 16}) {
+      if (!v.supports_elem_bytes(e)) continue;
+      for (std::int64_t r : sides) {
+        for (std::int64_t c : sides) {
+          const VariantInfo* fb = find_variant(fallback_variant(v.token, r, c, e));
+          ASSERT_NE(fb, nullptr) << v.token << " " << r << "x" << c << " " << e << " B";
+          EXPECT_FALSE(fb->may_fall_back) << v.token << " -> " << fb->token;
+          EXPECT_TRUE(fb->supports_elem_bytes(e)) << v.token << " -> " << fb->token << " " << e;
+        }
+      }
+    }
+  }
+  for (DataType t :
+       {DataType::kF16, DataType::kBF16, DataType::kF32, DataType::kF64, DataType::kI32}) {
+    for (double beta : {0.0, 1.0, 2.0}) {
+      for (double gbps : {3350.0, 4800.0}) {
+        const VariantInfo* v = find_variant(auto_accumulate_variant(4000000, 16, t, beta, gbps));
+        ASSERT_NE(v, nullptr);
+        EXPECT_EQ(v->kind, VariantKind::kAccumulate) << v->token;
+        EXPECT_TRUE(v->supports_elem_bytes(data_type_bytes(t))) << v->token;
+      }
+    }
+  }
+  EXPECT_GT(checked, 10000);  // the grid ran
+}
 
 // Layout rules are checked before any device work, so these hold on machines without a GPU.
 // The classic loads' L2 prefetch hint runs on Hopper only, where sessions 26-27 measured it:
