@@ -25,7 +25,7 @@ set -uo pipefail
 what=${1:?usage: session40.sh probe|check|survey OUT}
 out=${2:-$OUT}
 mkdir -p "$out"
-work=/tmp/s40-$what
+work=/tmp/s40-$what${TAG:+-$TAG}  # TAG: a second set of the same verb in one call
 mkdir -p "$work"
 # Members of the classes in neither preset: skinny k in 1..32 with N >= 1M (k = 6, 13, 20,
 # 31; N odd or a power of two), batches of 32..512-sided matrices with odd sides, odd matrices of

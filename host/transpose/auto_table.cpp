@@ -322,6 +322,19 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     // (4000000 x 16 4 B 95.5 / 97.4 | 88.8 / 90.3).
     if (pays || pays_tall || pays8 || pays_realign) return "reg_permute";
   }
+  // k x N at 8 B on the H200 (one matrix, N >= 65536, k = 3..31 but 4, 8 and 16): smem_flat,
+  // whose kWide form moves 16-byte chunks on both sides, where classic_best ran smem_strip.
+  // Session 40's runs (k = 3, 5, 6, 7, 9, 12, 13, 18, 20, 24, 29, 31; % of memcpy smem_flat /
+  // smem_strip): 0.4-7.6 ahead but at k = 13 (94.7 / 95.1). Session 42, held out (tmakit_bench
+  // --shapes, two rounds, docs/data/auto-rules-h200-2026-11-27-session42.tar.xz): 10x2000000
+  // 98.9 / 97.0, 11x1500007 96.2 / 91.2, 14x3000000 97.0 / 93.1, 15x1500000 98.8 / 96.8,
+  // 22x1500001 97.4 / 91.1, 27x1500000 96.5 / 95.6; but 4x3000001 94.8 / 101.4 and 8x2000000
+  // 87.3 / 97.0 (and session 40's 16 x N 95.2 / 97.0), as predicted from session 40's
+  // powers of two: those keep the strip. Why they differ is not known. The H100 ties (session
+  // 42's same shapes: within 2.4 either way) and keeps the strip.
+  if (hbm3e && elem_bytes == 8 && batch <= 1 && rows >= 3 && rows < 32 && rows != 4 &&
+      rows != 8 && rows != 16 && cols >= kFlatSkinny4Min)
+    return "smem_flat";
   const bool small_batch = batch > 1 && rows * cols * elem_bytes <= kFlatMaxMatrixBytes;
   // Batches of odd 2 B matrices of 32-64 KB (kFlatMaxMatrixBytes2B, session 40: smem_flat's and
   // bulk_flat's batch form takes them, one matrix a unit): bulk_flat, up to 56 KB a matrix on
@@ -409,6 +422,24 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   //    95.9, the best; smem_padded, the pick before, 76.5); the H200 keeps tma_load_store there
   //    (93.8). Larger matrices keep smem_wide (2000x100x60 98.6 | 101.0, 2500x60x100 - | 99.9,
   //    2000x56x120 99.0 | 93.1);
+  //    Session 42 split the 4 B rule by the 32-byte sectors of the rows (a side = 4 mod 8 splits
+  //    them; tmakit_bench --shapes, two rounds per GPU, 26 held-out shapes and session 40's ten,
+  //    docs/data/auto-rules-h{100,200}-2026-11-27-session42*.tar.xz; % of memcpy, best / tma_wide
+  //    / the new pick, H100 | H200):
+  //     - a side that splits and the matrix at least half of one 64 x 64 tile (2048..4096
+  //       elements, both sides <= 64): smem_wide, one tile a matrix and whole sectors out of
+  //       shared memory (4000x44x52 108.3 / 97.0 / 108.3 | 97.7 / 93.7 / 97.7, 3000x52x60 106.5 /
+  //       98.5 / 106.5 | 105.6 / 96.4 / 105.6, 3500x52x52 - | 105.3 / 95.2 / 105.3, 2500x60x60 -
+  //       | 108.8 / 98.7 / 108.8; 4500x44x64 98.1 / 95.3 / 98.1 | 94.1 / 94.1 / 92.9);
+  //     - else both sides split: smem_flat, whose batch form moves each matrix as one run and
+  //       never sees the rows' sectors (6000x36x36 105.1 / 92.1 / 105.1 | 102.2 / 85.6 / 102.0,
+  //       5000x36x100 103.6 / 95.1 / 103.3 | 97.2 / 88.5 / 97.1, 3000x52x68 - | 95.7 / 87.3 /
+  //       95.6, 6000x36x44 - | 102.1 (bulk_flat) / 91.2 / 99.7);
+  //     - else tma_wide as before (4000x40x56 | 90.7 / 90.7 / 90.7 where smem_wide ran 84.0:
+  //       the first form of the rule, one tile whatever the sectors, lost it on the H200).
+  //    Over the 17 | 29 measured shapes of the class, behind the best at most (mean): tma_wide
+  //    13.2% (6.6) | 18.1% (6.4), the new picks 8.5% (0.8) | 18.1% (1.6); the worst cells are
+  //    the ones that keep tma_wide (4000x40x72, where tma_load_store or reg_tile won).
   //  - 8 B on the H200, at most 4096 elements: tma_load_store (4000x40x72 94.4-95.8, smem_wide
   //    86.5-86.9; 3000x48x80 96.4, 5000x36x100 96.6 against 95.0 / 98.2). The H100 keeps
   //    smem_wide (4000x40x72 98.6 against 95.4).
@@ -416,7 +447,13 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     if (elem_bytes == 2 && short_side > 32 &&
         (hbm3e || rows * cols * elem_bytes > kBulkFlatMaxMatrixBytes))
       return "tma_load_store";
-    if (elem_bytes == 4 && short_side > 32 && rows * cols <= 4096) return "tma_wide";
+    if (elem_bytes == 4 && short_side > 32 && rows * cols <= 4096) {
+      const bool row_split = rows % 8 == 4, col_split = cols % 8 == 4;
+      if (rows <= 64 && cols <= 64 && rows * cols >= 2048 && (row_split || col_split))
+        return "smem_wide";
+      if (row_split && col_split) return "smem_flat";
+      return "tma_wide";
+    }
     if (elem_bytes == 4 && short_side == 32 && !hbm3e && rows * cols <= 4096) return "smem_flat";
     if (elem_bytes == 8 && hbm3e && short_side > 32 && rows * cols <= 4096) return "tma_load_store";
   }
@@ -557,18 +594,27 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     //    2000x82x150 92.2 / 88.0 / 95.8, 3000x90x102 91.6 / 91.9 / 95.6, 818x110x190 95.3 / 97.5
     //    / 96.2); H100 818x110x190 91.7 / 101.2 / 99.3. smem_wide on both GPUs: smem_sector
     //    won that H100 cell by 1.9, but ran 16-19 points below smem_wide at rows 66-70 on the H200,
-    //    and the H100 measured no rows below 110;
+    //    and the H100 measured no rows below 110 (session 42 changed that, below);
     //  - one matrix on the H200: classic_best (smem_sector, or smem_strip at a side of 32):
     //    3110x6596 94.9 / 97.9, 5002x6000 95.8 / 98.0, 9998x3000 94.2 / 97.8, 3000002x48 82.5 /
     //    90.4, 2000002x32 79.8 against smem_strip's 88.5 (smem_wide 89.9), 3672182x32 76.1 /
     //    88.0 (89.6). The H100 runs smem_sector there already (below).
+    // Session 42 held out 9 shapes on the H100 (tmakit_bench --shapes, two rounds, docs/data/auto-
+    // rules-h100-2026-11-27-session42*.tar.xz), % of memcpy tma_wide / smem_sector / smem_wide: rows
+    // >= 128 1000x130x250 90.4 / 99.1 / 95.1, 400x310x286 89.7 / 99.6 / 97.9, 1500x106x150 94.2 /
+    // 99.7 / 98.4; and below 128, where session 41 had chosen smem_wide from the H200, smem_sector
+    // ahead of it too: 3000x90x102 97.0 / 100.3 / 98.0, 2000x70x200 97.3 / 98.4 / 97.2, 3000x78x100
+    // 100.9 / 100.4 / 98.7, 2000x66x200 99.2 / 96.5 / 96.4. So the H100 runs smem_sector for every
+    // batch of the class (at most 2.7 behind the best there, smem_wide 2.8); the H200 smem_wide (held
+    // out in session 42: 2500x74x120 95.5 / 92.2 / 96.3, 3000x86x90 93.0 / 85.7 / 96.7, 2000x98x160
+    // 95.9 / 95.3 / 95.4, 1500x118x140 96.9 / 96.9 / 97.0).
     const bool out_rows_on_sectors = (rows * elem_bytes) % 32 == 0;
     if (elem_bytes >= 4 && tiles >= (out_rows_on_sectors ? kWideMinTiles48 : 16384) &&
         (short_side >= 64 ||
          (short_side >= 32 && (long_side >= 65536 || (elem_bytes == 8 && batch > 1 &&
                                                       rows % side == 0 && cols % side == 0))))) {
       const bool split8 = elem_bytes == 8 && !out_rows_on_sectors;
-      if (split8 && batch > 1) return rows >= 128 && !hbm3e ? "smem_sector" : "smem_wide";
+      if (split8 && batch > 1) return hbm3e ? "smem_wide" : "smem_sector";
       if (elem_bytes == 8 && batch <= 1 && !hbm3e) return "smem_sector";
       if (!split8) return "tma_wide";
       // split8, one matrix on the H200: the classic pick below

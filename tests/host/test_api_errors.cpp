@@ -411,7 +411,19 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(32, 48, 4, 8000, 4800), "tma_load_store");  // ... the H200
   EXPECT_EQ(auto_variant(32, 32, 4, 16384), "smem_padded");          // 32 x 32: as before
   EXPECT_EQ(auto_variant(40, 72, 4, 4000, 4800), "tma_wide");        // H200, <= 4096 elements
-  EXPECT_EQ(auto_variant(36, 100, 4, 5000, 4800), "tma_wide");
+  // ... but where a side splits 32-byte sectors (= 4 mod 8, session 42): smem_wide where the
+  // matrix fills at least half of one 64 x 64 tile, smem_flat where both sides split.
+  for (double gbps : {3350.0, 4800.0}) {
+    EXPECT_EQ(auto_variant(36, 100, 4, 5000, gbps), "smem_flat");
+    EXPECT_EQ(auto_variant(36, 36, 4, 6000, gbps), "smem_flat");  // 1296 elements
+    EXPECT_EQ(auto_variant(44, 44, 4, 5000, gbps), "smem_flat");  // 1936: under half a tile
+    EXPECT_EQ(auto_variant(44, 52, 4, 4000, gbps), "smem_wide");  // 2288
+    EXPECT_EQ(auto_variant(44, 64, 4, 4500, gbps), "smem_wide");  // one side splits
+    EXPECT_EQ(auto_variant(60, 68, 4, 2500, gbps), "smem_flat");  // a side above 64
+    EXPECT_EQ(auto_variant(44, 88, 4, 3000, gbps), "tma_wide");   // one side, above 64
+    EXPECT_EQ(auto_variant(40, 56, 4, 4000, gbps), "tma_wide");   // neither side splits
+    EXPECT_EQ(auto_variant(48, 56, 4, 3500, gbps), "tma_wide");
+  }
   EXPECT_EQ(auto_variant(60, 100, 4, 2500, 4800), "smem_wide");      // ... > 4096 elements
   EXPECT_EQ(auto_variant(40, 72, 8, 4000, 4800), "tma_load_store");  // 8 B: the H200
   EXPECT_EQ(auto_variant(40, 72, 8, 4000), "smem_wide");             // ... not the H100
@@ -451,14 +463,23 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(16, 4000000, 16, 1, 4800), "smem_strip");  // k = 16: the strip
   EXPECT_EQ(auto_variant(20, 1048576, 16), "smem_strip");           // the H100: the strip
   // 8 B calls whose output rows split 32-byte sectors (rows = 2 mod 4) where tma_wide's rule
-  // took them (session 41): batches of rows < 128 smem_wide on both GPUs, of rows >= 128
-  // smem_sector on the H100 and smem_wide on the H200; one matrix on the H200 classic_best.
+  // took them (sessions 41-42): batches smem_sector on the H100 and smem_wide on the H200; one
+  // matrix on the H200 classic_best.
   for (double gbps : {3350.0, 4800.0}) {
-    EXPECT_EQ(auto_variant(66, 200, 8, 2000, gbps), "smem_wide");
-    EXPECT_EQ(auto_variant(110, 190, 8, 818, gbps), "smem_wide");
+    EXPECT_EQ(auto_variant(66, 200, 8, 2000, gbps), gbps > 4000 ? "smem_wide" : "smem_sector");
+    EXPECT_EQ(auto_variant(110, 190, 8, 818, gbps), gbps > 4000 ? "smem_wide" : "smem_sector");
     EXPECT_EQ(auto_variant(5002, 6000, 8, 1, gbps), "smem_sector");
     EXPECT_EQ(auto_variant(256, 256, 8, 1024, gbps), "tma_wide");  // rows on sectors: kept
   }
+  // k x N at 8 B (session 42): smem_flat on the H200 but at k = 4, 8, 16; the H100 the strip.
+  EXPECT_EQ(auto_variant(11, 1500007, 8, 1, 4800), "smem_flat");
+  EXPECT_EQ(auto_variant(27, 1500000, 8, 1, 4800), "smem_flat");
+  EXPECT_EQ(auto_variant(7, 4000000, 8, 1, 4800), "smem_flat");
+  EXPECT_EQ(auto_variant(8, 2000000, 8, 1, 4800), "smem_strip");
+  EXPECT_EQ(auto_variant(16, 4000000, 8, 1, 4800), "smem_strip");
+  EXPECT_NE(auto_variant(4, 3000001, 8, 1, 4800), "smem_flat");
+  EXPECT_EQ(auto_variant(11, 1500007, 8), "smem_strip");
+  EXPECT_EQ(auto_variant(1500007, 11, 8, 1, 4800), "smem_strip");  // N x k keeps the strip
   EXPECT_EQ(auto_variant(198, 106, 8, 2465), "smem_sector");
   EXPECT_EQ(auto_variant(198, 106, 8, 2465, 4800), "smem_wide");
   EXPECT_EQ(auto_variant(2000002, 32, 8, 1, 4800), "smem_strip");
