@@ -599,16 +599,15 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     //    3110x6596 94.9 / 97.9, 5002x6000 95.8 / 98.0, 9998x3000 94.2 / 97.8, 3000002x48 82.5 /
     //    90.4, 2000002x32 79.8 against smem_strip's 88.5 (smem_wide 89.9), 3672182x32 76.1 /
     //    88.0 (89.6). The H100 runs smem_sector there already (below).
-    // Session 42 held out 9 shapes on the H100 (tmakit_bench --shapes, two rounds, docs/data/auto-
-    // rules-h100-2026-11-27-session42*.tar.xz), % of memcpy tma_wide / smem_sector / smem_wide:
-    // rows
-    // >= 128 1000x130x250 90.4 / 99.1 / 95.1, 400x310x286 89.7 / 99.6 / 97.9, 1500x106x150 94.2 /
-    // 99.7 / 98.4; and below 128, where session 41 had chosen smem_wide from the H200, smem_sector
-    // ahead of it too: 3000x90x102 97.0 / 100.3 / 98.0, 2000x70x200 97.3 / 98.4 / 97.2, 3000x78x100
-    // 100.9 / 100.4 / 98.7, 2000x66x200 99.2 / 96.5 / 96.4. So the H100 runs smem_sector for every
-    // batch of the class (at most 2.7 behind the best there, smem_wide 2.8); the H200 smem_wide
-    // (held out in session 42: 2500x74x120 95.5 / 92.2 / 96.3, 3000x86x90 93.0 / 85.7 / 96.7,
-    // 2000x98x160 95.9 / 95.3 / 95.4, 1500x118x140 96.9 / 96.9 / 97.0).
+    // Session 42 held out 9 shapes on the H100 (tmakit_bench --shapes, two rounds,
+    // docs/data/auto-rules-h100-2026-11-27-session42*.tar.xz), % of memcpy tma_wide / smem_sector
+    // / smem_wide: rows >= 128 1000x130x250 90.4 / 99.1 / 95.1, 400x310x286 89.7 / 99.6 / 97.9,
+    // 1500x106x150 94.2 / 99.7 / 98.4; and below 128, where session 41 had chosen smem_wide from
+    // the H200, smem_sector ahead of it too: 3000x90x102 97.0 / 100.3 / 98.0, 2000x70x200 97.3 /
+    // 98.4 / 97.2, 3000x78x100 100.9 / 100.4 / 98.7, 2000x66x200 99.2 / 96.5 / 96.4. So the H100
+    // runs smem_sector for every batch of the class (at most 2.7 behind the best there, smem_wide
+    // 2.8); the H200 smem_wide (held out in session 42: 2500x74x120 95.5 / 92.2 / 96.3, 3000x86x90
+    // 93.0 / 85.7 / 96.7, 2000x98x160 95.9 / 95.3 / 95.4, 1500x118x140 96.9 / 96.9 / 97.0).
     const bool out_rows_on_sectors = (rows * elem_bytes) % 32 == 0;
     if (elem_bytes >= 4 && tiles >= (out_rows_on_sectors ? kWideMinTiles48 : 16384) &&
         (short_side >= 64 ||
