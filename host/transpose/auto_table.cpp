@@ -423,23 +423,26 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   //    (93.8). Larger matrices keep smem_wide (2000x100x60 98.6 | 101.0, 2500x60x100 - | 99.9,
   //    2000x56x120 99.0 | 93.1);
   //    Session 42 split the 4 B rule by the 32-byte sectors of the rows (a side = 4 mod 8 splits
-  //    them; tmakit_bench --shapes, two rounds per GPU, 26 held-out shapes and session 40's ten,
-  //    docs/data/auto-rules-h{100,200}-2026-11-27-session42*.tar.xz; % of memcpy, best / tma_wide
-  //    / the new pick, H100 | H200):
+  //    them; tmakit_bench --shapes, two rounds per GPU, 19 held-out shapes and session 40's ten,
+  //    docs/data/auto-rules-h{100,200}-2026-11-27-session42*.tar.xz and the summary
+  //    auto-rules-4b-2026-11-27-session42-summary.txt; % of memcpy, best / tma_wide / the new
+  //    pick, H100 | H200):
   //     - a side that splits and the matrix at least half of one 64 x 64 tile (2048..4096
-  //       elements, both sides <= 64): smem_wide, one tile a matrix and whole sectors out of
-  //       shared memory (4000x44x52 108.3 / 97.0 / 108.3 | 97.7 / 93.7 / 97.7, 3000x52x60 106.5 /
-  //       98.5 / 106.5 | 105.6 / 96.4 / 105.6, 3500x52x52 - | 105.3 / 95.2 / 105.3, 2500x60x60 -
-  //       | 108.8 / 98.7 / 108.8; 4500x44x64 98.1 / 95.3 / 98.1 | 94.1 / 94.1 / 92.9);
+  //       elements, both sides <= 64): smem_wide, one tile a matrix (4000x44x52 108.3 / 97.0 /
+  //       108.3 | 97.7 / 93.7 / 97.7, 3500x52x52 109.4 / 98.8 / 109.4 | 105.3 / 95.2 / 105.3,
+  //       2500x60x60 109.6 / 102.3 / 109.6 | 108.8 / 98.7 / 108.8; 4500x44x64 98.1 / 95.3 / 98.1
+  //       | 94.1 / 94.1 / 92.9);
   //     - else both sides split: smem_flat, whose batch form moves each matrix as one run and
   //       never sees the rows' sectors (6000x36x36 105.1 / 92.1 / 105.1 | 102.2 / 85.6 / 102.0,
-  //       5000x36x100 103.6 / 95.1 / 103.3 | 97.2 / 88.5 / 97.1, 3000x52x68 - | 95.7 / 87.3 /
-  //       95.6, 6000x36x44 - | 102.1 (bulk_flat) / 91.2 / 99.7);
-  //     - else tma_wide as before (4000x40x56 | 90.7 / 90.7 / 90.7 where smem_wide ran 84.0:
-  //       the first form of the rule, one tile whatever the sectors, lost it on the H200).
-  //    Over the 17 | 29 measured shapes of the class, behind the best at most (mean): tma_wide
-  //    13.2% (6.6) | 18.1% (6.4), the new picks 8.5% (0.8) | 18.1% (1.6); the worst cells are
-  //    the ones that keep tma_wide (4000x40x72, where tma_load_store or reg_tile won).
+  //       5000x36x100 103.6 / 95.1 / 103.3 | 97.2 / 88.5 / 97.1, 6000x36x44 107.9 / 95.3 / 107.6
+  //       | 102.1 (bulk_flat) / 91.2 / 99.7);
+  //     - else tma_wide as before (4000x40x56 96.8 / 95.9 / 95.9 | 90.7 / 90.7 / 90.7, where
+  //       smem_wide ran 84.0 on the H200: the first form of the rule, one tile whatever the
+  //       sectors, was fitted on the H100 and lost this cell on the H200).
+  //    Over the 29 | 29 measured shapes of the class, behind the best at most (mean): tma_wide
+  //    13.2% (6.4) | 16.2% (6.3), the new picks 4.5% (0.4) | 12.7% (1.5). The worst are cells
+  //    that keep tma_wide, both sides on sectors, where tma_load_store or reg_tile won on the
+  //    H200 (4000x40x72 78.1 against 89.5; 3000x48x80, 3500x40x96, 6000x40x40 4.9-6.3 behind).
   //  - 8 B on the H200, at most 4096 elements: tma_load_store (4000x40x72 94.4-95.8, smem_wide
   //    86.5-86.9; 3000x48x80 96.4, 5000x36x100 96.6 against 95.0 / 98.2). The H100 keeps
   //    smem_wide (4000x40x72 98.6 against 95.4).
