@@ -11,6 +11,10 @@
 #       from the h100 verb's runs (SET_4B2: 4 B batches of short side 33..63, SET_8B2: 8 B batches
 #       of rows = 2 mod 4 below 128); on an H200 also the h200 verb's sets and ncu of run as,
 #       elsewhere ncu of run at
+#   bash scripts/session42.sh classes OUT   two more class predictions for the H200 (on any GPU):
+#       4 B batches of short side 33..63 whose sides are both 0 mod 8 (SET_4BN: tma_load_store
+#       over tma_wide where a side is above 64) and 8 B batches of odd cols whose rows split
+#       sectors (SET_8BS: smem_sector over smem_wide where its 64-row blocks pad rows by <= 15%)
 # SKIP_NCU=1 leaves the ncu part out.
 set -uo pipefail
 what=${1:?usage: session42.sh h100|h200 OUT}
@@ -32,6 +36,10 @@ SET_4B2="batched:4000x44x60,batched:3500x52x52,batched:2500x60x60,batched:4500x6
 SET_4B2+=",batched:4000x40x56,batched:3500x48x56,batched:5000x44x44,batched:6000x36x44"
 SET_4B2+=",batched:3000x44x76,batched:3000x52x68,batched:3000x56x72,batched:5000x40x48"
 SET_8B2="batched:2500x74x120,batched:3000x86x90,batched:2000x98x160,batched:1500x118x140"
+SET_4BN="batched:3000x40x88,batched:2500x48x72,batched:3500x40x80,batched:2600x40x96"
+SET_4BN+=",batched:2200x56x72,batched:2500x56x64,batched:3000x48x64,batched:4000x48x48"
+SET_8BS="batched:300x125x301,batched:400x190x255,batched:600x250x151,batched:200x370x333"
+SET_8BS+=",batched:1000x126x99,batched:2000x70x99,batched:800x150x201,batched:1500x97x121"
 T_8B="memcpy|auto|tma_wide|smem_sector|smem_wide|smem_strip|smem_padded"
 T_4B="memcpy|auto|tma_wide|smem_flat|bulk_flat|reg_permute|smem_wide|tma_load_store"
 T_KN="memcpy|auto|smem_flat|smem_strip|tma_wide|reg_permute|smem_wide"
@@ -80,6 +88,9 @@ case "$what" in
     else
       [ -n "${SKIP_NCU:-}" ] || ncu_run at || rc=1
     fi ;;
-  *) echo "session42.sh: h100, h200 or more"; exit 64 ;;
+  classes)
+    shapes 4bn "$SET_4BN" "memcpy|auto|tma_wide|tma_load_store|reg_tile|smem_wide|smem_flat" 4 || rc=1
+    shapes 8bs "$SET_8BS" "memcpy|auto|smem_sector|smem_wide|smem_padded" 8 || rc=1 ;;
+  *) echo "session42.sh: h100, h200, more or classes"; exit 64 ;;
 esac
 exit $rc

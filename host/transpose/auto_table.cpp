@@ -443,6 +443,14 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
   //    13.2% (6.4) | 16.2% (6.3), the new picks 4.5% (0.4) | 12.7% (1.5). The worst are cells
   //    that keep tma_wide, both sides on sectors, where tma_load_store or reg_tile won on the
   //    H200 (4000x40x72 78.1 against 89.5; 3000x48x80, 3500x40x96, 6000x40x40 4.9-6.3 behind).
+  //    On the H200, where both sides are on sectors (0 mod 8) and one is above 64, those four
+  //    cells (tma_load_store best in all) made a prediction, checked on five held-out shapes
+  //    (docs/data/auto-rules-h200-2026-11-27-session42-classes.tar.xz, two rounds, % of memcpy
+  //    tma_load_store / tma_wide): 3000x40x88 102.6 / 94.3, 2500x48x72 101.4 / 92.7, 3500x40x80
+  //    102.4 / 90.9, 2600x40x96 93.3 / 88.8, 2200x56x72 102.8 / 98.8; with both sides <= 64
+  //    tma_wide stayed ahead as predicted (2500x56x64 91.8 / 97.0, 3000x48x64 91.8 / 97.4,
+  //    4000x48x48 89.1 / 93.1). So tma_load_store there on the H200; the H100 mixed (4000x40x72
+  //    92.6 / 88.4, 3500x40x96 96.2 / 99.5) and keeps tma_wide.
   //  - 8 B on the H200, at most 4096 elements: tma_load_store (4000x40x72 94.4-95.8, smem_wide
   //    86.5-86.9; 3000x48x80 96.4, 5000x36x100 96.6 against 95.0 / 98.2). The H100 keeps
   //    smem_wide (4000x40x72 98.6 against 95.4).
@@ -455,6 +463,8 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
       if (rows <= 64 && cols <= 64 && rows * cols >= 2048 && (row_split || col_split))
         return "smem_wide";
       if (row_split && col_split) return "smem_flat";
+      if (hbm3e && rows % 8 == 0 && cols % 8 == 0 && std::max(rows, cols) > 64)
+        return "tma_load_store";
       return "tma_wide";
     }
     if (elem_bytes == 4 && short_side == 32 && !hbm3e && rows * cols <= 4096) return "smem_flat";

@@ -113,10 +113,12 @@ TEST(AutoClassRules, DenseRunsTheTablePickAndStridedMatchesTheReference) {
     std::int64_t batch, rows, cols;
     int e;
   };
+  // The last five: session 42's 4 B rules by the sides' sectors and k x N at 8 B (H200).
   const Case cases[] = {{300, 48, 40, 2},   {200, 48, 200, 2},  {300, 40, 72, 2}, {300, 56, 120, 2},
                         {300, 40, 72, 4},   {300, 32, 48, 4},   {300, 37, 37, 4}, {300, 40, 72, 8},
                         {25, 350, 333, 4},  {1, 1771, 1773, 4}, {3, 511, 509, 2}, {1, 20, 65536, 2},
-                        {1, 20, 65536, 16}, {1, 28, 70000, 16}};
+                        {1, 20, 65536, 16}, {1, 28, 70000, 16}, {300, 44, 52, 4}, {300, 36, 36, 4},
+                        {300, 40, 88, 4},   {1, 11, 65537, 8},  {1, 8, 65536, 8}};
   for (const Case& c : cases)
     for (const bool strided : {false, true}) {
       MatrixLayout layout;

@@ -410,7 +410,7 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(32, 48, 4, 8000), "smem_flat");             // H100, short side 32
   EXPECT_EQ(auto_variant(32, 48, 4, 8000, 4800), "tma_load_store");  // ... the H200
   EXPECT_EQ(auto_variant(32, 32, 4, 16384), "smem_padded");          // 32 x 32: as before
-  EXPECT_EQ(auto_variant(40, 72, 4, 4000, 4800), "tma_wide");        // H200, <= 4096 elements
+  EXPECT_EQ(auto_variant(40, 72, 4, 4000, 4800), "tma_load_store");  // H200, <= 4096 elements
   // ... but where a side splits 32-byte sectors (= 4 mod 8, session 42): smem_wide where the
   // matrix fills at least half of one 64 x 64 tile, smem_flat where both sides split.
   for (double gbps : {3350.0, 4800.0}) {
@@ -423,6 +423,8 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
     EXPECT_EQ(auto_variant(44, 88, 4, 3000, gbps), "tma_wide");   // one side, above 64
     EXPECT_EQ(auto_variant(40, 56, 4, 4000, gbps), "tma_wide");   // neither side splits
     EXPECT_EQ(auto_variant(48, 56, 4, 3500, gbps), "tma_wide");
+    // ... and above 64: tma_load_store on the H200
+    EXPECT_EQ(auto_variant(40, 88, 4, 3000, gbps), gbps > 4000 ? "tma_load_store" : "tma_wide");
   }
   EXPECT_EQ(auto_variant(60, 100, 4, 2500, 4800), "smem_wide");      // ... > 4096 elements
   EXPECT_EQ(auto_variant(40, 72, 8, 4000, 4800), "tma_load_store");  // 8 B: the H200
