@@ -15,6 +15,9 @@
 #       4 B batches of short side 33..63 whose sides are both 0 mod 8 (SET_4BN: tma_load_store
 #       over tma_wide where a side is above 64) and 8 B batches of odd cols whose rows split
 #       sectors (SET_8BS: smem_sector over smem_wide where its 64-row blocks pad rows by <= 15%)
+#   bash scripts/session42.sh final OUT   scripts/final-run.sh with PREBUILT=.prebuilt: the sweep,
+#       `auto` (AutoClassRules included) and bad-call GPU tests, then the full preset
+#       (bench-full.json.xz) and targets.py's verdicts (targets.txt)
 # SKIP_NCU=1 leaves the ncu part out.
 set -uo pipefail
 what=${1:?usage: session42.sh h100|h200 OUT}
@@ -88,6 +91,15 @@ case "$what" in
     else
       [ -n "${SKIP_NCU:-}" ] || ncu_run at || rc=1
     fi ;;
+  final)
+    work=/tmp/s42-final
+    mkdir -p "$work"
+    OUT=$work PREBUILT=.prebuilt scripts/final-run.sh \
+      'Registry/Sweep.*:*AutoVariant*:AutoClassRules.*:AccumulateAuto.*:BadCalls.*' || rc=1
+    python3 scripts/targets.py "$work/bench-full.json" | tee "$out/targets.txt" | grep -E "UNMET|overhead|^#"
+    xz -T0 -c "$work/bench-full.json" > "$out/bench-full.json.xz"
+    rm -f "$work/bench-full.json"
+    tar -C "$work" -cJf "$out/final.tar.xz" . ;;
   classes)
     shapes 4bn "$SET_4BN" "memcpy|auto|tma_wide|tma_load_store|reg_tile|smem_wide|smem_flat" 4 || rc=1
     shapes 8bs "$SET_8BS" "memcpy|auto|smem_sector|smem_wide|smem_padded" 8 || rc=1 ;;
