@@ -18,6 +18,8 @@
 #   bash scripts/session42.sh final OUT   scripts/final-run.sh with PREBUILT=.prebuilt: the sweep,
 #       `auto` (AutoClassRules included) and bad-call GPU tests, then the full preset
 #       (bench-full.json.xz) and targets.py's verdicts (targets.txt)
+#   bash scripts/session42.sh ncu OUT     every unmet target of the final run of this GPU under
+#       ncu: au on an H200, av elsewhere (.s42/{au,av}.json.xz)
 # SKIP_NCU=1 leaves the ncu part out.
 set -uo pipefail
 what=${1:?usage: session42.sh h100|h200 OUT}
@@ -100,6 +102,11 @@ case "$what" in
     xz -T0 -c "$work/bench-full.json" > "$out/bench-full.json.xz"
     rm -f "$work/bench-full.json"
     tar -C "$work" -cJf "$out/final.tar.xz" . ;;
+  ncu)
+    export LD_LIBRARY_PATH="$PWD/.cutensor/lib:$PWD/.prebuilt/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    [ -f .cutensor/lib/libcutensor.so.2 ] || xz -d -k .cutensor/lib/libcutensor.so.2.xz
+    if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then r=au; else r=av; fi
+    ncu_run $r || rc=1 ;;
   classes)
     shapes 4bn "$SET_4BN" "memcpy|auto|tma_wide|tma_load_store|reg_tile|smem_wide|smem_flat" 4 || rc=1
     shapes 8bs "$SET_8BS" "memcpy|auto|smem_sector|smem_wide|smem_padded" 8 || rc=1 ;;
