@@ -55,17 +55,22 @@ ncu_run() {  # the final run whose unmet targets ncu profiles
   xz -d -c ".s42/$1.json.xz" > /tmp/s42-run.json &&
     RUN=/tmp/s42-run.json bash scripts/session37.sh ncu "$out/ncu" | tail -n 60
 }
+auto_tests() {  # the carried binaries unpacked, then the `auto` GPU tests (gtest.log)
+  export LD_LIBRARY_PATH="$PWD/.cutensor/lib:$PWD/.prebuilt/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  [ -f .cutensor/lib/libcutensor.so.2 ] || xz -d -k .cutensor/lib/libcutensor.so.2.xz
+  mkdir -p build-gpu/bench build-gpu/tests
+  xz -d -c .prebuilt/tmakit_gpu_tests.xz > build-gpu/tests/tmakit_gpu_tests &&
+    chmod +x build-gpu/tests/tmakit_gpu_tests
+  local r=0
+  TMAKIT_REQUIRE_GPU=1 build-gpu/tests/tmakit_gpu_tests --gtest_brief=1 \
+    --gtest_filter='*AutoVariant*:*AutoClassRules*:AccumulateAuto.*:BadCalls.*' > "$out/gtest.log" 2>&1 || r=1
+  grep -E "FAILED|PASSED|Failure" "$out/gtest.log" | head -20
+  return $r
+}
 rc=0
 case "$what" in
   h100 | h200)
-    export LD_LIBRARY_PATH="$PWD/.cutensor/lib:$PWD/.prebuilt/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-    [ -f .cutensor/lib/libcutensor.so.2 ] || xz -d -k .cutensor/lib/libcutensor.so.2.xz
-    mkdir -p build-gpu/bench build-gpu/tests
-    xz -d -c .prebuilt/tmakit_gpu_tests.xz > build-gpu/tests/tmakit_gpu_tests &&
-      chmod +x build-gpu/tests/tmakit_gpu_tests
-    TMAKIT_REQUIRE_GPU=1 build-gpu/tests/tmakit_gpu_tests --gtest_brief=1 \
-      --gtest_filter='*AutoVariant*:*AutoClassRules*:AccumulateAuto.*:BadCalls.*' > "$out/gtest.log" 2>&1 || rc=1
-    grep -E "FAILED|PASSED|Failure" "$out/gtest.log" | head -20
+    auto_tests || rc=1
     if [ "$what" = h100 ]; then
       shapes 8b "$SET_8B" "$T_8B" 8 || rc=1
       shapes 4b "$SET_4B" "$T_4B" 4 || rc=1
@@ -76,14 +81,7 @@ case "$what" in
       [ -n "${SKIP_NCU:-}" ] || ncu_run as || rc=1
     fi ;;
   more)
-    export LD_LIBRARY_PATH="$PWD/.cutensor/lib:$PWD/.prebuilt/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-    [ -f .cutensor/lib/libcutensor.so.2 ] || xz -d -k .cutensor/lib/libcutensor.so.2.xz
-    mkdir -p build-gpu/bench build-gpu/tests
-    xz -d -c .prebuilt/tmakit_gpu_tests.xz > build-gpu/tests/tmakit_gpu_tests &&
-      chmod +x build-gpu/tests/tmakit_gpu_tests
-    TMAKIT_REQUIRE_GPU=1 build-gpu/tests/tmakit_gpu_tests --gtest_brief=1 \
-      --gtest_filter='*AutoVariant*:*AutoClassRules*:AccumulateAuto.*:BadCalls.*' > "$out/gtest.log" 2>&1 || rc=1
-    grep -E "FAILED|PASSED|Failure" "$out/gtest.log" | head -20
+    auto_tests || rc=1
     shapes 4b2 "$SET_4B2" "$T_4B" 4 || rc=1
     shapes 8b2 "$SET_8B2" "memcpy|auto|tma_wide|smem_sector|smem_wide" 8 || rc=1
     if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
