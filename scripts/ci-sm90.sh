@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The one command an sm_90 runner executes (issue 9). Exit non-zero on any failure.
+# The one command an sm_90 runner executes. Exit non-zero on any failure.
 #   1. configure and build for sm_90 and the fallback architecture (80-real;90)
 #   2. refuse a runner whose GPU is missing or not compute capability 9.x
 #   3. cuobjdump: TMA kernels have sm_90 code, the fallbacks pre-sm_90 code
@@ -15,10 +15,10 @@
 #      counts, fp32 and bf16 headline ratios) in the results folder
 # Usage: scripts/ci-sm90.sh [RESULTS_DIR]   (default: $OUT when set, else ci-results/)
 # TMAKIT_CI_PART=main runs steps 1-4 and 7 (the summary), =extras steps 1-2, 5 and 6; unset or
-# all runs everything. The whole script outgrew one 10-minute device call (session 29: the
+# all runs everything. The whole script outgrew one 10-minute device call (measured 2026-11-26: the
 # main tests stopped at 1240 of 1508 after 585 s with the extra builds competing for the
 # CPUs); each part builds what it needs, so the two fit separate calls on separate machines.
-# TMAKIT_CI_PREBUILT=DIR (extras): run the binaries scripts/prebuild-extras.sh packed into DIR
+# TMAKIT_CI_PREBUILT=DIR (extras): run the binaries `scripts/prebuild.sh extras` packed into DIR
 # (the same two configurations, built on another machine) instead of building them here.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -54,13 +54,13 @@ wd="$build-watchdog"
 b80="$build-arch80"
 prebuilt=${TMAKIT_CI_PREBUILT:-}
 if runs extras && [ -n "$prebuilt" ]; then
-  # Binaries of scripts/prebuild-extras.sh (the same two configurations, built elsewhere):
+  # Binaries of `scripts/prebuild.sh extras` (the same two configurations, built elsewhere):
   # unpacked where the builds below would put them; the build logs say which commit.
   for f in watchdog-sm90-tests.xz arch80-sm90-tests.xz arch80-tmakit.xz BUILT; do
-    [ -f "$prebuilt/$f" ] || { echo "FAIL: TMAKIT_CI_PREBUILT=$prebuilt has no $f (scripts/prebuild-extras.sh makes it)"; exit 1; }
+    [ -f "$prebuilt/$f" ] || { echo "FAIL: TMAKIT_CI_PREBUILT=$prebuilt has no $f (scripts/prebuild.sh extras makes it)"; exit 1; }
   done
   mkdir -p "$wd/tests" "$b80/tests"
-  echo "prebuilt (scripts/prebuild-extras.sh) at $(cat "$prebuilt/BUILT")" | tee "$results/watchdog.log" > "$results/arch80.log"
+  echo "prebuilt (scripts/prebuild.sh extras) at $(cat "$prebuilt/BUILT")" | tee "$results/watchdog.log" > "$results/arch80.log"
   xz -d -c "$prebuilt/watchdog-sm90-tests.xz" > "$wd/tests/tmakit_sm90_tests" &&
     xz -d -c "$prebuilt/arch80-sm90-tests.xz" > "$b80/tests/tmakit_sm90_tests" &&
     xz -d -c "$prebuilt/arch80-tmakit.xz" > "$b80/tmakit" &&
@@ -116,7 +116,7 @@ if runs extras; then
   step "arch-80-only build on this sm_90 GPU: every TMA technique must fall back, results correct"
   # What many users run: a package built for 80, a `native` configure on an A100, a project's
   # own CMAKE_CUDA_ARCHITECTURES without 90. "80" = sm_80 cubins + compute_80 PTX, which the
-  # driver JIT-compiles here, with TMA compiled out. Then the CLI from issue 17, which used to
+  # driver JIT-compiles here, with TMA compiled out. Then the CLI, which used to
   # kill the context ("unspecified launch failure") on its first TMA row.
   if wait "$b80_pid" &&
      TMAKIT_EXPECT_NO_SM90_CODE=1 "$b80/tests/tmakit_sm90_tests" \

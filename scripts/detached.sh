@@ -6,7 +6,7 @@
 #   scripts/detached.sh wait NAME FILE [SECONDS]  wait until FILE (relative to the copy)
 #       exists or SECONDS (default 540) pass, then print the console's tail; exit 0 if FILE
 #       exists, 2 if the job is still running, 1 if it ended without FILE
-# Why the copy (session 16): the device tool re-sends the working tree on every call, and a
+# Why the copy: the device tool re-sends the working tree on every call, and a
 # job that builds from the tree itself loses its sources under it on the next (polling) call
 # ("kernels/common/grid.hpp: No such file or directory" halfway through scripts/ci-sm90.sh).
 # The machine goes back 30 s after a call ends, so call `wait` at once after `start` and again
@@ -25,7 +25,7 @@ case "$cmd" in
     rm -rf "$dir" "$dir.pid" && mkdir -p "$dir" || exit 1
     tar --exclude='./build*' --exclude='./.git' -cf - . | tar -xf - -C "$dir" || exit 1
     # The job writes its own pid: setsid forks when it leads a process group (the device
-    # tool's shell has job control), so $! would be a parent that exits at once (session 17:
+    # tool's shell has job control), so $! would be a parent that exits at once (seen once:
     # `wait` then took the job for ended while it ran).
     (cd "$dir" && setsid nohup bash -c 'echo $$ > "$0.pid"; exec "$@"' "$dir" "$@" \
       > "$dir.log" 2>&1 < /dev/null &)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Which cells of earlier benchmark runs `auto` would now run differently (session 37): reads the
+# Which cells of earlier benchmark runs `auto` would now run differently: reads the
 # technique auto ran in each cell of each RUN.json (bench/report.py), asks this tree's
 # auto_variant for the same call (the H200's table where the run's GPU is an H200) and prints
 # the cells whose pick changed. Needs the host library built: BUILD_DIR (default build) with
@@ -11,7 +11,7 @@ b=${BUILD_DIR:-build}
 cuda=${CUDA_HOME:-/usr/local/cuda}
 [ -f "$b/libtmakit.a" ] || { echo "pick-changes.sh: no $b/libtmakit.a (build the project, or set BUILD_DIR)"; exit 1; }
 exe=$(mktemp); trap 'rm -f "$exe"' EXIT
-g++ -std=c++17 -O1 -Ihost/include -I. scripts/tools/pick_changes.cpp -o "$exe" -L"$b" -ltmakit \
+g++ -std=c++17 -O1 -Ihost/include -I. bench/pick_changes.cpp -o "$exe" -L"$b" -ltmakit \
   -L"$cuda/lib64" -lcudart
 python3 - "$@" <<'PY' | "$exe"
 import os, sys

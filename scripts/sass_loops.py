@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The loops of a kernel's SASS and what they hold (session 38's static counts).
+"""The loops of a kernel's SASS and what they hold (static counts).
 
 usage: scripts/sass_loops.py SASS_FILE NAME_PART [--range LO HI]
 
@@ -11,7 +11,7 @@ NVDISASM_PATH or PATH to nvdisasm's folder). NAME_PART: a piece of the mangled k
 Prints, for each backward branch of the first kernel whose name holds NAME_PART, the loop it
 closes (start-end address), its static instruction count, its shared loads and global / generic
 stores, and its most frequent opcodes. A static count is an upper bound on one trip: a trip's
-path through the body (what session 38 counted, e.g. 129 instructions per chunk) is read off
+path through the body (e.g. 129 instructions per 16-byte chunk in the flat gather before its walk was placed once per thread) is read off
 the listing that --range LO HI prints (hex addresses)."""
 import argparse
 import collections

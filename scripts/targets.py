@@ -4,8 +4,8 @@
 per GPU: per class and element size, the lowest % of memcpy of tmakit's best and the worst ratio
 to the best peer; k = 1 skinny cells; host overhead per call; cells where auto ran > 2% below
 the best named technique; with --before, cells whose best % of memcpy fell > 1 point; then one
-line per target of the issue, met or UNMET, with the figure that decides it (session 31); an
-unmet ratio also gives the ratio at memcpy's speed, memcpy / the best peer (session 39)."""
+line per target of the issue, met or UNMET, with the figure that decides it; an
+unmet ratio also gives the ratio at memcpy's speed, memcpy / the best peer."""
 import argparse
 import os
 import sys
@@ -40,7 +40,7 @@ def class_targets():
 
 def copy_speed_bound(cell, need_ratio):
     """For an unmet ratio target's deciding cell: the ratio tmakit would reach at memcpy's speed
-    (memcpy / the best peer), and whether even that falls short (session 39: the H100's skinny
+    (memcpy / the best peer), and whether even that falls short (the H100's skinny
     2-8 B cells, where the peers run at 95-97% of memcpy)."""
     v = report.verdict(cell)
     if not v["memcpy"] or not v["peer"][1]:
@@ -91,7 +91,7 @@ KERNELS = {"smem": "smem_tile_kernel", "smem_padded": "smem_tile_kernel",
            "smem_xor": "smem_tile_kernel", "smem_wide": "smem_tile_kernel",
            "vec_padded": "vec_tile_kernel", "vec_swizzled": "vec_tile_kernel",
            "copy": "copy_", "leetgpu": "leetgpu_tiled_kernel",
-           # techniques that hand calls they cannot take to another kernel (session 42: the
+           # techniques that hand calls they cannot take to another kernel (the
            # regex missed reg_permute's batch and smem_flat's square, which run the next ones)
            "smem_flat": "smem_flat_kernel|smem_strip_kernel",
            "reg_tile": "reg_tile_kernel|smem_flat_kernel|smem_strip_kernel",
