@@ -160,7 +160,7 @@ Problem* problem_for(const Shape& s, int e, std::string* error) {
 
 DeviceInfo g_dev;
 std::unique_ptr<L2Flusher> g_flusher;
-LaunchGate g_gate;  // off with --gate=off (the runs before 2026-11-24i)
+LaunchGate g_gate;  // off with --gate=off (the runs before 2026-11-24)
 std::vector<std::unique_ptr<Peer>> g_peers;
 std::map<std::string, double> g_best_copy_gbps;  // "<shape>/e<bytes>" -> GB/s
 
@@ -240,12 +240,12 @@ void run(benchmark::State& state, const std::string& name, Problem& p, Op op,
 }
 
 // How a cell's benchmarks (one shape and element size: copies, techniques, auto, peers) are
-// ordered. kRounds (the default since session 15): `repetitions` rounds, each registering every
+// ordered. kRounds (the default since 2026-11-24): `repetitions` rounds, each registering every
 // benchmark of the cell once in its own seeded shuffle, so no technique always follows the same
 // one; the median over the rounds is computed by bench/report.py. In registration order
-// (kFixed, --order=fixed: the runs before 2026-11-24g), `auto`, which always ran right after
+// (kFixed, --order=fixed: the runs before 2026-11-24), `auto`, which always ran right after
 // bulk_copy, timed the same kernel as the named technique at 0.93-0.97 (tma_pipeline, 1 B) and,
-// before the flush demoted evict_last lines, at up to 1.21x (docs/perf-notes.md, session 15).
+// before the flush demoted evict_last lines, at up to 1.21x (docs/perf-guide.md).
 enum class Order { kRounds, kFixed };
 Order g_order = Order::kRounds;
 
@@ -440,11 +440,11 @@ void host_overhead(benchmark::State& st, const std::string& token, int calls_per
 }
 
 // `prefix`: host_overhead (the figure bench/report.py reports) or host_overhead_end (the same
-// rows again after every cell, a diagnostic). Session 15's full runs had the rows only at the
+// rows again after every cell, a diagnostic). The 2026-11-24 full runs had the rows only at the
 // end, 0.6-3.2 us above host_calls/copy_launch (the same launch without the dispatcher). In
-// session 16 no step of a benchmark run slowed a bare launch (bench/experiments/
+// 2026-11-24 no step of a benchmark run slowed a bare launch (bench/experiments/
 // launch_state.cu), and host_overhead/copy ran 0.8-2.1 us above host_calls/copy_launch at the
-// start of the final runs j (docs/perf-notes.md, session 16).
+// start of the final run (docs/perf-guide.md).
 void register_overhead(const std::string& prefix, int calls_per_iter, int iters) {
   std::vector<std::string> tokens = {"auto"};
   for (const VariantInfo& v : variants())

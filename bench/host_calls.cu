@@ -79,7 +79,7 @@ int register_host_calls() {
   });
   // The same launch with a TMA kernel's two tensor-map parameters: what the parameter size
   // adds to a launch (the TMA rows of host_overhead run 0.5-1.5 us above the classic ones on
-  // the H200 machine, docs/perf-notes.md session 14).
+  // the H200 machine, docs/perf-guide.md).
   add("empty_launch_two_maps", [](benchmark::State& st) {
     CUtensorMap a{}, b{};
     time_calls(st, [&] {

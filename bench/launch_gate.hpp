@@ -3,8 +3,8 @@
 //
 // Without it, the stream is idle once the flush's memset ends; when the host takes longer to
 // record the start event and make its call than the memset takes to run (a preempted thread, a
-// slow driver call), the GPU waits inside the timed window. Session 15 measured rounds of the
-// same kernel at 1517 / 1266 / 340 GB/s that way (docs/perf-notes.md). With the gate, a one-
+// slow driver call), the GPU waits inside the timed window. On 2026-11-24, measured rounds of the
+// same kernel at 1517 / 1266 / 340 GB/s that way (docs/perf-guide.md). With the gate, a one-
 // thread kernel holds the stream after the flush until the host has enqueued the start event,
 // the launch and the stop event, so the window holds only the GPU's work.
 #pragma once

@@ -89,7 +89,7 @@ def load(paths):
         for k in ("date", "driver_version", "cutensor", "peers"):
             if k in ctx and k not in run.ctx:
                 run.ctx[k] = ctx[k]
-        # Runs of --order=rounds (the default since 2026-11-24g) register every benchmark once
+        # Runs of --order=rounds (the default since 2026-11-24) register every benchmark once
         # per round, so a name has several rows and no aggregate: their median stands for them.
         # Older runs have a median aggregate per name, which stands for its repetition rows.
         has_median = {b.get("run_name", b["name"]) for b in data["benchmarks"]
@@ -197,7 +197,7 @@ def gpu_header(run):
                 {"rounds": "each cell's benchmarks in 3 shuffled rounds, median of the rounds",
                  "fixed": "registration order, median of 3 repetitions"}.get(
                     c.get("order", "fixed"), c.get("order")),
-                c.get("launch_gate", "off (not recorded: before 2026-11-24i)")))
+                c.get("launch_gate", "off (not recorded: before 2026-11-24)")))
 
 
 def cell_text(run, token, c):
@@ -337,7 +337,7 @@ def write_md(runs, md_path, img_rel, command):
                       "to its return, 10,000 calls per repetition, median of 3, at the start of the run (the figure "
                       "issue 16's target reads). The same rows ran again after every cell (`host_overhead_end`): the "
                       "same calls in the same process. The two columns have differed in both directions between runs and "
-                      "GPUs, by up to 3 us (docs/perf-notes.md, session 24).", "",
+                      "GPUs, by up to 3 us (docs/perf-guide.md).", "",
                       "| token | ran | us per call | at the end of the run |", "|---|---|---|---|"]
             for t, (us, label) in run.overhead.items():
                 end = run.overhead_end.get(t, (None, ""))[0]

@@ -22,7 +22,7 @@ Status L2Flusher::flush(cudaStream_t stream) {
   // Lines read or written with an evict_last policy (tma_wide's loads: .L2::cache_hint with
   // cuda::access_property::persisting) outlive the memset below: it evicts normal lines first.
   // Left alone, they are still in the L2 when the next timed launch reads the same buffer
-  // (docs/perf-notes.md, session 15: up to 1.2x on 8-16 MB calls). So they are demoted to
+  // (docs/perf-guide.md: up to 1.2x on 8-16 MB calls). So they are demoted to
   // normal first; the memset then evicts them like any other line.
   if (reset_persisting_ && cudaCtxResetPersistingL2Cache() != cudaSuccess)
     cudaGetLastError();  // not supported here (MIG, MPS): nothing was marked persisting either

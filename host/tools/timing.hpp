@@ -17,7 +17,7 @@ class L2Flusher {
   Status init(std::size_t l2_bytes);  // allocates 2 x l2_bytes
   // Demotes persisting (evict_last) L2 lines to normal, then overwrites the scratch buffer.
   // TMAKIT_FLUSH_KEEP_PERSISTING=1 skips the demotion: the flush of runs before 2026-11-24
-  // (session 15), kept to reproduce them.
+  // (2026-11-24), kept to reproduce them.
   Status flush(cudaStream_t stream);
 
  private:

@@ -2,7 +2,7 @@
 // launched, so a rejected call writes nothing), resolve `auto`, launch through the registry.
 // `auto`'s table and the classic fallbacks (auto_variant, fallback_variant,
 // auto_accumulate_variant) are in auto_table.cpp: comments elsewhere that place them here
-// (kernels/launchers.hpp, kernels/classic/reg_realign.cu, docs/perf-notes.md) predate the split.
+// (kernels/launchers.hpp, kernels/classic/reg_realign.cu, docs/perf-guide.md) predate the split.
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>

@@ -3,7 +3,7 @@
 // chunk element by element from shared memory: at 1-2 bytes that is one LDS and one PRMT per
 // element, and the gather's bank conflicts on top. Under ncu (H100, 16 x 4000000, 2 B) it ran
 // at 60% issue active for 77% of DRAM peak, where cuTENSOR's tensor_permute_vec (no shared
-// memory, 79 registers) reached 81% at 14% issue active (docs/perf-notes.md, session 11).
+// memory, 79 registers) reached 81% at 14% issue active (docs/perf-guide.md).
 //
 // Here a thread owns a block of K x V elements (K: the short side, 2..32, whole; V = 16 / E
 // columns of the long side), which is K 16-byte chunks on each global side
@@ -16,12 +16,12 @@
 // writes 32 x 16 = 512 contiguous bytes of a line per instruction, and the dense side's 16K bytes
 // per lane follow each other. kWide writes its dense side in whole 32-byte sectors, a lane pair
 // per sector (store_wide_pairs); kTall reads its dense side lane by lane (the pair form of the
-// loads measured slower, docs/perf-notes.md session 12). Calls the block cannot take (a short
+// loads measured slower, docs/perf-guide.md). Calls the block cannot take (a short
 // side outside 2..32, lines not whole chunks, 16-byte rules broken) run smem_flat.
 //
-// Realigned reads (session 35, RegPlan::realign): k x N whose src lines break the 16-byte rules
+// Realigned reads (2026-11-27, RegPlan::realign): k x N whose src lines break the 16-byte rules
 // (N * E not a multiple of 16, as in 12 x 1000003 at 1 B; a misaligned src or pitch) ran
-// smem_flat at 69-89% of memcpy on the H200 (probe, session 34) where the aligned k x N runs
+// smem_flat at 69-89% of memcpy on the H200 (probe, 2026-11-27) where the aligned k x N runs
 // here at 88-101%. kWide keeps its block; only the strided loads and the lane -> block map
 // change. Line x of block j starts at byte address a = src + strided + x * ld, s = a mod 16
 // bytes past the aligned vector v0 = a - s; its chunk is bytes s..s+15 of {v0, v0 + 16}. Lane
@@ -33,7 +33,7 @@
 // operand) is reloaded element by element after all loads are out (load_vec). (A first form
 // gave lane 31 and matrix ends their own next vector through cp.async and called the edge load
 // inside the load loop: the compiler then waited on each LDG before the next, and it ran at
-// 43-74% of memcpy; docs/perf-notes.md session 35.) A matrix's last block with tail_elems < V
+// 43-74% of memcpy; docs/perf-guide.md.) A matrix's last block with tail_elems < V
 // elements stores its dense run only up to its end (store_upto).
 #include <cstdint>
 #include <kernels/common/reg_block.hpp>
@@ -138,7 +138,7 @@ __device__ __forceinline__ void store_upto(unsigned char* a, const uint4& v,
 }
 
 // kWide's dense side in whole 32-byte sectors. Lanes 2i and 2i + 1 own blocks b_e = b & ~1 and
-// b_o = b | 1 (b's parity is the lane's), whose dst runs e and o (K chunks each) follow each
+// b_o = b | 1 (b's parity is the lane's), whose dst runs (K chunks each) follow each
 // other. One lane writing its own K chunks puts each 16-byte store alone in its sector (one
 // instruction's lanes sit 16K bytes apart): measured at 45-57% of memcpy from 7 x N to 32 x N.
 // Instead each store instruction has the pair write one 32-byte-aligned chunk pair, the even
@@ -148,7 +148,7 @@ __device__ __forceinline__ void store_upto(unsigned char* a, const uint4& v,
 //           the even lane sends its chunk q + 1, the odd lane its chunk q;
 //   odd K:  run e starts a sector (b_e even, 16K * b_e a multiple of 32), run o starts 16 bytes
 //           into one: for j = 0 .. (K - 3) / 2: run e chunks (2j, 2j+1), then run o chunks
-//           (2j+1, 2j+2), both lanes swapping chunk 2j + 1; last, run e chunk K - 1 with run o
+//           (2j+1, 2j+2), both lanes swapping chunk 2j + 1; last, run e chunk K - 1 with run
 //           chunk 0, each lane its own.
 // A lane whose block is past the end still permutes (zeros) and shuffles; a store goes out
 // only where the run it writes belongs to a block of the call.
@@ -321,9 +321,9 @@ cudaError_t launch_k(const kernels::LaunchArgs& a, const RegPlan& p) {
     const std::int64_t per_cta = std::int64_t(U) * kThreads;
     const dim3 grid(static_cast<unsigned>((p.blocks + per_cta - 1) / per_cta));
     // Hopper, kTall with k >= 7: loads with .L2::256B (% of memcpy, two runs each). H200
-    // (session 26): 4000000x16 1 / 2 / 4 / 8 B 84.5 / 82.9 / 80.8 / 81.5 -> +7.3 / +7.0 / +7.9 /
+    // (2026-11-25): 4000000x16 1 / 2 / 4 / 8 B 84.5 / 82.9 / 80.8 / 81.5 -> +7.3 / +7.0 / +7.9 /
     // +8.1, 4000000x32 +7.1 to +7.5, 4000000x7 +1.0 to +5.0; 4000000x2 / x4 and kWide (k x N)
-    // -0.3 to -3.1, so they keep the plain load. H100 (session 27): 4000000x16 89.7 / 88.9 /
+    // -0.3 to -3.1, so they keep the plain load. H100 (2026-11-25): 4000000x16 89.7 / 88.9 /
     // 88.9 / 88.9 -> +9.4 / +7.4 / +6.6 / +6.6, 4000000x32 +7.5 to +8.3, 4000000x7 +1.8 to +4.2,
     // 2097152x9 +3.3 to +5.0 (probe, one run each).
     const auto* src = static_cast<const unsigned char*>(a.src);

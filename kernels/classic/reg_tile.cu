@@ -2,7 +2,7 @@
 // small enough that every SM is full. reg_permute keeps a short side (up to 32) whole in one
 // thread: on a batch of 32 x 32 matrices at 1 B that is 32 chunks (188 registers) and only two
 // threads per matrix, so 16384 matrices ran on 32768 threads at 11% warps active and 76-84% of
-// memcpy, and at 2 B lost to cuTENSOR (0.91-0.96; docs/perf-notes.md, sessions 13 and 16).
+// memcpy, and at 2 B lost to cuTENSOR (0.91-0.96; docs/perf-guide.md and 16).
 // Here a thread transposes one square block of B x B elements whose rows are one aligned
 // W-byte access each (kernels/common/reg_tile.hpp: 8 x 8 bytes at 1 B with 8-byte accesses,
 // 8 x 8 / 4 x 4 / 2 x 2 elements with 16-byte ones at 2 / 4 / 8 B):
@@ -89,10 +89,10 @@ cudaError_t kernels::launch_reg_tile(const LaunchArgs& a) {
   const std::uint64_t ctas = (p.blocks + kThreads - 1) / kThreads;
   const dim3 grid(static_cast<unsigned>(ctas < 0x7fffffffu ? ctas : 0x7fffffffu));
   return dispatch_elem_1248(a.elem_bytes, [&](auto t) {
-    // Hopper, 1-2 B: loads with .L2::128B. H200, session 26 (% of memcpy, .L2::128B / 256B
+    // Hopper, 1-2 B: loads with .L2::128B. H200, 2026-11-25 (% of memcpy, .L2::128B / 256B
     // against none): 16384x32x32 1 B 80.6 -> 92.4 / 85.6, 2 B 93.2 -> 96.0 / 94.7; 4000000x16
     // 1 B 85.5 -> 88.1, 2 B 87.8 -> 90.2; 1000x512x512 1 B +4.6; 4096x64x64 1 B -1.3. At 4-8 B
-    // mixed (-0.7 to +1.7): plain loads. H100, session 27 (.L2::128B, two runs each):
+    // mixed (-0.7 to +1.7): plain loads. H100, 2026-11-25 (.L2::128B, two runs each):
     // 16384x32x32 1 B 88.3 -> 98.9, 2 B +1.9; 4000000x16 1 B +5.4; 1000x512x512 1 B +4.0;
     // 32x4000000 1 B +4.5; but 4096x64x64 1 B 99.4 -> 93.6, and (probe, one run) 100000x8x8 1 /
     // 2 B -7.8 / -3.8. So source rows of 64 bytes and of under 32 keep the plain load on both

@@ -19,7 +19,7 @@
 // neighbouring columns or rows and lie inside the operand, as in bulk_flat) and only its run's
 // elements are stored to shared memory. Element by element with dependent loads, a 1-byte head
 // chunk cost up to 15 DRAM round trips in one thread while its block waited at the barrier
-// (H200, session 32: 24 x 1000003 1 / 2 / 4 B 55 / 68 / 72% of memcpy against 64 / 87 / 93
+// (H200, 2026-11-26: 24 x 1000003 1 / 2 / 4 B 55 / 68 / 72% of memcpy against 64 / 87 / 93
 // at 24 x 1000000). Only the operand's own first and last chunk, where whole reads would leave
 // it, still go element by element.
 // Phase 2 (store): each thread builds a 16-byte destination chunk element by element from
@@ -27,7 +27,7 @@
 // FlatGather map (dst element o -> its source element's byte): kTall steps it linearly; kWide
 // (and kBatch where flat_plan takes it) read the chunk's V offsets from a per-block table indexed
 // by the source row the chunk starts at (a stepped walk with a compare per element cost H100 1-byte
-// kWide 73-82% of memcpy, perf-notes session 10), stepping the walk only where a chunk crosses a
+// kWide 73-82% of memcpy, docs/perf-guide.md), stepping the walk only where a chunk crosses a
 // matrix. Where no form applies (both sides > 32 and not a dense small batch, or the short side's
 // operand strided) smem_flat runs smem_strip; a single dense row or column runs `copy` there.
 #include <algorithm>
@@ -50,14 +50,14 @@ constexpr int kLoadUnroll = 4;  // chunks loaded per thread before they are stor
 // kPartials: the call is not 16-byte aligned throughout (flat_call_is_aligned), so runs have
 // partial chunks inside the operand: read them whole (phase 1) and gather kTall's partial dst
 // chunks before writing them (phase 2). An aligned call runs the kernel without that code: with
-// it, aligned skinny calls ran 2.5-5% slower (H200, session 32: 4 x 4000000 1 B, 32 x 4000000
+// it, aligned skinny calls ran 2.5-5% slower (H200, 2026-11-26: 4 x 4000000 1 B, 32 x 4000000
 // 1 B), whose chunks are all whole.
-// Blocks per SM: 5 at 2-16 B (48 registers), 4 at 1 B (64). Session 38's gather
+// Blocks per SM: 5 at 2-16 B (48 registers), 4 at 1 B (64). The 2026-11-27 gather
 // (flat_gather.cuh: a walk placed once per unit and jumped from chunk to chunk) raised the
 // 2-16 B one-run kernels from 48 to 51-56 registers under a bound of 4, one block per SM
 // fewer: H100, % of memcpy, base -> that build, smem_flat 20000 x 16 x 48 8 B 98.9 -> 93.8,
-// 10000 x 24 x 40 8 B 96.4 -> 92.1, 2048 x 64 x 64 4 B 84.7 -> 78.9 (docs/perf-notes.md
-// session 38); a bound of 5 keeps 48 (4 bytes of spill at 2 B).
+// 10000 x 24 x 40 8 B 96.4 -> 92.1, 2048 x 64 x 64 4 B 84.7 -> 78.9 (docs/perf-guide.md
+// 2026-11-27); a bound of 5 keeps 48 (4 bytes of spill at 2 B).
 template <class T, FlatForm F, bool kPartials>
 __global__ void __launch_bounds__(kThreads, sizeof(T) == 1 ? 4 : 5)
     smem_flat_kernel(const T* __restrict__ src, T* __restrict__ dst, FlatPlan p,
@@ -72,8 +72,8 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 1 ? 4 : 5)
     const FlatUnit f = flat_unit(p, u);
     const std::uintptr_t a0 = flat::run_addr<T>(src, f.src, 0);
     const int b0 = static_cast<int>(a0 & 15);
-    // Phase 1: source runs -> shared. Item = (run i, chunk k), chunk-major within a run, so a
-    // warp reads consecutive chunks. Shared byte of global byte x of run i:
+    // Phase 1: source runs -> shared. Item = (run, chunk k), chunk-major within a run, so a
+    // warp reads consecutive chunks. Shared byte of global byte x of run:
     //   i * src_stride + b0 + (x - a(i)).
     {
       const int len_bytes = f.src.len * E, nv = flat_chunks_per_run(len_bytes);
@@ -82,7 +82,7 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 1 ? 4 : 5)
         uint4 v[kLoadUnroll];
         // The chunk's shared byte (a whole chunk), -2 - flat_chunk_slot (a partial chunk read
         // whole: its shared byte and its run's bytes), or -1 (none): a whole chunk's path is the
-        // one compare it was before partial chunks were read whole (session 32: packing every
+        // one compare it was before partial chunks were read whole (2026-11-26: packing every
         // chunk's slot cost aligned skinny calls 2-4%).
         int at[kLoadUnroll];
 #pragma unroll
@@ -96,7 +96,7 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 1 ? 4 : 5)
           // The shared byte of c (c - a(i) >= -15: the head chunk starts below the run).
           const int sh = i * p.src_stride + b0 + static_cast<int>(std::intptr_t(s.c - a));
           // One load for both kinds of chunk read whole (two in separate branches cost the
-          // partial ones their gain, session 32).
+          // partial ones their gain, 2026-11-26).
           const bool whole = s.whole();
           if (whole || (kPartials && s.lo < s.hi && ok.holds(s.c))) {
             v[q] = __ldg(reinterpret_cast<const uint4*>(s.c));
@@ -163,13 +163,13 @@ cudaError_t launch_flat(const kernels::LaunchArgs& a, const FlatPlan& p) {
 
 cudaError_t kernels::launch_smem_flat(const LaunchArgs& a) {
   const BatchStrides& st = a.strides;
-  // Experiment knob (docs/perf-notes.md, session 10): TMAKIT_FLAT_TILE_BYTES sets the bytes a
+  // Experiment knob (docs/perf-guide.md): TMAKIT_FLAT_TILE_BYTES sets the bytes a
   // unit moves (4096..32768).
   int tile_bytes = kFlatTileBytes;
   // On HBM3e (the H200, peak > 4000 GB/s) a skinny call with k >= 16 keeps more bytes moving
   // with 32 KB units: 16 x 4000000 1 / 2 / 4 B 75.0 / 84.9 / 85.5% of memcpy against 71.0 /
   // 80.6 / 82.1 with 16 KB, 32 x 4000000 68.7 / 69.7 / 78.2 against 65.0 / 66.2 / 74.3, N x 16
-  // and N x 32 +1.2..+3.6 (docs/data/flat-tiles-h200-2026-11-24.txt); smaller k and batches
+  // and N x 32 +1.2..+3.6 (data at commit 358db19); smaller k and batches
   // gained nothing or lost (2 x 4000000 1 B 96.3 against 104.3; 16384x32x32 70.6 against 72.6).
   if (is_hbm3e(a.dram_gbps) && st.batch == 1 && std::min(a.rows, a.cols) >= 16)
     tile_bytes = 2 * kFlatTileBytes;

@@ -1,7 +1,7 @@
 // smem_sector: smem_wide whose blocks write whole 32-byte sectors of the output. When an
 // output row is not a multiple of 32 bytes, smem_wide's tile boundaries (every 64 elements)
 // fall inside sectors, and two blocks write the two halves of each boundary sector at
-// different times. Measured on the H100 (docs/perf-notes.md, session 6): the same
+// different times. Measured on the H100 (docs/perf-guide.md): the same
 // 12288 x 6784 transpose with the input pitch made odd costs smem_wide 3%, with the output
 // pitch made odd 37% (4-byte elements). So here each block owns, in output row c, the
 // elements whose sectors start in its range:
@@ -23,20 +23,19 @@
 // batch at b*src_batch and b*dst_batch.)
 // Tile order, per GPU: on HBM3e (the H200, kernels::is_hbm3e) the blocks walk down tile columns
 // (for_each_tile<true>), so the tiles in flight fill one output row band; on the H100 the
-// grouped row-major order. Measured on the H200 (docs/perf-notes.md, session 14; docs/data/
-// sector-order-h200-2026-11-24.txt), the eight odd shapes of the probe and full presets, % of
-// memcpy, row-major -> column-major: 8 B +2.4 to +7.2 points on six (9999^2 88.5 -> 93.5,
-// 777x20001 89.9 -> 97.1), 20001x777 -0.1, 1001x999 (L2-sized) -3.5; 4 B -1.5 to +6.1. On the
-// H100 (session 13) mixed, -3.4 to +4.1: it keeps the row-major order.
-// Tile height, per GPU: at 4 B on HBM3e a block owns kN2 = 128 output elements per row (136
-// tile rows x 64 columns, 34 loads in flight per thread instead of 18; the row pointer advances
-// by 8 rows per load row, which keeps the L2-hinted kernel at 64 registers without spills).
-// Measured (docs/perf-notes.md, session 31; docs/data/sector-tall-*-2026-11-26-session31.*),
-// % of memcpy, two rounds, 64 -> 128 owned rows: H200 odd 4 B +1.7 to +2.7 on the four large
-// shapes (12345x6789 87.8 -> 90.7, 9999^2 88.5 -> 90.8), 20001x777 +2.7, 3001x4999 / 777x20001 /
-// 4097x4095 -0.1 to -0.9; ncu at 6789x12345: 116.7 -> 85.7 M warp instructions, 183.4 -> 178.1 us.
-// H100 odd 4 B -0.1 to +2.1 (12345x6789 93.1 -> 93.5, 6789x12345 93.3 -> 93.2), squares
-// 16384^2 / 32768^2 -0.9: the H100 keeps 64 rows.
+// grouped row-major order. Measured on the H200 (docs/perf-guide.md; data at commit 358db19), the
+// eight odd shapes of the probe and full presets, % of memcpy, row-major -> column-major: 8 B +2.4
+// to +7.2 points on six (9999^2 88.5 -> 93.5, 777x20001 89.9 -> 97.1), 20001x777 -0.1, 1001x999
+// (L2-sized) -3.5; 4 B -1.5 to +6.1. On the H100 (2026-11-24) mixed, -3.4 to +4.1: it keeps the
+// row-major order. Tile height, per GPU: at 4 B on HBM3e a block owns kN2 = 128 output elements per
+// row (136 tile rows x 64 columns, 34 loads in flight per thread instead of 18; the row pointer
+// advances by 8 rows per load row, which keeps the L2-hinted kernel at 64 registers without
+// spills). Measured (docs/perf-guide.md; data at commit 358db19), % of memcpy, two rounds, 64 ->
+// 128 owned rows: H200 odd 4 B +1.7 to +2.7 on the four large shapes (12345x6789 87.8 -> 90.7,
+// 9999^2 88.5 -> 90.8), 20001x777 +2.7, 3001x4999 / 777x20001 / 4097x4095 -0.1 to -0.9; ncu at
+// 6789x12345: 116.7 -> 85.7 M warp instructions, 183.4 -> 178.1 us. H100 odd 4 B -0.1 to +2.1
+// (12345x6789 93.1 -> 93.5, 6789x12345 93.3 -> 93.2), squares 16384^2 / 32768^2 -0.9: the H100
+// keeps 64 rows.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -148,9 +147,9 @@ cudaError_t launch_sector(const kernels::LaunchArgs& a) {
         static_cast<const T*>(a.src), static_cast<T*>(a.dst), a.rows, a.cols, a.strides, pad);
     return cudaGetLastError();
   };
-  // Hopper, 4-8 B, the default 32-byte sectors: loads with .L2::256B. H200, session 26 (% of
+  // Hopper, 4-8 B, the default 32-byte sectors: loads with .L2::256B. H200, 2026-11-25 (% of
   // memcpy, two runs each): odd 4 B 12345x6789 / 6789x12345 82.3 / 82.7 -> 84.8 / 85.0, 8 B
-  // 93.7 / 94.4 -> 95.2 / 95.8; batches within +-0.6. H100, session 27: odd 8 B 92.3 -> 93.4,
+  // 93.7 / 94.4 -> 95.2 / 95.8; batches within +-0.6. H100, 2026-11-25: odd 8 B 92.3 -> 93.4,
   // the rest -0.5 to +1.9. At 1-2 B the hinted loads spill and ran 2-3 points lower (H200):
   // they keep the plain load.
   constexpr bool kHintable = G == 32 && sizeof(T) >= 4;
@@ -160,7 +159,7 @@ cudaError_t launch_sector(const kernels::LaunchArgs& a) {
 
 }  // namespace
 
-// Experiment knob (docs/perf-notes.md, session 6): TMAKIT_SECTOR_BYTES=16|32|64|128 sets the
+// Experiment knob (docs/perf-guide.md): TMAKIT_SECTOR_BYTES=16|32|64|128 sets the
 // owned granularity (default 32; 128 not for 1-byte elements).
 cudaError_t kernels::launch_smem_sector(const LaunchArgs& a) {
   int g = 32;

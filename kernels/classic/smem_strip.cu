@@ -54,7 +54,7 @@ StripTile strip_tile(std::int64_t rows, std::int64_t cols, int elem_bytes) {
     t.rows = long_side(cols, rows);
   } else {
     t.rows = t.cols = elem_bytes >= 8 ? 32 : 64;
-    // Experiment knob (docs/perf-notes.md, odd shapes): TMAKIT_STRIP_TILE=RxC sets the tile of
+    // Experiment knob (docs/perf-guide.md, odd shapes): TMAKIT_STRIP_TILE=RxC sets the tile of
     // this case, e.g. 256x64: multiples of 32 (so word accesses stay aligned) that fit in 48 KB
     // of shared memory.
     if (const char* env = std::getenv("TMAKIT_STRIP_TILE")) {
@@ -146,7 +146,7 @@ cudaError_t launch_strip(const kernels::LaunchArgs& a) {
       st.dst_ld_elems == (a.rows == 1 ? 1 : a.rows) &&
       (st.batch == 1 || (st.src_batch_elems == n && st.dst_batch_elems == n))) {
     // From kLineMemcpyMinBytes the copy is cudaMemcpyAsync's own (what issue 16 measures
-    // every transpose against): in final runs o (docs/data/bench-full-h{100,200}-2026-11-24o)
+    // every transpose against): in final run (data at commit 358db19)
     // `copy` ran 106-112% of memcpy at 30.5 MB, 101.5-103 at 53.4 MB, 93.6-96.5 at 61 MB and
     // 93-94 from 122 MB (H100 | H200): the 16 B lines (1 x 4000000, 4000000 x 1) ran 94-98%.
     const std::int64_t bytes = n * st.batch * static_cast<std::int64_t>(sizeof(T));

@@ -12,7 +12,7 @@
 //     dst: chunk c = dst row c, columns [jV, jV + V)       (strided side: pitch dst_ld)
 // Every chunk is one aligned 16-byte access, so the plan asks for 16-byte aligned bases,
 // pitches and batch strides, and a long side that is a whole number of chunks, with one
-// exception (session 35, `realign`): kWide at 1 B may read a strided side that breaks those
+// exception (2026-11-27, `realign`): kWide at 1 B may read a strided side that breaks those
 // rules (odd long sides such as 12 x 1000003, misaligned src pointers or pitches). Each line's
 // chunk is then the 16 bytes at an unaligned address, built from the aligned vector under it
 // and the next one (the next lane's, a shuffle); a long side that is not whole chunks leaves
@@ -149,7 +149,7 @@ inline RegPlan reg_plan(std::int64_t rows, std::int64_t cols, int e, std::int64_
   const bool dense_aligned = dense_base % 16 == 0 && dense_bs % 16 == 0;
   const std::int64_t bpm = (n + v - 1) / v;
   // Realigned reads: 1-byte elements (at 2-8 B they ran at 0.70-0.93 of smem_flat, which the
-  // launcher runs instead; docs/perf-notes.md session 35), the dense side aligned, and at least
+  // launcher runs instead; docs/perf-guide.md), the dense side aligned, and at least
   // 32 blocks per matrix (a warp stays in one matrix, so fewer would leave most lanes idle).
   const bool realign = use_wide && e == 1 && dense_aligned && bpm >= 32;
   const char* const misaligned = "a base, pitch or batch stride not a multiple of 16 bytes";

@@ -16,7 +16,7 @@ namespace tmakit::bulk_tile {
 constexpr std::uint32_t kThreads = 64;
 constexpr std::uint32_t kAlign = 128;
 
-// The roofline's tile (experiment knobs, docs/perf-notes.md session 7): lines of
+// The roofline's tile (experiment knobs, docs/perf-guide.md): lines of
 // TMAKIT_BULK_LINE_BYTES (a multiple of 16), TMAKIT_BULK_LINES of them.
 #ifndef TMAKIT_BULK_LINE_BYTES
 #define TMAKIT_BULK_LINE_BYTES 1024

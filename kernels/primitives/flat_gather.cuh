@@ -103,19 +103,19 @@ __device__ __forceinline__ void gather_chunk(const unsigned char* run0, const in
 // chunks; the whole ones, k in [head, kw) (head = 1 where a is not 16-byte aligned, kw = the
 // chunks that end by the run's end), gather from a walk that flat_walk places once, at the
 // thread's first chunk, and flat_advance moves kThreads * V elements on per chunk. Before
-// (session 37 and earlier) every chunk placed its walk with flat_walk (two divisions) and
+// (2026-11-27 and earlier) every chunk placed its walk with flat_walk (two divisions) and
 // recomputed its run, chunk and bounds: 129 instructions per 16-byte chunk at 4 B (the sm_90
 // SASS of bulk_flat's kBatch gather, one chunk's path through the table), of which 12 moved data;
-// now 48. Measured (docs/perf-notes.md session 38, % of memcpy, before -> after): H200 A/B
+// now 48. Measured (docs/perf-guide.md, % of memcpy, before -> after): H200 A/B
 // bulk_flat 3000x97x75 2 / 4 B 82.1 -> 86.4, 83.8 -> 91.0, smem_flat 12 x 1000003 2 B 91.0 ->
-// 97.7; H100 final runs am -> ao, `auto` 3000x97x75 4 B 94.8 -> 99.5.
+// 97.7; H100 final runs, `auto` 3000x97x75 4 B 94.8 -> 99.5.
 // The run's partial first and last chunks (at most one each) go element by element.
-// kTall (C dst runs): item -> (run d, chunk k) as flat_dst_item and flat_dst_chunk define it,
+// kTall (C dst runs): item -> (run, chunk k) as flat_dst_item and flat_dst_chunk define it,
 // the thread's items walked by their digits (flat_item_digits: placed once, moved kThreads items
 // on with one carry, no division per item) and whole chunks told by flat_run_chunks per run (no
-// 64-bit bounds). Before (session 38 and earlier) each item took flat_dst_item's two divisions
+// 64-bit bounds). Before (2026-11-27 and earlier) each item took flat_dst_item's two divisions
 // and flat_chunk's bounds: 103 -> 63 instructions per 16-byte chunk at 4 B (smem_flat's sm_90
-// SASS). Measured (docs/perf-notes.md session 39, % of memcpy, two rounds each, before -> after):
+// SASS). Measured (docs/perf-guide.md, % of memcpy, two rounds each, before -> after):
 // H200 smem_flat 4000000x4 4 B 86.0 / 87.0 -> 92.0 / 92.4, 4000000x7 1 B 84.4 / 84.9 -> 95.6 /
 // 94.9; H100 4000000x7 1 B 98.2 / 99.4 -> 105.4 / 104.3; but 4000000x16 4 B on the H200 only
 // 90.6 -> 91.1 (its issue-bound time is not in this path).
@@ -127,7 +127,7 @@ __device__ __forceinline__ void store_unit(const unsigned char* run0, const int*
   constexpr int E = sizeof(T), V = 16 / E;
   const FlatGather& g = p.gather;
   const int len_bytes = f.dst.len * E;
-  // A partial chunk (bytes [lo, hi) of chunk s.c belong to run d): element by element.
+  // A partial chunk (bytes [lo, hi) of chunk s.c belong to run): element by element.
   auto partial = [&](const FlatChunk& s, std::uintptr_t a, int d) {
     for (std::uintptr_t x = s.lo; x < s.hi; x += E)
       *reinterpret_cast<T*>(x) =
@@ -170,7 +170,7 @@ __device__ __forceinline__ void store_unit(const unsigned char* run0, const int*
       if (k < 0 || k >= nv) continue;
       const FlatRunChunks rc = flat_run_chunks(a, len_bytes);
       if (k >= rc.head && k < rc.kw) {
-        // dst elements o .. o + V - 1 of run d: o = (16k - (a & 15)) / E; kTall's walk is
+        // dst elements o .. o + V - 1 of run: o = (16k - (a & 15)) / E; kTall's walk is
         // linear (d * sd + o * s1).
         const int o = (16 * k - static_cast<int>(a & 15)) / E;
         gather_chunk<T, F>(run0, table, p, {o, 0, d * g.sd + o * g.s1},
@@ -185,7 +185,7 @@ __device__ __forceinline__ void store_unit(const unsigned char* run0, const int*
         // s1, clamped to [j0, j1) so that every read stays in the unit; all V read first, then
         // the run's written. Element by element with a division each (flat_offset), each shared
         // load waiting on the global store before it, the threads that hold these chunks held
-        // up their block (H200, session 32: 1000003 x 24 4 B 58% of memcpy against 93 at
+        // up their block (H200, 2026-11-26: 1000003 x 24 4 B 58% of memcpy against 93 at
         // 1000000 x 24).
         const int j0 = static_cast<int>(s.lo - s.c) / E, j1 = static_cast<int>(s.hi - s.c) / E;
         const int off0 = d * g.sd + (static_cast<int>(s.lo - a) / E) * g.s1;

@@ -100,7 +100,7 @@ TEST_P(AutoVariant, MatchesReferenceAndNamesWhatRan) {
 }
 INSTANTIATE_TEST_SUITE_P(ElemBytes, AutoVariant, ::testing::Values(1, 2, 4, 8));
 
-// Session 40's `auto` rules (host/transpose/auto_table.cpp): shapes each rule sends to a
+// The 2026-11-27 `auto` rules (host/transpose/auto_table.cpp): shapes each rule sends to a
 // technique `auto` did not run there before. The dense call runs what auto_variant() names for
 // this GPU and matches the reference; the same call with padded leading dimensions, gapped batch
 // strides and src / dst one element off 16 bytes matches it too (the dispatcher may fall back
@@ -113,7 +113,7 @@ TEST(AutoClassRules, DenseRunsTheTablePickAndStridedMatchesTheReference) {
     std::int64_t batch, rows, cols;
     int e;
   };
-  // The last five: session 42's 4 B rules by the sides' sectors and k x N at 8 B (H200).
+  // The last five: the 2026-11-27 4 B rules by the sides' sectors and k x N at 8 B (H200).
   const Case cases[] = {{300, 48, 40, 2},   {200, 48, 200, 2},  {300, 40, 72, 2}, {300, 56, 120, 2},
                         {300, 40, 72, 4},   {300, 32, 48, 4},   {300, 37, 37, 4}, {300, 40, 72, 8},
                         {25, 350, 333, 4},  {1, 1771, 1773, 4}, {3, 511, 509, 2}, {1, 20, 65536, 2},

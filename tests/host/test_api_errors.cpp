@@ -156,7 +156,7 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(1024, 1024, 2), "tma_load_store");  // 64 tiles: too few
   EXPECT_EQ(auto_variant(512, 512, 1, 1000), "tma_wide");    // a batch counts its tiles
   EXPECT_EQ(auto_variant(256, 256, 1, 1024), "tma_pipeline");
-  // Odd rows at 2 B: reg_realign on both GPUs (session 29).
+  // Odd rows at 2 B: reg_realign on both GPUs (2026-11-26).
   EXPECT_EQ(auto_variant(12345, 6789, 2), "reg_realign");
   EXPECT_EQ(auto_variant(12345, 6789, 2, 1, 4800.0), "reg_realign");
   EXPECT_EQ(auto_variant(3001, 4999, 2, 1, 4800.0), "reg_realign");
@@ -176,7 +176,7 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(4100, 4096, 4), "smem_sector");
   EXPECT_EQ(auto_variant(97, 75, 4), "smem_wide");  // small matrices: smem_sector lost at 2-4 B
   EXPECT_EQ(auto_variant(97, 75, 8), "smem_sector");
-  // Short sides above kOddMidSide = 512 (session 13's odd probe shapes): the realign family at
+  // Short sides above kOddMidSide = 512 (the 2026-11-24 odd probe shapes): the realign family at
   // 1-2 B given one wave of smem_realign's tiles (512), else smem_sector at 2-4 B; both GPUs.
   for (double gbps : {3350.0, 4800.0}) {
     EXPECT_EQ(auto_variant(20001, 777, 1, 1, gbps), "reg_realign");
@@ -193,9 +193,9 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(30000, 170, 4), "smem_wide");  // 20 MB, short side <= 180
   EXPECT_EQ(auto_variant(7, 4000000, 4), "smem_flat");
   EXPECT_EQ(auto_variant(24, 1000003, 4), "smem_flat");           // k x N at 4 B, k <= 32
-  EXPECT_EQ(auto_variant(24, 1000003, 4, 1, 4800), "smem_flat");  // (session 32, both GPUs)
+  EXPECT_EQ(auto_variant(24, 1000003, 4, 1, 4800), "smem_flat");  // (2026-11-26, both GPUs)
   EXPECT_EQ(auto_variant(1000003, 24, 4), "smem_flat");           // N x k at 4 B, k <= 32
-  EXPECT_EQ(auto_variant(1000003, 24, 4, 1, 4800), "smem_flat");  // (session 33, both GPUs)
+  EXPECT_EQ(auto_variant(1000003, 24, 4, 1, 4800), "smem_flat");  // (2026-11-27, both GPUs)
   EXPECT_EQ(auto_variant(1000000, 20, 4, 1, 4800), "smem_flat");
   EXPECT_EQ(auto_variant(20000, 24, 4), "smem_strip");            // N < 65536: the strip
   EXPECT_EQ(auto_variant(1000003, 24, 8), "smem_strip");          // 8 B: the strip
@@ -212,7 +212,7 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(64, 64, 4, 4096), "tma_wide");   // a short side of 64
   EXPECT_EQ(auto_variant(64, 64, 8, 4096), "tma_wide");   // 16384 tiles, a side of 64
   EXPECT_EQ(auto_variant(48, 48, 8, 4096), "smem_wide");  // 48 x 48: partial 32 x 32 tiles (the
-  // 8 B batch rule of session 37, measured at 100 x 60 only)
+  // 8 B batch rule of 2026-11-27, measured at 100 x 60 only)
   EXPECT_EQ(auto_variant(32, 4000000, 4), "tma_wide");        // skinny k = 32, long rows
   EXPECT_EQ(auto_variant(4000000, 16, 4), "smem_flat");       // k = 16 at 4 B: flat
   EXPECT_EQ(auto_variant(32, 4000000, 2), "tma_load_store");  // 32 rows at 1-2 B
@@ -223,22 +223,22 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(97, 75, 2, 3000), "smem_flat");        // 14550 B on the H100: flat
   EXPECT_EQ(auto_variant(97, 75, 2, 3000, 4800), "bulk_flat");  // ... on the H200: bulk
   EXPECT_EQ(auto_variant(97, 75, 4, 3000), "smem_flat");        // 29100 B on the H100: flat
-  EXPECT_EQ(auto_variant(97, 75, 4, 3000, 4800), "smem_flat");  // ... the H200 too (session 39)
+  EXPECT_EQ(auto_variant(97, 75, 4, 3000, 4800), "smem_flat");  // ... the H200 too (2026-11-27)
   EXPECT_EQ(auto_variant(70, 71, 4, 3000, 4800), "bulk_flat");  // 19880 B on the H200: bulk
   EXPECT_EQ(auto_variant(70, 71, 4, 3000), "smem_flat");        // ... on the H100: flat
-  EXPECT_EQ(auto_variant(33, 65, 4, 5000), "smem_flat");  // 4 B on the H100: flat (session 40)
+  EXPECT_EQ(auto_variant(33, 65, 4, 5000), "smem_flat");  // 4 B on the H100: flat (2026-11-27)
   EXPECT_EQ(auto_variant(33, 65, 4, 5000, 4800), "bulk_flat");  // ... the H200: bulk
   EXPECT_EQ(auto_variant(100, 60, 2, 2000), "bulk_flat");       // 12000 B: bulk on both
   EXPECT_EQ(auto_variant(250, 130, 1, 500), "smem_flat");       // 32500 B: flat on both
   EXPECT_EQ(auto_variant(250, 130, 1, 500, 4800), "smem_flat");
-  EXPECT_EQ(auto_variant(33, 65, 8, 5000, 4800), "bulk_flat");  // 8 B on the H200 (session 37)
+  EXPECT_EQ(auto_variant(33, 65, 8, 5000, 4800), "bulk_flat");  // 8 B on the H200 (2026-11-27)
   EXPECT_NE(auto_variant(97, 75, 8, 3000, 4800), "bulk_flat");  // ... not above 32 KB a matrix
   EXPECT_EQ(auto_variant(33, 65, 8, 5000), "smem_wide");    // the H100: short side < 64, not sector
   EXPECT_EQ(auto_variant(97, 75, 8, 3000), "smem_sector");  // ... 75 keeps smem_sector
   EXPECT_EQ(auto_variant(100, 60, 8, 2000), "smem_wide");   // 8 B, 16-byte rows, side 33..63
   EXPECT_EQ(auto_variant(100, 60, 8, 2000, 4800), "smem_wide");
   // The H200's small batches with 16-byte rows and a short side of 16..31 at 8 B: tma_store
-  // (at 4 B too until session 38's smem_flat took those).
+  // (at 4 B too until the 2026-11-27 smem_flat took those).
   for (int e : {4, 8}) {
     EXPECT_EQ(auto_variant(16, 48, e, 20000, 4800), e == 8 ? "tma_store" : "smem_flat");
     EXPECT_EQ(auto_variant(24, 40, e, 10000, 4800), e == 8 ? "tma_store" : "smem_flat");
@@ -292,12 +292,12 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(32, 4000000, 1), "reg_permute");         // 32 x N, 1 B: registers
   EXPECT_EQ(auto_variant(32, 1000003, 1, 1, 4800), "smem_flat");  // N not whole chunks: flat
   // ... except k x N at 1 B with k not a multiple of 16 (and 32 on the H100): reg_permute's
-  // realigned reads (session 35), one matrix only; 2 B keeps smem_flat.
+  // realigned reads (2026-11-27), one matrix only; 2 B keeps smem_flat.
   EXPECT_EQ(auto_variant(32, 1000003, 1), "reg_permute");
   EXPECT_EQ(auto_variant(16, 1000003, 1), "smem_flat");
   EXPECT_EQ(auto_variant(12, 1000003, 1), "reg_permute");
   EXPECT_EQ(auto_variant(12, 1000003, 1, 1, 4800), "reg_permute");
-  EXPECT_EQ(auto_variant(8, 1000003, 1), "smem_flat");  // k = 8: flat (session 38), both GPUs
+  EXPECT_EQ(auto_variant(8, 1000003, 1), "smem_flat");  // k = 8: flat (2026-11-27), both GPUs
   EXPECT_EQ(auto_variant(8, 1000003, 1, 1, 4800), "smem_flat");
   EXPECT_EQ(auto_variant(24, 1000003, 1), "reg_permute");  // ... 24 keeps the registers
   EXPECT_EQ(auto_variant(7, 1000003, 1), "reg_permute");
@@ -317,7 +317,7 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_NE(auto_variant(32, 1000003, 1, 1, 4800), "reg_tile");     // ... nor N not whole blocks
   EXPECT_EQ(auto_variant(4000000, 24, 1, 1, 4800), "reg_permute");  // k = 24: not measured
   EXPECT_EQ(auto_variant(4000001, 32, 2, 1, 4800), "smem_flat");    // N not whole blocks
-  EXPECT_EQ(auto_variant(4000000, 16, 1), "reg_permute");  // the H100 too (session 27's hint)
+  EXPECT_EQ(auto_variant(4000000, 16, 1), "reg_permute");  // the H100 too (the 2026-11-25 hint)
   EXPECT_EQ(auto_variant(4000000, 32, 1), "reg_permute");
   EXPECT_EQ(auto_variant(4000000, 16, 2), "smem_flat");          // ... at 1 B only
   EXPECT_EQ(auto_variant(4000001, 32, 1), "smem_flat");          // N not whole blocks
@@ -339,7 +339,7 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(8, 8, 16, 100000), "smem_flat");           // tiny 16-byte matrices
   EXPECT_EQ(auto_variant(16, 48, 16, 20000), "smem_strip");         // a side of 16: the strip
   // The H200's table (peak DRAM > 4000 GB/s): 1 B keeps tma_load_store, 2-8 B as the H100;
-  // one 1 B matrix above 192 MB runs reg_realign (session 30), a batch of them does not.
+  // one 1 B matrix above 192 MB runs reg_realign (2026-11-26), a batch of them does not.
   EXPECT_EQ(auto_variant(16384, 16384, 1, 1, 4800), "reg_realign");  // 268 MB
   EXPECT_EQ(auto_variant(32768, 32768, 1, 1, 4800), "reg_realign");
   EXPECT_EQ(auto_variant(12288, 16384, 1, 1, 4800), "tma_pipeline");    // 192 MiB: the window's
@@ -368,7 +368,7 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(16, 4000000, 2), "reg_permute");        // ... the H100 keeps it
   EXPECT_EQ(auto_variant(32, 32, 4, 16384), "smem_padded");      // ... 4 B: not registers
   // reg_permute where its blocks paid (host/transpose/auto_table.cpp): k x N at 1-2 B up to 32
-  // bytes of k, 4 B up to k = 4; N x k at 2-4 B for k < 16 (session 37; up to 16 bytes of k
+  // bytes of k, 4 B up to k = 4; N x k at 2-4 B for k < 16 (2026-11-27; up to 16 bytes of k
   // before), at 1 B any k.
   EXPECT_EQ(auto_variant(16, 4000000, 1), "reg_permute");
   EXPECT_EQ(auto_variant(16, 4000000, 2), "reg_permute");
@@ -378,7 +378,7 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(4000000, 7, 2), "reg_permute");
   EXPECT_EQ(auto_variant(4000000, 4, 4), "reg_permute");
   EXPECT_EQ(auto_variant(4000000, 7, 4), "reg_permute");
-  EXPECT_EQ(auto_variant(2097152, 9, 2), "reg_permute");  // 18-byte rows (session 37)
+  EXPECT_EQ(auto_variant(2097152, 9, 2), "reg_permute");  // 18-byte rows (2026-11-27)
   EXPECT_EQ(auto_variant(2097152, 9, 4, 1, 4800), "reg_permute");
   // The H200 also takes N x k at 4 B for k < 8 (k = 16 stays on smem_flat).
   EXPECT_EQ(auto_variant(4000000, 7, 4, 1, 4800), "reg_permute");
@@ -393,7 +393,7 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(4000000, 4, 8), "reg_permute");
   EXPECT_EQ(auto_variant(2, 4000000, 8), "reg_permute");
   EXPECT_EQ(auto_variant(4, 4000000, 8), "smem_strip");
-  // Session 40's class sweep and its check (docs/perf-notes.md session 40), with the
+  // The 2026-11-27 class sweep and its check (docs/perf-guide.md), with the
   // neighbours that keep their picks. Batches of 16-byte rows, short side 32..63:
   for (double gbps : {3350.0, 4800.0}) {
     EXPECT_EQ(auto_variant(48, 40, 2, 3000, gbps), "reg_tile");  // 2 B, rows a multiple of 16
@@ -411,7 +411,7 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(32, 48, 4, 8000, 4800), "tma_load_store");  // ... the H200
   EXPECT_EQ(auto_variant(32, 32, 4, 16384), "smem_padded");          // 32 x 32: as before
   EXPECT_EQ(auto_variant(40, 72, 4, 4000, 4800), "tma_load_store");  // H200, <= 4096 elements
-  // ... but where a side splits 32-byte sectors (= 4 mod 8, session 42): smem_wide where the
+  // ... but where a side splits 32-byte sectors (= 4 mod 8, 2026-11-27): smem_wide where the
   // matrix fills at least half of one 64 x 64 tile, smem_flat where both sides split.
   for (double gbps : {3350.0, 4800.0}) {
     EXPECT_EQ(auto_variant(36, 100, 4, 5000, gbps), "smem_flat");
@@ -465,7 +465,7 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
   EXPECT_EQ(auto_variant(16, 4000000, 16, 1, 4800), "smem_strip");  // k = 16: the strip
   EXPECT_EQ(auto_variant(20, 1048576, 16), "smem_strip");           // the H100: the strip
   // 8 B calls whose output rows split 32-byte sectors (rows = 2 mod 4) where tma_wide's rule
-  // took them (sessions 41-42): batches smem_sector on the H100 and smem_wide on the H200; one
+  // took them (2026-11-27): batches smem_sector on the H100 and smem_wide on the H200; one
   // matrix on the H200 classic_best.
   for (double gbps : {3350.0, 4800.0}) {
     EXPECT_EQ(auto_variant(66, 200, 8, 2000, gbps), gbps > 4000 ? "smem_wide" : "smem_sector");
@@ -473,7 +473,7 @@ TEST(Fallback, ClassicFallbackPerKindAndElementSize) {
     EXPECT_EQ(auto_variant(5002, 6000, 8, 1, gbps), "smem_sector");
     EXPECT_EQ(auto_variant(256, 256, 8, 1024, gbps), "tma_wide");  // rows on sectors: kept
   }
-  // k x N at 8 B (session 42): smem_flat on the H200 but at k = 4, 8, 16; the H100 the strip.
+  // k x N at 8 B (2026-11-27): smem_flat on the H200 but at k = 4, 8, 16; the H100 the strip.
   EXPECT_EQ(auto_variant(11, 1500007, 8, 1, 4800), "smem_flat");
   EXPECT_EQ(auto_variant(27, 1500000, 8, 1, 4800), "smem_flat");
   EXPECT_EQ(auto_variant(7, 4000000, 8, 1, 4800), "smem_flat");
@@ -565,7 +565,7 @@ TEST(AutoTable, EveryPickIsARegisteredTechniqueForItsElementSize) {
 }
 
 // Layout rules are checked before any device work, so these hold on machines without a GPU.
-// The classic loads' L2 prefetch hint runs on Hopper only, where sessions 26-27 measured it:
+// The classic loads' L2 prefetch hint runs on Hopper only, where 2026-11-25 measured it:
 // unknown, sm_80 and newer GPUs keep the plain loads (kernels/launchers.hpp).
 TEST(Fallback, L2HintOnHopperOnly) {
   kernels::LaunchArgs a;

@@ -482,7 +482,7 @@ TEST(Flat, TableRowsAreDisjointAndSpreadOverBankGroups) {
 }
 
 // flat_bank_degree, stepped, against the direct gather (flat_offset) counted by brute force; and
-// kBatch's table rule on the shapes that chose it (flat.hpp, session 23).
+// kBatch's table rule on the shapes that chose it (flat.hpp, 2026-11-24).
 TEST(Flat, BankDegreeAndTheBatchTableRule) {
   const std::int64_t shapes[][2] = {{97, 75}, {100, 60}, {128, 128}, {64, 64}, {32, 32},  {33, 65},
                                     {8, 8},   {1, 7},    {250, 130}, {3, 5},   {127, 129}};
@@ -583,7 +583,7 @@ TEST(Flat, EmulationCatchesBrokenPlans) {
 namespace tmakit {
 namespace {
 
-// kBatch's largest matrix by element size (session 40): 64 KB at 2 B, 32 KB otherwise; the
+// kBatch's largest matrix by element size (2026-11-27): 64 KB at 2 B, 32 KB otherwise; the
 // experiment knob's limits override both.
 TEST(Flat, BatchFormTakesLargerMatricesAt2B) {
   auto form = [](std::int64_t rows, std::int64_t cols, int e, FlatTableLimits limits = {}) {

@@ -204,7 +204,7 @@ TEST(Realign, RegPhaseOneWritesAreConflictFree) {
 // reg_realign's phase 3: item it = tid + 256n, OUT row j = it / kSlots, chunk k = it % kSlots
 // (idle at k >= (kRows - pad) * E / 16), reads chunk (o0 & ~15) / 16 + k, o0 = pad * E - m,
 // unpadded (m = 0) and padded at every sector offset m; where o0 is not on 16 bytes every active
-// lane also reads the next chunk (session 29: no shuffle from the neighbour). Ideal wavefronts
+// lane also reads the next chunk (2026-11-26: no shuffle from the neighbour). Ideal wavefronts
 // for each, and every read inside its OUT row.
 template <int E>
 void check_reg_phase3_banks() {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""ctest (host): tmakit_bench --shapes (session 37) parses each item, infers its class where none
+"""ctest (host): tmakit_bench --shapes (2026-11-27) parses each item, infers its class where none
 is given, and refuses a bad item with exit code 2 and one line naming it, before any GPU is
 touched (this runs where there is none: a late check would print a device error instead).
 

@@ -87,7 +87,7 @@ int main(int argc, char** argv) {
       {{33, 31}, {5, 0, 0, 0, 0}, false, true},
       {{3000, 7}, {}, false, true},
       // Skinny k x N with rows off 16 bytes (smem_flat's kWide: partial source chunks read whole
-      // inside the operand, session 32), dense and with strided rows and a gap between matrices.
+      // inside the operand, 2026-11-26), dense and with strided rows and a gap between matrices.
       {{7, 1001}, {}, false},
       {{5, 1000}, skinny_strided, false},
   };

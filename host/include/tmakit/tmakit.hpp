@@ -164,8 +164,8 @@ Status transpose_accumulate(const void* src, void* dst, std::int64_t rows, std::
                             const MatrixLayout& layout = {}, const TransposeOptions& options = {});
 
 // Which accumulate technique `auto` picks (before any fallback): the faster one measured on the
-// H100 (tma_reduce for a side <= 32 with beta = 1, else smem_accumulate; docs/perf-notes.md,
-// session 7), and on a GPU whose peak DRAM bandwidth dram_gbps is above 4000 GB/s (the H200)
+// H100 (tma_reduce for a side <= 32 with beta = 1, else smem_accumulate; docs/perf-guide.md,
+// 2026-11-23), and on a GPU whose peak DRAM bandwidth dram_gbps is above 4000 GB/s (the H200)
 // also tma_reduce for 2-byte types with beta = 1 and both sides 16-byte multiples.
 std::string auto_accumulate_variant(std::int64_t rows, std::int64_t cols, DataType type,
                                     double beta, double dram_gbps = 0);
