@@ -11,7 +11,7 @@ b=${BUILD_DIR:-build}
 cuda=${CUDA_HOME:-/usr/local/cuda}
 [ -f "$b/libtmakit.a" ] || { echo "pick-changes.sh: no $b/libtmakit.a (build the project, or set BUILD_DIR)"; exit 1; }
 exe=$(mktemp); trap 'rm -f "$exe"' EXIT
-g++ -std=c++17 -O1 -Ihost/include -I. bench/pick_changes.cpp -o "$exe" -L"$b" -ltmakit \
+g++ -std=c++17 -O1 -Ihost/include -I. bench/tools/pick_changes.cpp -o "$exe" -L"$b" -ltmakit \
   -L"$cuda/lib64" -lcudart
 python3 - "$@" <<'PY' | "$exe"
 import os, sys
