@@ -293,6 +293,14 @@ def write_md(runs, md_path, img_rel, command):
         lost = losses(run)
         lines += ["Shapes where tmakit loses to the best peer: %d of %d compared." % (
             len(lost), sum(1 for c in run.cells.values() if verdict(c)["ratio"] is not None)), ""]
+        if lost:
+            lines += ["| class | shape | elements | tmakit best | GB/s | best peer | GB/s | ratio | tmakit best % of memcpy |",
+                      "|---|---|---|---|---|---|---|---|---|"]
+            for cls, shape, e, tk, tg, pk, pg, r in lost:
+                mc = verdict(run.cells[(cls, shape, e)])["memcpy"]
+                lines.append("| %s | %s | %d B | `%s` | %.0f | %s | %.0f | %.3f | %s |" % (
+                    cls, shape, e, tk, tg, pk, pg, r, pct(tg, mc)))
+            lines.append("")
         for cls in CLASSES:
             keys = [k for k in run.cells if k[0] == cls]
             if not keys:
