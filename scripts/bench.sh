@@ -33,7 +33,7 @@
 #   scripts/bench.sh --prebuilt .prebuilt --shapes 24x1000003 --tokens 'memcpy|smem_flat' \
 #       --ab base --ab big::TMAKIT_FLAT_MAX_MATRIX_BYTES=65536 --rounds 2
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 preset=quick shapes="" tokens="" elems="" classes="" rounds=1 tests="" prebuilt="" report=0
 table_tokens=auto limit=560 out=${OUT:-build-gpu}
 specs=()

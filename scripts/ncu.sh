@@ -18,7 +18,7 @@
 # "--cache-control none" (the kernel meets the L2 as the benchmark's flush leaves it).
 # Output: the console, and $OUT/ncu.txt when OUT is set.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 verb=${1:-}
 shift || true
 log=${OUT:+$OUT/ncu.txt}

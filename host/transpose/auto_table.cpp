@@ -112,7 +112,7 @@ std::string classic_best(std::int64_t rows, std::int64_t cols, int elem_bytes,
   // (data at commit 358db19), % of memcpy reg_realign /
   // smem_realign: 12345x6789 77.2 / 63.0, 6789x12345 76.1 / 62.6, 3001x4999 81.6 / 70.9; probe
   // 4097x4095 83.4 / 70.0, 9999x9999 77.1 / 63.3, 20001x777 88.2 / 71.7, 777x20001 74.4 / 63.9.
-  // On the H100 the 2 B pick was made before its measurement: final run v is its check
+  // On the H100 the 2 B pick was made before its measurement: a later full run of 2026-11-26 is its check
   // (docs/perf-guide.md).
   if (!rows16 && elem_bytes <= 2 && short_side > kOddMidSide && realign_tiles >= 512)
     return "reg_realign";
@@ -299,7 +299,7 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     // smem_flat 2756 / 2760 against 2726 / 2735 there); k = 16 stays on smem_flat (3745 / 3762
     // against 3305 / 3358). On 2026-11-25, put the L2 prefetch hint on reg_permute's N x k loads (k
     // >= 7) on the H100 too, and N x k at 1 B follows the H200 there (experiment, two runs each, %
-    // of memcpy): reg_permute 4000000x16 99.0, 4000000x32 95.5, where final run q had smem_flat
+    // of memcpy): reg_permute 4000000x16 99.0, 4000000x32 95.5, where a full run of 2026-11-25 had smem_flat
     // (auto's pick) at 92.2 / 90.0 and reg_tile (hinted) ran 94.3 / 92.3. N x 24 was not measured.
     const bool pays_tall = rp.form == RegForm::kTall && b == 1 &&
                            (elem_bytes == 1 || (hbm3e && elem_bytes == 4 && rp.k < 8));
