@@ -24,6 +24,8 @@
 // call is skipped with its reason (allow_fallback = false), never timed as its fallback.
 //
 //   tmakit_bench --preset=quick|full|probe [--order=rounds|fixed] [--gate=off]
+//   tmakit_bench --preset=survey [--survey-count=120] [--survey-seed=20261127]   plans: the
+//                random survey and the host-cost rows only (bench/plan_rows.cpp)
 //                [google benchmark flags]
 //   tmakit_bench --shapes=[CLASS:]RxC|BxRxC,... [--list-shapes] ...   any shapes (preset
 //                "custom"): members of a class that no preset names; --list-shapes prints the
@@ -44,6 +46,7 @@
 #include <benchmark/benchmark.h>
 #include <bench/launch_gate.hpp>
 #include <host/cli/args.hpp>
+#include <host/cli/shapes.hpp>
 #include <host/error.hpp>
 #include <host/tools/reference.hpp>
 #include <host/tools/testdata.hpp>
@@ -56,14 +59,7 @@
 namespace tmakit::bench {
 namespace {
 
-struct Shape {
-  const char* cls;
-  std::int64_t batch, rows, cols;
-  std::string name() const {
-    return (batch > 1 ? std::to_string(batch) + "x" : std::string()) + std::to_string(rows) + "x" +
-           std::to_string(cols);
-  }
-};
+using Shape = cli::Shape;  // host/cli/shapes.hpp: the presets and --shapes
 
 // One buffer larger than this is not run (32768^2 of 16-byte elements would be 17 GB).
 constexpr std::size_t kMaxBufferBytes = 9'000'000'000ull;
@@ -461,117 +457,14 @@ void register_overhead(const std::string& prefix, int calls_per_iter, int iters)
   }
 }
 
-// The presets. quick: one or two shapes of each class, every technique, a few minutes (the sm_90
-// CI script runs it). full: every class at several sizes (docs/results.md).
-std::vector<Shape> preset_shapes(const std::string& preset) {
-  if (preset == "quick")
-    return {{"square", 1, 8192, 2048}, {"square", 1, 16384, 16384}, {"odd", 1, 12345, 6789},
-            {"skinny", 1, 4, 4000000}, {"skinny", 1, 4000000, 4},   {"batched", 4096, 64, 64},
-            {"batched", 3000, 97, 75}};
-  // probe: members of the skinny, batched and odd classes that the full preset does not name
-  // (other k, an odd N, other matrix sizes and counts, other odd sizes), to check that a class
-  // is fast, not a list.
-  if (preset == "probe") {
-    std::vector<Shape> v;
-    for (std::int64_t k : {3, 5, 8, 12, 24}) {
-      v.push_back({"skinny", 1, k, 1000003});
-      v.push_back({"skinny", 1, 1000003, k});
-    }
-    v.push_back({"skinny", 1, 9, 1 << 21});
-    v.push_back({"skinny", 1, 1 << 21, 9});
-    const Shape batched[] = {{"batched", 100000, 8, 8},  {"batched", 20000, 16, 48},
-                             {"batched", 10000, 24, 40}, {"batched", 5000, 33, 65},
-                             {"batched", 2000, 100, 60}, {"batched", 500, 250, 130}};
-    v.insert(v.end(), std::begin(batched), std::end(batched));
-    // Odd shapes (no row a 16-byte multiple at 1-8 B) of other sizes and aspect ratios.
-    const Shape odd[] = {{"odd", 1, 1001, 999},
-                         {"odd", 1, 4097, 4095},
-                         {"odd", 1, 9999, 9999},
-                         {"odd", 1, 20001, 777},
-                         {"odd", 1, 777, 20001}};
-    v.insert(v.end(), std::begin(odd), std::end(odd));
-    return v;
-  }
-  if (preset != "full") return {};
-  std::vector<Shape> v = {{"square", 1, 2048, 2048},   {"square", 1, 4096, 4096},
-                          {"square", 1, 8192, 2048},   {"square", 1, 16384, 16384},
-                          {"square", 1, 32768, 32768}, {"odd", 1, 12345, 6789},
-                          {"odd", 1, 6789, 12345},     {"odd", 1, 3001, 4999}};
-  // k x N and N x k: k = 1 is a copy; 2, 4 and 16 divide a 16-byte vector's elements or not
-  // depending on the element size; 7 never does; 32 is the widest skinny.
-  for (std::int64_t k : {1, 2, 4, 7, 16, 32}) {
-    v.push_back({"skinny", 1, k, 4000000});
-    v.push_back({"skinny", 1, 4000000, k});
-  }
-  const Shape batched[] = {{"batched", 16384, 32, 32},  {"batched", 4096, 64, 64},
-                           {"batched", 2048, 128, 128}, {"batched", 1024, 256, 256},
-                           {"batched", 1000, 512, 512}, {"batched", 3000, 97, 75}};
-  v.insert(v.end(), std::begin(batched), std::end(batched));
-  return v;
-}
-
-// --shapes=LIST: comma-separated [CLASS:]ROWSxCOLS or BATCHxROWSxCOLS. Without a class:
-// batched for three numbers, skinny where a side is at most 32, odd where neither side is a
-// multiple of 16 (no row a 16-byte multiple at 1 B), else square. Empty, with *why on a bad item.
-std::vector<Shape> parse_shapes(const std::string& list, std::string* why) {
-  static const char* const kClasses[] = {"square", "odd", "skinny", "batched"};
-  std::vector<Shape> out;
-  std::size_t at = 0;
-  while (at <= list.size()) {
-    const std::size_t end = std::min(list.find(',', at), list.size());
-    const std::string item = list.substr(at, end - at);
-    at = end + 1;
-    const char* cls = nullptr;
-    std::string dims = item;
-    if (const std::size_t colon = item.find(':'); colon != std::string::npos) {
-      const std::string name = item.substr(0, colon);
-      for (const char* c : kClasses)
-        if (name == c) cls = c;
-      if (cls == nullptr) {
-        *why = "'" + item + "': class '" + name + "' is not square, odd, skinny or batched";
-        return {};
-      }
-      dims = item.substr(colon + 1);
-    }
-    std::vector<std::int64_t> n;
-    std::size_t p = 0;
-    while (p <= dims.size()) {
-      const std::size_t x = std::min(dims.find('x', p), dims.size());
-      const std::string num = dims.substr(p, x - p);
-      long long v = 0;
-      if (!cli::parse_integer(num, 1, std::int64_t{1} << 40, &v)) {
-        *why = "'" + item + "': '" + num + "' is not a positive integer";
-        return {};
-      }
-      n.push_back(v);
-      p = x + 1;
-    }
-    if (n.size() != 2 && n.size() != 3) {
-      *why = "'" + item + "': a shape is ROWSxCOLS or BATCHxROWSxCOLS";
-      return {};
-    }
-    Shape s{nullptr, n.size() == 3 ? n[0] : 1, n[n.size() - 2], n[n.size() - 1]};
-    if (s.batch > (std::int64_t{1} << 40) / s.rows / s.cols) {
-      *why = "'" + item + "': more than 2^40 elements";
-      return {};
-    }
-    s.cls = cls                                    ? cls
-            : n.size() == 3                        ? "batched"
-            : std::min(s.rows, s.cols) <= 32       ? "skinny"
-            : s.rows % 16 != 0 && s.cols % 16 != 0 ? "odd"
-                                                   : "square";
-    if (std::strcmp(s.cls, "batched") == 0 && n.size() != 3) s.batch = 1;
-    out.push_back(s);
-  }
-  return out;
-}
-
 }  // namespace
 }  // namespace tmakit::bench
 
 namespace tmakit::bench {
-void register_tensor_map_host();  // bench/tensor_map_host.cpp
-}
+void register_tensor_map_host();                      // bench/tensor_map_host.cpp
+void register_plan_host_cost();                       // bench/plan_rows.cpp
+void register_plan_survey(int count, unsigned seed);  // bench/plan_rows.cpp
+}  // namespace tmakit::bench
 
 int main(int argc, char** argv) {
   using namespace tmakit;
@@ -579,13 +472,28 @@ int main(int argc, char** argv) {
   std::string preset = "quick";
   std::string shape_list;
   bool gate = true, list_shapes = false, have_shapes = false;
+  long long survey_count = 120, survey_seed = 20261127;
   std::vector<char*> args;
   for (int i = 0; i < argc; ++i) {
     if (std::strncmp(argv[i], "--preset=", 9) == 0)
       preset = argv[i] + 9;
     else if (std::strncmp(argv[i], "--shapes=", 9) == 0)
       shape_list = argv[i] + 9, have_shapes = true;
-    else if (std::strcmp(argv[i], "--list-shapes") == 0)
+    else if (std::strncmp(argv[i], "--survey-count=", 15) == 0) {
+      if (!cli::parse_integer(argv[i] + 15, 1, 100000, &survey_count)) {
+        std::fprintf(stderr,
+                     "tmakit_bench: --survey-count: '%s' is not an integer from 1 to 100000\n",
+                     argv[i] + 15);
+        return 2;
+      }
+    } else if (std::strncmp(argv[i], "--survey-seed=", 14) == 0) {
+      if (!cli::parse_integer(argv[i] + 14, 0, 4294967295ll, &survey_seed)) {
+        std::fprintf(stderr,
+                     "tmakit_bench: --survey-seed: '%s' is not an integer from 0 to 2^32-1\n",
+                     argv[i] + 14);
+        return 2;
+      }
+    } else if (std::strcmp(argv[i], "--list-shapes") == 0)
       list_shapes = true;
     else if (std::strcmp(argv[i], "--order=fixed") == 0)
       g_order = Order::kFixed;
@@ -599,21 +507,25 @@ int main(int argc, char** argv) {
   std::vector<Shape> shapes;
   if (have_shapes) {
     std::string why;
-    shapes = parse_shapes(shape_list, &why);
+    shapes = cli::parse_shapes(shape_list, &why);
     if (shapes.empty()) {
       std::fprintf(stderr, "tmakit_bench: --shapes: %s\n", why.c_str());
       return 2;
     }
     preset = "custom";
-  } else {
-    shapes = preset_shapes(preset);
+  } else if (preset != "survey") {
+    shapes = cli::preset_shapes(preset);
   }
-  if (shapes.empty()) {
-    std::fprintf(stderr, "tmakit_bench: --preset must be quick, full or probe (got '%s')\n",
+  if (shapes.empty() && preset != "survey") {
+    std::fprintf(stderr, "tmakit_bench: --preset must be quick, full, probe or survey (got '%s')\n",
                  preset.c_str());
     return 2;
   }
   if (list_shapes) {
+    if (preset == "survey")
+      for (const cli::SurveyCell& c :
+           cli::survey_cells(static_cast<int>(survey_count), static_cast<unsigned>(survey_seed)))
+        std::printf("%s %s e%d\n", c.shape.cls, c.shape.name().c_str(), c.elem_bytes);
     for (const Shape& s : shapes) std::printf("%s %s\n", s.cls, s.name().c_str());
     return 0;
   }
@@ -659,11 +571,18 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("tokens", tokens);
   const int iterations = 10, repetitions = 3;
   register_overhead("host_overhead", 100, 100);  // first, next to host_calls (see there)
+  register_plan_host_cost();
+  if (preset == "survey") {
+    benchmark::AddCustomContext(
+        "survey", std::to_string(survey_count) + " cells, seed " + std::to_string(survey_seed));
+    register_plan_survey(static_cast<int>(survey_count), static_cast<unsigned>(survey_seed));
+  }
   for (const Shape& s : shapes)
     for (int e : {1, 2, 4, 8, 16}) register_shape(s, e, iterations, repetitions);
   // Transpose-accumulate: a large square, an odd and a skinny shape (the full preset), one
   // square (quick).
-  std::vector<Shape> acc = {{"square", 1, 16384, 16384}};
+  std::vector<Shape> acc;
+  if (preset != "survey") acc.push_back({"square", 1, 16384, 16384});
   if (preset == "full") {
     acc.push_back({"odd", 1, 12345, 6789});
     acc.push_back({"skinny", 1, 4000000, 16});

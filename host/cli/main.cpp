@@ -1,6 +1,7 @@
 // tmakit: the command-line front end.
 //   tmakit [--rows R] [--cols C] [--elem-bytes E] [--variant V] [--iters N] [--json]
 //   tmakit list
+//   tmakit tune | explain | wisdom ...   plans (host/cli/plans.cpp)
 //   tmakit --help
 #include <cstdio>
 #include <cstdlib>
@@ -14,30 +15,34 @@
 namespace {
 
 void usage(std::FILE* out) {
-  std::fprintf(out,
-               "usage: tmakit [options]        verify and time every variant (a table)\n"
-               "       tmakit list             print the variant registry\n"
-               "       tmakit tensormap ...    validate and explain a tensor map (--help)\n"
-               "       tmakit banks ...        predicted shared-memory bank conflicts (--help)\n"
-               "       tmakit --help           this text\n"
-               "\n"
-               "options for the table:\n"
-               "  --rows R          matrix rows (default 8192)\n"
-               "  --cols C          matrix columns (default 8192)\n"
-               "  --elem-bytes E    element size in bytes: 1, 2, 4, 8, 16 (default 4)\n"
-               "  --variant V[,W]  only these variants (tokens from `tmakit list`, or auto)\n"
-               "  --iters N         timed runs per variant, median reported (default 20, >= 1)\n"
-               "  --swizzle S       TMA techniques: swizzle bytes 0, 32, 64 or 128 (default: 128)\n"
-               "  --barrier B       TMA techniques: ptx or cuda_barrier (default: ptx)\n"
-               "  --axes            a row for every swizzle mode x barrier style of each TMA\n"
-               "                    technique\n"
-               "  --json            print JSON instead of the table\n"
-               "\n"
-               "Each variant's output is compared bit for bit with the CPU reference before it\n"
-               "is timed. Times are CUDA-event medians with L2 flushed before each run; GB/s\n"
-               "counts bytes read + written (2 x rows x cols x elem bytes, decimal); \"%% copy\"\n"
-               "is relative to the best copy (cudaMemcpyAsync D2D or the `copy` kernel) measured\n"
-               "in the same run.\n");
+  std::fprintf(
+      out,
+      "usage: tmakit [options]        verify and time every variant (a table)\n"
+      "       tmakit list             print the variant registry\n"
+      "       tmakit tensormap ...    validate and explain a tensor map (--help)\n"
+      "       tmakit banks ...        predicted shared-memory bank conflicts (--help)\n"
+      "       tmakit tune ...         measure shapes, keep the fastest as wisdom (--help)\n"
+      "       tmakit explain ...      what a plan runs for a problem, and why (--help)\n"
+      "       tmakit wisdom FILE      check a wisdom file and print its decisions\n"
+      "       tmakit --help           this text\n"
+      "\n"
+      "options for the table:\n"
+      "  --rows R          matrix rows (default 8192)\n"
+      "  --cols C          matrix columns (default 8192)\n"
+      "  --elem-bytes E    element size in bytes: 1, 2, 4, 8, 16 (default 4)\n"
+      "  --variant V[,W]  only these variants (tokens from `tmakit list`, or auto)\n"
+      "  --iters N         timed runs per variant, median reported (default 20, >= 1)\n"
+      "  --swizzle S       TMA techniques: swizzle bytes 0, 32, 64 or 128 (default: 128)\n"
+      "  --barrier B       TMA techniques: ptx or cuda_barrier (default: ptx)\n"
+      "  --axes            a row for every swizzle mode x barrier style of each TMA\n"
+      "                    technique\n"
+      "  --json            print JSON instead of the table\n"
+      "\n"
+      "Each variant's output is compared bit for bit with the CPU reference before it\n"
+      "is timed. Times are CUDA-event medians with L2 flushed before each run; GB/s\n"
+      "counts bytes read + written (2 x rows x cols x elem bytes, decimal); \"%% copy\"\n"
+      "is relative to the best copy (cudaMemcpyAsync D2D or the `copy` kernel) measured\n"
+      "in the same run.\n");
 }
 
 }  // namespace
@@ -55,6 +60,12 @@ int main(int argc, char** argv) {
   }
   if (!args.empty() && args[0] == "banks")
     return tmakit::cli::run_banks(std::vector<std::string>(args.begin() + 1, args.end()));
+  if (!args.empty() && (args[0] == "tune" || args[0] == "explain" || args[0] == "wisdom")) {
+    const std::vector<std::string> rest(args.begin() + 1, args.end());
+    return args[0] == "tune"      ? tmakit::cli::run_tune(rest)
+           : args[0] == "explain" ? tmakit::cli::run_explain(rest)
+                                  : tmakit::cli::run_wisdom(rest);
+  }
   if (!args.empty() && args[0] == "tensormap")
     return tmakit::cli::run_tensormap(std::vector<std::string>(args.begin() + 1, args.end()));
 

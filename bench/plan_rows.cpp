@@ -1,0 +1,280 @@
+// Plans in the benchmark (tmakit/plan.hpp):
+//
+// plan_host/<token>/e4/64x64/<form>: host microseconds per call (us_per_call, the protocol of
+// host_overhead: 100 calls per iteration on a host clock, the device drained between
+// iterations) of the same kernel launched four ways:
+//   bare       the registry's launcher with the plan's prepared arguments (the floor)
+//   plan       Plan::run on the operands the plan was last run on
+//   plan_swap  Plan::run alternating two operand pairs (the tensor maps' addresses swapped)
+//   transpose  the one-call transpose() (its cached state found each call)
+//
+// plan_survey/e<bytes>/<class>/<shape>: one cell of the random survey (host/cli/shapes.hpp,
+// survey_cells: fixed seed, every class, 1-16 B, no preset's shape). In one process per cell:
+// every technique that can run it verified against the CPU reference and timed (7 rounds,
+// shuffled, L2 flushed before each launch, median: the same protocol as Tuning::kMeasure, run
+// separately); then a measure plan made on the cell's operands (its dst verified afterwards),
+// and a heuristic plan. Counters: best_us, measure_us and heuristic_us (the first timing's
+// figure of each plan's pick), measure_ratio and heuristic_ratio (best_us over it: 1 = the
+// best technique), tune_ms (make_plan's wall time in measure mode), candidates.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <numeric>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+#include <benchmark/benchmark.h>
+#include <host/cli/shapes.hpp>
+#include <host/error.hpp>
+#include <host/tools/reference.hpp>
+#include <host/tools/testdata.hpp>
+#include <host/tools/timing.hpp>
+#include <host/transpose/plan_state.hpp>
+#include <tmakit/plan.hpp>
+#include "device_compare.hpp"
+#include "host_timing.hpp"
+
+namespace tmakit::bench {
+namespace {
+
+struct DeviceBuf {
+  void* p = nullptr;
+  explicit DeviceBuf(std::size_t bytes) {
+    if (cudaMalloc(&p, bytes) != cudaSuccess) {
+      cudaGetLastError();
+      p = nullptr;
+    }
+  }
+  ~DeviceBuf() {
+    if (p != nullptr) cudaFree(p);
+  }
+};
+
+void plan_host(benchmark::State& st, const std::string& token, const std::string& form) {
+  DeviceBuf src(64 * 64 * 4), dst(64 * 64 * 4), src2(64 * 64 * 4), dst2(64 * 64 * 4);
+  if (!src.p || !dst.p || !src2.p || !dst2.p) return st.SkipWithError("cudaMalloc failed");
+  TransposeOptions o;
+  o.variant = token;
+  Plan plan;
+  if (Status s = make_plan(&plan, 64, 64, 4, {}, o); !s) return st.SkipWithError(s.message.c_str());
+  st.SetLabel("ran " + plan.variant());
+  Status s;
+  if (form == "bare") {
+    // The plan's own prepared state, launched through the registry without any check.
+    detail::Request req;
+    req.rows = req.cols = 64;
+    req.elem_bytes = 4;
+    req.options = o;
+    detail::PlanState state;
+    if (Status m = detail::make_state(req, TuneOptions{}, src.p, dst.p, &state); !m)
+      return st.SkipWithError(m.message.c_str());
+    kernels::LaunchArgs args = state.args;
+    args.src = src.p;
+    args.dst = dst.p;
+    if (state.src_map) args.src_map = &state.maps.src;
+    if (state.dst_map) args.dst_map = &state.maps.dst;
+    const VariantDef* def = state.def;
+    time_host_calls(st, 100, [&] { return def->launch(args) == cudaSuccess; });
+  } else if (form == "plan") {
+    time_host_calls(st, 100, [&] {
+      s = plan.run(src.p, dst.p);
+      return s.ok();
+    });
+  } else if (form == "plan_swap") {
+    int k = 0;
+    time_host_calls(st, 100, [&] {
+      s = (++k & 1) ? plan.run(src.p, dst.p) : plan.run(src2.p, dst2.p);
+      return s.ok();
+    });
+  } else {
+    time_host_calls(st, 100, [&] {
+      s = transpose(src.p, dst.p, 64, 64, 4, o);
+      return s.ok();
+    });
+  }
+  if (!s) st.SkipWithError(s.message.c_str());
+}
+
+unsigned hw_threads() {
+  return std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void survey_cell(benchmark::State& st, const cli::Shape& s, int e) {
+  const std::int64_t n = s.batch * s.rows * s.cols;
+  const std::size_t bytes = static_cast<std::size_t>(n) * e;
+  DeviceBuf src(bytes), dst(bytes), ref(bytes);
+  if (!src.p || !dst.p || !ref.p) return st.SkipWithError("cudaMalloc failed");
+  {  // input and its CPU reference, matrix by matrix in bands
+    std::vector<unsigned char> h_src(bytes), h_ref(bytes);
+    const unsigned t = hw_threads();
+    std::vector<std::thread> pool;
+    for (unsigned k = 0; k < t; ++k)
+      pool.emplace_back([&, k] {
+        const std::int64_t b = n * k / t, en = n * (k + 1) / t;
+        fill_index_pattern_range(h_src.data() + b * e, b, en - b, e);
+      });
+    for (auto& th : pool) th.join();
+    pool.clear();
+    const std::size_t mat = static_cast<std::size_t>(s.rows * s.cols) * e;
+    for (unsigned k = 0; k < t; ++k)
+      pool.emplace_back([&, k] {
+        if (s.batch > 1) {
+          for (std::int64_t b = s.batch * k / t; b < s.batch * (k + 1) / t; ++b)
+            reference_transpose_rows(h_src.data() + b * mat, h_ref.data() + b * mat, s.rows, s.cols,
+                                     e, 0, s.rows);
+        } else {
+          reference_transpose_rows(h_src.data(), h_ref.data(), s.rows, s.cols, e, s.rows * k / t,
+                                   s.rows * (k + 1) / t);
+        }
+      });
+    for (auto& th : pool) th.join();
+    if (cudaMemcpy(src.p, h_src.data(), bytes, cudaMemcpyHostToDevice) != cudaSuccess ||
+        cudaMemcpy(ref.p, h_ref.data(), bytes, cudaMemcpyHostToDevice) != cudaSuccess)
+      return st.SkipWithError("cudaMemcpy failed");
+  }
+  MatrixLayout lay;
+  lay.batch = s.batch;
+  auto verify = [&](const char* what) -> std::string {
+    unsigned long long diffs = 0;
+    if (cudaDeviceSynchronize() != cudaSuccess ||
+        count_differences(dst.p, ref.p, bytes, &diffs) != cudaSuccess)
+      return std::string(what) + ": a CUDA error";
+    return diffs == 0 ? std::string()
+                      : std::string(what) + ": " + std::to_string(diffs) + " words differ";
+  };
+  // Every technique that runs the cell as itself, verified.
+  std::vector<std::pair<std::string, Plan>> techs;
+  for (const VariantInfo& v : variants()) {
+    if (v.kind != VariantKind::kTranspose || !v.supports_elem_bytes(e)) continue;
+    TransposeOptions o;
+    o.variant = v.token;
+    o.allow_fallback = false;
+    Plan p;
+    if (!make_plan(&p, s.rows, s.cols, e, lay, o).ok() || !p.fallback_reason().empty()) continue;
+    cudaMemset(dst.p, kPoisonByte, bytes);
+    if (Status r = p.run(src.p, dst.p); !r) return st.SkipWithError(r.message.c_str());
+    if (std::string bad = verify(v.token.c_str()); !bad.empty())
+      return st.SkipWithError(bad.c_str());
+    techs.emplace_back(v.token, p);
+  }
+  if (techs.empty()) return st.SkipWithError("no technique runs this cell");
+  // Timing: rounds of every technique in shuffled order, each after an L2 flush.
+  DeviceInfo dev;
+  query_device(&dev);
+  L2Flusher flusher;
+  if (Status f = flusher.init(static_cast<std::size_t>(dev.l2_bytes)); !f)
+    return st.SkipWithError(f.message.c_str());
+  const std::size_t k = techs.size();
+  std::vector<std::vector<double>> us(k);
+  std::vector<cudaEvent_t> ev(2 * k);
+  for (auto& x : ev) cudaEventCreate(&x);
+  std::vector<std::size_t> order(k);
+  std::iota(order.begin(), order.end(), 0);
+  std::mt19937 rng(static_cast<unsigned>(n * 31 + e));
+  for (std::size_t i = 0; i < k; ++i) techs[i].second.run(src.p, dst.p);  // warm up
+  for (int round = 0; round < 7; ++round) {
+    std::shuffle(order.begin(), order.end(), rng);
+    for (std::size_t i : order) {
+      flusher.flush(nullptr);
+      cudaEventRecord(ev[2 * i]);
+      techs[i].second.run(src.p, dst.p);
+      cudaEventRecord(ev[2 * i + 1]);
+    }
+    cudaDeviceSynchronize();
+    for (std::size_t i = 0; i < k; ++i) {
+      float ms = 0;
+      cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]);
+      us[i].push_back(1e3 * ms);
+    }
+  }
+  for (auto& x : ev) cudaEventDestroy(x);
+  std::map<std::string, double> t;
+  std::string best;
+  for (std::size_t i = 0; i < k; ++i) {
+    t[techs[i].first] = median(us[i]);
+    if (best.empty() || t[techs[i].first] < t[best]) best = techs[i].first;
+  }
+  // The plans: measure on the cell's operands (dst poisoned first: make_plan must leave the
+  // transpose there), and the heuristic.
+  cudaMemset(dst.p, kPoisonByte, bytes);
+  TuneOptions tune;
+  tune.mode = Tuning::kMeasure;
+  tune.use_wisdom = false;
+  tune.src = src.p;
+  tune.dst = dst.p;
+  Plan measured;
+  const auto t0 = std::chrono::steady_clock::now();
+  if (Status m = make_plan(&measured, s.rows, s.cols, e, lay, {}, tune); !m)
+    return st.SkipWithError(m.message.c_str());
+  const double tune_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (std::string bad = verify("dst after make_plan(measure)"); !bad.empty())
+    return st.SkipWithError(bad.c_str());
+  TuneOptions heur;
+  heur.use_wisdom = false;
+  Plan heuristic;
+  if (Status h = make_plan(&heuristic, s.rows, s.cols, e, lay, {}, heur); !h)
+    return st.SkipWithError(h.message.c_str());
+  cudaMemset(dst.p, kPoisonByte, bytes);
+  heuristic.run(src.p, dst.p);
+  if (std::string bad = verify("the heuristic plan"); !bad.empty())
+    return st.SkipWithError(bad.c_str());
+  auto time_of = [&](const std::string& token) {
+    const auto it = t.find(token);
+    return it == t.end() ? 0.0 : it->second;
+  };
+  const double m_us = time_of(measured.variant()), h_us = time_of(heuristic.variant());
+  for (auto _ : st) st.SetIterationTime(std::max(m_us, 1e-3) * 1e-6);
+  st.counters["best_us"] = t[best];
+  st.counters["measure_us"] = m_us;
+  st.counters["heuristic_us"] = h_us;
+  st.counters["measure_ratio"] = m_us > 0 ? t[best] / m_us : 0;
+  st.counters["heuristic_ratio"] = h_us > 0 ? t[best] / h_us : 0;
+  st.counters["tune_ms"] = tune_ms;
+  st.counters["candidates"] = static_cast<double>(k);
+  st.counters["bytes"] = static_cast<double>(bytes);
+  st.SetLabel("best " + best + "; measure " + measured.variant() + "; heuristic " +
+              heuristic.variant());
+}
+
+}  // namespace
+
+void register_plan_host_cost() {
+  std::vector<std::string> tokens = {"auto"};
+  for (const VariantInfo& v : variants())
+    if (v.kind == VariantKind::kTranspose && v.supports_elem_bytes(4)) tokens.push_back(v.token);
+  for (const std::string& token : tokens)
+    for (const char* form : {"bare", "plan", "plan_swap", "transpose"})
+      benchmark::RegisterBenchmark(("plan_host/" + token + "/e4/64x64/" + form).c_str(),
+                                   [=](benchmark::State& st) { plan_host(st, token, form); })
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond)
+          ->Iterations(100)
+          ->Repetitions(3)
+          ->ReportAggregatesOnly(false);
+}
+
+void register_plan_survey(int count, unsigned seed) {
+  for (const cli::SurveyCell& c : cli::survey_cells(count, seed)) {
+    const cli::Shape s = c.shape;
+    const int e = c.elem_bytes;
+    benchmark::RegisterBenchmark(
+        ("plan_survey/e" + std::to_string(e) + "/" + s.cls + "/" + s.name()).c_str(),
+        [=](benchmark::State& st) { survey_cell(st, s, e); })
+        ->UseManualTime()
+        ->Unit(benchmark::kMicrosecond)
+        ->Iterations(1)
+        ->Repetitions(1);
+  }
+}
+
+}  // namespace tmakit::bench

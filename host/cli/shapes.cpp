@@ -1,0 +1,182 @@
+#include <host/cli/shapes.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <cmath>
+#include <iterator>
+#include <random>
+#include <host/cli/args.hpp>
+
+namespace tmakit::cli {
+
+// The presets. quick: one or two shapes of each class, every technique, a few minutes (the sm_90
+// CI script runs it). full: every class at several sizes (docs/results.md).
+std::vector<Shape> preset_shapes(const std::string& preset) {
+  if (preset == "quick")
+    return {{"square", 1, 8192, 2048}, {"square", 1, 16384, 16384}, {"odd", 1, 12345, 6789},
+            {"skinny", 1, 4, 4000000}, {"skinny", 1, 4000000, 4},   {"batched", 4096, 64, 64},
+            {"batched", 3000, 97, 75}};
+  // probe: members of the skinny, batched and odd classes that the full preset does not name
+  // (other k, an odd N, other matrix sizes and counts, other odd sizes), to check that a class
+  // is fast, not a list.
+  if (preset == "probe") {
+    std::vector<Shape> v;
+    for (std::int64_t k : {3, 5, 8, 12, 24}) {
+      v.push_back({"skinny", 1, k, 1000003});
+      v.push_back({"skinny", 1, 1000003, k});
+    }
+    v.push_back({"skinny", 1, 9, 1 << 21});
+    v.push_back({"skinny", 1, 1 << 21, 9});
+    const Shape batched[] = {{"batched", 100000, 8, 8},  {"batched", 20000, 16, 48},
+                             {"batched", 10000, 24, 40}, {"batched", 5000, 33, 65},
+                             {"batched", 2000, 100, 60}, {"batched", 500, 250, 130}};
+    v.insert(v.end(), std::begin(batched), std::end(batched));
+    // Odd shapes (no row a 16-byte multiple at 1-8 B) of other sizes and aspect ratios.
+    const Shape odd[] = {{"odd", 1, 1001, 999},
+                         {"odd", 1, 4097, 4095},
+                         {"odd", 1, 9999, 9999},
+                         {"odd", 1, 20001, 777},
+                         {"odd", 1, 777, 20001}};
+    v.insert(v.end(), std::begin(odd), std::end(odd));
+    return v;
+  }
+  if (preset != "full") return {};
+  std::vector<Shape> v = {{"square", 1, 2048, 2048},   {"square", 1, 4096, 4096},
+                          {"square", 1, 8192, 2048},   {"square", 1, 16384, 16384},
+                          {"square", 1, 32768, 32768}, {"odd", 1, 12345, 6789},
+                          {"odd", 1, 6789, 12345},     {"odd", 1, 3001, 4999}};
+  // k x N and N x k: k = 1 is a copy; 2, 4 and 16 divide a 16-byte vector's elements or not
+  // depending on the element size; 7 never does; 32 is the widest skinny.
+  for (std::int64_t k : {1, 2, 4, 7, 16, 32}) {
+    v.push_back({"skinny", 1, k, 4000000});
+    v.push_back({"skinny", 1, 4000000, k});
+  }
+  const Shape batched[] = {{"batched", 16384, 32, 32},  {"batched", 4096, 64, 64},
+                           {"batched", 2048, 128, 128}, {"batched", 1024, 256, 256},
+                           {"batched", 1000, 512, 512}, {"batched", 3000, 97, 75}};
+  v.insert(v.end(), std::begin(batched), std::end(batched));
+  return v;
+}
+
+std::vector<Shape> parse_shapes(const std::string& list, std::string* why) {
+  static const char* const kClasses[] = {"square", "odd", "skinny", "batched"};
+  std::vector<Shape> out;
+  std::size_t at = 0;
+  while (at <= list.size()) {
+    const std::size_t end = std::min(list.find(',', at), list.size());
+    const std::string item = list.substr(at, end - at);
+    at = end + 1;
+    const char* cls = nullptr;
+    std::string dims = item;
+    if (const std::size_t colon = item.find(':'); colon != std::string::npos) {
+      const std::string name = item.substr(0, colon);
+      for (const char* c : kClasses)
+        if (name == c) cls = c;
+      if (cls == nullptr) {
+        *why = "'" + item + "': class '" + name + "' is not square, odd, skinny or batched";
+        return {};
+      }
+      dims = item.substr(colon + 1);
+    }
+    std::vector<std::int64_t> n;
+    std::size_t p = 0;
+    while (p <= dims.size()) {
+      const std::size_t x = std::min(dims.find('x', p), dims.size());
+      const std::string num = dims.substr(p, x - p);
+      long long v = 0;
+      if (!parse_integer(num, 1, std::int64_t{1} << 40, &v)) {
+        *why = "'" + item + "': '" + num + "' is not a positive integer";
+        return {};
+      }
+      n.push_back(v);
+      p = x + 1;
+    }
+    if (n.size() != 2 && n.size() != 3) {
+      *why = "'" + item + "': a shape is ROWSxCOLS or BATCHxROWSxCOLS";
+      return {};
+    }
+    Shape s{nullptr, n.size() == 3 ? n[0] : 1, n[n.size() - 2], n[n.size() - 1]};
+    if (s.batch > (std::int64_t{1} << 40) / s.rows / s.cols) {
+      *why = "'" + item + "': more than 2^40 elements";
+      return {};
+    }
+    s.cls = cls                                    ? cls
+            : n.size() == 3                        ? "batched"
+            : std::min(s.rows, s.cols) <= 32       ? "skinny"
+            : s.rows % 16 != 0 && s.cols % 16 != 0 ? "odd"
+                                                   : "square";
+    if (std::strcmp(s.cls, "batched") == 0 && n.size() != 3) s.batch = 1;
+    out.push_back(s);
+  }
+  return out;
+}
+
+std::vector<SurveyCell> survey_cells(int count, unsigned seed, std::int64_t max_bytes) {
+  // Draws from std::mt19937 by hand (its output is fixed by the standard; the distributions'
+  // are not), so a seed gives the same cells with every standard library.
+  std::mt19937 rng(seed);
+  auto uniform = [&](std::int64_t lo, std::int64_t hi) {  // [lo, hi]
+    return lo + static_cast<std::int64_t>(rng() % static_cast<std::uint32_t>(hi - lo + 1));
+  };
+  auto log_uniform = [&](std::int64_t lo, std::int64_t hi) {
+    const double u = static_cast<double>(rng()) / 4294967296.0;
+    return static_cast<std::int64_t>(
+        std::exp(std::log(double(lo)) + u * (std::log(double(hi)) - std::log(double(lo)))));
+  };
+  std::vector<Shape> named;
+  for (const char* p : {"quick", "full", "probe"})
+    for (const Shape& s : preset_shapes(p)) named.push_back(s);
+  static const int kElems[] = {1, 2, 4, 8, 16};
+  std::vector<SurveyCell> out;
+  for (int i = 0; static_cast<int>(out.size()) < count; ++i) {
+    const int e = kElems[rng() % 5];
+    Shape s{nullptr, 1, 0, 0};
+    switch (i % 4) {
+      case 0:  // square: both sides multiples of 16 elements (16-byte rows at every size)
+        s.cls = "square";
+        s.rows = 16 * (log_uniform(1024, 20000) / 16);
+        s.cols = 16 * (log_uniform(1024, 20000) / 16);
+        break;
+      case 1:  // odd: both sides odd (no row a 16-byte multiple below 16 B)
+        s.cls = "odd";
+        s.rows = log_uniform(300, 20000) | 1;
+        s.cols = log_uniform(300, 20000) | 1;
+        break;
+      case 2: {  // skinny: a side of 2-32 elements, the other long
+        s.cls = "skinny";
+        const std::int64_t k = uniform(2, 32), n = log_uniform(100000, 8000000);
+        s.rows = rng() % 2 ? k : n;
+        s.cols = s.rows == k ? n : k;
+        break;
+      }
+      default:  // batched: many small matrices of any size
+        s.cls = "batched";
+        s.rows = log_uniform(8, 600);
+        s.cols = log_uniform(8, 600);
+        s.batch = log_uniform(16, 50000);
+        break;
+    }
+    std::int64_t bytes = s.batch * s.rows * s.cols * e;
+    while (bytes > max_bytes) {  // shrink the longest dimension
+      std::int64_t& d = s.batch > 1 && s.batch >= std::max(s.rows, s.cols)
+                            ? s.batch
+                            : (s.rows >= s.cols ? s.rows : s.cols);
+      d = std::max<std::int64_t>(1, d / 2);
+      if (std::string(s.cls) == "square") {
+        s.rows = std::max<std::int64_t>(16, s.rows / 16 * 16);
+        s.cols = std::max<std::int64_t>(16, s.cols / 16 * 16);
+      } else if (std::string(s.cls) == "odd") {
+        s.rows |= 1;
+        s.cols |= 1;
+      }
+      bytes = s.batch * s.rows * s.cols * e;
+    }
+    bool preset = false;
+    for (const Shape& n : named)
+      preset = preset || (n.batch == s.batch && n.rows == s.rows && n.cols == s.cols);
+    if (!preset) out.push_back({s, e});
+  }
+  return out;
+}
+
+}  // namespace tmakit::cli

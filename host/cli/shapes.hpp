@@ -1,0 +1,37 @@
+// Shape lists shared by the benchmark and `tmakit tune`: the benchmark presets (quick, full,
+// probe) and the --shapes syntax ([CLASS:]ROWSxCOLS or BATCHxROWSxCOLS, comma-separated).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tmakit::cli {
+
+struct Shape {
+  const char* cls;  // square, odd, skinny, batched
+  std::int64_t batch, rows, cols;
+  std::string name() const {
+    return (batch > 1 ? std::to_string(batch) + "x" : std::string()) + std::to_string(rows) + "x" +
+           std::to_string(cols);
+  }
+};
+
+// A preset's shapes (empty for an unknown name).
+std::vector<Shape> preset_shapes(const std::string& preset);
+
+// --shapes=LIST: comma-separated [CLASS:]ROWSxCOLS or BATCHxROWSxCOLS. Without a class:
+// batched for three numbers, skinny where a side is at most 32, odd where neither side is a
+// multiple of 16 (no row a 16-byte multiple at 1 B), else square. Empty, with *why on a bad item.
+std::vector<Shape> parse_shapes(const std::string& list, std::string* why);
+
+// The random survey: `count` (shape, element size) cells drawn with `seed`, the classes in
+// turn (square, odd, skinny, batched), element sizes 1-16 bytes, one operand at most
+// `max_bytes`, none a shape a preset names. The same seed gives the same cells everywhere.
+struct SurveyCell {
+  Shape shape;
+  int elem_bytes;
+};
+std::vector<SurveyCell> survey_cells(int count, unsigned seed,
+                                     std::int64_t max_bytes = std::int64_t{128} << 20);
+
+}  // namespace tmakit::cli

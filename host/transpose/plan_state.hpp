@@ -1,0 +1,89 @@
+// What a made plan holds (tmakit/plan.hpp's Plan points at one), and the steps both Plan and
+// the one-call transpose() go through: check the request, pick and prepare the technique,
+// launch on operands. transpose() keeps the states it made in a small cache (plan.cpp), so a
+// call on a problem seen before skips the pick and the tensor-map encoding.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+#include <host/device.hpp>
+#include <host/transpose/layout.hpp>
+#include <host/transpose/registry.hpp>
+#include <host/transpose/tma_dispatch.hpp>
+#include <tmakit/plan.hpp>
+
+namespace tmakit::detail {
+
+// What a transpose-accumulate call adds to a transpose call.
+struct AccumulateCall {
+  DataType type = DataType::kF32;
+  double alpha = 1, beta = 0;
+};
+
+// One problem, without its operands.
+struct Request {
+  std::int64_t rows = 0, cols = 0;
+  int elem_bytes = 0;
+  MatrixLayout layout;
+  TransposeOptions options;
+  bool accumulate = false;
+  AccumulateCall acc;
+};
+
+struct PlanState {
+  Request req;
+  bool is_auto = false;
+  ResolvedLayout lay;
+  DeviceCaps caps;
+  const VariantDef* def = nullptr;  // what runs on operands the plan's checks hold for
+  std::string asked;                // the named technique, or auto's pick before any fallback
+  std::string fallback_reason;      // why def is not `asked`; empty when it is
+  kernels::LaunchArgs args;         // src, dst and stream are set per run
+  TmaMaps maps;                     // encoded for map_src / map_dst
+  bool src_map = false, dst_map = false;
+  const void* map_src = nullptr;
+  const void* map_dst = nullptr;
+  bool needs_align16 = false;  // def is planned: src and dst 16-byte aligned like map_src/dst
+  // How def was chosen.
+  Tuning tuning = Tuning::kHeuristic;
+  std::string source;  // "named", "heuristic", "measured", "wisdom"
+  std::string rule;    // the words for explain()
+  double measured_us = 0, tune_ms = 0;
+  std::vector<std::pair<std::string, double>> timings;  // measured: every candidate, fastest first
+  std::string problem_key;
+  // The last operands that passed the device-pointer check (it costs a driver call).
+  mutable std::atomic<const void*> checked_src{nullptr}, checked_dst{nullptr};
+};
+
+// Steps 1-2 of a call: options, arguments and layout, before anything touches the device.
+// With operands (src or dst non-null, or `check_operands`), checks them in the order
+// transpose() always has. *named: the named technique, nullptr for auto.
+Status check_request(const Request& req, const void* src, const void* dst, bool check_operands,
+                     const VariantDef** named, ResolvedLayout* lay);
+
+// Picks and prepares the technique for `req` on the current device. map_src / map_dst: the
+// operands the maps are encoded for (any 16-byte aligned address when the plan has none).
+Status make_state(const Request& req, const TuneOptions& tune, const void* map_src,
+                  const void* map_dst, PlanState* st);
+
+// Runs a state on operands. `checked`: the caller already ran check_request with them and
+// checked the context and stream (transpose()).
+Status launch_state(const PlanState& st, const void* src, void* dst, cudaStream_t stream,
+                    bool synchronize, bool checked);
+
+// transpose() and transpose_accumulate(): the whole call through a cached state.
+Status run_call(const Request& req, const void* src, void* dst);
+
+// Cached states (run_call's) were made against the wisdom then held: wisdom.cpp calls this
+// when the wisdom changes, so that they are made again.
+void bump_wisdom_generation();
+
+// The measure tuning: times every candidate that can run `req` on tune.src / tune.dst
+// (scratch buffers when null) and returns them fastest first in *timings (median microseconds).
+Status measure_candidates(const Request& req, const TuneOptions& tune,
+                          const std::vector<const VariantDef*>& candidates,
+                          std::vector<std::pair<std::string, double>>* timings);
+
+}  // namespace tmakit::detail
