@@ -10,9 +10,9 @@
 //
 // plan_survey/e<bytes>/<class>/<shape>: one cell of the random survey (host/cli/shapes.hpp,
 // survey_cells: fixed seed, every class, 1-16 B, no preset's shape). In one process per cell:
-// every technique that can run it verified against the CPU reference and timed (7 rounds,
-// shuffled, L2 flushed before each launch, median: the same protocol as Tuning::kMeasure, run
-// separately); then a measure plan made on the cell's operands (its dst verified afterwards),
+// every technique that can run it verified against the CPU reference and timed (21 rounds,
+// shuffled, L2 flushed before each launch, median: the protocol of Tuning::kMeasure with more
+// rounds, run separately; counters t_<token>, microseconds); then a measure plan made on the cell's operands (its dst verified afterwards),
 // and a heuristic plan. Counters: best_us, measure_us and heuristic_us (the first timing's
 // figure of each plan's pick), measure_ratio and heuristic_ratio (best_us over it: 1 = the
 // best technique), tune_ms (make_plan's wall time in measure mode), candidates.
@@ -108,6 +108,9 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+// The separate timing that judges the plans: more rounds than Tuning::kMeasure's default.
+constexpr int kSurveyRounds = 21;
+
 void survey_cell(benchmark::State& st, const cli::Shape& s, int e) {
   const std::int64_t n = s.batch * s.rows * s.cols;
   const std::size_t bytes = static_cast<std::size_t>(n) * e;
@@ -181,7 +184,7 @@ void survey_cell(benchmark::State& st, const cli::Shape& s, int e) {
   std::iota(order.begin(), order.end(), 0);
   std::mt19937 rng(static_cast<unsigned>(n * 31 + e));
   for (std::size_t i = 0; i < k; ++i) techs[i].second.run(src.p, dst.p);  // warm up
-  for (int round = 0; round < 7; ++round) {
+  for (int round = 0; round < kSurveyRounds; ++round) {
     std::shuffle(order.begin(), order.end(), rng);
     for (std::size_t i : order) {
       flusher.flush(nullptr);
@@ -242,6 +245,7 @@ void survey_cell(benchmark::State& st, const cli::Shape& s, int e) {
   st.counters["tune_ms"] = tune_ms;
   st.counters["candidates"] = static_cast<double>(k);
   st.counters["bytes"] = static_cast<double>(bytes);
+  for (const auto& [token, us_median] : t) st.counters["t_" + token] = us_median;
   st.SetLabel("best " + best + "; measure " + measured.variant() + "; heuristic " +
               heuristic.variant());
 }

@@ -89,11 +89,23 @@ namespace {
 // The driver call needs a current context, which the runtime creates lazily: cudaFree(nullptr)
 // makes the current device's primary context current on this thread (seen on the H100:
 // without it the encoder returned CUDA_ERROR_INVALID_CONTEXT). False and *why set on failure.
+// The driver entry points need the runtime's context current on this thread: cudaFree(nullptr)
+// makes it so, once per thread. It is one of the calls a stream capture in the global mode
+// forbids (measured on the H200: a Plan::run captured into a CUDA graph ended the capture with
+// cudaErrorStreamCaptureInvalidated), so it runs in the relaxed mode, which permits it.
 bool ensure_context(Status* why) {
-  if (const cudaError_t e = cudaFree(nullptr); e != cudaSuccess) {
+  thread_local int ready_device = -1;  // the device whose context this thread made current
+  int device = -1;
+  if (cudaGetDevice(&device) == cudaSuccess && device == ready_device) return true;
+  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+  cudaThreadExchangeStreamCaptureMode(&mode);
+  const cudaError_t e = cudaFree(nullptr);
+  cudaThreadExchangeStreamCaptureMode(&mode);
+  if (e != cudaSuccess) {
     if (why) *why = cuda_status(e, "initialising the CUDA context");
     return false;
   }
+  ready_device = device;
   return true;
 }
 

@@ -497,13 +497,14 @@ Status launch_state(const PlanState& st, const void* src, void* dst, cudaStream_
     }
     if (Status s = check_stream(st.caps.device, stream, synchronize); !s) return s;
   }
-  if (st.checked_src.load(std::memory_order_relaxed) != src) {
-    if (Status s = check_device_pointer(src, "src"); !s) return s;
-    st.checked_src.store(src, std::memory_order_relaxed);
-  }
-  if (st.checked_dst.load(std::memory_order_relaxed) != dst) {
-    if (Status s = check_device_pointer(dst, "dst"); !s) return s;
-    st.checked_dst.store(dst, std::memory_order_relaxed);
+  for (const auto& [p, name] : {std::pair<const void*, const char*>{src, "src"}, {dst, "dst"}}) {
+    {
+      std::lock_guard<std::mutex> lock(st.recent_mu);
+      if (std::find(st.checked.begin(), st.checked.end(), p) != st.checked.end()) continue;
+    }
+    if (Status s = check_device_pointer(p, name); !s) return s;
+    std::lock_guard<std::mutex> lock(st.recent_mu);
+    st.checked[st.checked_next++ % st.checked.size()] = p;
   }
 
   const VariantDef* def = st.def;
@@ -539,9 +540,24 @@ Status launch_state(const PlanState& st, const void* src, void* dst, cudaStream_
       args.src_map = args.dst_map = nullptr;
       result.fallback_reason = why;
     }
-  } else if (st.src_map || st.dst_map) {
-    // The plan's maps with the operands' addresses (cuTensorMapReplaceAddress).
-    if (st.src_map) {
+  } else if ((st.src_map || st.dst_map) && (src != st.map_src || dst != st.map_dst)) {
+    // The plan's maps with the operands' addresses (cuTensorMapReplaceAddress), or the same
+    // made for these operands recently.
+    bool found = false;
+    {
+      std::lock_guard<std::mutex> lock(st.recent_mu);
+      for (const PlanState::Recent& r : st.recent)
+        if (r.src == src && r.dst == dst) {
+          maps = r.maps;
+          found = true;
+          break;
+        }
+    }
+    if (found) {
+      if (st.src_map) args.src_map = &maps.src;
+      if (st.dst_map) args.dst_map = &maps.dst;
+    }
+    if (!found && st.src_map) {
       maps.src = st.maps.src;
       if (src != st.map_src) {
         Status why;
@@ -552,7 +568,7 @@ Status launch_state(const PlanState& st, const void* src, void* dst, cudaStream_
       }
       args.src_map = &maps.src;
     }
-    if (st.dst_map) {
+    if (!found && st.dst_map) {
       maps.dst = st.maps.dst;
       if (dst != st.map_dst) {
         Status why;
@@ -563,6 +579,16 @@ Status launch_state(const PlanState& st, const void* src, void* dst, cudaStream_
       }
       args.dst_map = &maps.dst;
     }
+    if (!found) {
+      std::lock_guard<std::mutex> lock(st.recent_mu);
+      PlanState::Recent& r = st.recent[st.recent_next++ % st.recent.size()];
+      r.src = src;
+      r.dst = dst;
+      r.maps = maps;
+    }
+  } else if (st.src_map || st.dst_map) {  // the operands the maps were encoded for
+    if (st.src_map) args.src_map = &st.maps.src;
+    if (st.dst_map) args.dst_map = &st.maps.dst;
   }
   const std::string& token = def->info.token;
   result.variant = token;

@@ -3,7 +3,9 @@
 // launch on operands. transpose() keeps the states it made in a small cache (plan.cpp), so a
 // call on a problem seen before skips the pick and the tensor-map encoding.
 #pragma once
+#include <array>
 #include <atomic>
+#include <mutex>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -53,8 +55,19 @@ struct PlanState {
   double measured_us = 0, tune_ms = 0;
   std::vector<std::pair<std::string, double>> timings;  // measured: every candidate, fastest first
   std::string problem_key;
-  // The last operands that passed the device-pointer check (it costs a driver call).
-  mutable std::atomic<const void*> checked_src{nullptr}, checked_dst{nullptr};
+  // Per-run work a plan remembers for operands it saw recently: pointers that passed the
+  // device-pointer check (cudaPointerGetAttributes), and tensor maps with their addresses
+  // already replaced (cuTensorMapReplaceAddress), so that a plan alternating between a few
+  // operand pairs (double buffers, a graph's pairs) pays for neither again.
+  struct Recent {
+    const void* src = nullptr;
+    const void* dst = nullptr;
+    TmaMaps maps;
+  };
+  mutable std::mutex recent_mu;
+  mutable std::array<const void*, 8> checked{};
+  mutable std::array<Recent, 4> recent{};
+  mutable unsigned checked_next = 0, recent_next = 0;
 };
 
 // Steps 1-2 of a call: options, arguments and layout, before anything touches the device.

@@ -118,12 +118,21 @@ TEST(Plan, ReplaysInACudaGraph) {
     ASSERT_TRUE(make_plan(&plan, c.rows, c.cols, c.e, {}, opt).ok());
     cudaGraph_t graph = nullptr;
     cudaGraphExec_t exec = nullptr;
+    const std::string what = std::string(c.variant) + " " + std::to_string(c.rows) + "x" +
+                             std::to_string(c.cols) + " e" + std::to_string(c.e) + " (runs " +
+                             plan.variant() + ")";
     ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
+    cudaStreamCaptureStatus cs0 = cudaStreamCaptureStatusNone, cs1 = cs0;
     const Status r0 = plan.run(src[0], dst[0]);
+    cudaStreamIsCapturing(stream, &cs0);
     const Status r1 = plan.run(src[1], dst[1], stream);
-    ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
-    ASSERT_TRUE(r0.ok()) << r0.message;
-    ASSERT_TRUE(r1.ok()) << r1.message;
+    cudaStreamIsCapturing(stream, &cs1);
+    const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
+    EXPECT_EQ(cs0, cudaStreamCaptureStatusActive) << what << ": the first run ended the capture";
+    EXPECT_EQ(cs1, cudaStreamCaptureStatusActive) << what << ": the second run ended the capture";
+    ASSERT_EQ(ended, cudaSuccess) << what;
+    ASSERT_TRUE(r0.ok()) << what << ": " << r0.message;
+    ASSERT_TRUE(r1.ok()) << what << ": " << r1.message;
     ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
     std::vector<unsigned char> in(bytes), ref(bytes), out(bytes);
     fill_index_pattern(in, n, c.e);
