@@ -1,6 +1,7 @@
-// cuTensorMapEncodeTiled, cuTensorMapEncodeIm2col and cuTensorMapReplaceAddress without linking libcuda: the runtime hands out the driver entry point
-// (cudaGetDriverEntryPointByVersion, CUDA 12.5+; cudaGetDriverEntryPoint before). Obtained once
-// per process (std::call_once: thread-safe), checking both the return code and the pointer.
+// cuTensorMapEncodeTiled, cuTensorMapEncodeIm2col and cuTensorMapReplaceAddress without linking
+// libcuda: the runtime hands out the driver entry point (cudaGetDriverEntryPointByVersion,
+// CUDA 12.5+; cudaGetDriverEntryPoint before). Obtained once per process (std::call_once:
+// thread-safe), checking both the return code and the pointer.
 #include <host/tensor_map/driver.hpp>
 
 #include <mutex>
@@ -26,7 +27,8 @@ Status get_entry(const char* symbol, Fn* fn) {
   void* p = nullptr;
   cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
 #if CUDART_VERSION >= 12050
-  const cudaError_t err = cudaGetDriverEntryPointByVersion(symbol, &p, 12000, cudaEnableDefault, &q);
+  const cudaError_t err =
+      cudaGetDriverEntryPointByVersion(symbol, &p, 12000, cudaEnableDefault, &q);
 #else
   const cudaError_t err = cudaGetDriverEntryPoint(symbol, &p, cudaEnableDefault, &q);
 #endif
@@ -39,9 +41,11 @@ Status get_entry(const char* symbol, Fn* fn) {
                            (no_driver ? " (no usable CUDA driver on this machine)" : ""));
   }
   if (q != cudaDriverEntryPointSuccess || p == nullptr)
-    return make_status(StatusCode::kUnsupported,
-                       std::string("the driver does not provide ") + symbol + " for CUDA 12.0 (" +
-                           (q == cudaDriverEntryPointVersionNotSufficent ? "driver too old" : "symbol not found") + ")");
+    return make_status(
+        StatusCode::kUnsupported,
+        std::string("the driver does not provide ") + symbol + " for CUDA 12.0 (" +
+            (q == cudaDriverEntryPointVersionNotSufficent ? "driver too old" : "symbol not found") +
+            ")");
   *fn = reinterpret_cast<Fn>(p);
   return {};
 }
@@ -73,14 +77,21 @@ Status driver_encode_tiled(PFN_cuTensorMapEncodeTiled_v12000* fn) {
 std::string curesult_name(CUresult r) {
   const EntryPoints& ep = entry_points();
   const char* name = nullptr;
-  if (ep.error_name != nullptr && ep.error_name(r, &name) == CUDA_SUCCESS && name != nullptr) return name;
+  if (ep.error_name != nullptr && ep.error_name(r, &name) == CUDA_SUCCESS && name != nullptr)
+    return name;
   switch (r) {
-    case CUDA_SUCCESS: return "CUDA_SUCCESS";
-    case CUDA_ERROR_INVALID_VALUE: return "CUDA_ERROR_INVALID_VALUE";
-    case CUDA_ERROR_NOT_INITIALIZED: return "CUDA_ERROR_NOT_INITIALIZED";
-    case CUDA_ERROR_DEINITIALIZED: return "CUDA_ERROR_DEINITIALIZED";
-    case CUDA_ERROR_INVALID_CONTEXT: return "CUDA_ERROR_INVALID_CONTEXT";
-    default: return "CUresult " + std::to_string(static_cast<int>(r));
+    case CUDA_SUCCESS:
+      return "CUDA_SUCCESS";
+    case CUDA_ERROR_INVALID_VALUE:
+      return "CUDA_ERROR_INVALID_VALUE";
+    case CUDA_ERROR_NOT_INITIALIZED:
+      return "CUDA_ERROR_NOT_INITIALIZED";
+    case CUDA_ERROR_DEINITIALIZED:
+      return "CUDA_ERROR_DEINITIALIZED";
+    case CUDA_ERROR_INVALID_CONTEXT:
+      return "CUDA_ERROR_INVALID_CONTEXT";
+    default:
+      return "CUresult " + std::to_string(static_cast<int>(r));
   }
 }
 
@@ -120,9 +131,11 @@ CUresult encode_unchecked(const TensorMapSpec& spec, CUtensorMap* out, Status* w
   if (!ensure_context(why)) return CUDA_ERROR_INVALID_CONTEXT;
   const DriverOrder d = to_driver_order(spec);
   return fn(out, static_cast<CUtensorMapDataType>(spec.type), static_cast<cuuint32_t>(spec.rank),
-            const_cast<void*>(spec.address), d.global_dim.data(), d.global_strides.data(), d.box_dim.data(),
-            d.element_strides.data(), static_cast<CUtensorMapInterleave>(spec.interleave),
-            static_cast<CUtensorMapSwizzle>(spec.swizzle), static_cast<CUtensorMapL2promotion>(spec.l2_promotion),
+            const_cast<void*>(spec.address), d.global_dim.data(), d.global_strides.data(),
+            d.box_dim.data(), d.element_strides.data(),
+            static_cast<CUtensorMapInterleave>(spec.interleave),
+            static_cast<CUtensorMapSwizzle>(spec.swizzle),
+            static_cast<CUtensorMapL2promotion>(spec.l2_promotion),
             static_cast<CUtensorMapFloatOOBfill>(spec.oob_fill));
 }
 
@@ -134,14 +147,14 @@ CUresult encode_im2col_unchecked(const Im2colSpec& spec, CUtensorMap* out, Statu
   }
   if (!ensure_context(why)) return CUDA_ERROR_INVALID_CONTEXT;
   const Im2colDriverOrder d = to_driver_order(spec);
-  return ep.encode_im2col(out, static_cast<CUtensorMapDataType>(spec.type), static_cast<cuuint32_t>(spec.rank),
-                          const_cast<void*>(spec.address), d.dims.global_dim.data(), d.dims.global_strides.data(),
-                          d.lower_corner.data(), d.upper_corner.data(), spec.channels_per_pixel,
-                          spec.pixels_per_column, d.dims.element_strides.data(),
-                          static_cast<CUtensorMapInterleave>(spec.interleave),
-                          static_cast<CUtensorMapSwizzle>(spec.swizzle),
-                          static_cast<CUtensorMapL2promotion>(spec.l2_promotion),
-                          static_cast<CUtensorMapFloatOOBfill>(spec.oob_fill));
+  return ep.encode_im2col(
+      out, static_cast<CUtensorMapDataType>(spec.type), static_cast<cuuint32_t>(spec.rank),
+      const_cast<void*>(spec.address), d.dims.global_dim.data(), d.dims.global_strides.data(),
+      d.lower_corner.data(), d.upper_corner.data(), spec.channels_per_pixel, spec.pixels_per_column,
+      d.dims.element_strides.data(), static_cast<CUtensorMapInterleave>(spec.interleave),
+      static_cast<CUtensorMapSwizzle>(spec.swizzle),
+      static_cast<CUtensorMapL2promotion>(spec.l2_promotion),
+      static_cast<CUtensorMapFloatOOBfill>(spec.oob_fill));
 }
 
 CUresult replace_address_unchecked(CUtensorMap* map, const void* address, Status* why) {
@@ -159,14 +172,15 @@ Status encode(const TensorMapSpec& spec, CUtensorMap* out) {
   if (Status s = current_device_caps(&dev); !s) return s;
   const ValidationReport rep = validate(spec, dev.cc);
   if (!rep.ok())
-    return make_status(StatusCode::kInvalidArgument,
-                       "tensor map rejected before calling the driver:\n" + rep.to_string() + describe(spec));
+    return make_status(
+        StatusCode::kInvalidArgument,
+        "tensor map rejected before calling the driver:\n" + rep.to_string() + describe(spec));
   Status why;
   const CUresult r = encode_unchecked(spec, out, &why);
   if (!why.ok()) return why;
   if (r != CUDA_SUCCESS)
-    return make_status(StatusCode::kCudaError,
-                       "cuTensorMapEncodeTiled returned " + curesult_name(r) + " for:\n" + describe(spec));
+    return make_status(StatusCode::kCudaError, "cuTensorMapEncodeTiled returned " +
+                                                   curesult_name(r) + " for:\n" + describe(spec));
   return {};
 }
 

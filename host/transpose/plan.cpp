@@ -13,6 +13,7 @@
 #include <utility>
 #include <host/error.hpp>
 #include <host/tensor_map/driver.hpp>
+#include <host/transpose/heuristic.hpp>
 #include <host/transpose/plan_state.hpp>
 #include <host/transpose/wisdom.hpp>
 #include <kernels/common/elem.hpp>
@@ -402,6 +403,50 @@ Status make_state(const Request& req, const TuneOptions& tune, const void* map_s
     return true;
   };
 
+  // The tuning table's ranking (host/transpose/heuristic.hpp): its first technique that can
+  // run the call; when that is not its first, the first's reason is the fallback reason.
+  auto from_table = [&](const VariantDef** out) {
+    const GpuKey* g = gpu_key();
+    const HeuristicRanking hr =
+        rank_techniques(g != nullptr ? g->name : std::string(), caps.dram_gbps, req.rows, req.cols,
+                        req.elem_bytes, st->lay.strides.batch);
+    std::string first, first_why;
+    for (const auto& [token, ratio] : hr.ranked) {
+      const VariantDef* d = find_variant_def(token);
+      if (d == nullptr || d->info.kind != VariantKind::kTranspose ||
+          !d->info.supports_elem_bytes(req.elem_bytes) || (!d->info.strided && !st->lay.dense))
+        continue;
+      std::string why = caps.cc < d->info.min_cc
+                            ? "it needs compute capability " + std::to_string(d->info.min_cc / 10) +
+                                  "." + std::to_string(d->info.min_cc % 10)
+                            : try_prepare(st, d, map_src, map_dst);
+      if (first.empty()) {
+        first = token;
+        first_why = why;
+      }
+      if (!why.empty()) continue;
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%d nearest measured cell%s (distance %.2f)", hr.cells,
+                    hr.cells == 1 ? "" : "s", hr.distance);
+      st->rule = "the " + hr.table +
+                 " tuning table (host/transpose/tuning/, scripts/tuning_table.py) ranks " + first +
+                 " first over its " + buf;
+      std::string next;
+      for (std::size_t i = 0; i < hr.ranked.size() && i < 4; ++i) {
+        std::snprintf(buf, sizeof buf, "%s%s %.3f", i ? ", " : "", hr.ranked[i].first.c_str(),
+                      hr.ranked[i].second);
+        next += buf;
+      }
+      st->rule += " (time over their fastest: " + next + ")";
+      st->source = "heuristic";
+      st->asked = first;
+      if (token != first) st->fallback_reason = first_why;
+      *out = d;
+      return true;
+    }
+    return false;
+  };
+
   // 3. The technique.
   const VariantDef* def = named;
   if (named != nullptr) {
@@ -411,6 +456,7 @@ Status make_state(const Request& req, const TuneOptions& tune, const void* map_s
   } else if (tune.mode == Tuning::kMeasure) {
     if (Status s = measure(candidate_defs(req, st->lay, caps)); !s) return s;
     def = find_variant_def(st->timings[0].first);
+  } else if (!req.accumulate && from_table(&def)) {
   } else {
     std::string token = req.accumulate ? auto_accumulate_variant(req.rows, req.cols, req.acc.type,
                                                                  req.acc.beta, caps.dram_gbps)
@@ -423,7 +469,7 @@ Status make_state(const Request& req, const TuneOptions& tune, const void* map_s
     st->source = "heuristic";
     st->rule = heuristic_rule(req, caps, token);
   }
-  st->asked = def->info.token;
+  if (st->asked.empty()) st->asked = def->info.token;
 
   // 4. Its needs (tensor maps, vectors, the device); where they fail, the fallback.
   if (std::string why = try_prepare(st, def, map_src, map_dst); !why.empty()) {
@@ -657,7 +703,7 @@ class StateCache {
 
  private:
   std::mutex mu_;
-  std::array<std::pair<CacheKey, std::shared_ptr<const PlanState>>, 16> ring_{};
+  std::array<std::pair<CacheKey, std::shared_ptr<const PlanState>>, 32> ring_{};
   std::size_t next_ = 0;
 };
 

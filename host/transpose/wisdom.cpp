@@ -236,12 +236,27 @@ Status WisdomStore::import_text(const std::string& text, const std::string& orig
 }
 
 Status current_gpu_key(GpuKey* key) {
+  // Cached per device: query_device (cudaGetDeviceProperties) takes most of a millisecond, and
+  // every plan (every transpose() of a new problem) asks.
+  static std::mutex mu;
+  static std::map<int, GpuKey> cache;
+  int dev = -1;
+  if (cudaGetDevice(&dev) == cudaSuccess) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (const auto it = cache.find(dev); it != cache.end()) {
+      *key = it->second;
+      return {};
+    }
+  }
+  cudaGetLastError();
   DeviceInfo d;
   if (Status s = query_device(&d); !s) return s;
   key->name = d.name;
   key->sm_count = d.sm_count;
   key->mem_clock_khz = d.mem_clock_khz;
   key->driver_version = d.driver_version;
+  std::lock_guard<std::mutex> lock(mu);
+  cache[d.device] = *key;
   return {};
 }
 

@@ -7,6 +7,7 @@
 #include <tests/support/gpu.hpp>
 #include <tests/support/harness.hpp>
 #include <tests/support/variant_cases.hpp>
+#include <tmakit/plan.hpp>
 #include <tmakit/tmakit.hpp>
 
 namespace tmakit {
@@ -100,11 +101,11 @@ TEST_P(AutoVariant, MatchesReferenceAndNamesWhatRan) {
 }
 INSTANTIATE_TEST_SUITE_P(ElemBytes, AutoVariant, ::testing::Values(1, 2, 4, 8));
 
-// The 2026-11-27 `auto` rules (host/transpose/auto_table.cpp): shapes each rule sends to a
-// technique `auto` did not run there before. The dense call runs what auto_variant() names for
-// this GPU and matches the reference; the same call with padded leading dimensions, gapped batch
-// strides and src / dst one element off 16 bytes matches it too (the dispatcher may fall back
-// there, and says what ran).
+// Shapes each of the 2026-11-27 `auto` rules (host/transpose/auto_table.cpp) sent to a technique
+// `auto` did not run there before. The dense call runs what a plan of the problem names for this
+// GPU (its tuning table's pick, host/transpose/heuristic.hpp) and matches the reference; the same
+// call with padded leading dimensions, gapped batch strides and src / dst one element off 16 bytes
+// matches it too (the dispatcher may fall back there, and says what ran).
 TEST(AutoClassRules, DenseRunsTheTablePickAndStridedMatchesTheReference) {
   TMAKIT_NEED_GPU(75);
   DeviceCaps caps;
@@ -146,8 +147,11 @@ TEST(AutoClassRules, DenseRunsTheTablePickAndStridedMatchesTheReference) {
                                std::to_string(c.cols) + " at " + std::to_string(c.e) + " B" +
                                (strided ? ", strided" : "") + ", ran " + ran;
       EXPECT_EQ(err, "") << what;
-      if (!strided)
-        EXPECT_EQ(ran, auto_variant(c.rows, c.cols, c.e, c.batch, caps.dram_gbps)) << what;
+      if (!strided) {  // what a heuristic plan of the problem names
+        Plan plan;
+        ASSERT_TRUE(make_plan(&plan, c.rows, c.cols, c.e, layout).ok()) << what;
+        EXPECT_EQ(ran, plan.variant()) << what;
+      }
     }
 }
 
