@@ -456,7 +456,9 @@ Status make_state(const Request& req, const TuneOptions& tune, const void* map_s
   } else if (tune.mode == Tuning::kMeasure) {
     if (Status s = measure(candidate_defs(req, st->lay, caps)); !s) return s;
     def = find_variant_def(st->timings[0].first);
-  } else if (!req.accumulate && from_table(&def)) {
+  } else if (!req.accumulate && std::min(req.rows, req.cols) > 1 && from_table(&def)) {
+    // (A single row or column is a copy: the built-in rules send it to smem_strip, which
+    // copies it, with cudaMemcpyAsync from kLineMemcpyMinBytes; no table cell is a line.)
   } else {
     std::string token = req.accumulate ? auto_accumulate_variant(req.rows, req.cols, req.acc.type,
                                                                  req.acc.beta, caps.dram_gbps)

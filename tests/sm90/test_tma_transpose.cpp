@@ -6,9 +6,13 @@
 #include <string>
 #include <vector>
 #include <gtest/gtest.h>
+#include <host/device.hpp>
+#include <host/transpose/heuristic.hpp>
+#include <host/transpose/wisdom.hpp>
 #include <tests/support/gpu.hpp>
 #include <tests/support/harness.hpp>
 #include <tests/support/scoped_env.hpp>
+#include <tmakit/plan.hpp>
 #include <tmakit/tmakit.hpp>
 
 namespace tmakit {
@@ -117,33 +121,51 @@ std::string run_auto(std::int64_t rows, std::int64_t cols, int e, const Transpos
   });
 }
 
-// Where `auto` prefers a TMA technique (1- and 2-byte elements on the H100) it runs it when it
-// can, and the classic fallback with the reason when TMA is switched off.
+// Where `auto` prefers a TMA technique (its tuning table ranks one first: host/transpose/
+// heuristic.hpp) it runs it when it can; with TMA switched off it runs the table's first
+// technique without the TMA unit, and says why.
 TEST(TmaFallback, AutoUsesTmaWhenItCanAndSaysWhyNot) {
   TMAKIT_NEED_GPU(90);
-  int tma_sizes = 0;
-  for (int e : {1, 2, 4, 8}) {
-    const VariantInfo* preferred = find_variant(auto_variant(1040, 2000, e));
-    ASSERT_NE(preferred, nullptr);
-    Status st;
-    EXPECT_EQ(run_auto(1040, 2000, e, {}, &st), "");
-    EXPECT_EQ(st.variant, preferred->token);
-    EXPECT_EQ(st.fallback_reason, "");
-    if (!preferred->uses_tma) continue;
-    ++tma_sizes;
-    {
-      test::ScopedEnv env("TMAKIT_DISABLE_TMA", "1");
-      EXPECT_EQ(run_auto(1040, 2000, e, {}, &st), "");
-      EXPECT_EQ(st.variant, fallback_variant(preferred->token, 1040, 2000, e));
-      EXPECT_EQ(st.fallback_reason, "TMA disabled by TMAKIT_DISABLE_TMA=1");
+  GpuKey gpu;
+  ASSERT_TRUE(current_gpu_key(&gpu).ok());
+  DeviceCaps caps;
+  ASSERT_TRUE(current_device_caps(&caps).ok());
+  int tma_cells = 0;
+  for (const auto& [rows, cols] : {std::pair<std::int64_t, std::int64_t>{1040, 2000},
+                                   {2048, 2048}, {4096, 4096}, {8192, 2048}})
+    for (int e : {1, 2, 4, 8}) {
+      const HeuristicRanking rank = rank_techniques(gpu.name, caps.dram_gbps, rows, cols, e, 1);
+      ASSERT_FALSE(rank.ranked.empty());
+      const VariantInfo* preferred = find_variant(rank.ranked[0].first);
+      ASSERT_NE(preferred, nullptr);
+      const std::string where = std::to_string(rows) + "x" + std::to_string(cols) + " " +
+                                std::to_string(e) + " B (table first: " + preferred->token + ")";
+      Status st;
+      EXPECT_EQ(run_auto(rows, cols, e, {}, &st), "") << where;
+      EXPECT_EQ(st.variant, preferred->token) << where;
+      EXPECT_EQ(st.fallback_reason, "") << where;
+      if (!preferred->uses_tma) continue;
+      ++tma_cells;
+      std::string classic;  // the table's first technique without the TMA unit
+      for (const auto& [token, ratio] : rank.ranked)
+        if (!find_variant(token)->uses_tma) {
+          classic = token;
+          break;
+        }
+      {
+        test::ScopedEnv env("TMAKIT_DISABLE_TMA", "1");
+        EXPECT_EQ(run_auto(rows, cols, e, {}, &st), "") << where;
+        EXPECT_EQ(st.variant, classic) << where;
+        EXPECT_EQ(st.fallback_reason, "TMA disabled by TMAKIT_DISABLE_TMA=1") << where;
+      }
+      TransposeOptions off;
+      off.allow_tma = false;
+      EXPECT_EQ(run_auto(rows, cols, e, off, &st), "") << where;
+      EXPECT_EQ(st.variant, classic) << where;
+      EXPECT_EQ(st.fallback_reason, "TMA disabled by TransposeOptions::allow_tma = false")
+          << where;
     }
-    TransposeOptions off;
-    off.allow_tma = false;
-    EXPECT_EQ(run_auto(1040, 2000, e, off, &st), "");
-    EXPECT_EQ(st.variant, fallback_variant(preferred->token, 1040, 2000, e));
-    EXPECT_EQ(st.fallback_reason, "TMA disabled by TransposeOptions::allow_tma = false");
-  }
-  EXPECT_GT(tma_sizes, 0) << "auto never prefers TMA: the fallback path is untested";
+  EXPECT_GT(tma_cells, 0) << "auto never prefers TMA: the fallback path is untested";
 }
 
 TEST(TmaFallback, OptionForcesTheClassicPathForEveryTmaTechnique) {
@@ -189,9 +211,12 @@ TEST(TmaFallback, PitchNotAMultipleOf16BytesFallsBackAndSaysWhich) {
   EXPECT_EQ(run(1001, 64), "");
   EXPECT_NE(st.fallback_reason.find("dst tensor map"), std::string::npos) << st.fallback_reason;
   // `auto` with 1-byte elements prefers TMA for 16-byte rows only: with 1001-byte rows it picks
-  // the odd-shape classic technique itself, so there is nothing to fall back from.
+  // a classic technique itself (TMA never ran in its table's odd cells), so there is nothing
+  // to fall back from.
   EXPECT_EQ(run_auto(64, 1001, 1, {}, &st), "");
-  EXPECT_EQ(st.variant, auto_variant(64, 1001, 1));
+  Plan plan;
+  ASSERT_TRUE(make_plan(&plan, 64, 1001, 1).ok());
+  EXPECT_EQ(st.variant, plan.variant());
   EXPECT_FALSE(find_variant(st.variant)->uses_tma) << st.variant;
   EXPECT_EQ(st.fallback_reason, "");
 }
