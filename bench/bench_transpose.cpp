@@ -26,6 +26,7 @@
 //   tmakit_bench --preset=quick|full|probe [--order=rounds|fixed] [--gate=off]
 //   tmakit_bench --preset=survey [--survey-count=120] [--survey-seed=20261127]   plans: the
 //                random survey and the host-cost rows only (bench/plan_rows.cpp)
+//   tmakit_bench --survey-cells=E:SHAPE,...   the same for named cells (E: element bytes)
 //                [google benchmark flags]
 //   tmakit_bench --shapes=[CLASS:]RxC|BxRxC,... [--list-shapes] ...   any shapes (preset
 //                "custom"): members of a class that no preset names; --list-shapes prints the
@@ -461,9 +462,9 @@ void register_overhead(const std::string& prefix, int calls_per_iter, int iters)
 }  // namespace tmakit::bench
 
 namespace tmakit::bench {
-void register_tensor_map_host();                      // bench/tensor_map_host.cpp
-void register_plan_host_cost();                       // bench/plan_rows.cpp
-void register_plan_survey(int count, unsigned seed);  // bench/plan_rows.cpp
+void register_tensor_map_host();                                       // bench/tensor_map_host.cpp
+void register_plan_host_cost();                                        // bench/plan_rows.cpp
+void register_plan_survey(const std::vector<cli::SurveyCell>& cells);  // bench/plan_rows.cpp
 }  // namespace tmakit::bench
 
 int main(int argc, char** argv) {
@@ -473,6 +474,7 @@ int main(int argc, char** argv) {
   std::string shape_list;
   bool gate = true, list_shapes = false, have_shapes = false;
   long long survey_count = 120, survey_seed = 20261127;
+  std::vector<cli::SurveyCell> survey_list;  // --survey-cells
   std::vector<char*> args;
   for (int i = 0; i < argc; ++i) {
     if (std::strncmp(argv[i], "--preset=", 9) == 0)
@@ -493,6 +495,30 @@ int main(int argc, char** argv) {
                      argv[i] + 14);
         return 2;
       }
+    } else if (std::strncmp(argv[i], "--survey-cells=", 15) == 0) {
+      // E:SHAPE,E:SHAPE,...: survey cells of these shapes and element sizes instead of drawn ones
+      std::string list = argv[i] + 15, why;
+      std::size_t at = 0;
+      while (at <= list.size()) {
+        const std::size_t comma = std::min(list.find(',', at), list.size());
+        const std::string item = list.substr(at, comma - at);
+        const std::size_t colon = item.find(':');
+        long long e = 0;
+        std::vector<Shape> one;
+        if (colon != std::string::npos && cli::parse_integer(item.substr(0, colon), 1, 16, &e) &&
+            (e == 1 || e == 2 || e == 4 || e == 8 || e == 16))
+          one = cli::parse_shapes(item.substr(colon + 1), &why);
+        if (one.size() != 1) {
+          std::fprintf(
+              stderr,
+              "tmakit_bench: --survey-cells: '%s' is not E:SHAPE (E 1, 2, 4, 8 or 16%s%s)\n",
+              item.c_str(), why.empty() ? "" : "; ", why.c_str());
+          return 2;
+        }
+        survey_list.push_back({one[0], static_cast<int>(e)});
+        at = comma + 1;
+      }
+      preset = "survey";
     } else if (std::strcmp(argv[i], "--list-shapes") == 0)
       list_shapes = true;
     else if (std::strcmp(argv[i], "--order=fixed") == 0)
@@ -522,7 +548,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (list_shapes) {
-    if (preset == "survey")
+    for (const cli::SurveyCell& c : survey_list)
+      std::printf("%s %s e%d\n", c.shape.cls, c.shape.name().c_str(), c.elem_bytes);
+    if (preset == "survey" && survey_list.empty())
       for (const cli::SurveyCell& c :
            cli::survey_cells(static_cast<int>(survey_count), static_cast<unsigned>(survey_seed)))
         std::printf("%s %s e%d\n", c.shape.cls, c.shape.name().c_str(), c.elem_bytes);
@@ -573,9 +601,14 @@ int main(int argc, char** argv) {
   register_overhead("host_overhead", 100, 100);  // first, next to host_calls (see there)
   register_plan_host_cost();
   if (preset == "survey") {
-    benchmark::AddCustomContext(
-        "survey", std::to_string(survey_count) + " cells, seed " + std::to_string(survey_seed));
-    register_plan_survey(static_cast<int>(survey_count), static_cast<unsigned>(survey_seed));
+    benchmark::AddCustomContext("survey", !survey_list.empty()
+                                              ? std::to_string(survey_list.size()) + " named cells"
+                                              : std::to_string(survey_count) + " cells, seed " +
+                                                    std::to_string(survey_seed));
+    register_plan_survey(!survey_list.empty()
+                             ? survey_list
+                             : cli::survey_cells(static_cast<int>(survey_count),
+                                                 static_cast<unsigned>(survey_seed)));
   }
   for (const Shape& s : shapes)
     for (int e : {1, 2, 4, 8, 16}) register_shape(s, e, iterations, repetitions);

@@ -12,10 +12,11 @@
 // survey_cells: fixed seed, every class, 1-16 B, no preset's shape). In one process per cell:
 // every technique that can run it verified against the CPU reference and timed (21 rounds,
 // shuffled, L2 flushed before each launch, median: the protocol of Tuning::kMeasure with more
-// rounds, run separately; counters t_<token>, microseconds); then a measure plan made on the cell's operands (its dst verified afterwards),
-// and a heuristic plan. Counters: best_us, measure_us and heuristic_us (the first timing's
-// figure of each plan's pick), measure_ratio and heuristic_ratio (best_us over it: 1 = the
-// best technique), tune_ms (make_plan's wall time in measure mode), candidates.
+// rounds, run separately; counters t_<token>, microseconds); then a measure plan made on the cell's
+// operands (its dst verified afterwards), and a heuristic plan. Counters: best_us, measure_us and
+// heuristic_us (the first timing's figure of each plan's pick), measure_ratio and heuristic_ratio
+// (best_us over it: 1 = the best technique), tune_ms (make_plan's wall time in measure mode),
+// candidates.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -267,8 +268,8 @@ void register_plan_host_cost() {
           ->ReportAggregatesOnly(false);
 }
 
-void register_plan_survey(int count, unsigned seed) {
-  for (const cli::SurveyCell& c : cli::survey_cells(count, seed)) {
+void register_plan_survey(const std::vector<cli::SurveyCell>& cells) {
+  for (const cli::SurveyCell& c : cells) {
     const cli::Shape s = c.shape;
     const int e = c.elem_bytes;
     benchmark::RegisterBenchmark(
