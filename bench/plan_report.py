@@ -33,18 +33,17 @@ def survey(run):
     out["tune_ms"] = [b["tune_ms"] for b in ok]
     out["classes"] = collections.Counter(b["name"].split("/")[2] for b in ok)
     out["elems"] = collections.Counter(b["name"].split("/")[1] for b in ok)
-    out["worst"] = {k: min(ok, key=lambda b: b[k + "_ratio"]) for k in ("measure", "heuristic")}
+    out["worst"] = {k: min(ok, key=lambda b: b[k + "_ratio"]) for k in ("measure", "heuristic")
+                    if ok}
     return out
 
 
 def host_cost(run):
-    agg = collections.defaultdict(list)
+    out = {}
     for b in run["benchmarks"]:
-        if b["name"].startswith("plan_host/") and b.get("run_type") == "iteration" and \
-                not b.get("error_occurred"):
-            p = b["name"].split("/")
-            agg[(p[1], p[4])].append(b["us_per_call"])
-    return {k: statistics.median(v) for k, v in agg.items()}
+        if b["name"].startswith("plan_host/") and not b.get("error_occurred") and "bare_us" in b:
+            out[b["name"].split("/")[1]] = b
+    return out
 
 
 def main():
@@ -57,6 +56,13 @@ def main():
         n = len(s["measure"])
         print(f"### {ctx.get('gpu')} (driver {ctx.get('driver_version')}, {ctx.get('date')}, "
               f"{ctx.get('survey', '')})\n")
+        if n:
+            survey_tables(path, s, n)
+        host_table(run)
+
+
+def survey_tables(path, s, n):
+    if True:
         print(f"Data: `{path}`. Cells: {n} verified ({s['errors']} errors); classes "
               + ", ".join(f"{k} {v}" for k, v in sorted(s['classes'].items())) + "; sizes "
               + ", ".join(f"{k[1:]} B {v}" for k, v in sorted(s['elems'].items(), key=lambda x: int(x[0][1:]))) + ".\n")
@@ -73,20 +79,27 @@ def main():
         print(f"\nTime to tune one problem (make_plan with Tuning::kMeasure, scratch-free: on the "
               f"cell's operands): median {statistics.median(t):.1f} ms, 95th percentile "
               f"{pct(t, 0.95):.1f} ms, worst {max(t):.1f} ms.\n")
-        hc = host_cost(run)
-        tokens = sorted({k[0] for k in hc})
-        print("Host microseconds per call, 64 x 64 fp32, 100 calls per iteration, median of 3 "
-              "(plan_host rows): the bare launch is the registry's launcher with the plan's "
-              "prepared arguments.\n")
-        print("| technique | bare launch | Plan::run | above bare | Plan::run, two operand pairs | above bare | transpose() |")
-        print("|---|---|---|---|---|---|---|")
-        for tok in tokens:
-            g = lambda f: hc.get((tok, f))
-            if g("bare") is None or g("plan") is None:
-                continue
-            print(f"| {tok} | {g('bare'):.2f} | {g('plan'):.2f} | {g('plan') - g('bare'):+.2f} | "
-                  f"{g('plan_swap'):.2f} | {g('plan_swap') - g('bare'):+.2f} | {g('transpose'):.2f} |")
-        print()
+
+
+def host_table(run):
+    hc = host_cost(run)
+    if not hc:
+        return
+    print("Host microseconds per call, 64 x 64 fp32 (plan_host rows: the four forms interleaved, "
+          "60 x 100 calls each, medians); the bare launch is the registry's launcher with the "
+          "plan's prepared arguments.\n")
+    print("| technique | bare launch | Plan::run | above bare | Plan::run, two operand pairs | "
+          "above bare | transpose() | above bare |")
+    print("|---|---|---|---|---|---|---|---|")
+    for tok, b in sorted(hc.items()):
+        print(f"| {tok} | {b['bare_us']:.2f} | {b['plan_us']:.2f} | {b['plan_above_bare_us']:+.2f} "
+              f"| {b['plan_swap_us']:.2f} | {b['plan_swap_above_bare_us']:+.2f} "
+              f"| {b['transpose_us']:.2f} | {b['transpose_above_bare_us']:+.2f} |")
+    above = [b["plan_above_bare_us"] for b in hc.values()]
+    swap = [b["plan_swap_above_bare_us"] for b in hc.values()]
+    print(f"\nPlan::run above the bare launch: median {statistics.median(above):+.2f} us, most "
+          f"{max(above):+.2f} us; with two operand pairs median {statistics.median(swap):+.2f}, most "
+          f"{max(swap):+.2f} ({len(above)} techniques).\n")
 
 
 if __name__ == "__main__":

@@ -1,12 +1,13 @@
 // Plans in the benchmark (tmakit/plan.hpp):
 //
-// plan_host/<token>/e4/64x64/<form>: host microseconds per call (us_per_call, the protocol of
-// host_overhead: 100 calls per iteration on a host clock, the device drained between
-// iterations) of the same kernel launched four ways:
-//   bare       the registry's launcher with the plan's prepared arguments (the floor)
-//   plan       Plan::run on the operands the plan was last run on
-//   plan_swap  Plan::run alternating two operand pairs (the tensor maps' addresses swapped)
-//   transpose  the one-call transpose() (its cached state found each call)
+// plan_host/<token>/e4/64x64: host microseconds per call of the same kernel launched four ways,
+// interleaved in rotating order (60 iterations of 100 calls each way on a host clock, the device
+// drained after each 100), medians as counters:
+//   bare_us       the registry's launcher with the plan's prepared arguments (the floor)
+//   plan_us       Plan::run on the same operands each call
+//   plan_swap_us  Plan::run alternating two operand pairs (the tensor maps' addresses swapped)
+//   transpose_us  the one-call transpose() (its cached state found each call)
+// and each one's difference from bare_us (*_above_bare_us).
 //
 // plan_survey/e<bytes>/<class>/<shape>: one cell of the random survey (host/cli/shapes.hpp,
 // survey_cells: fixed seed, every class, 1-16 B, no preset's shape). In one process per cell:
@@ -20,6 +21,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -54,7 +56,13 @@ struct DeviceBuf {
   }
 };
 
-void plan_host(benchmark::State& st, const std::string& token, const std::string& form) {
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void plan_host(benchmark::State& st, const std::string& token) {
   DeviceBuf src(64 * 64 * 4), dst(64 * 64 * 4), src2(64 * 64 * 4), dst2(64 * 64 * 4);
   if (!src.p || !dst.p || !src2.p || !dst2.p) return st.SkipWithError("cudaMalloc failed");
   TransposeOptions o;
@@ -62,51 +70,55 @@ void plan_host(benchmark::State& st, const std::string& token, const std::string
   Plan plan;
   if (Status s = make_plan(&plan, 64, 64, 4, {}, o); !s) return st.SkipWithError(s.message.c_str());
   st.SetLabel("ran " + plan.variant());
-  Status s;
-  if (form == "bare") {
-    // The plan's own prepared state, launched through the registry without any check.
-    detail::Request req;
-    req.rows = req.cols = 64;
-    req.elem_bytes = 4;
-    req.options = o;
-    detail::PlanState state;
-    if (Status m = detail::make_state(req, TuneOptions{}, src.p, dst.p, &state); !m)
-      return st.SkipWithError(m.message.c_str());
-    kernels::LaunchArgs args = state.args;
-    args.src = src.p;
-    args.dst = dst.p;
-    if (state.src_map) args.src_map = &state.maps.src;
-    if (state.dst_map) args.dst_map = &state.maps.dst;
-    const VariantDef* def = state.def;
-    time_host_calls(st, 100, [&] { return def->launch(args) == cudaSuccess; });
-  } else if (form == "plan") {
-    time_host_calls(st, 100, [&] {
-      s = plan.run(src.p, dst.p);
-      return s.ok();
-    });
-  } else if (form == "plan_swap") {
-    int k = 0;
-    time_host_calls(st, 100, [&] {
-      s = (++k & 1) ? plan.run(src.p, dst.p) : plan.run(src2.p, dst2.p);
-      return s.ok();
-    });
-  } else {
-    time_host_calls(st, 100, [&] {
-      s = transpose(src.p, dst.p, 64, 64, 4, o);
-      return s.ok();
-    });
+  // The bare launch: the plan's own prepared state, through the registry without any check.
+  detail::Request req;
+  req.rows = req.cols = 64;
+  req.elem_bytes = 4;
+  req.options = o;
+  detail::PlanState state;
+  if (Status m = detail::make_state(req, TuneOptions{}, src.p, dst.p, &state); !m)
+    return st.SkipWithError(m.message.c_str());
+  kernels::LaunchArgs args = state.args;
+  args.src = src.p;
+  args.dst = dst.p;
+  if (state.src_map) args.src_map = &state.maps.src;
+  if (state.dst_map) args.dst_map = &state.maps.dst;
+  const VariantDef* def = state.def;
+  bool ok = true;
+  int k = 0;
+  const std::function<bool()> forms[4] = {
+      [&] { return def->launch(args) == cudaSuccess; }, [&] { return plan.run(src.p, dst.p).ok(); },
+      [&] { return ((++k & 1) ? plan.run(src.p, dst.p) : plan.run(src2.p, dst2.p)).ok(); },
+      [&] { return transpose(src.p, dst.p, 64, 64, 4, o).ok(); }};
+  std::vector<double> us[4];
+  int round = 0;
+  for (auto _ : st) {
+    // The four forms interleaved, in a rotating order, so that drift in the host's speed falls
+    // on all of them alike: 100 calls each on a host clock, the device drained after each.
+    double total = 0;
+    for (int j = 0; j < 4; ++j) {
+      const int f = (j + round) % 4;
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < 100; ++i) ok = forms[f]() && ok;
+      const auto t1 = std::chrono::steady_clock::now();
+      cudaDeviceSynchronize();
+      const double dt = std::chrono::duration<double>(t1 - t0).count();
+      us[f].push_back(1e6 * dt / 100);
+      total += dt;
+    }
+    ++round;
+    st.SetIterationTime(total);
   }
-  if (!s) st.SkipWithError(s.message.c_str());
+  if (!ok) return st.SkipWithError("a timed call failed");
+  const char* names[4] = {"bare_us", "plan_us", "plan_swap_us", "transpose_us"};
+  for (int f = 0; f < 4; ++f) st.counters[names[f]] = median(us[f]);
+  st.counters["plan_above_bare_us"] = median(us[1]) - median(us[0]);
+  st.counters["plan_swap_above_bare_us"] = median(us[2]) - median(us[0]);
+  st.counters["transpose_above_bare_us"] = median(us[3]) - median(us[0]);
 }
 
 unsigned hw_threads() {
   return std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 // The separate timing that judges the plans: more rounds than Tuning::kMeasure's default.
@@ -258,14 +270,12 @@ void register_plan_host_cost() {
   for (const VariantInfo& v : variants())
     if (v.kind == VariantKind::kTranspose && v.supports_elem_bytes(4)) tokens.push_back(v.token);
   for (const std::string& token : tokens)
-    for (const char* form : {"bare", "plan", "plan_swap", "transpose"})
-      benchmark::RegisterBenchmark(("plan_host/" + token + "/e4/64x64/" + form).c_str(),
-                                   [=](benchmark::State& st) { plan_host(st, token, form); })
-          ->UseManualTime()
-          ->Unit(benchmark::kMicrosecond)
-          ->Iterations(100)
-          ->Repetitions(3)
-          ->ReportAggregatesOnly(false);
+    benchmark::RegisterBenchmark(("plan_host/" + token + "/e4/64x64").c_str(),
+                                 [=](benchmark::State& st) { plan_host(st, token); })
+        ->UseManualTime()
+        ->Unit(benchmark::kMicrosecond)
+        ->Iterations(60)
+        ->Repetitions(1);
 }
 
 void register_plan_survey(const std::vector<cli::SurveyCell>& cells) {
