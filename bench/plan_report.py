@@ -56,9 +56,26 @@ def main():
         n = len(s["measure"])
         print(f"### {ctx.get('gpu')} (driver {ctx.get('driver_version')}, {ctx.get('date')}, "
               f"{ctx.get('survey', '')})\n")
-        if n:
+        if n > 12:
             survey_tables(path, s, n)
+        elif n:
+            cell_table(run)
         host_table(run)
+
+
+def cell_table(run):
+    """A few named cells (--survey-cells): one row each."""
+    print("| cell | best technique (us) | measure plan | ratio | heuristic plan | ratio | tune ms |")
+    print("|---|---|---|---|---|---|---|")
+    for b in run["benchmarks"]:
+        if not b["name"].startswith("plan_survey/") or b.get("error_occurred"):
+            continue
+        label = dict(part.split(" ", 1) for part in b["label"].split("; "))
+        cell = "/".join(b["name"].split("/")[1:4])
+        print(f"| {cell} | {label['best']} ({b['best_us']:.1f}) | {label['measure']} | "
+              f"{b['measure_ratio']:.3f} | {label['heuristic']} | {b['heuristic_ratio']:.3f} | "
+              f"{b['tune_ms']:.1f} |")
+    print()
 
 
 def survey_tables(path, s, n):

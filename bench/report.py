@@ -12,7 +12,8 @@ the ratio of tmakit's best to it, and what `auto` ran. A table and a chart per c
 per-technique tables per class and element size, the host overhead per call. With --readme,
 the text between <!-- headline:begin --> and <!-- headline:end --> is replaced by the headline
 table (per GPU, class and element size: tmakit against the best peer, losses counted).
-Medians of the repetitions.
+Medians of the repetitions. The markdown file's block between <!-- plans:begin --> and
+<!-- plans:end --> (bench/plan_report.py's tables) is carried over unchanged.
 """
 import argparse
 import json
@@ -353,6 +354,14 @@ def write_md(runs, md_path, img_rel, command):
                                                            "%.2f" % us if us is not None else label,
                                                            "%.2f" % end if end is not None else "-"))
             lines.append("")
+    # The plans' section (bench/plan_report.py, from --preset=survey runs) is kept as it is.
+    begin, end = "<!-- plans:begin -->", "<!-- plans:end -->"
+    try:
+        old = open(md_path).read()
+        if begin in old and end in old:
+            lines += ["", old[old.index(begin):old.index(end) + len(end)], ""]
+    except OSError:
+        pass
     with open(md_path, "w") as f:
         f.write("\n".join(lines))
 
