@@ -198,7 +198,56 @@ std::vector<const VariantDef*> candidate_defs(const Request& r, const ResolvedLa
   return out;
 }
 
+Status check_null(const void* src, const void* dst) {
+  if (src == nullptr) return invalid("src is a null pointer");
+  if (dst == nullptr) return invalid("dst is a null pointer");
+  return {};
+}
+
+Status check_aligned_to_element(const void* src, const void* dst, int elem_bytes) {
+  for (const auto& [p, name] : {std::pair<const void*, const char*>{src, "src"}, {dst, "dst"}})
+    if (reinterpret_cast<std::uintptr_t>(p) % static_cast<std::uintptr_t>(elem_bytes) != 0)
+      return invalid(std::string(name) + " (" + hex_ptr(p) + ") is not aligned to the " +
+                     std::to_string(elem_bytes) + "-byte element size");
+  return {};
+}
+
+Status check_no_overlap(const void* src, const void* dst, const ResolvedLayout& lay) {
+  const auto s0 = reinterpret_cast<std::uintptr_t>(src), d0 = reinterpret_cast<std::uintptr_t>(dst);
+  const auto s_span = static_cast<std::uintptr_t>(lay.src_span_bytes),
+             d_span = static_cast<std::uintptr_t>(lay.dst_span_bytes);
+  if (s0 < d0 + d_span && d0 < s0 + s_span)
+    return invalid("src [" + hex_ptr(src) + ", +" + std::to_string(lay.src_span_bytes) +
+                   ") and dst [" + hex_ptr(dst) + ", +" + std::to_string(lay.dst_span_bytes) +
+                   ") overlap: transpose is out-of-place");
+  return {};
+}
+
 }  // namespace
+
+Request transpose_request(std::int64_t rows, std::int64_t cols, int elem_bytes,
+                          const MatrixLayout& layout, const TransposeOptions& options) {
+  Request req;
+  req.rows = rows;
+  req.cols = cols;
+  req.elem_bytes = elem_bytes;
+  req.layout = layout;
+  req.options = options;
+  return req;
+}
+
+Status accumulate_request(std::int64_t rows, std::int64_t cols, DataType type, double alpha,
+                          double beta, const MatrixLayout& layout, const TransposeOptions& options,
+                          Request* req) {
+  const int e = data_type_bytes(type);
+  if (e == 0)
+    return invalid("unknown data type " + std::to_string(static_cast<int>(type)) +
+                   " (known: f16, bf16, f32, f64, i32)");
+  *req = transpose_request(rows, cols, e, layout, options);
+  req->accumulate = true;
+  req->acc = {type, alpha, beta};
+  return {};
+}
 
 Status check_request(const Request& req, const void* src, const void* dst, bool check_operands,
                      const VariantDef** named, ResolvedLayout* lay) {
@@ -246,10 +295,8 @@ Status check_request(const Request& req, const void* src, const void* dst, bool 
                    "' has no barrier-style axis (barrier = " + to_string(options.barrier) + ")");
 
   // 2. Arguments, all before touching the device.
-  if (check_operands) {
-    if (src == nullptr) return invalid("src is a null pointer");
-    if (dst == nullptr) return invalid("dst is a null pointer");
-  }
+  if (check_operands)
+    if (Status s = check_null(src, dst); !s) return s;
   const std::int64_t rows = req.rows, cols = req.cols;
   const int elem_bytes = req.elem_bytes;
   if (rows < 1) return invalid("rows must be >= 1 (got " + std::to_string(rows) + ")");
@@ -262,10 +309,7 @@ Status check_request(const Request& req, const void* src, const void* dst, bool 
                                                      "' does not support " +
                                                      std::to_string(elem_bytes) + "-byte elements");
   if (check_operands)
-    for (const auto& [p, name] : {std::pair<const void*, const char*>{src, "src"}, {dst, "dst"}})
-      if (reinterpret_cast<std::uintptr_t>(p) % static_cast<std::uintptr_t>(elem_bytes) != 0)
-        return invalid(std::string(name) + " (" + hex_ptr(p) + ") is not aligned to the " +
-                       std::to_string(elem_bytes) + "-byte element size");
+    if (Status s = check_aligned_to_element(src, dst, elem_bytes); !s) return s;
   const bool copy = def != nullptr && def->info.kind == VariantKind::kCopy;
   if (Status s = resolve_layout(rows, cols, elem_bytes, req.layout, copy, lay); !s) return s;
   if (def != nullptr && !def->info.strided && !lay->dense)
@@ -273,16 +317,8 @@ Status check_request(const Request& req, const void* src, const void* dst, bool 
                        "variant '" + def->info.token +
                            "' takes dense operands only (leading dimensions and batch strides "
                            "must be the defaults)");
-  if (check_operands) {
-    const auto s0 = reinterpret_cast<std::uintptr_t>(src),
-               d0 = reinterpret_cast<std::uintptr_t>(dst);
-    const auto s_span = static_cast<std::uintptr_t>(lay->src_span_bytes),
-               d_span = static_cast<std::uintptr_t>(lay->dst_span_bytes);
-    if (s0 < d0 + d_span && d0 < s0 + s_span)
-      return invalid("src [" + hex_ptr(src) + ", +" + std::to_string(lay->src_span_bytes) +
-                     ") and dst [" + hex_ptr(dst) + ", +" + std::to_string(lay->dst_span_bytes) +
-                     ") overlap: transpose is out-of-place");
-  }
+  if (check_operands)
+    if (Status s = check_no_overlap(src, dst, *lay); !s) return s;
   *named = def;
   return {};
 }
@@ -521,21 +557,9 @@ Status make_state(const Request& req, const TuneOptions& tune, const void* map_s
 Status launch_state(const PlanState& st, const void* src, void* dst, cudaStream_t stream,
                     bool synchronize, bool checked) {
   if (!checked) {
-    if (src == nullptr) return invalid("src is a null pointer");
-    if (dst == nullptr) return invalid("dst is a null pointer");
-    const int e = st.req.elem_bytes;
-    for (const auto& [p, name] : {std::pair<const void*, const char*>{src, "src"}, {dst, "dst"}})
-      if (reinterpret_cast<std::uintptr_t>(p) % static_cast<std::uintptr_t>(e) != 0)
-        return invalid(std::string(name) + " (" + hex_ptr(p) + ") is not aligned to the " +
-                       std::to_string(e) + "-byte element size");
-    const auto s0 = reinterpret_cast<std::uintptr_t>(src),
-               d0 = reinterpret_cast<std::uintptr_t>(dst);
-    const auto s_span = static_cast<std::uintptr_t>(st.lay.src_span_bytes),
-               d_span = static_cast<std::uintptr_t>(st.lay.dst_span_bytes);
-    if (s0 < d0 + d_span && d0 < s0 + s_span)
-      return invalid("src [" + hex_ptr(src) + ", +" + std::to_string(st.lay.src_span_bytes) +
-                     ") and dst [" + hex_ptr(dst) + ", +" + std::to_string(st.lay.dst_span_bytes) +
-                     ") overlap: transpose is out-of-place");
+    if (Status s = check_null(src, dst); !s) return s;
+    if (Status s = check_aligned_to_element(src, dst, st.req.elem_bytes); !s) return s;
+    if (Status s = check_no_overlap(src, dst, st.lay); !s) return s;
     int dev = -1;
     if (cudaGetDevice(&dev) != cudaSuccess || dev != st.caps.device) {
       cudaGetLastError();
@@ -605,26 +629,24 @@ Status launch_state(const PlanState& st, const void* src, void* dst, cudaStream_
       if (st.src_map) args.src_map = &maps.src;
       if (st.dst_map) args.dst_map = &maps.dst;
     }
+    // Each map of the plan with the operand's address.
+    auto swapped = [&](const CUtensorMap& planned, const void* planned_at, const void* at,
+                       const char* side, CUtensorMap* out) -> Status {
+      *out = planned;
+      if (at == planned_at) return {};
+      Status why;
+      if (replace_address_unchecked(out, at, &why) == CUDA_SUCCESS) return {};
+      return why.ok() ? make_status(
+                            StatusCode::kCudaError,
+                            std::string("cuTensorMapReplaceAddress failed on the ") + side + " map")
+                      : why;
+    };
     if (!found && st.src_map) {
-      maps.src = st.maps.src;
-      if (src != st.map_src) {
-        Status why;
-        if (replace_address_unchecked(&maps.src, src, &why) != CUDA_SUCCESS)
-          return why.ok() ? make_status(StatusCode::kCudaError,
-                                        "cuTensorMapReplaceAddress failed on the src map")
-                          : why;
-      }
+      if (Status s = swapped(st.maps.src, st.map_src, src, "src", &maps.src); !s) return s;
       args.src_map = &maps.src;
     }
     if (!found && st.dst_map) {
-      maps.dst = st.maps.dst;
-      if (dst != st.map_dst) {
-        Status why;
-        if (replace_address_unchecked(&maps.dst, dst, &why) != CUDA_SUCCESS)
-          return why.ok() ? make_status(StatusCode::kCudaError,
-                                        "cuTensorMapReplaceAddress failed on the dst map")
-                          : why;
-      }
+      if (Status s = swapped(st.maps.dst, st.map_dst, dst, "dst", &maps.dst); !s) return s;
       args.dst_map = &maps.dst;
     }
     if (!found) {
@@ -800,14 +822,11 @@ Status make_any(Plan* plan, std::shared_ptr<const detail::PlanState>* out,
 Status make_plan(Plan* plan, std::int64_t rows, std::int64_t cols, int elem_bytes,
                  const MatrixLayout& layout, const TransposeOptions& options,
                  const TuneOptions& tune) {
-  detail::Request req;
-  req.rows = rows;
-  req.cols = cols;
-  req.elem_bytes = elem_bytes;
-  req.layout = layout;
-  req.options = options;
   std::shared_ptr<const detail::PlanState> st;
-  if (Status s = make_any(plan, &st, req, tune); !s) return s;
+  if (Status s = make_any(plan, &st,
+                          detail::transpose_request(rows, cols, elem_bytes, layout, options), tune);
+      !s)
+    return s;
   plan->state_ = st;
   return {};
 }
@@ -815,19 +834,10 @@ Status make_plan(Plan* plan, std::int64_t rows, std::int64_t cols, int elem_byte
 Status make_accumulate_plan(Plan* plan, std::int64_t rows, std::int64_t cols, DataType type,
                             double alpha, double beta, const MatrixLayout& layout,
                             const TransposeOptions& options, const TuneOptions& tune) {
-  const int e = data_type_bytes(type);
-  if (e == 0)
-    return make_status(StatusCode::kInvalidArgument, "unknown data type " +
-                                                         std::to_string(static_cast<int>(type)) +
-                                                         " (known: f16, bf16, f32, f64, i32)");
   detail::Request req;
-  req.rows = rows;
-  req.cols = cols;
-  req.elem_bytes = e;
-  req.layout = layout;
-  req.options = options;
-  req.accumulate = true;
-  req.acc = {type, alpha, beta};
+  if (Status s = detail::accumulate_request(rows, cols, type, alpha, beta, layout, options, &req);
+      !s)
+    return s;
   std::shared_ptr<const detail::PlanState> st;
   if (Status s = make_any(plan, &st, req, tune); !s) return s;
   plan->state_ = st;

@@ -70,6 +70,13 @@ struct PlanState {
   mutable unsigned checked_next = 0, recent_next = 0;
 };
 
+// A transpose request; an accumulate one (an unknown data type is the error).
+Request transpose_request(std::int64_t rows, std::int64_t cols, int elem_bytes,
+                          const MatrixLayout& layout, const TransposeOptions& options);
+Status accumulate_request(std::int64_t rows, std::int64_t cols, DataType type, double alpha,
+                          double beta, const MatrixLayout& layout, const TransposeOptions& options,
+                          Request* req);
+
 // Steps 1-2 of a call: options, arguments and layout, before anything touches the device.
 // With operands (src or dst non-null, or `check_operands`), checks them in the order
 // transpose() always has. *named: the named technique, nullptr for auto.

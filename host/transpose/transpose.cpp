@@ -60,43 +60,25 @@ int data_type_bytes(DataType type) {
   return 0;
 }
 
-namespace {
-
-detail::Request transpose_request(std::int64_t rows, std::int64_t cols, int elem_bytes,
-                                  const MatrixLayout& layout, const TransposeOptions& options) {
-  detail::Request req;
-  req.rows = rows;
-  req.cols = cols;
-  req.elem_bytes = elem_bytes;
-  req.layout = layout;
-  req.options = options;
-  return req;
-}
-
-}  // namespace
-
 Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t cols, int elem_bytes,
                  const TransposeOptions& options) {
-  return detail::run_call(transpose_request(rows, cols, elem_bytes, MatrixLayout{}, options), src,
-                          dst);
+  return detail::run_call(
+      detail::transpose_request(rows, cols, elem_bytes, MatrixLayout{}, options), src, dst);
 }
 
 Status transpose(const void* src, void* dst, std::int64_t rows, std::int64_t cols, int elem_bytes,
                  const MatrixLayout& layout, const TransposeOptions& options) {
-  return detail::run_call(transpose_request(rows, cols, elem_bytes, layout, options), src, dst);
+  return detail::run_call(detail::transpose_request(rows, cols, elem_bytes, layout, options), src,
+                          dst);
 }
 
 Status transpose_accumulate(const void* src, void* dst, std::int64_t rows, std::int64_t cols,
                             DataType type, double alpha, double beta, const MatrixLayout& layout,
                             const TransposeOptions& options) {
-  const int e = data_type_bytes(type);
-  if (e == 0)
-    return make_status(StatusCode::kInvalidArgument, "unknown data type " +
-                                                         std::to_string(static_cast<int>(type)) +
-                                                         " (known: f16, bf16, f32, f64, i32)");
-  detail::Request req = transpose_request(rows, cols, e, layout, options);
-  req.accumulate = true;
-  req.acc = {type, alpha, beta};
+  detail::Request req;
+  if (Status s = detail::accumulate_request(rows, cols, type, alpha, beta, layout, options, &req);
+      !s)
+    return s;
   return detail::run_call(req, src, dst);
 }
 
