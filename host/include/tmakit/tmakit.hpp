@@ -120,12 +120,12 @@ Status transpose(const T* src, T* dst, std::int64_t rows, std::int64_t cols,
                    static_cast<int>(sizeof(T)), options);
 }
 
-// Which technique `auto` picks for this problem (the fastest measured on an H100 for its shape
-// class: square with 16-byte rows, odd rows, a side <= 32 elements; `batch` matrices of that
-// shape). `dram_gbps`: the GPU's peak DRAM bandwidth, which picks the table (0 or below
-// 4000 GB/s: the H100's; above: the H200's, where they differ); transpose() passes the current
-// device's. When it is a TMA technique that cannot run the call, transpose() runs
-// fallback_variant() and says why.
+// The built-in rules' pick for this problem (host/transpose/auto_table.cpp: by shape class,
+// square with 16-byte rows, odd rows, a side <= 32 elements; `batch` matrices of that shape).
+// `dram_gbps`: the GPU's peak DRAM bandwidth, which picks the table (0 or below 4000 GB/s: the
+// H100's; above: the H200's, where they differ). `auto` uses them for a single row or column;
+// otherwise it takes its plan's choice (tmakit/plan.hpp: wisdom, the GPU's tuning table, or
+// measured), which Plan::variant() and explain() report.
 std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes,
                          std::int64_t batch = 1, double dram_gbps = 0);
 
@@ -136,7 +136,8 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes,
 // is not a multiple of 16 bytes, a misaligned pointer) come on top, in Status::fallback_reason.
 std::string tma_unavailable_reason(const TransposeOptions& options = {});
 
-// The classic (LDG/STG) technique a TMA technique falls back to for this element size.
+// The classic (LDG/STG) technique a named TMA technique falls back to for this element size
+// (and what a plan runs on operands that break its technique's 16-byte alignment).
 // rows x cols picks the shape class (a side <= 32 elements, rows that are 16-byte multiples
 // or not), as auto_variant() does.
 std::string fallback_variant(const std::string& token, std::int64_t rows, std::int64_t cols,
