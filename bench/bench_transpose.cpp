@@ -42,7 +42,6 @@
 #include <memory>
 #include <set>
 #include <string>
-#include <thread>
 #include <vector>
 #include <benchmark/benchmark.h>
 #include <bench/launch_gate.hpp>
@@ -53,6 +52,7 @@
 #include <host/tools/testdata.hpp>
 #include <host/tools/timing.hpp>
 #include <tmakit/tmakit.hpp>
+#include "cell_data.hpp"
 #include "device_compare.hpp"
 #include "host_timing.hpp"
 #include "peers.hpp"
@@ -71,18 +71,6 @@ void skip(benchmark::State& state, const std::string& why) {
 #else
   state.SkipWithError(("skipped: " + why).c_str());
 #endif
-}
-
-unsigned hw_threads() {
-  return std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
-}
-
-template <class F>
-void parallel_for(std::int64_t n, F&& f) {  // f(begin, end) over [0, n) in bands
-  const unsigned t = hw_threads();
-  std::vector<std::thread> pool;
-  for (unsigned k = 0; k < t; ++k) pool.emplace_back([&, k] { f(n * k / t, n * (k + 1) / t); });
-  for (auto& th : pool) th.join();
 }
 
 // Device buffers and the host reference for one (shape, element size): built once, kept while
@@ -129,23 +117,7 @@ Problem* problem_for(const Shape& s, int e, std::string* error) {
   unsigned char* src = h_src.data();
   unsigned char* ref = h_ref.data();
   // Integer-valued floats of each peer's type: every library's alpha = 1 is then bit-exact.
-  parallel_for(n, [&](std::int64_t b, std::int64_t en) {
-    fill_peer_values_range(src + b * e, b, en - b, e);
-  });
-  // The CPU reference: matrix by matrix, each by bands of input rows (a band writes its own
-  // output columns); a batch of small matrices is split by matrices instead.
-  const std::size_t mat_bytes = static_cast<std::size_t>(s.rows * s.cols) * e;
-  if (s.batch > 1) {
-    parallel_for(s.batch, [&](std::int64_t b0, std::int64_t b1) {
-      for (std::int64_t b = b0; b < b1; ++b)
-        reference_transpose_rows(src + b * mat_bytes, ref + b * mat_bytes, s.rows, s.cols, e, 0,
-                                 s.rows);
-    });
-  } else {
-    parallel_for(s.rows, [&](std::int64_t r0, std::int64_t r1) {
-      reference_transpose_rows(src, ref, s.rows, s.cols, e, r0, r1);
-    });
-  }
+  fill_input_and_reference(s.batch, s.rows, s.cols, e, fill_peer_values_range, src, ref);
   if (cudaMemcpy(p->src, src, p->bytes, cudaMemcpyHostToDevice) != cudaSuccess ||
       cudaMemcpy(p->ref, ref, p->bytes, cudaMemcpyHostToDevice) != cudaSuccess) {
     *error = "cudaMemcpy of the input or the reference failed";

@@ -27,7 +27,6 @@
 #include <numeric>
 #include <random>
 #include <string>
-#include <thread>
 #include <vector>
 #include <benchmark/benchmark.h>
 #include <host/cli/shapes.hpp>
@@ -37,6 +36,7 @@
 #include <host/tools/timing.hpp>
 #include <host/transpose/plan_state.hpp>
 #include <tmakit/plan.hpp>
+#include "cell_data.hpp"
 #include "device_compare.hpp"
 #include "host_timing.hpp"
 
@@ -55,12 +55,6 @@ struct DeviceBuf {
     if (p != nullptr) cudaFree(p);
   }
 };
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 void plan_host(benchmark::State& st, const std::string& token) {
   DeviceBuf src(64 * 64 * 4), dst(64 * 64 * 4), src2(64 * 64 * 4), dst2(64 * 64 * 4);
@@ -117,10 +111,6 @@ void plan_host(benchmark::State& st, const std::string& token) {
   st.counters["transpose_above_bare_us"] = median(us[3]) - median(us[0]);
 }
 
-unsigned hw_threads() {
-  return std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
-}
-
 // The separate timing that judges the plans: more rounds than Tuning::kMeasure's default.
 constexpr int kSurveyRounds = 21;
 
@@ -129,30 +119,10 @@ void survey_cell(benchmark::State& st, const cli::Shape& s, int e) {
   const std::size_t bytes = static_cast<std::size_t>(n) * e;
   DeviceBuf src(bytes), dst(bytes), ref(bytes);
   if (!src.p || !dst.p || !ref.p) return st.SkipWithError("cudaMalloc failed");
-  {  // input and its CPU reference, matrix by matrix in bands
+  {  // input and its CPU reference
     std::vector<unsigned char> h_src(bytes), h_ref(bytes);
-    const unsigned t = hw_threads();
-    std::vector<std::thread> pool;
-    for (unsigned k = 0; k < t; ++k)
-      pool.emplace_back([&, k] {
-        const std::int64_t b = n * k / t, en = n * (k + 1) / t;
-        fill_index_pattern_range(h_src.data() + b * e, b, en - b, e);
-      });
-    for (auto& th : pool) th.join();
-    pool.clear();
-    const std::size_t mat = static_cast<std::size_t>(s.rows * s.cols) * e;
-    for (unsigned k = 0; k < t; ++k)
-      pool.emplace_back([&, k] {
-        if (s.batch > 1) {
-          for (std::int64_t b = s.batch * k / t; b < s.batch * (k + 1) / t; ++b)
-            reference_transpose_rows(h_src.data() + b * mat, h_ref.data() + b * mat, s.rows, s.cols,
-                                     e, 0, s.rows);
-        } else {
-          reference_transpose_rows(h_src.data(), h_ref.data(), s.rows, s.cols, e, s.rows * k / t,
-                                   s.rows * (k + 1) / t);
-        }
-      });
-    for (auto& th : pool) th.join();
+    fill_input_and_reference(s.batch, s.rows, s.cols, e, fill_index_pattern_range, h_src.data(),
+                             h_ref.data());
     if (cudaMemcpy(src.p, h_src.data(), bytes, cudaMemcpyHostToDevice) != cudaSuccess ||
         cudaMemcpy(ref.p, h_ref.data(), bytes, cudaMemcpyHostToDevice) != cudaSuccess)
       return st.SkipWithError("cudaMemcpy failed");

@@ -154,6 +154,12 @@ Status check_context_and_stream(int device, cudaStream_t stream) {
   // H100, bench host_calls/stream_query). A sticky error the caller already received and
   // cleared then surfaces at the launch, which transpose() reports as that earlier fault.
   if (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread) return {};
+  // A stream being captured into a CUDA graph is not queried: the query would end the capture
+  // (cudaErrorStreamCaptureInvalidated, measured on the H200).
+  if (cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+      cudaStreamIsCapturing(stream, &cs) == cudaSuccess && cs != cudaStreamCaptureStatusNone)
+    return {};
+  cudaGetLastError();
   // The stream query touches the context: it returns a sticky error a fault left behind
   // even after the caller already received (and cleared) it.
   const cudaError_t err = cudaStreamQuery(stream);

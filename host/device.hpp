@@ -47,7 +47,8 @@ Status current_device_caps(DeviceCaps* caps);
 // cleared). A pending non-sticky error of an earlier call is cleared, so that it is not blamed
 // on this call's launch. The default streams are not queried (the per-call cost): on them a
 // sticky error already cleared surfaces at the launch, which transpose() reports as the
-// earlier fault too.
+// earlier fault too. A stream being captured into a CUDA graph is not queried either (the query
+// would end the capture).
 Status check_context_and_stream(int device, cudaStream_t stream);
 
 // The errors after which a CUDA context is unusable (a fault inside a kernel).

@@ -154,20 +154,10 @@ int run_tune(const std::vector<std::string>& args) {
       continue;
     }
     tune_ms.push_back(plan.tune_ms());
-    // The runner-up from the explanation's table.
-    std::string next = "-";
-    double behind = 0;
-    const std::string text = plan.explain();
-    std::size_t line = text.find("\n            ");
-    if (line != std::string::npos) line = text.find("\n            ", line + 1);
-    if (line != std::string::npos) {
-      char tok[64] = {0};
-      double us = 0, pct = 0;
-      if (std::sscanf(text.c_str() + line, " %63s %lf us %lf%%", tok, &us, &pct) == 3) {
-        next = tok;
-        behind = pct;
-      }
-    }
+    // The runner-up and how far behind the winner it was.
+    const auto& t = plan.timings();
+    const std::string next = t.size() > 1 ? t[1].first : "-";
+    const double behind = t.size() > 1 ? 100.0 * (t[1].second / t[0].second - 1) : 0;
     std::printf("%-8s %-22s %3d  %-16s %10.2f  %-16s %+6.1f%%  %9.1f\n", c.shape.cls,
                 c.shape.name().c_str(), c.elem_bytes, plan.variant().c_str(), plan.measured_us(),
                 next.c_str(), behind, plan.tune_ms());

@@ -30,6 +30,12 @@ Status L2Flusher::flush(cudaStream_t stream) {
   return {};
 }
 
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 Status time_launches(const std::function<Status()>& launch, int warmup, int iters,
                      L2Flusher* flusher, cudaStream_t stream, TimingStats* stats) {
   if (iters < 1) return make_status(StatusCode::kInvalidArgument, "iters must be >= 1");
@@ -59,11 +65,9 @@ Status time_launches(const std::function<Status()>& launch, int warmup, int iter
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
   if (!result) return result;
-  std::vector<double> v = stats->samples_ms;
-  std::sort(v.begin(), v.end());
-  stats->median_ms = v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-  stats->min_ms = v.front();
-  stats->max_ms = v.back();
+  stats->median_ms = median(stats->samples_ms);
+  stats->min_ms = *std::min_element(stats->samples_ms.begin(), stats->samples_ms.end());
+  stats->max_ms = *std::max_element(stats->samples_ms.begin(), stats->samples_ms.end());
   return {};
 }
 

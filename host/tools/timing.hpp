@@ -32,6 +32,9 @@ struct TimingStats {
   std::vector<double> samples_ms;
 };
 
+// The median of v (the mean of the middle two for an even count); v must not be empty.
+double median(std::vector<double> v);
+
 // Runs `launch` warmup times, then `iters` times each between two events (after an L2 flush
 // when flusher is not null).
 Status time_launches(const std::function<Status()>& launch, int warmup, int iters,

@@ -34,12 +34,6 @@ struct Events {
   }
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 }  // namespace
 
 Status measure_candidates(const Request& req, const TuneOptions& tune,

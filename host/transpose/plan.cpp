@@ -61,22 +61,14 @@ Status check_device_pointer(const void* p, const char* name) {
   return {};
 }
 
-// check_context_and_stream, but legal while the stream is captured into a graph: a capturing
-// stream is not queried (a query would end the capture), and cannot be synchronized.
+// check_context_and_stream, and synchronize refused on a stream being captured into a graph.
 Status check_stream(int device, cudaStream_t stream, bool synchronize) {
-  const bool default_stream =
-      stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread;
-  if (!default_stream || synchronize) {
+  if (synchronize) {
     cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
-    if (cudaStreamIsCapturing(stream, &cs) == cudaSuccess && cs != cudaStreamCaptureStatusNone) {
-      if (synchronize)
-        return invalid(
-            "synchronize = true on a stream that is being captured into a CUDA graph (a "
-            "capturing stream cannot be synchronized)");
-      if (const cudaError_t stale = cudaGetLastError(); is_sticky_error(stale))
-        return make_status(StatusCode::kCudaError, sticky_error_text(device, stale));
-      return {};
-    }
+    if (cudaStreamIsCapturing(stream, &cs) == cudaSuccess && cs != cudaStreamCaptureStatusNone)
+      return invalid(
+          "synchronize = true on a stream that is being captured into a CUDA graph (a "
+          "capturing stream cannot be synchronized)");
     cudaGetLastError();
   }
   return check_context_and_stream(device, stream);
@@ -350,6 +342,37 @@ void fill_args(PlanState* st, const VariantDef* def, const void* src, const void
   }
 }
 
+// Why planned technique `def` cannot run `req` with these arguments (their operands' addresses
+// included): the accumulate's type and scalars, then every TMA / vector rule (prepare_tma,
+// which on success encodes the maps into *maps and points *args at them).
+std::string planned_needs(const Request& req, const VariantDef& def, const DeviceCaps& caps,
+                          kernels::LaunchArgs* args, TmaMaps* maps) {
+  std::string why = req.accumulate ? accumulate_unsupported(def, req.acc) : std::string();
+  if (why.empty()) why = prepare_tma(def, req.options.allow_tma, caps, args, maps);
+  return why;
+}
+
+// The classic fallback of a technique that cannot run the call.
+const VariantDef* classic_fallback(const Request& req, const VariantDef& def) {
+  return find_variant_def(fallback_variant(def.info.token, req.rows, req.cols, req.elem_bytes));
+}
+
+// The refusals of a technique that cannot run a call (`why`) when its fallback `fb` may not
+// replace it: the caller forbade fallbacks, or fb takes dense operands only and these are not.
+Status fallback_refusal(const VariantDef& def, const std::string& why, const VariantDef& fb,
+                        bool fallback_allowed, bool dense) {
+  if (!fallback_allowed)
+    return make_status(StatusCode::kUnsupported,
+                       "variant '" + def.info.token + "' cannot run this call: " + why +
+                           " (allow_fallback = false, so its classic fallback '" + fb.info.token +
+                           "' did not run)");
+  if (!fb.info.strided && !dense)
+    return make_status(StatusCode::kUnsupported,
+                       "variant '" + def.info.token + "' cannot run this call: " + why +
+                           "; its fallback '" + fb.info.token + "' takes dense operands only");
+  return {};
+}
+
 // Why `def` cannot run st's problem on operands at map_src / map_dst (empty: it can; its maps
 // are then encoded into st->maps). Fills st->args for it either way.
 std::string try_prepare(PlanState* st, const VariantDef* def, const void* map_src,
@@ -357,20 +380,12 @@ std::string try_prepare(PlanState* st, const VariantDef* def, const void* map_sr
   fill_args(st, def, map_src, map_dst);
   st->src_map = st->dst_map = false;
   if (def->plan == nullptr) return {};
-  std::string why = st->req.accumulate ? accumulate_unsupported(*def, st->req.acc) : std::string();
-  if (why.empty())
-    why = prepare_tma(*def, st->req.options.allow_tma, st->caps, &st->args, &st->maps);
+  const std::string why = planned_needs(st->req, *def, st->caps, &st->args, &st->maps);
   if (why.empty()) {
     st->src_map = st->args.src_map != nullptr;
     st->dst_map = st->args.dst_map != nullptr;
   }
   return why;
-}
-
-// The heuristic's fallback for a technique that cannot run the call.
-const VariantDef* heuristic_fallback(const PlanState& st, const VariantDef* def) {
-  return find_variant_def(
-      fallback_variant(def->info.token, st.req.rows, st.req.cols, st.req.elem_bytes));
 }
 
 }  // namespace
@@ -512,10 +527,7 @@ Status make_state(const Request& req, const TuneOptions& tune, const void* map_s
   // 4. Its needs (tensor maps, vectors, the device); where they fail, the fallback.
   if (std::string why = try_prepare(st, def, map_src, map_dst); !why.empty()) {
     if (named != nullptr && !req.options.allow_fallback)
-      return make_status(StatusCode::kUnsupported,
-                         "variant '" + def->info.token + "' cannot run this call: " + why +
-                             " (allow_fallback = false, so its classic fallback '" +
-                             heuristic_fallback(*st, def)->info.token + "' did not run)");
+      return fallback_refusal(*def, why, *classic_fallback(req, *def), false, st->lay.dense);
     const VariantDef* fb = nullptr;
     if (tune.mode == Tuning::kMeasure) {
       std::vector<const VariantDef*> cands;
@@ -527,12 +539,9 @@ Status make_state(const Request& req, const TuneOptions& tune, const void* map_s
         fb = find_variant_def(st->timings[0].first);
       }
     } else {
-      fb = heuristic_fallback(*st, def);
+      fb = classic_fallback(req, *def);
     }
-    if (!fb->info.strided && !st->lay.dense)
-      return make_status(StatusCode::kUnsupported,
-                         "variant '" + def->info.token + "' cannot run this call: " + why +
-                             "; its fallback '" + fb->info.token + "' takes dense operands only");
+    if (Status s = fallback_refusal(*def, why, *fb, true, st->lay.dense); !s) return s;
     if (std::string why2 = try_prepare(st, fb, map_src, map_dst); !why2.empty())
       return make_status(StatusCode::kUnsupported,
                          "variant '" + def->info.token + "' cannot run this call: " + why +
@@ -592,22 +601,12 @@ Status launch_state(const PlanState& st, const void* src, void* dst, cudaStream_
   if (st.needs_align16 && !same_alignment) {
     // Operands whose alignment differs from the plan's: the whole preparation again, on them.
     args.src_map = args.dst_map = nullptr;
-    std::string why = st.req.accumulate ? accumulate_unsupported(*def, st.req.acc) : std::string();
-    if (why.empty()) why = prepare_tma(*def, st.req.options.allow_tma, st.caps, &args, &maps);
-    if (!why.empty()) {
-      if (!st.is_auto && !st.req.options.allow_fallback)
-        return make_status(
-            StatusCode::kUnsupported,
-            "variant '" + def->info.token + "' cannot run this call: " + why +
-                " (allow_fallback = false, so its classic fallback '" +
-                fallback_variant(def->info.token, st.req.rows, st.req.cols, st.req.elem_bytes) +
-                "' did not run)");
-      const VariantDef* fb = find_variant_def(
-          fallback_variant(def->info.token, st.req.rows, st.req.cols, st.req.elem_bytes));
-      if (!fb->info.strided && !st.lay.dense)
-        return make_status(StatusCode::kUnsupported,
-                           "variant '" + def->info.token + "' cannot run this call: " + why +
-                               "; its fallback '" + fb->info.token + "' takes dense operands only");
+    if (std::string why = planned_needs(st.req, *def, st.caps, &args, &maps); !why.empty()) {
+      const VariantDef* fb = classic_fallback(st.req, *def);
+      if (Status s = fallback_refusal(*def, why, *fb, st.is_auto || st.req.options.allow_fallback,
+                                      st.lay.dense);
+          !s)
+        return s;
       def = fb;
       args.src_map = args.dst_map = nullptr;
       result.fallback_reason = why;
@@ -874,6 +873,10 @@ double Plan::measured_us() const {
 double Plan::tune_ms() const {
   return state_ ? state_->tune_ms : 0;
 }
+const std::vector<std::pair<std::string, double>>& Plan::timings() const {
+  static const std::vector<std::pair<std::string, double>> none;
+  return state_ ? state_->timings : none;
+}
 
 std::string Plan::explain() const {
   if (!state_) return "an empty plan\n";
@@ -919,7 +922,7 @@ std::string Plan::explain() const {
   if (st.needs_align16)
     out += "operands: " + st.def->info.token +
            " needs 16-byte aligned src and dst; other operands run its classic fallback " +
-           fallback_variant(st.def->info.token, r.rows, r.cols, r.elem_bytes) + "\n";
+           detail::classic_fallback(r, *st.def)->info.token + "\n";
   out += "key:      " + st.problem_key + "\n";
   return out;
 }

@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 #include <tmakit/tmakit.hpp>
 
@@ -75,6 +76,9 @@ class Plan {
   const std::string& source() const;
   double measured_us() const;  // the winner's median when measured (or from wisdom), else 0
   double tune_ms() const;      // host wall time spent measuring in make_plan (0: none)
+  // Every candidate's median when measured in make_plan, fastest first (token, microseconds);
+  // empty otherwise.
+  const std::vector<std::pair<std::string, double>>& timings() const;
   // Several lines: the problem, the device, the technique and why (the rule, the measured
   // figures of every candidate, or the wisdom entry), the fallback if any.
   std::string explain() const;
