@@ -8,6 +8,7 @@
 #include <cuda_runtime_api.h>
 #include <kernels/common/elem.hpp>
 #include <kernels/common/grid.hpp>
+#include <kernels/common/permute_geometry.hpp>
 #include <kernels/common/tma_tile.hpp>
 
 namespace tmakit::kernels {
@@ -138,6 +139,48 @@ TmaPlan plan_tma_pipeline(const LaunchArgs&);
 TmaPlan plan_tma_wide(const LaunchArgs&);
 TmaPlan plan_int4_8x8(const LaunchArgs&);
 TmaPlan plan_tma_reduce(const LaunchArgs&);
+
+
+// ---- Permutations (host/permute/) --------------------------------------------------------------
+// A reduced permutation as the kernels see it: a batch of (up to 3 dimensions of) tiles. Element
+// (j, i) of the tile of batch entry (b0, b1, b2), j < rows, i < cols, moves
+//   from src[b0 * src_batch[0] + b1 * src_batch[1] + b2 * src_batch[2] + j * src_row + i * src_col]
+//   to   dst[b0 * dst_batch[0] + b1 * dst_batch[1] + b2 * dst_batch[2] + j * dst_row + i * dst_col]
+// (strides in elements: PermuteGeometry). i is the dimension contiguous in src (src_col == 1 unless the caller's
+// strides say otherwise). A transposing permutation has j contiguous in dst (dst_row == 1); a
+// row permutation keeps i contiguous in dst too (dst_col == 1): whole rows of `cols` elements
+// move, and j is dst's next dimension. b0 varies fastest (the smallest dst stride).
+struct PermuteArgs {
+  const void* src = nullptr;
+  void* dst = nullptr;
+  int elem_bytes = 0;  // 1, 2, 4, 8, 16
+  PermuteGeometry geo;  // kernels/common/permute_geometry.hpp
+  cudaStream_t stream = nullptr;
+  int sm_count = 1;
+  int cc = 0;
+  // permute_tma: rank-5 maps (b2, b1, b0, rows, cols) of src and (b2, b1, b0, cols, rows) of dst
+  // for a transposing permutation, (b2, b1, b0, rows, cols bytes) of both for a row permutation.
+  const CUtensorMap* src_map = nullptr;
+  const CUtensorMap* dst_map = nullptr;
+
+  // Whole rows move: i is contiguous on both sides.
+  bool moves_rows() const { return geo.dst_col == 1 && geo.src_col == 1; }
+};
+using PermuteLauncher = cudaError_t (*)(const PermuteArgs&);
+
+// What permute_tma needs: its maps' boxes (in the map's elements) and type.
+struct PermuteTmaPlan {
+  bool rows = false;    // a row permutation: the maps are of bytes, box_cols bytes wide
+  int box_rows = 0, box_cols = 0;
+  int type_bytes = 0;   // element size of the maps' unsigned type
+  int swizzle = kSwizzleNone;
+  const char* rule = nullptr;  // set: permute_tma takes no such call, and why
+};
+
+// kernels/permute/
+cudaError_t launch_permute_tile(const PermuteArgs&);
+cudaError_t launch_permute_tma(const PermuteArgs&);
+PermuteTmaPlan plan_permute_tma(const PermuteArgs&);
 
 }  // namespace tmakit::kernels
 

@@ -39,8 +39,8 @@ Status invalid(std::string msg) {
   return make_status(StatusCode::kInvalidArgument, std::move(msg));
 }
 
-// Rejects pointers the GPU cannot dereference (pageable host memory, freed or foreign
-// addresses) instead of letting the kernel fault and poison the context.
+}  // namespace
+
 Status check_device_pointer(const void* p, const char* name) {
   cudaPointerAttributes attr{};
   const cudaError_t err = cudaPointerGetAttributes(&attr, p);
@@ -61,7 +61,6 @@ Status check_device_pointer(const void* p, const char* name) {
   return {};
 }
 
-// check_context_and_stream, and synchronize refused on a stream being captured into a graph.
 Status check_stream(int device, cudaStream_t stream, bool synchronize) {
   if (synchronize) {
     cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
@@ -73,6 +72,8 @@ Status check_stream(int device, cudaStream_t stream, bool synchronize) {
   }
   return check_context_and_stream(device, stream);
 }
+
+namespace {
 
 std::string swizzle_list(const std::vector<int>& axis) {
   std::string s;

@@ -77,6 +77,13 @@ Status accumulate_request(std::int64_t rows, std::int64_t cols, DataType type, d
                           double beta, const MatrixLayout& layout, const TransposeOptions& options,
                           Request* req);
 
+// Rejects pointers the GPU cannot dereference (pageable host memory, freed or foreign
+// addresses) instead of letting the kernel fault and poison the context. `name`: "src", "dst".
+Status check_device_pointer(const void* p, const char* name);
+
+// check_context_and_stream, and synchronize refused on a stream being captured into a graph.
+Status check_stream(int device, cudaStream_t stream, bool synchronize);
+
 // Steps 1-2 of a call: options, arguments and layout, before anything touches the device.
 // With operands (src or dst non-null, or `check_operands`), checks them in the order
 // transpose() always has. *named: the named technique, nullptr for auto.

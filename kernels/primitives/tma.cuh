@@ -201,6 +201,53 @@ __device__ __forceinline__ void store_3d(const CUtensorMap* map, int x, int y, i
 #endif
 }
 
+// The batch coordinates of a rank-5 map (b0 = the fastest-varying batch dimension): the maps of
+// a permutation (kernels/permute/permute_tma.cu) are (b2, b1, b0, rows, cols), outermost first.
+struct BatchCoords {
+  int z0, z1, z2;
+};
+
+// cp.async.bulk.tensor.5d.shared::cta.global.tile.mbarrier::complete_tx::bytes
+//   [dst], [map, {x, y, z0, z1, z2}], [bar]: load_3d with the batch as three coordinates.
+__device__ __forceinline__ void load_5d(void* dst, const CUtensorMap* map, int x, int y,
+                                        BatchCoords z, std::uint64_t* bar) {
+#if TMAKIT_DEVICE_HAS_TMA
+  const std::int32_t coords[5] = {x, y, z.z0, z.z1, z.z2};
+  ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, dst, map, coords, bar);
+#else
+  __trap();
+#endif
+}
+
+// cp.async.bulk.tensor.5d.global.shared::cta.tile.bulk_group [map, {x, y, z0, z1, z2}], [src]
+__device__ __forceinline__ void store_5d(const CUtensorMap* map, int x, int y, BatchCoords z,
+                                         const void* src) {
+#if TMAKIT_DEVICE_HAS_TMA
+  const std::int32_t coords[5] = {x, y, z.z0, z.z1, z.z2};
+  ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, map, coords, src);
+#else
+  __trap();
+#endif
+}
+
+// A box at (x, y) of matrix z: rank 3 for one batch coordinate, rank 5 for three.
+__device__ __forceinline__ void load_box(void* dst, const CUtensorMap* map, int x, int y, int z,
+                                         std::uint64_t* bar) {
+  load_3d(dst, map, x, y, z, bar);
+}
+__device__ __forceinline__ void load_box(void* dst, const CUtensorMap* map, int x, int y,
+                                         BatchCoords z, std::uint64_t* bar) {
+  load_5d(dst, map, x, y, z, bar);
+}
+__device__ __forceinline__ void store_box(const CUtensorMap* map, int x, int y, int z,
+                                          const void* src) {
+  store_3d(map, x, y, z, src);
+}
+__device__ __forceinline__ void store_box(const CUtensorMap* map, int x, int y, BatchCoords z,
+                                          const void* src) {
+  store_5d(map, x, y, z, src);
+}
+
 // cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], bytes, [bar]:
 //   the 1-D bulk copy (no tensor map). dst, src and bytes 16-byte multiples; the copy credits
 //   `bar` with exactly `bytes` (nothing is filled or clipped: the caller stays in bounds).

@@ -30,9 +30,11 @@ inline constexpr std::uint32_t kTileBytes = R* C* E;
 // box bytes, with L2 eviction policy H for the lines read (kNone: no hint).
 // The caller has already called arrive_expect_tx(kTileBytes) (boxes partly or wholly out of
 // bounds still deliver full box bytes, zero-filled).
-template <int E, int Mode, std::uint32_t R, std::uint32_t C, L2Hint H = L2Hint::kNone>
+// Z: std::int32_t (a rank-3 map) or BatchCoords (rank 5, no L2 hint).
+template <int E, int Mode, std::uint32_t R, std::uint32_t C, L2Hint H = L2Hint::kNone,
+          class Z = std::int32_t>
 __device__ __forceinline__ void load_tile(unsigned char* smem, const CUtensorMap* map,
-                                          std::int32_t row0, std::int32_t col0, std::int32_t z,
+                                          std::int32_t row0, std::int32_t col0, Z z,
                                           std::uint64_t* bar) {
   constexpr std::uint32_t kW = tma_tile_box_cols(Mode, E), kSpan = tma_tile_span_bytes(Mode);
   static_assert(C % kW == 0 && R % 8 == 0, "tile = whole boxes, 8-line aligned");
@@ -40,7 +42,7 @@ __device__ __forceinline__ void load_tile(unsigned char* smem, const CUtensorMap
   for (std::uint32_t b = 0; b < C / kW; ++b) {
     const std::int32_t x = (col0 + static_cast<std::int32_t>(b * kW)) * kMapElemsPerElem<E>;
     if constexpr (H == L2Hint::kNone)
-      load_3d(smem + b * R * kSpan, map, x, row0, z, bar);
+      load_box(smem + b * R * kSpan, map, x, row0, z, bar);
     else
       load_3d_hint(smem + b * R * kSpan, map, x, row0, z, bar, l2_policy<H>());
   }
@@ -49,16 +51,16 @@ __device__ __forceinline__ void load_tile(unsigned char* smem, const CUtensorMap
 // One thread: the R / W stores of a transposed tile (C lines of R elements) to `map` at
 // (row0, col0) of destination matrix z. Boxes starting at or past `dst_cols` are skipped (they
 // would be clipped entirely); coordinates are never negative.
-template <int E, int Mode, std::uint32_t R, std::uint32_t C>
+template <int E, int Mode, std::uint32_t R, std::uint32_t C, class Z = std::int32_t>
 __device__ __forceinline__ void store_tile(const CUtensorMap* map, std::int32_t row0,
-                                           std::int32_t col0, std::int32_t z, std::int64_t dst_cols,
+                                           std::int32_t col0, Z z, std::int64_t dst_cols,
                                            const unsigned char* smem) {
   constexpr std::uint32_t kW = tma_tile_box_cols(Mode, E), kSpan = tma_tile_span_bytes(Mode);
   static_assert(R % kW == 0 && C % 8 == 0, "tile = whole boxes, 8-line aligned");
 #pragma unroll
   for (std::uint32_t b = 0; b < R / kW; ++b) {
     const std::int32_t x = col0 + static_cast<std::int32_t>(b * kW);
-    if (x < dst_cols) store_3d(map, x * kMapElemsPerElem<E>, row0, z, smem + b * C * kSpan);
+    if (x < dst_cols) store_box(map, x * kMapElemsPerElem<E>, row0, z, smem + b * C * kSpan);
   }
 }
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <host/transpose/registry.hpp>
 #include <kernels/common/elem.hpp>
+#include <tmakit/permute.hpp>
 #include <kernels/common/grid.hpp>
 #include <kernels/common/smem_layouts.hpp>
 
@@ -36,6 +37,27 @@ TEST(Registry, EveryRowIsCompleteAndNamedAfterItsFile) {
       files += file_exists(std::string(TMAKIT_SOURCE_DIR) + family + v.token + ".cu") ? 1 : 0;
     EXPECT_EQ(files, 1) << "want exactly one kernels/<family>/" << v.token << ".cu";
   }
+}
+
+// The permutation registry (host/permute/permute.cpp): the same rules, its own kernels/permute/
+// family, tokens no transpose technique has.
+TEST(Registry, PermutationTechniquesOneFileOneRowEach) {
+  std::set<std::string> seen;
+  ASSERT_EQ(permute_variants().size(), 2u);
+  for (const VariantInfo& v : permute_variants()) {
+    SCOPED_TRACE(v.token);
+    EXPECT_TRUE(seen.insert(v.token).second) << "duplicate token";
+    EXPECT_EQ(find_variant(v.token), nullptr) << "a transpose technique has the same token";
+    EXPECT_EQ(find_permute_variant(v.token), &v);
+    EXPECT_EQ(v.kind, VariantKind::kPermute);
+    EXPECT_FALSE(v.description.empty());
+    EXPECT_EQ(v.uses_tma, v.min_cc >= 90);
+    if (v.uses_tma) EXPECT_TRUE(v.may_fall_back);
+    EXPECT_TRUE(file_exists(std::string(TMAKIT_SOURCE_DIR) + "/kernels/permute/" + v.token + ".cu"));
+  }
+  EXPECT_NE(find_permute_variant("permute_tma"), nullptr);
+  EXPECT_NE(find_permute_variant("permute_tile"), nullptr);
+  EXPECT_EQ(find_permute_variant("auto"), nullptr);
 }
 
 TEST(Registry, PublicViewMatchesAndLooksUpByToken) {

@@ -33,8 +33,9 @@ struct Status {
 const char* to_string(StatusCode code);
 
 // kTranspose: transpose(); kCopy: transpose() copies instead (a roofline); kAccumulate:
-// transpose_accumulate() (dst = alpha * src^T + beta * dst).
-enum class VariantKind { kTranspose, kCopy, kAccumulate };
+// transpose_accumulate() (dst = alpha * src^T + beta * dst); kPermute: permute()
+// (tmakit/permute.hpp; those rows are permute_variants(), not variants()).
+enum class VariantKind { kTranspose, kCopy, kAccumulate, kPermute };
 
 // One registered technique (host/transpose/registry.cpp). The CLI, tests and benchmarks iterate
 // these.

@@ -1,0 +1,288 @@
+// permute(): check, reduce, then transpose() for what is a copy or a transpose, or a
+// permutation technique (the registry below) for the rest. Host compiler only.
+//
+// Adding a permutation technique: one kernel file in kernels/permute/, one launcher in
+// kernels/launchers.hpp, one row in permute_registry().
+#include <tmakit/permute.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <host/device.hpp>
+#include <host/error.hpp>
+#include <host/permute/reduce.hpp>
+#include <host/tensor_map/driver.hpp>
+#include <host/transpose/plan_state.hpp>
+#include <host/transpose/registry.hpp>
+#include <host/transpose/tma_dispatch.hpp>
+#include <kernels/launchers.hpp>
+#include <tmakit/tensor_map.hpp>
+
+namespace tmakit {
+namespace {
+
+struct PermuteDef {
+  VariantInfo info;
+  kernels::PermuteLauncher launch = nullptr;
+};
+
+const std::vector<PermuteDef>& permute_registry() {
+  static const std::vector<PermuteDef> defs = [] {
+    std::vector<PermuteDef> d(2);
+    VariantInfo& tile = d[0].info;
+    tile.token = "permute_tile";
+    tile.description =
+        "LDG/STG: a 32x33 shared tile of the two dimensions contiguous in src and dst inside a "
+        "batch of up to three more; whole rows with the widest vector when the inner dimension "
+        "stays";
+    tile.min_cc = 75;
+    tile.elem_bytes_mask = kElems1248 | elem_bit(16);
+    tile.kind = VariantKind::kPermute;
+    d[0].launch = kernels::launch_permute_tile;
+    VariantInfo& tma = d[1].info;
+    tma.token = "permute_tma";
+    tma.description =
+        "TMA: rank-5 tensor maps of src and dst walk the permutation's strides; tiles transposed "
+        "in 128-byte-swizzled shared memory, or whole-row boxes stored back unchanged";
+    tma.min_cc = 90;
+    tma.elem_bytes_mask = kElems1248 | elem_bit(16);
+    tma.fast_align_bytes = 16;
+    tma.uses_tma = true;
+    tma.may_fall_back = true;
+    tma.swizzle_axis_bytes = {128};
+    tma.kind = VariantKind::kPermute;
+    d[1].launch = kernels::launch_permute_tma;
+    return d;
+  }();
+  return defs;
+}
+
+const PermuteDef* find_def(const std::string& token) {
+  for (const PermuteDef& d : permute_registry())
+    if (d.info.token == token) return &d;
+  return nullptr;
+}
+
+Status invalid(std::string msg) {
+  return make_status(StatusCode::kInvalidArgument, std::move(msg));
+}
+
+std::string hex_ptr(const void* p) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%p", p);
+  return buf;
+}
+
+TmaType unsigned_type(int bytes) {
+  return bytes == 1 ? TmaType::kU8 : bytes == 2 ? TmaType::kU16 : bytes == 8 ? TmaType::kU64
+                                                                             : TmaType::kU32;
+}
+
+// One operand as a rank-5 map, outermost first: (b2, b1, b0, outer, inner), pitches in bytes
+// (a dimension of extent 1 takes 16: it is never stepped).
+struct MapSide {
+  const char* name;
+  const void* address;
+  std::int64_t outer, inner;      // extents (inner in the map's elements)
+  std::int64_t outer_pitch_bytes;
+  const std::int64_t* batch_pitch_elems;  // 3, b0 first
+};
+
+std::string encode_side(const MapSide& s, const PermuteGeometry& g, int elem_bytes,
+                        const kernels::PermuteTmaPlan& plan, int cc, CUtensorMap* out) {
+  TensorMapSpec spec;
+  spec.type = unsigned_type(plan.type_bytes);
+  spec.rank = 5;
+  spec.address = s.address;
+  auto pitch = [](std::int64_t extent, std::int64_t bytes) {
+    return static_cast<std::uint64_t>(extent > 1 ? bytes : 16);
+  };
+  spec.shape = {static_cast<std::uint64_t>(g.batch_extent[2]),
+                static_cast<std::uint64_t>(g.batch_extent[1]),
+                static_cast<std::uint64_t>(g.batch_extent[0]), static_cast<std::uint64_t>(s.outer),
+                static_cast<std::uint64_t>(s.inner)};
+  spec.pitch_bytes = {pitch(g.batch_extent[2], s.batch_pitch_elems[2] * elem_bytes),
+                      pitch(g.batch_extent[1], s.batch_pitch_elems[1] * elem_bytes),
+                      pitch(g.batch_extent[0], s.batch_pitch_elems[0] * elem_bytes),
+                      pitch(s.outer, s.outer_pitch_bytes), 0};
+  spec.box = {1, 1, 1, static_cast<std::uint32_t>(plan.box_rows),
+              static_cast<std::uint32_t>(plan.box_cols)};
+  spec.swizzle = static_cast<TmaSwizzle>(plan.swizzle);
+  const ValidationReport rep = validate(spec, cc);
+  const std::string prefix =
+      std::string(s.name) + " tensor map (dims: b2, b1, b0, " +
+      (plan.rows ? "rows, row bytes" : s.name[0] == 's' ? "rows, cols" : "cols, rows") + "): ";
+  if (!rep.ok()) {
+    std::string msg;
+    for (const RuleViolation& v : rep.errors) msg += (msg.empty() ? "" : "; ") + v.message;
+    return prefix + msg;
+  }
+  Status why;
+  const CUresult r = encode_unchecked(spec, out, &why);
+  if (!why.ok()) return prefix + why.message;
+  if (r != CUDA_SUCCESS) return prefix + "cuTensorMapEncodeTiled returned " + curesult_name(r);
+  return {};
+}
+
+// Empty when permute_tma can run `a` (its maps then encoded into *maps and pointed at);
+// else why not.
+std::string prepare_permute_tma(bool allow_tma, const DeviceCaps& caps, kernels::PermuteArgs* a,
+                                TmaMaps* maps) {
+  if (std::string why = tma_unavailable(allow_tma, caps); !why.empty()) return why;
+  const kernels::PermuteTmaPlan plan = kernels::plan_permute_tma(*a);
+  if (plan.rule != nullptr) return plan.rule;
+  const PermuteGeometry& g = a->geo;
+  const std::int64_t e = a->elem_bytes;
+  const std::int64_t inner = plan.rows ? g.cols * e : g.cols * e / plan.type_bytes;
+  for (std::int64_t n : {g.rows, inner, g.batch_extent[0], g.batch_extent[1], g.batch_extent[2]})
+    if (n >= (std::int64_t{1} << 31))
+      return "permute_tma: extent " + std::to_string(n) +
+             " does not fit a 32-bit TMA coordinate (at most 2^31 - 1)";
+  const MapSide src{"src", a->src, g.rows, inner, g.src_row * e, g.src_batch};
+  const MapSide dst = plan.rows
+                          ? MapSide{"dst", a->dst, g.rows, inner, g.dst_row * e, g.dst_batch}
+                          : MapSide{"dst", a->dst, g.cols, g.rows * e / plan.type_bytes,
+                                    g.dst_col * e, g.dst_batch};
+  if (std::string why = encode_side(src, g, a->elem_bytes, plan, caps.cc, &maps->src); !why.empty())
+    return why;
+  if (std::string why = encode_side(dst, g, a->elem_bytes, plan, caps.cc, &maps->dst); !why.empty())
+    return why;
+  a->src_map = &maps->src;
+  a->dst_map = &maps->dst;
+  return {};
+}
+
+// auto: permute_tma where its tile is at least half full along both tile dimensions (a
+// transposing tile is 128 bytes square), or for any row permutation; else permute_tile.
+bool auto_prefers_tma(const kernels::PermuteArgs& a) {
+  if (a.moves_rows()) return true;
+  const std::int64_t side = 128 / std::min(a.elem_bytes, 8);
+  return 2 * a.geo.rows >= side && 2 * a.geo.cols >= side;
+}
+
+}  // namespace
+
+const std::vector<VariantInfo>& permute_variants() {
+  static const std::vector<VariantInfo> infos = [] {
+    std::vector<VariantInfo> v;
+    for (const PermuteDef& d : permute_registry()) v.push_back(d.info);
+    return v;
+  }();
+  return infos;
+}
+
+const VariantInfo* find_permute_variant(const std::string& token) {
+  for (const VariantInfo& v : permute_variants())
+    if (v.token == token) return &v;
+  return nullptr;
+}
+
+Status permute(const void* src, void* dst, const std::vector<std::int64_t>& extents,
+               const std::vector<int>& perm, int elem_bytes, const PermuteLayout& layout,
+               const TransposeOptions& options) {
+  // 1. The technique and its options.
+  const std::string& token = options.variant;
+  const PermuteDef* named = find_def(token);
+  const VariantDef* transpose_def = nullptr;
+  if (token != "auto" && named == nullptr) {
+    transpose_def = find_variant_def(token);
+    if (transpose_def == nullptr || transpose_def->info.kind == VariantKind::kAccumulate) {
+      std::string known = "auto";
+      for (const PermuteDef& d : permute_registry()) known += ", " + d.info.token;
+      return invalid("unknown variant '" + token + "' (known: " + known +
+                     ", or a transpose() technique where the permutation reduces to a transpose)");
+    }
+  }
+  if (transpose_def == nullptr &&
+      (options.swizzle_bytes != -1 || options.barrier != TmaBarrier::kDefault))
+    return invalid(
+        "swizzle_bytes and barrier choose among a transpose() technique's variants; "
+        "permute_tma and permute_tile take neither (leave them default)");
+  // 2. Arguments, all before touching the device.
+  if (src == nullptr) return invalid("src is a null pointer");
+  if (dst == nullptr) return invalid("dst is a null pointer");
+  detail::PermuteProblem p;
+  if (Status s = detail::check_permute_args(extents, perm, elem_bytes, layout, &p); !s) return s;
+  for (const auto& [ptr, name] : {std::pair<const void*, const char*>{src, "src"}, {dst, "dst"}})
+    if (reinterpret_cast<std::uintptr_t>(ptr) % static_cast<std::uintptr_t>(elem_bytes) != 0)
+      return invalid(std::string(name) + " (" + hex_ptr(ptr) + ") is not aligned to the " +
+                     std::to_string(elem_bytes) + "-byte element size");
+  const auto s0 = reinterpret_cast<std::uintptr_t>(src), d0 = reinterpret_cast<std::uintptr_t>(dst);
+  if (s0 < d0 + static_cast<std::uintptr_t>(p.dst_span_bytes) &&
+      d0 < s0 + static_cast<std::uintptr_t>(p.src_span_bytes))
+    return invalid("src [" + hex_ptr(src) + ", +" + std::to_string(p.src_span_bytes) +
+                   ") and dst [" + hex_ptr(dst) + ", +" + std::to_string(p.dst_span_bytes) +
+                   ") overlap: permute is out-of-place");
+  const PermuteReduction r = detail::reduce(p);
+
+  // 3. A copy or a transpose: transpose() runs it (unless a permutation technique is named),
+  // when the operands are aligned to its elements (wider ones for whole short rows).
+  const bool transposes = r.form == PermuteForm::kCopy || r.form == PermuteForm::kTranspose;
+  const int te = r.transpose_elem_bytes;
+  const bool aligned = transposes && s0 % static_cast<std::uintptr_t>(te) == 0 &&
+                       d0 % static_cast<std::uintptr_t>(te) == 0;
+  if (named == nullptr && aligned)
+    return transpose(src, dst, r.rows, r.cols, te, r.layout, options);
+  if (transpose_def != nullptr)
+    return make_status(StatusCode::kUnsupported,
+                       "variant '" + token + "' is a transpose() technique, and this permutation " +
+                           (transposes ? "reduces to a transpose of " + std::to_string(te) +
+                                             "-byte elements that the operands are not aligned to"
+                                       : "reduces to " + r.to_string()) +
+                           ": use auto, permute_tma or permute_tile");
+
+  // 4. The permutation techniques.
+  kernels::PermuteArgs a;
+  if (std::string why = detail::permute_geometry(r, &a.geo); !why.empty())
+    return make_status(StatusCode::kUnsupported, "this permutation cannot run: " + why);
+  DeviceCaps caps;
+  if (Status s = current_device_caps(&caps); !s) return s;
+  if (std::string why = missing_device_code(caps); !why.empty())
+    return make_status(StatusCode::kUnsupported, why);
+  if (Status s = detail::check_stream(caps.device, options.stream, options.synchronize); !s)
+    return s;
+  if (Status s = detail::check_device_pointer(src, "src"); !s) return s;
+  if (Status s = detail::check_device_pointer(dst, "dst"); !s) return s;
+  a.src = src;
+  a.dst = dst;
+  a.elem_bytes = elem_bytes;
+  a.stream = options.stream;
+  a.sm_count = caps.sm_count;
+  a.cc = caps.cc;
+  const PermuteDef* tile = find_def("permute_tile");
+  const PermuteDef* tma = find_def("permute_tma");
+  const PermuteDef* def = named != nullptr ? named : tma;
+  if (named == nullptr && !auto_prefers_tma(a)) def = tile;
+  Status result;
+  TmaMaps maps;
+  if (def == tma) {
+    if (std::string why = prepare_permute_tma(options.allow_tma, caps, &a, &maps); !why.empty()) {
+      if (named != nullptr && !options.allow_fallback)
+        return make_status(StatusCode::kUnsupported,
+                           "permute_tma cannot run this call (allow_fallback = false): " + why);
+      if (named != nullptr) result.fallback_reason = why;
+      def = tile;
+      a.src_map = a.dst_map = nullptr;
+    }
+  }
+  result.variant = def->info.token;
+  auto failed = [&](cudaError_t err, const char* what) {
+    Status s = cuda_status(err, (std::string(what) + " '" + def->info.token + "'").c_str());
+    s.variant = def->info.token;
+    s.fallback_reason = result.fallback_reason;
+    return s;
+  };
+  if (const cudaError_t err = def->launch(a); err != cudaSuccess) {
+    if (is_sticky_error(err)) {
+      Status s = make_status(StatusCode::kCudaError, sticky_error_text(caps.device, err));
+      s.variant = def->info.token;
+      return s;
+    }
+    return failed(err, "launching");
+  }
+  if (options.synchronize)
+    if (const cudaError_t err = cudaStreamSynchronize(options.stream); err != cudaSuccess)
+      return failed(err, "running");
+  return result;
+}
+
+}  // namespace tmakit

@@ -1,0 +1,35 @@
+// Permutation arguments -> the checked, reduced problem (host/permute/reduce.cpp) and the
+// kernels' geometry for it. Host compiler only.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+#include <kernels/common/permute_geometry.hpp>
+#include <tmakit/permute.hpp>
+
+namespace tmakit::detail {
+
+// A checked call: the caller's dimensions with both operands' strides resolved (dense
+// defaults filled in), per src dimension.
+struct PermuteProblem {
+  std::vector<std::int64_t> extents;
+  std::vector<int> perm;
+  std::vector<std::int64_t> src_strides;  // per src dimension, elements
+  std::vector<std::int64_t> dst_strides;  // per src dimension: its stride in dst, elements
+  int elem_bytes = 0;
+  std::int64_t src_span_bytes = 0, dst_span_bytes = 0;  // first to one past the last element
+};
+
+// Every argument rule, with the message permute() returns.
+Status check_permute_args(const std::vector<std::int64_t>& extents, const std::vector<int>& perm,
+                          int elem_bytes, const PermuteLayout& layout, PermuteProblem* out);
+
+// The reduction of a checked problem (see tmakit/permute.hpp).
+PermuteReduction reduce(const PermuteProblem& p);
+
+// The kernels' walk of a reduction (kernels/launchers.hpp, PermuteArgs): i = the dimension with
+// the smallest src stride, j = the one with the smallest dst stride among the others, the rest a
+// batch ordered by dst stride. Empty string, or why it cannot (more than 3 batch dimensions).
+std::string permute_geometry(const PermuteReduction& r, PermuteGeometry* g);
+
+}  // namespace tmakit::detail

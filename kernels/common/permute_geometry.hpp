@@ -1,0 +1,37 @@
+// The geometry of a reduced permutation as its kernels walk it (kernels/launchers.hpp,
+// PermuteArgs): a batch of up to three dimensions of rows x cols tiles, every stride in
+// elements (the row kernels of permute_tile use bytes, with cols in bytes). Host and device.
+#pragma once
+#include <cstdint>
+#include <kernels/common/arch.hpp>
+
+namespace tmakit {
+
+struct PermuteGeometry {
+  std::int64_t rows = 1, cols = 1;
+  std::int64_t src_row = 0, src_col = 1, dst_row = 1, dst_col = 0;
+  std::int64_t batch_extent[3] = {1, 1, 1};
+  std::int64_t src_batch[3] = {0, 0, 0};
+  std::int64_t dst_batch[3] = {0, 0, 0};
+
+  TMAKIT_HD std::int64_t batch() const { return batch_extent[0] * batch_extent[1] * batch_extent[2]; }
+};
+
+// Batch entry b as coordinates: b = b0 + batch_extent[0] * (b1 + batch_extent[1] * b2).
+struct BatchAt {
+  std::int64_t b0, b1, b2;
+  std::int64_t src, dst;  // element offsets of the entry's tile origin
+};
+
+TMAKIT_HD BatchAt batch_at(const PermuteGeometry& g, std::int64_t b) {
+  BatchAt at{};
+  at.b0 = b % g.batch_extent[0];
+  const std::int64_t rest = b / g.batch_extent[0];
+  at.b1 = rest % g.batch_extent[1];
+  at.b2 = rest / g.batch_extent[1];
+  at.src = at.b0 * g.src_batch[0] + at.b1 * g.src_batch[1] + at.b2 * g.src_batch[2];
+  at.dst = at.b0 * g.dst_batch[0] + at.b1 * g.dst_batch[1] + at.b2 * g.dst_batch[2];
+  return at;
+}
+
+}  // namespace tmakit

@@ -1,0 +1,211 @@
+// permute_tile: the LDG/STG permutation, for every reduced permutation of rank up to 5, any
+// element size, any strides. What it adds over the 2-D ladder: the batch is up to three
+// dimensions with their own strides (host/permute/ reduces a rank-5 reorder to a rows x cols
+// tile of two dimensions plus that batch), decoded once per tile, never per element.
+//   - A transposing permutation (the dimension contiguous in src differs from the one
+//     contiguous in dst) goes through a 32 x 33 padded shared tile: lanes walk src's contiguous
+//     dimension on the load and dst's on the store, so both sides are coalesced.
+//   - A row permutation (the innermost dimension stays innermost: (0,2,1,3) of attention's
+//     heads) moves whole rows with the widest vector that every address and stride allows,
+//     several rows per warp when rows are short: no shared memory, no element reordering.
+//   - Anything else (strides that make neither side contiguous) moves element by element.
+// The TMA path beside it is permute_tma (kernels/permute/permute_tma.cu).
+#include <kernels/common/grid.hpp>
+#include <kernels/launchers.hpp>
+#include <kernels/primitives/tile_loop.cuh>
+
+namespace tmakit {
+namespace {
+
+constexpr int kSide = 32;         // tile side in elements
+constexpr int kThreadRows = 8;    // 32 x 8 threads, 4 tile rows each
+constexpr unsigned kThreads = kSide * kThreadRows;
+
+template <int E>
+struct Word {
+  using type = std::conditional_t<
+      E == 1, std::uint8_t,
+      std::conditional_t<E == 2, std::uint16_t,
+                         std::conditional_t<E == 4, std::uint32_t,
+                                            std::conditional_t<E == 8, std::uint64_t, uint4>>>>;
+};
+
+// Transposing: tile (j0.., i0..) of batch entry b. Load: lane x reads src element (j0 + y + 8k,
+// i0 + x) into tile[y + 8k][x] (x walks i, contiguous in src). Store: lane x writes dst element
+// (j0 + x, i0 + y + 8k) from tile[x][y + 8k] (x walks j, contiguous in dst).
+template <int E>
+__global__ void __launch_bounds__(kThreads)
+    permute_tile_kernel(const typename Word<E>::type* __restrict__ src,
+                        typename Word<E>::type* __restrict__ dst, PermuteGeometry g) {
+  using T = typename Word<E>::type;
+  __shared__ T tile[kSide][kSide + 1];
+  const int x = threadIdx.x, y = threadIdx.y;
+  for_each_tile(g.batch(), ceil_div(g.rows, kSide), ceil_div(g.cols, kSide),
+                [&](std::int64_t b, std::int64_t ty, std::int64_t tx) {
+                  const BatchAt at = batch_at(g, b);
+                  const std::int64_t j0 = ty * kSide, i0 = tx * kSide;
+                  {
+                    const std::int64_t i = i0 + x;
+#pragma unroll
+                    for (int k = 0; k < kSide / kThreadRows; ++k) {
+                      const std::int64_t j = j0 + y + k * kThreadRows;
+                      if (i < g.cols && j < g.rows)
+                        tile[y + k * kThreadRows][x] = src[at.src + j * g.src_row + i * g.src_col];
+                    }
+                  }
+                  __syncthreads();
+                  {
+                    const std::int64_t j = j0 + x;
+#pragma unroll
+                    for (int k = 0; k < kSide / kThreadRows; ++k) {
+                      const std::int64_t i = i0 + y + k * kThreadRows;
+                      if (i < g.cols && j < g.rows)
+                        dst[at.dst + j * g.dst_row + i * g.dst_col] = tile[x][y + k * kThreadRows];
+                    }
+                  }
+                  __syncthreads();
+                });
+}
+
+// Neither transposing nor whole rows (strided operands): element (j, i) straight from src to
+// dst, lanes walking i.
+template <int E>
+__global__ void __launch_bounds__(kThreads)
+    permute_elems_kernel(const typename Word<E>::type* __restrict__ src,
+                         typename Word<E>::type* __restrict__ dst, PermuteGeometry g) {
+  const int x = threadIdx.x, y = threadIdx.y;
+  for_each_tile(g.batch(), ceil_div(g.rows, kSide), ceil_div(g.cols, kSide),
+                [&](std::int64_t b, std::int64_t ty, std::int64_t tx) {
+                  const BatchAt at = batch_at(g, b);
+                  const std::int64_t i = tx * kSide + x;
+#pragma unroll
+                  for (int k = 0; k < kSide / kThreadRows; ++k) {
+                    const std::int64_t j = ty * kSide + y + k * kThreadRows;
+                    if (i < g.cols && j < g.rows)
+                      dst[at.dst + j * g.dst_row + i * g.dst_col] =
+                          src[at.src + j * g.src_row + i * g.src_col];
+                  }
+                });
+}
+
+// Row permutation, in bytes (g.cols = row bytes, every stride in bytes, all multiples of V):
+// each row is cols / V vectors; `lanes` (a power of two, <= 32) threads share a row, so a block
+// covers 256 / lanes rows at once and kRowSweeps times that per tile. Every thread loads all of
+// its vectors of a sweep before storing any (independent loads in flight).
+constexpr int kRowSweeps = 4;
+
+template <int V>
+__global__ void __launch_bounds__(kThreads)
+    permute_rows_kernel(const unsigned char* __restrict__ src, unsigned char* __restrict__ dst,
+                        PermuteGeometry g, int lanes_log2) {
+  using T = typename Word<V>::type;
+  const int tid = threadIdx.y * kSide + threadIdx.x;
+  const int lanes = 1 << lanes_log2, slots = kThreads >> lanes_log2;
+  const int slot = tid >> lanes_log2, lane = tid & (lanes - 1);
+  const std::int64_t vecs = g.cols / V, tile_rows = std::int64_t{slots} * kRowSweeps;
+  for_each_tile(g.batch(), ceil_div(g.rows, tile_rows), 1,
+                [&](std::int64_t b, std::int64_t ty, std::int64_t) {
+                  const BatchAt at = batch_at(g, b);
+                  const std::int64_t j0 = ty * tile_rows + slot;
+                  for (std::int64_t v = lane; v < vecs; v += lanes) {
+                    T w[kRowSweeps];
+#pragma unroll
+                    for (int k = 0; k < kRowSweeps; ++k) {
+                      const std::int64_t j = j0 + std::int64_t{k} * slots;
+                      if (j < g.rows)
+                        w[k] = *reinterpret_cast<const T*>(src + at.src + j * g.src_row + v * V);
+                    }
+#pragma unroll
+                    for (int k = 0; k < kRowSweeps; ++k) {
+                      const std::int64_t j = j0 + std::int64_t{k} * slots;
+                      if (j < g.rows)
+                        *reinterpret_cast<T*>(dst + at.dst + j * g.dst_row + v * V) = w[k];
+                    }
+                  }
+                });
+}
+
+template <class F>
+cudaError_t dispatch_word(int bytes, F&& f) {
+  switch (bytes) {
+    case 1:
+      return f(std::integral_constant<int, 1>{});
+    case 2:
+      return f(std::integral_constant<int, 2>{});
+    case 4:
+      return f(std::integral_constant<int, 4>{});
+    case 8:
+      return f(std::integral_constant<int, 8>{});
+    case 16:
+      return f(std::integral_constant<int, 16>{});
+    default:
+      return cudaErrorInvalidValue;
+  }
+}
+
+std::int64_t gcd64(std::int64_t a, std::int64_t b) {
+  a = a < 0 ? -a : a;
+  b = b < 0 ? -b : b;
+  while (b != 0) {
+    const std::int64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+// The widest vector (16, 8, 4, 2, 1 bytes) that divides every byte offset a row permutation
+// forms: the operands' addresses, the row length and every row and batch stride.
+int row_vector_bytes(const kernels::PermuteArgs& a, const PermuteGeometry& bytes) {
+  std::int64_t m = 16;
+  m = gcd64(m, static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(a.src) % 16));
+  m = gcd64(m, static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(a.dst) % 16));
+  m = gcd64(m, bytes.cols);
+  if (bytes.rows > 1) m = gcd64(gcd64(m, bytes.src_row), bytes.dst_row);
+  for (int k = 0; k < 3; ++k)
+    if (bytes.batch_extent[k] > 1) m = gcd64(gcd64(m, bytes.src_batch[k]), bytes.dst_batch[k]);
+  return m >= 16 ? 16 : m >= 8 ? 8 : m >= 4 ? 4 : m >= 2 ? 2 : 1;
+}
+
+}  // namespace
+
+cudaError_t kernels::launch_permute_tile(const PermuteArgs& a) {
+  const PermuteGeometry& g = a.geo;
+  const dim3 block(kSide, kThreadRows);
+  if (a.moves_rows()) {
+    PermuteGeometry bytes = g;  // the same walk in bytes
+    const std::int64_t e = a.elem_bytes;
+    bytes.cols *= e;
+    bytes.src_row *= e;
+    bytes.dst_row *= e;
+    for (int k = 0; k < 3; ++k) bytes.src_batch[k] *= e, bytes.dst_batch[k] *= e;
+    bytes.src_col = bytes.dst_col = 1;
+    const int v = row_vector_bytes(a, bytes);
+    const std::int64_t vecs = bytes.cols / v;
+    int lanes_log2 = 0;
+    while (lanes_log2 < 5 && (std::int64_t{1} << lanes_log2) < vecs) ++lanes_log2;
+    const std::int64_t tile_rows = std::int64_t{kThreads >> lanes_log2} * kRowSweeps;
+    const TileGrid grid = tile_grid(ceil_div(g.rows, tile_rows), 1, g.batch());
+    return dispatch_word(v, [&](auto vb) {
+      permute_rows_kernel<decltype(vb)::value><<<dim3(grid.x, grid.y, grid.z), block, 0, a.stream>>>(
+          static_cast<const unsigned char*>(a.src), static_cast<unsigned char*>(a.dst), bytes,
+          lanes_log2);
+      return cudaGetLastError();
+    });
+  }
+  const TileGrid grid = tile_grid(ceil_div(g.rows, kSide), ceil_div(g.cols, kSide), g.batch());
+  const bool transposing = g.dst_row < g.dst_col;  // j walks dst more closely than i
+  return dispatch_word(a.elem_bytes, [&](auto eb) {
+    constexpr int E = decltype(eb)::value;
+    using T = typename Word<E>::type;
+    const auto* s = static_cast<const T*>(a.src);
+    auto* d = static_cast<T*>(a.dst);
+    if (transposing)
+      permute_tile_kernel<E><<<dim3(grid.x, grid.y, grid.z), block, 0, a.stream>>>(s, d, g);
+    else
+      permute_elems_kernel<E><<<dim3(grid.x, grid.y, grid.z), block, 0, a.stream>>>(s, d, g);
+    return cudaGetLastError();
+  });
+}
+
+}  // namespace tmakit

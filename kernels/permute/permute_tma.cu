@@ -1,0 +1,188 @@
+// permute_tma: the TMA permutation. What it adds over permute_tile: the rank-5 tensor maps
+// walk the permutation's strides in hardware. The host (host/permute/) describes src as a map of
+// (b2, b1, b0, rows, cols) with src's own strides and dst as one of (b2, b1, b0, cols, rows)
+// with dst's, so the box at batch coordinates (b0, b1, b2) is one tile of the permutation
+// wherever its dimensions sit in memory: no index arithmetic per element, edges zero-filled on
+// the load and clipped on the store.
+//   - Transposing permutations (1-8-byte elements): tma_load_store's tile (T x T, T = 128 /
+//     elem_bytes, 128-byte swizzle, 16-byte chunk transposes in registers: conflict-free), with
+//     the batch as three map coordinates instead of one.
+//   - Row permutations (the innermost dimension stays innermost): the maps are of bytes and the
+//     box goes back out unchanged, at the same coordinates of dst's map. TMA gathers the rows
+//     from src's strides and scatters them to dst's; the SMs only issue.
+// Its needs (16-byte aligned bases, every stride a multiple of 16 bytes, extents below 2^31)
+// are checked by the host, which runs permute_tile with the reason when one fails.
+#include <kernels/common/grid.hpp>
+#include <kernels/launchers.hpp>
+#include <kernels/primitives/tile_loop.cuh>
+#include <kernels/primitives/tma_barrier.cuh>
+#include <kernels/primitives/tma_launch.cuh>
+#include <kernels/primitives/tma_tile.cuh>
+
+namespace tmakit {
+namespace {
+
+constexpr int kMode = kSwizzle128B;      // transposing tiles: the widest swizzle
+constexpr std::uint32_t kTileThreads = 64;  // one thread per V x V block of a 128-byte strip
+constexpr std::uint32_t kRowThreads = 32;   // row boxes: one issuing thread, one warp
+constexpr std::uint32_t kRowBoxBytes = 128;  // row boxes: 128-byte lines
+constexpr std::uint32_t kRowBoxMaxBytes = 32 * 1024;
+
+template <int E>
+constexpr std::uint32_t kSide = 128 / E;
+
+template <int E>
+constexpr std::uint32_t tile_smem_bytes() {
+  return kSmemAlignSlack + 2 * tma::kTileBytes<E, kSide<E>, kSide<E>> + 8;
+}
+
+__device__ __forceinline__ tma::BatchCoords batch_coords(const PermuteGeometry& g, std::int64_t b) {
+  const BatchAt at = batch_at(g, b);
+  return {static_cast<int>(at.b0), static_cast<int>(at.b1), static_cast<int>(at.b2)};
+}
+
+// Tile (ty, tx) of batch entry b: src box at (col i0, row j0) -> in (T lines of i) ->
+// transposed -> out (T lines of j) -> dst box at (col j0, row i0).
+template <int E>
+__global__ void __launch_bounds__(kTileThreads)
+    permute_tma_tile_kernel(const __grid_constant__ CUtensorMap src_map,
+                            const __grid_constant__ CUtensorMap dst_map, PermuteGeometry g) {
+#if TMAKIT_DEVICE_HAS_TMA
+  constexpr std::uint32_t T = kSide<E>, kBytes = tma::kTileBytes<E, T, T>;
+  extern __shared__ unsigned char permute_tma_smem[];
+  unsigned char* in = tma::align_smem<unsigned char>(permute_tma_smem, 1024);
+  unsigned char* out = in + kBytes;
+  tma::TxBarrier<BarrierStyle::kPtx> full(out + kBytes);
+  const std::uint32_t tid = threadIdx.x;
+  if (tid == 0) {
+    tma::prefetch_map(&src_map);
+    tma::prefetch_map(&dst_map);
+    full.init(1);
+    tma::fence_proxy_async_smem();
+  }
+  __syncthreads();
+  std::uint32_t phase = 0;
+  for_each_tile(g.batch(), ceil_div(g.rows, T), ceil_div(g.cols, T),
+                [&](std::int64_t b, std::int64_t ty, std::int64_t tx) {
+                  const auto j0 = static_cast<std::int32_t>(ty * T),
+                             i0 = static_cast<std::int32_t>(tx * T);
+                  const tma::BatchCoords z = batch_coords(g, b);
+                  if (tid == 0) {
+                    full.arrive_expect_tx(kBytes);
+                    tma::load_tile<E, kMode, T, T>(in, &src_map, j0, i0, z, full.handle());
+                  }
+                  full.wait({0, phase++, kBytes});
+                  tma::transpose_tile<E, kMode, T, T, kTileThreads>(in, out, tid);
+                  tma::fence_proxy_async_smem();
+                  __syncthreads();
+                  if (tid == 0) {  // dst lines i0.., columns j0.. (clipped at g.rows)
+                    tma::store_tile<E, kMode, T, T>(&dst_map, i0, j0, z, g.rows, out);
+                    tma::store_commit();
+                    tma::store_wait_read<0>();
+                  }
+                  __syncthreads();
+                });
+#else
+  __trap();
+#endif
+}
+
+// Row boxes of box_rows lines x box_cols bytes: load from src's map, store the same box to dst's
+// map at the same coordinates (col byte x, row j, batch z).
+__global__ void __launch_bounds__(kRowThreads)
+    permute_tma_rows_kernel(const __grid_constant__ CUtensorMap src_map,
+                            const __grid_constant__ CUtensorMap dst_map, PermuteGeometry g,
+                            std::int64_t row_bytes, std::uint32_t box_rows,
+                            std::uint32_t box_cols) {
+#if TMAKIT_DEVICE_HAS_TMA
+  const std::uint32_t box_bytes = box_rows * box_cols;
+  extern __shared__ unsigned char permute_tma_smem[];
+  unsigned char* buf = tma::align_smem<unsigned char>(permute_tma_smem, 128);
+  tma::TxBarrier<BarrierStyle::kPtx> full(buf + box_bytes);
+  const bool leader = threadIdx.x == 0;
+  if (leader) {
+    tma::prefetch_map(&src_map);
+    tma::prefetch_map(&dst_map);
+    full.init(1);
+    tma::fence_proxy_async_smem();
+  }
+  __syncthreads();
+  std::uint32_t phase = 0;
+  for_each_tile(g.batch(), ceil_div(g.rows, box_rows), ceil_div(row_bytes, box_cols),
+                [&](std::int64_t b, std::int64_t ty, std::int64_t tx) {
+                  const auto y = static_cast<std::int32_t>(ty * box_rows),
+                             x = static_cast<std::int32_t>(tx * box_cols);
+                  const tma::BatchCoords z = batch_coords(g, b);
+                  if (leader) {
+                    full.arrive_expect_tx(box_bytes);
+                    tma::load_5d(buf, &src_map, x, y, z, full.handle());
+                  }
+                  full.wait({0, phase++, box_bytes});
+                  if (leader) {
+                    tma::store_5d(&dst_map, x, y, z, buf);
+                    tma::store_commit();
+                    tma::store_wait_read<0>();  // buf is reused by the next box
+                  }
+                  __syncwarp();
+                });
+#else
+  __trap();
+#endif
+}
+
+}  // namespace
+
+kernels::PermuteTmaPlan kernels::plan_permute_tma(const PermuteArgs& a) {
+  PermuteTmaPlan p;
+  const PermuteGeometry& g = a.geo;
+  if (a.moves_rows()) {
+    // Boxes one 128-byte line wide (narrower rows: the row rounded up to 16 bytes), as many
+    // lines as the rows fill, up to 32 KB.
+    const std::int64_t row_bytes = g.cols * a.elem_bytes;
+    p.rows = true;
+    p.type_bytes = 1;
+    p.box_cols = static_cast<int>(std::min<std::int64_t>(kRowBoxBytes, (row_bytes + 15) / 16 * 16));
+    const std::int64_t lines = std::min<std::int64_t>(
+        {256, (g.rows + 7) / 8 * 8, kRowBoxMaxBytes / p.box_cols});
+    p.box_rows = static_cast<int>(lines);
+    return p;
+  }
+  if (g.src_col != 1 || g.dst_row != 1) {
+    p.rule =
+        "permute_tma needs one dimension contiguous in src and one in dst (a stride of 1 on each "
+        "side)";
+    return p;
+  }
+  if (a.elem_bytes == 16) {
+    p.rule = "permute_tma transposes elements of 1, 2, 4 or 8 bytes (16-byte elements: permute_tile)";
+    return p;
+  }
+  const kernels::TmaMapPlan m = tile_map_plan(128 / a.elem_bytes, kMode, a.elem_bytes);
+  p.box_rows = m.box_rows;
+  p.box_cols = m.box_cols;
+  p.type_bytes = m.type_bytes;
+  p.swizzle = kMode;
+  return p;
+}
+
+cudaError_t kernels::launch_permute_tma(const PermuteArgs& a) {
+  const PermuteGeometry& g = a.geo;
+  if (a.moves_rows()) {
+    const PermuteTmaPlan p = plan_permute_tma(a);
+    const auto box_rows = static_cast<std::uint32_t>(p.box_rows),
+               box_cols = static_cast<std::uint32_t>(p.box_cols);
+    const std::uint32_t smem = 128 + box_rows * box_cols + 8;
+    const std::int64_t row_bytes = g.cols * a.elem_bytes;
+    return launch_on_tiles(permute_tma_rows_kernel, smem, g.batch(), ceil_div(g.rows, box_rows),
+                           ceil_div(row_bytes, box_cols), kRowThreads, a.stream, *a.src_map,
+                           *a.dst_map, g, row_bytes, box_rows, box_cols);
+  }
+  return dispatch_tma_elem(a.elem_bytes, [&](auto e) {
+    constexpr int E = decltype(e)::value;
+    return launch_on_tiles(permute_tma_tile_kernel<E>, tile_smem_bytes<E>(), g.batch(),
+                           ceil_div(g.rows, kSide<E>), ceil_div(g.cols, kSide<E>), kTileThreads,
+                           a.stream, *a.src_map, *a.dst_map, g);
+  });
+}
+
+}  // namespace tmakit

@@ -1,0 +1,243 @@
+// permute() on the device: every permutation of ranks 2-5 against the CPU reference for every
+// element size and technique, strided operands with poisoned padding, bad calls with dst
+// untouched, and the reduction to transpose() (same technique, same bytes).
+#include <cstdint>
+#include <string>
+#include <vector>
+#include <gtest/gtest.h>
+#include <tests/support/gpu.hpp>
+#include <tests/support/permute_check.hpp>
+#include <tmakit/permute.hpp>
+
+namespace tmakit {
+namespace {
+
+using Ext = std::vector<std::int64_t>;
+
+TransposeOptions named(const std::string& token) {
+  TransposeOptions o;
+  o.variant = token;
+  return o;
+}
+
+// Small odd extents (no stride a multiple of 16 bytes below 16-byte elements: TMA falls back),
+// one extent of 1, and 16-byte-multiple extents where permute_tma runs itself.
+Ext odd_extents(int rank) {
+  const Ext all = {5, 3, 7, 2, 9};
+  return Ext(all.begin(), all.begin() + rank);
+}
+// Every extent a whole number of 16-byte units, so every stride of both operands is.
+Ext aligned_extents(int rank, int e) {
+  const std::int64_t u = e >= 16 ? 1 : 16 / e;  // elements per 16 bytes
+  if (rank == 5) return {u, 2 * u, u, u, 3 * u};
+  const Ext all = {3 * u, 2 * u, u, 3 * u};
+  return Ext(all.begin(), all.begin() + rank);
+}
+
+// Rank 5 at 1 and 2 bytes is 6.3M / 0.8M elements: a few permutations, not all 120.
+std::vector<std::vector<int>> perms_for(int rank, int e) {
+  if (rank < 5 || e >= 4) return test::all_perms(rank);
+  return {{0, 1, 2, 3, 4}, {4, 3, 2, 1, 0}, {0, 2, 1, 3, 4}, {1, 0, 4, 3, 2},
+          {4, 0, 1, 2, 3}, {2, 4, 0, 3, 1}, {0, 1, 2, 4, 3}, {3, 1, 4, 0, 2}};
+}
+
+TEST(Permute, EveryPermutationOfRanks2To5OddExtents) {
+  TMAKIT_NEED_GPU(75);
+  int runs = 0;
+  for (int rank = 2; rank <= 5; ++rank)
+    for (const auto& perm : test::all_perms(rank))
+      for (int e : {1, 2, 4, 8, 16})
+        for (const char* v : {"auto", "permute_tile", "permute_tma"}) {
+          const test::PermuteRun r = test::check_permute(odd_extents(rank), perm, e, {}, named(v));
+          ASSERT_TRUE(r.error.empty()) << v << ": " << r.error;
+          ++runs;
+        }
+  EXPECT_EQ(runs, (2 + 6 + 24 + 120) * 5 * 3);
+}
+
+TEST(Permute, EveryPermutationOfRanks2To5AlignedExtents) {
+  TMAKIT_NEED_GPU(75);
+  for (int rank = 2; rank <= 5; ++rank)
+    for (int e : {1, 2, 4, 8, 16})
+      for (const auto& perm : perms_for(rank, e))
+        for (const char* v : {"auto", "permute_tile", "permute_tma"}) {
+          const test::PermuteRun r =
+              test::check_permute(aligned_extents(rank, e), perm, e, {}, named(v));
+          ASSERT_TRUE(r.error.empty()) << v << ": " << r.error;
+        }
+}
+
+TEST(Permute, ExtentsOfOneAndRankSixToEightThatFold) {
+  TMAKIT_NEED_GPU(75);
+  const struct {
+    Ext n;
+    std::vector<int> p;
+  } cases[] = {
+      {{1, 7, 1, 5}, {3, 2, 1, 0}},
+      {{1}, {0}},
+      {{1, 1, 1}, {2, 0, 1}},
+      {{9}, {0}},
+      {{2, 3, 4, 5, 6, 7}, {3, 4, 5, 0, 1, 2}},
+      {{2, 3, 1, 5, 6, 7, 1, 3}, {7, 6, 0, 1, 2, 3, 4, 5}},
+  };
+  for (const auto& c : cases)
+    for (int e : {1, 4, 16})
+      for (const char* v : {"auto", "permute_tile", "permute_tma"}) {
+        const test::PermuteRun r = test::check_permute(c.n, c.p, e, {}, named(v));
+        EXPECT_TRUE(r.error.empty()) << v << ": " << r.error;
+      }
+}
+
+// Strided operands: padding after every dimension on both sides, poisoned; the harness
+// compares the whole span, so a write into padding fails. Plus misaligned operands.
+TEST(Permute, StridedOperandsLeavePaddingUntouched) {
+  TMAKIT_NEED_GPU(75);
+  for (int rank = 2; rank <= 4; ++rank)
+    for (const auto& perm : test::all_perms(rank))
+      for (int e : {1, 2, 4, 8, 16})
+        for (int pad : {1, 16}) {  // 16 elements: 16-byte multiples, TMA can run
+          const Ext n = odd_extents(rank);
+          PermuteLayout lay;
+          lay.src_strides_elems.assign(rank, 0);
+          lay.dst_strides_elems.assign(rank, 0);
+          std::int64_t span = 1;
+          for (int k = rank - 1; k >= 0; --k) {
+            lay.src_strides_elems[k] = span;
+            span = span * n[k] + pad;
+          }
+          span = 1;
+          for (int d = rank - 1; d >= 0; --d) {
+            lay.dst_strides_elems[d] = span;
+            span = (span * n[perm[d]] + pad + 15) / 16 * 16;
+          }
+          for (const char* v : {"auto", "permute_tile", "permute_tma"}) {
+            const test::PermuteRun r = test::check_permute(n, perm, e, lay, named(v));
+            ASSERT_TRUE(r.error.empty()) << v << " pad " << pad << ": " << r.error;
+          }
+        }
+  // Operands off 16-byte alignment (by one element).
+  for (int e : {1, 2, 4, 8})
+    for (const char* v : {"auto", "permute_tile", "permute_tma"}) {
+      const test::PermuteRun r =
+          test::check_permute({6, 32, 64}, {2, 0, 1}, e, {}, named(v), static_cast<std::size_t>(e));
+      EXPECT_TRUE(r.error.empty()) << v << ": " << r.error;
+      const test::PermuteRun rows =
+          test::check_permute({6, 32, 64}, {1, 0, 2}, e, {}, named(v), static_cast<std::size_t>(e));
+      EXPECT_TRUE(rows.error.empty()) << v << ": " << rows.error;
+    }
+}
+
+// A permutation that reduces to a transpose runs transpose()'s pick for it, and the bytes are
+// the same as transpose()'s.
+TEST(Permute, ReductionToTransposeIsTheSameTechniqueAndOutput) {
+  TMAKIT_NEED_GPU(75);
+  struct Case {
+    Ext n;
+    std::vector<int> p;
+    int e;
+  };
+  const Case cases[] = {
+      {{16, 64, 14, 14}, {0, 2, 3, 1}, 2},  // NCHW -> NHWC
+      {{16, 14, 14, 64}, {0, 3, 1, 2}, 1},  // NHWC -> NCHW
+      {{300, 257}, {1, 0}, 4},
+      {{33, 65, 4}, {1, 0, 2}, 4},  // 16-byte rows: 16-byte elements
+      {{3, 5, 7}, {0, 1, 2}, 8},    // identity: a copy
+  };
+  for (const Case& c : cases) {
+    PermuteReduction red;
+    ASSERT_TRUE(reduce_permutation(c.n, c.p, c.e, {}, &red).ok());
+    ASSERT_TRUE(red.form == PermuteForm::kTranspose || red.form == PermuteForm::kCopy)
+        << red.to_string();
+    const test::PermuteRun via = test::check_permute(c.n, c.p, c.e, {}, {});
+    ASSERT_TRUE(via.error.empty()) << via.error;
+    // transpose() directly on the reduced problem, same input bytes.
+    std::int64_t elems = 1;
+    for (auto x : c.n) elems *= x;
+    const std::size_t bytes = static_cast<std::size_t>(elems) * c.e;
+    std::vector<unsigned char> host;
+    fill_index_pattern(host, elems, c.e);
+    void *src = nullptr, *a = nullptr, *b = nullptr;
+    ASSERT_EQ(cudaMalloc(&src, bytes), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&a, bytes), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&b, bytes), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(src, host.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
+    const Status sp = permute(src, a, c.n, c.p, c.e);
+    const Status st =
+        transpose(src, b, red.rows, red.cols, red.transpose_elem_bytes, red.layout, {});
+    ASSERT_TRUE(sp.ok()) << sp.message;
+    ASSERT_TRUE(st.ok()) << st.message;
+    EXPECT_EQ(sp.variant, st.variant) << red.to_string();
+    std::vector<unsigned char> ha(bytes), hb(bytes);
+    ASSERT_EQ(cudaMemcpy(ha.data(), a, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(hb.data(), b, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(ha, hb) << red.to_string();
+    cudaFree(src);
+    cudaFree(a);
+    cudaFree(b);
+  }
+}
+
+TEST(Permute, BadCallsLeaveDstUntouched) {
+  TMAKIT_NEED_GPU(75);
+  const std::size_t bytes = 4096;
+  unsigned char *src = nullptr, *dst = nullptr;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&src), bytes), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&dst), bytes), cudaSuccess);
+  ASSERT_EQ(cudaMemset(dst, 0x5A, bytes), cudaSuccess);
+  std::vector<unsigned char> host(bytes);
+  struct Bad {
+    const char* names;
+    Status s;
+  };
+  TransposeOptions no_fallback = named("permute_tma");
+  no_fallback.allow_fallback = false;
+  TransposeOptions transpose_token = named("smem_padded");
+  const Bad bad[] = {
+      {"not a permutation", permute(src, dst, {4, 4, 4}, {0, 0, 1}, 4)},
+      {"must be >= 1", permute(src, dst, {4, 0, 4}, {2, 1, 0}, 4)},
+      {"overlap", permute(src, src + 4, {4, 4, 4}, {2, 1, 0}, 4)},
+      {"not aligned", permute(src + 2, dst, {4, 4, 4}, {2, 1, 0}, 4)},
+      {"alias", permute(src, dst, {4, 4, 4}, {2, 1, 0}, 4, {{1, 4, 16}, {}})},
+      {"not device-accessible", permute(host.data(), dst, {4, 4, 4}, {2, 1, 0}, 4)},
+      {"unknown variant", permute(src, dst, {4, 4, 4}, {2, 1, 0}, 4, {}, named("nope"))},
+      {"is a transpose() technique",
+       permute(src, dst, {4, 4, 4}, {2, 1, 0}, 4, {}, transpose_token)},
+      // Odd strides: no TMA, and no fallback allowed.
+      {"permute_tma cannot run", permute(src, dst, {3, 5, 7}, {2, 1, 0}, 4, {}, no_fallback)},
+  };
+  for (const Bad& b : bad) {
+    EXPECT_FALSE(b.s.ok()) << b.names;
+    EXPECT_NE(b.s.message.find(b.names), std::string::npos) << b.names << ": " << b.s.message;
+  }
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::vector<unsigned char> out(bytes);
+  ASSERT_EQ(cudaMemcpy(out.data(), dst, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+  for (unsigned char x : out) ASSERT_EQ(x, 0x5A);
+  cudaFree(src);
+  cudaFree(dst);
+}
+
+// The layouts of the issue at small sizes, on every technique.
+TEST(Permute, NamedLayoutsSmall) {
+  TMAKIT_NEED_GPU(75);
+  struct Case {
+    Ext n;
+    std::vector<int> p;
+    int e;
+  };
+  const Case cases[] = {
+      {{2, 64, 4, 32}, {0, 2, 1, 3}, 2}, {{2, 4, 64, 32}, {0, 2, 1, 3}, 2},
+      {{4, 32, 9, 9}, {0, 2, 3, 1}, 2},  {{4, 9, 9, 32}, {0, 3, 1, 2}, 1},
+      {{5, 7, 9, 11}, {0, 2, 3, 1}, 4},  {{5, 7, 9, 11}, {3, 2, 1, 0}, 4},
+      {{3, 4, 5, 6, 7}, {4, 3, 2, 1, 0}, 2}, {{33, 65, 4}, {1, 0, 2}, 4},
+      {{33, 65, 64}, {1, 0, 2}, 4},
+  };
+  for (const Case& c : cases)
+    for (const char* v : {"auto", "permute_tile", "permute_tma"}) {
+      const test::PermuteRun r = test::check_permute(c.n, c.p, c.e, {}, named(v));
+      EXPECT_TRUE(r.error.empty()) << v << ": " << r.error;
+    }
+}
+
+}  // namespace
+}  // namespace tmakit

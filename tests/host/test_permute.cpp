@@ -1,0 +1,202 @@
+// permute()'s host side: the argument rules, the reduction (what each layout people reorder
+// folds to) and the CPU reference against an independent index formula. No GPU.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <vector>
+#include <gtest/gtest.h>
+#include <tmakit/permute.hpp>
+
+namespace tmakit {
+namespace {
+
+using Ext = std::vector<std::int64_t>;
+using Perm = std::vector<int>;
+
+PermuteReduction reduced(const Ext& n, const Perm& p, int e, const PermuteLayout& lay = {}) {
+  PermuteReduction r;
+  const Status s = reduce_permutation(n, p, e, lay, &r);
+  EXPECT_TRUE(s.ok()) << s.message;
+  return r;
+}
+
+TEST(PermuteReduction, LayoutsPeopleReorder) {
+  // NCHW -> NHWC: H and W fuse; a batch of N transposes of C x HW.
+  PermuteReduction r = reduced({64, 256, 56, 56}, {0, 2, 3, 1}, 2);
+  EXPECT_EQ(r.form, PermuteForm::kTranspose) << r.to_string();
+  EXPECT_EQ(r.layout.batch, 64);
+  EXPECT_EQ(r.rows, 256);
+  EXPECT_EQ(r.cols, 56 * 56);
+  EXPECT_EQ(r.transpose_elem_bytes, 2);
+  // NHWC -> NCHW: the batched transpose the other way.
+  r = reduced({64, 56, 56, 256}, {0, 3, 1, 2}, 1);
+  EXPECT_EQ(r.form, PermuteForm::kTranspose);
+  EXPECT_EQ(r.rows, 56 * 56);
+  EXPECT_EQ(r.cols, 256);
+  // Attention's heads: whole rows of D elements move.
+  r = reduced({8, 4096, 32, 128}, {0, 2, 1, 3}, 2);
+  EXPECT_EQ(r.form, PermuteForm::kRows) << r.to_string();
+  EXPECT_EQ(r.extents, (Ext{8, 4096, 32, 128}));
+  // (1, 0, 2) with a 16-byte inner dimension: a transpose of 16-byte elements.
+  r = reduced({1000, 999, 4}, {1, 0, 2}, 4);
+  EXPECT_EQ(r.form, PermuteForm::kTranspose) << r.to_string();
+  EXPECT_EQ(r.transpose_elem_bytes, 16);
+  EXPECT_EQ(r.rows, 1000);
+  EXPECT_EQ(r.cols, 999);
+  // ... and with a 256-byte one: rows.
+  r = reduced({1000, 999, 64}, {1, 0, 2}, 4);
+  EXPECT_EQ(r.form, PermuteForm::kRows);
+  // A full reversal keeps every dimension: a tile inside a batch of three.
+  r = reduced({3, 5, 7, 9, 11}, {4, 3, 2, 1, 0}, 4);
+  EXPECT_EQ(r.form, PermuteForm::kTile);
+  EXPECT_EQ(r.extents.size(), 5u);
+  EXPECT_EQ(r.perm, (Perm{4, 3, 2, 1, 0}));
+}
+
+TEST(PermuteReduction, DropsOnesAndFusesRuns) {
+  // The identity of any rank is a copy of everything.
+  PermuteReduction r = reduced({3, 5, 7}, {0, 1, 2}, 8);
+  EXPECT_EQ(r.form, PermuteForm::kCopy);
+  EXPECT_EQ(r.cols, 105);
+  // Extents of 1 go wherever they are: (1, A, 1, B) -> (B, 1, A, 1) is a 2-D transpose.
+  r = reduced({1, 6, 1, 10}, {3, 2, 1, 0}, 2);
+  EXPECT_EQ(r.form, PermuteForm::kTranspose) << r.to_string();
+  EXPECT_EQ(r.rows, 6);
+  EXPECT_EQ(r.cols, 10);
+  EXPECT_EQ(r.layout.batch, 1);
+  // (2, 3, 0, 1) of rank 4: two runs swap, a 2-D transpose of (AB) x (CD).
+  r = reduced({2, 3, 5, 7}, {2, 3, 0, 1}, 4);
+  EXPECT_EQ(r.form, PermuteForm::kTranspose);
+  EXPECT_EQ(r.rows, 6);
+  EXPECT_EQ(r.cols, 35);
+  // Rank 7 that folds to rank 3.
+  r = reduced({2, 3, 4, 5, 6, 7, 8}, {4, 5, 6, 0, 1, 2, 3}, 1);
+  EXPECT_EQ(r.form, PermuteForm::kTranspose);
+  EXPECT_EQ(r.extents, (Ext{120, 336}));
+  // Strides that break the nesting keep dimensions apart: a padded dst row is no longer fused.
+  PermuteLayout lay;
+  lay.dst_strides_elems = {40, 1};  // dst rows of 30 padded to 40
+  r = reduced({4, 30}, {0, 1}, 4, lay);
+  EXPECT_EQ(r.form, PermuteForm::kRows) << r.to_string();
+  EXPECT_EQ(r.extents, (Ext{4, 30}));
+}
+
+TEST(PermuteReduction, RankBeyondFiveThatDoesNotFoldIsRefused) {
+  PermuteReduction r;
+  const Status s =
+      reduce_permutation({2, 3, 2, 3, 2, 3}, {5, 4, 3, 2, 1, 0}, 4, PermuteLayout{}, &r);
+  EXPECT_EQ(s.code, StatusCode::kUnsupported);
+  EXPECT_NE(s.message.find("rank 6"), std::string::npos) << s.message;
+}
+
+TEST(PermuteArgs, BadCallsAreClearErrors) {
+  struct Case {
+    Ext n;
+    Perm p;
+    int e;
+    PermuteLayout lay;
+    const char* names;
+  };
+  const std::vector<Case> cases = {
+      {{}, {}, 4, {}, "rank >= 1"},
+      {{2, 3}, {0}, 4, {}, "has 1 entries for rank 2"},
+      {{2, 3}, {1, 1}, 4, {}, "1 appears twice"},
+      {{2, 3}, {0, 2}, 4, {}, "2 is out of range"},
+      {{2, 3}, {-1, 0}, 4, {}, "-1 is out of range"},
+      {{2, 0}, {1, 0}, 4, {}, "extent of dimension 1 must be >= 1"},
+      {{2, -3}, {1, 0}, 4, {}, "extent of dimension 1 must be >= 1"},
+      {{2, 3}, {1, 0}, 3, {}, "element size 3"},
+      {{2, 3}, {1, 0}, 4, {{3}, {}}, "src strides (3) have 1 entries"},
+      {{2, 3}, {1, 0}, 4, {{3, 0}, {}}, "src stride of dimension 1 must be >= 1"},
+      {{2, 3}, {1, 0}, 4, {{2, 1}, {}}, "alias"},
+      {{2, 3}, {1, 0}, 4, {{}, {1, 2}}, "alias"},
+      {{1 << 21, 1 << 20, 1 << 20}, {2, 1, 0}, 4, {}, "2^62"},
+      {{2, 2, 2, 2, 2, 2, 2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7, 8}, 4, {}, "rank 9"},
+  };
+  for (const Case& c : cases) {
+    PermuteReduction r;
+    const Status s = reduce_permutation(c.n, c.p, c.e, c.lay, &r);
+    EXPECT_EQ(s.code, StatusCode::kInvalidArgument) << c.names;
+    EXPECT_NE(s.message.find(c.names), std::string::npos) << s.message;
+    // The same through permute() (host pointers: the argument checks come first) and the
+    // reference.
+    std::vector<unsigned char> a(64, 1), b(64, 2);
+    const Status ps = permute(a.data(), b.data(), c.n, c.p, c.e, c.lay);
+    EXPECT_EQ(ps.code, StatusCode::kInvalidArgument) << c.names;
+    EXPECT_EQ(ps.message, s.message);
+    EXPECT_EQ(reference_permute(a.data(), b.data(), c.n, c.p, c.e, c.lay).message, s.message);
+    EXPECT_TRUE(std::all_of(b.begin(), b.end(), [](unsigned char x) { return x == 2; }));
+  }
+  std::vector<unsigned char> a(64);
+  EXPECT_NE(permute(nullptr, a.data(), {2}, {0}, 1).message.find("src is a null pointer"),
+            std::string::npos);
+  EXPECT_NE(permute(a.data(), nullptr, {2}, {0}, 1).message.find("dst is a null pointer"),
+            std::string::npos);
+  // Overlap and misalignment are found before any device call.
+  Status s = permute(a.data(), a.data() + 8, {4, 4}, {1, 0}, 1);
+  EXPECT_NE(s.message.find("overlap"), std::string::npos) << s.message;
+  s = permute(a.data() + 1, a.data() + 33, {2, 2}, {1, 0}, 4);
+  EXPECT_NE(s.message.find("not aligned to the 4-byte element size"), std::string::npos)
+      << s.message;
+  TransposeOptions o;
+  o.variant = "no_such";
+  s = permute(a.data(), a.data() + 32, {2, 2}, {1, 0}, 4, {}, o);
+  EXPECT_NE(s.message.find("unknown variant 'no_such'"), std::string::npos) << s.message;
+  o.variant = "permute_tma";
+  o.swizzle_bytes = 64;
+  s = permute(a.data(), a.data() + 32, {2, 2}, {1, 0}, 4, {}, o);
+  EXPECT_NE(s.message.find("swizzle_bytes"), std::string::npos) << s.message;
+}
+
+// The reference against an independent formula: the dst offset of src multi-index idx is
+// sum_d idx[perm[d]] * dst_stride[d].
+TEST(PermuteReference, MatchesTheIndexFormulaWithPaddingUntouched) {
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 200; ++trial) {
+    const int rank = 1 + static_cast<int>(rng() % 5);
+    Ext n(rank);
+    for (auto& x : n) x = 1 + static_cast<std::int64_t>(rng() % 5);
+    Perm p(rank);
+    std::iota(p.begin(), p.end(), 0);
+    std::shuffle(p.begin(), p.end(), rng);
+    const int e = 1 << (rng() % 5);
+    // Padded strides on both sides: each dimension's stride is the inner span plus 0-2.
+    PermuteLayout lay;
+    lay.src_strides_elems.assign(rank, 0);
+    lay.dst_strides_elems.assign(rank, 0);
+    std::int64_t span = 1;
+    for (int k = rank - 1; k >= 0; --k) {
+      lay.src_strides_elems[k] = span;
+      span = span * n[k] + static_cast<std::int64_t>(rng() % 3);
+    }
+    const std::int64_t src_elems = span;
+    span = 1;
+    for (int d = rank - 1; d >= 0; --d) {
+      lay.dst_strides_elems[d] = span;
+      span = span * n[p[d]] + static_cast<std::int64_t>(rng() % 3);
+    }
+    const std::int64_t dst_elems = span;
+    std::vector<unsigned char> src(src_elems * e), dst(dst_elems * e, 0xA5), want(dst);
+    for (auto& b : src) b = static_cast<unsigned char>(rng());
+    ASSERT_TRUE(reference_permute(src.data(), dst.data(), n, p, e, lay).ok());
+    std::vector<std::int64_t> idx(rank, 0);
+    std::int64_t total = 1;
+    for (auto x : n) total *= x;
+    for (std::int64_t flat = 0; flat < total; ++flat) {
+      std::int64_t rest = flat, so = 0, dof = 0;
+      for (int k = rank - 1; k >= 0; --k) {
+        idx[k] = rest % n[k];
+        rest /= n[k];
+        so += idx[k] * lay.src_strides_elems[k];
+      }
+      for (int d = 0; d < rank; ++d) dof += idx[p[d]] * lay.dst_strides_elems[d];
+      std::memcpy(&want[dof * e], &src[so * e], e);
+    }
+    ASSERT_EQ(dst, want) << "trial " << trial;
+  }
+}
+
+}  // namespace
+}  // namespace tmakit
