@@ -26,6 +26,8 @@
 //   tmakit_bench --preset=quick|full|probe [--order=rounds|fixed] [--gate=off]
 //   tmakit_bench --preset=survey [--survey-count=120] [--survey-seed=20261127]   plans: the
 //                random survey and the host-cost rows only (bench/plan_rows.cpp)
+//   tmakit_bench --preset=permute [--permute-random=24] [--permute-seed=20261127]
+//                permutations against cuTENSOR (bench/permute_rows.cpp)
 //   tmakit_bench --survey-cells=E:SHAPE,...   the same for named cells (E: element bytes)
 //                [google benchmark flags]
 //   tmakit_bench --shapes=[CLASS:]RxC|BxRxC,... [--list-shapes] ...   any shapes (preset
@@ -437,6 +439,8 @@ namespace tmakit::bench {
 void register_tensor_map_host();                                       // bench/tensor_map_host.cpp
 void register_plan_host_cost();                                        // bench/plan_rows.cpp
 void register_plan_survey(const std::vector<cli::SurveyCell>& cells);  // bench/plan_rows.cpp
+std::vector<std::string> register_permute_cases(int random_count,
+                                                unsigned random_seed);  // bench/permute_rows.cpp
 }  // namespace tmakit::bench
 
 int main(int argc, char** argv) {
@@ -446,6 +450,7 @@ int main(int argc, char** argv) {
   std::string shape_list;
   bool gate = true, list_shapes = false, have_shapes = false;
   long long survey_count = 120, survey_seed = 20261127;
+  long long permute_random = 24, permute_seed = 20261127;
   std::vector<cli::SurveyCell> survey_list;  // --survey-cells
   std::vector<char*> args;
   for (int i = 0; i < argc; ++i) {
@@ -453,7 +458,20 @@ int main(int argc, char** argv) {
       preset = argv[i] + 9;
     else if (std::strncmp(argv[i], "--shapes=", 9) == 0)
       shape_list = argv[i] + 9, have_shapes = true;
-    else if (std::strncmp(argv[i], "--survey-count=", 15) == 0) {
+    else if (std::strncmp(argv[i], "--permute-random=", 17) == 0) {
+      if (!cli::parse_integer(argv[i] + 17, 0, 10000, &permute_random)) {
+        std::fprintf(stderr, "tmakit_bench: --permute-random: '%s' is not an integer from 0 to 10000\n",
+                     argv[i] + 17);
+        return 2;
+      }
+    } else if (std::strncmp(argv[i], "--permute-seed=", 15) == 0) {
+      if (!cli::parse_integer(argv[i] + 15, 0, 4294967295ll, &permute_seed)) {
+        std::fprintf(stderr,
+                     "tmakit_bench: --permute-seed: '%s' is not an integer from 0 to 2^32-1\n",
+                     argv[i] + 15);
+        return 2;
+      }
+    } else if (std::strncmp(argv[i], "--survey-count=", 15) == 0) {
       if (!cli::parse_integer(argv[i] + 15, 1, 100000, &survey_count)) {
         std::fprintf(stderr,
                      "tmakit_bench: --survey-count: '%s' is not an integer from 1 to 100000\n",
@@ -511,11 +529,12 @@ int main(int argc, char** argv) {
       return 2;
     }
     preset = "custom";
-  } else if (preset != "survey") {
+  } else if (preset != "survey" && preset != "permute") {
     shapes = cli::preset_shapes(preset);
   }
-  if (shapes.empty() && preset != "survey") {
-    std::fprintf(stderr, "tmakit_bench: --preset must be quick, full, probe or survey (got '%s')\n",
+  if (shapes.empty() && preset != "survey" && preset != "permute") {
+    std::fprintf(stderr,
+                 "tmakit_bench: --preset must be quick, full, probe, survey or permute (got '%s')\n",
                  preset.c_str());
     return 2;
   }
@@ -570,6 +589,17 @@ int main(int argc, char** argv) {
   for (const VariantInfo& v : variants()) tokens += (tokens.empty() ? "" : ",") + v.token;
   benchmark::AddCustomContext("tokens", tokens);
   const int iterations = 10, repetitions = 3;
+  if (preset == "permute") {  // permutations only (bench/permute_rows.cpp)
+    benchmark::AddCustomContext("permute_random", std::to_string(permute_random) + " cases, seed " +
+                                                      std::to_string(permute_seed));
+    register_permute_cases(static_cast<int>(permute_random), static_cast<unsigned>(permute_seed));
+    int bargc = static_cast<int>(args.size());
+    benchmark::Initialize(&bargc, args.data());
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    g_peers.clear();
+    return 0;
+  }
   register_overhead("host_overhead", 100, 100);  // first, next to host_calls (see there)
   register_plan_host_cost();
   if (preset == "survey") {

@@ -229,7 +229,7 @@ class CutensorPeer final : public Peer {
   ~CutensorPeer() override { release(); }
   const char* token() const override { return "cutensor"; }
   std::string unsupported(const PeerCall& c) const override {
-    if (c.elem_bytes == 1) return "cutensorPermute has no 1-byte type in this benchmark";
+    if (c.elem_bytes == 1) return "cutensorPermute has no 1-byte type";
     return {};
   }
   std::string type_name(int e) const override { return peer_type(e).name; }
@@ -239,12 +239,24 @@ class CutensorPeer final : public Peer {
     const cudaDataType_t type = peer_type(c.elem_bytes).type;
     const cutensorComputeDescriptor_t compute =
         c.elem_bytes <= 4 ? CUTENSOR_COMPUTE_DESC_32F : CUTENSOR_COMPUTE_DESC_64F;
-    const std::uint32_t modes = c.batch > 1 ? 3 : 2;
-    const std::int64_t ext_a[3] = {c.cols, c.rows, c.batch},
-                       str_a[3] = {1, c.cols, c.rows * c.cols};
-    const std::int64_t ext_b[3] = {c.rows, c.cols, c.batch},
-                       str_b[3] = {1, c.rows, c.rows * c.cols};
-    const std::int32_t mode_a[3] = {'j', 'i', 'b'}, mode_b[3] = {'i', 'j', 'b'};
+    std::uint32_t modes = c.batch > 1 ? 3 : 2;
+    std::int64_t ext_a[8] = {c.cols, c.rows, c.batch}, str_a[8] = {1, c.cols, c.rows * c.cols};
+    std::int64_t ext_b[8] = {c.rows, c.cols, c.batch}, str_b[8] = {1, c.rows, c.rows * c.cols};
+    std::int32_t mode_a[8] = {'j', 'i', 'b'}, mode_b[8] = {'i', 'j', 'b'};
+    if (c.extents != nullptr) {  // a permutation: modes innermost first, dense strides
+      const auto& n = *c.extents;
+      const auto& p = *c.perm;
+      modes = static_cast<std::uint32_t>(n.size());
+      std::int64_t sa = 1, sb = 1;
+      for (std::uint32_t m = 0; m < modes; ++m) {
+        const std::size_t k = modes - 1 - m;  // src dimension k is mode 'a' + k
+        ext_a[m] = n[k], str_a[m] = sa, mode_a[m] = 'a' + static_cast<std::int32_t>(k);
+        sa *= n[k];
+        const int d = p[k];  // dst dimension k is src dimension p[k]
+        ext_b[m] = n[d], str_b[m] = sb, mode_b[m] = 'a' + d;
+        sb *= n[d];
+      }
+    }
     cutensorStatus_t r =
         cutensorCreateTensorDescriptor(h_, &a_, modes, ext_a, str_a, type, alignment(c.src));
     if (r == CUTENSOR_STATUS_SUCCESS)

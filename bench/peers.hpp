@@ -9,7 +9,8 @@
 //   cublas_geam_c  the same with C (complex fp32, 8 B)
 //   cublaslt       cublasLtMatrixTransform, TRANSA = T, row-major layouts: 8I (1 B), 16BF
 //                  (2 B), 32F (4 B), 64F (8 B), C_64F (16 B); batches by batch count + stride
-//   cutensor       cutensorPermute (b,i,j) -> (b,j,i): 16BF, 32F, 64F, C_64F (built only when
+//   cutensor       cutensorPermute (b,i,j) -> (b,j,i), or any permutation (PeerCall::perm):
+//                  16BF, 32F, 64F, C_64F (cuTENSOR has no 1-byte type) (built only when
 //                  CMake found cuTENSOR: TMAKIT_HAVE_CUTENSOR); accumulating:
 //                  cutensorElementwiseBinaryExecute, D = A^perm + C with C = D = dst
 #pragma once
@@ -30,6 +31,11 @@ struct PeerCall {
   // Transpose-accumulate with alpha = beta = 1: dst += src^T (geam's B = C = dst, cuBLASLt's
   // B = C = dst, cuTENSOR's elementwise binary with C = D = dst). memcpy has no such form.
   bool accumulate = false;
+  // A permutation of rank extents->size() instead (tmakit/permute.hpp's convention: extents of
+  // src outermost first, dst dimension d = src dimension (*perm)[d], both dense); only
+  // cutensor and memcpy take it. batch, rows and cols are then unused.
+  const std::vector<std::int64_t>* extents = nullptr;
+  const std::vector<int>* perm = nullptr;
 };
 
 class Peer {

@@ -11,6 +11,8 @@
 #include <vector>
 #include <tests/support/accumulate.hpp>
 #include <tests/support/harness.hpp>
+#include <tests/support/permute_check.hpp>
+#include <tmakit/permute.hpp>
 #include <tmakit/tmakit.hpp>
 
 int main(int argc, char** argv) {
@@ -20,6 +22,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   const VariantInfo* v = find_variant(argv[1]);
+  if (v == nullptr) v = find_permute_variant(argv[1]);
   if (v == nullptr) {
     std::fprintf(stderr, "'%s' is not a registered technique\n", argv[1]);
     return 1;
@@ -31,6 +34,34 @@ int main(int argc, char** argv) {
                 ds ? (dev.name + " is " + std::to_string(dev.cc)).c_str() : ds.message.c_str());
     const char* req = std::getenv("TMAKIT_REQUIRE_GPU");
     return req != nullptr && std::string(req) == "1" ? 1 : 77;
+  }
+  if (v->kind == VariantKind::kPermute) {  // permute(): every form, odd and 16-byte strides
+    int failures = 0, runs = 0;
+    struct Case {
+      std::vector<std::int64_t> n;
+      std::vector<int> p;
+    };
+    const std::vector<Case> cases = {
+        {{5, 3, 7, 2, 9}, {4, 3, 2, 1, 0}}, {{5, 3, 7, 9}, {0, 2, 1, 3}},
+        {{16, 48, 32}, {2, 1, 0}},          {{16, 3, 32, 32}, {0, 2, 1, 3}},
+        {{32, 16, 2, 32}, {3, 0, 2, 1}},    {{1, 1}, {1, 0}},
+        {{33, 65, 64}, {1, 0, 2}},          {{7, 1, 5}, {2, 1, 0}},
+    };
+    for (int e : {1, 2, 4, 8, 16})
+      for (const Case& c : cases)
+        for (std::size_t offset : {std::size_t{0}, static_cast<std::size_t>(e)}) {
+          TransposeOptions opt;
+          opt.variant = v->token;
+          const test::PermuteRun r = test::check_permute(c.n, c.p, e, {}, opt, offset);
+          ++runs;
+          failures += r.error.empty() ? 0 : 1;
+          std::printf("%s %dB %s %s offset %zu: %s (ran %s)\n", v->token.c_str(), e,
+                      test::text(c.n).c_str(), test::text(c.p).c_str(), offset,
+                      r.error.empty() ? "ok" : ("FAIL " + r.error).c_str(),
+                      r.status.variant.c_str());
+        }
+    std::printf("%d runs, %d failed\n", runs, failures);
+    return failures == 0 ? 0 : 1;
   }
   if (v->kind == VariantKind::kAccumulate) {  // transpose_accumulate: every type, beta 1 and 0
     int failures = 0, runs = 0;

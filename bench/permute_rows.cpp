@@ -1,0 +1,296 @@
+// Permutations in the benchmark (tmakit/permute.hpp), tmakit_bench --preset=permute:
+//
+// permute/e<bytes>/<case>/<extents>/<perm>/<who>: one permutation, timed like every cell of the
+// benchmark (L2 flushed, the launch gate, CUDA events; 10 launches per round, rounds shuffled
+// inside the case, the median over rounds taken by bench/permute_report.py). <who> is
+//   memcpy        cudaMemcpyAsync of the same bytes (the roofline)
+//   auto          permute() as a user calls it (its label: what ran)
+//   permute_tma, permute_tile   each technique named (a TMA refusal is a skip with the reason)
+//   cutensor      cutensorPermute with the same modes (2-16 B; built only with cuTENSOR)
+// Every output is verified bit for bit against reference_permute before it is timed.
+// Cases: the named layouts (attention's heads, NCHW <-> NHWC, odd rank-4 reorders, a rank-5
+// reversal, (1,0,2) with 16- and 256-byte rows) and `random` ones: --permute-random=N cases
+// (default 24) of rank 3-5 with odd extents, 2, 4 or 8 bytes, drawn from --permute-seed
+// (default 20261127), each 32-96 MB, never a copy.
+// Counters: GBps (bytes read + written), contig_bytes (the innermost run that stays contiguous
+// on both sides: a row permutation's row, else one element), form (0 copy, 1 transpose, 2 rows,
+// 3 tile).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <numeric>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+#include <benchmark/benchmark.h>
+#include <bench/launch_gate.hpp>
+#include <host/error.hpp>
+#include <host/tools/testdata.hpp>
+#include <host/tools/timing.hpp>
+#include <tmakit/permute.hpp>
+#include "cell_data.hpp"
+#include "device_compare.hpp"
+#include "peers.hpp"
+
+namespace tmakit::bench {
+namespace {
+
+struct Case {
+  std::string name;  // "attention", "nchw_to_nhwc", ..., "random"
+  std::vector<std::int64_t> n;
+  std::vector<int> perm;
+  int e;
+};
+
+std::string join(const std::vector<std::int64_t>& v, char sep) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? std::string(1, sep) : "") + std::to_string(v[i]);
+  return s;
+}
+
+// The cell's buffers and reference, kept while its benchmarks run (registered together).
+struct Cell {
+  Case c;
+  std::size_t bytes = 0;
+  void* src = nullptr;
+  void* dst = nullptr;
+  void* ref = nullptr;
+  PermuteReduction red;
+  ~Cell() {
+    cudaFree(src);
+    cudaFree(dst);
+    cudaFree(ref);
+  }
+};
+
+Cell* cell_for(const Case& c, std::string* error) {
+  static std::unique_ptr<Cell> current;
+  if (current && current->c.n == c.n && current->c.perm == c.perm && current->c.e == c.e)
+    return current.get();
+  current.reset();
+  auto cell = std::make_unique<Cell>();
+  cell->c = c;
+  if (Status s = reduce_permutation(c.n, c.perm, c.e, {}, &cell->red); !s) {
+    *error = s.message;
+    return nullptr;
+  }
+  std::int64_t elems = 1;
+  for (auto x : c.n) elems *= x;
+  cell->bytes = static_cast<std::size_t>(elems) * c.e;
+  if (cudaMalloc(&cell->src, cell->bytes) != cudaSuccess ||
+      cudaMalloc(&cell->dst, cell->bytes) != cudaSuccess ||
+      cudaMalloc(&cell->ref, cell->bytes) != cudaSuccess) {
+    cudaGetLastError();
+    *error = "cannot allocate 3 x " + std::to_string(cell->bytes) + " bytes";
+    return nullptr;
+  }
+  std::vector<unsigned char> h_src(cell->bytes), h_ref(cell->bytes);
+  parallel_for(elems, [&](std::int64_t b, std::int64_t en) {
+    fill_peer_values_range(h_src.data() + b * c.e, b, en - b, c.e);
+  });
+  if (Status s = reference_permute(h_src.data(), h_ref.data(), c.n, c.perm, c.e); !s) {
+    *error = s.message;
+    return nullptr;
+  }
+  if (cudaMemcpy(cell->src, h_src.data(), cell->bytes, cudaMemcpyHostToDevice) != cudaSuccess ||
+      cudaMemcpy(cell->ref, h_ref.data(), cell->bytes, cudaMemcpyHostToDevice) != cudaSuccess) {
+    *error = "cudaMemcpy of the input or the reference failed";
+    return nullptr;
+  }
+  current = std::move(cell);
+  return current.get();
+}
+
+std::unique_ptr<L2Flusher> g_flush;
+LaunchGate g_permute_gate;
+std::vector<std::unique_ptr<Peer>> g_permute_peers;
+
+// Verify once per name (dst poisoned first; a copy against src), then time.
+void run_timed(benchmark::State& state, const std::string& name, Cell& cell, bool copy,
+               const std::function<Status()>& launch) {
+  static std::set<std::string> verified;
+  Status st;
+  if (!verified.count(name)) {
+    cudaMemset(cell.dst, kPoisonByte, cell.bytes);
+    st = launch();
+    if (st) st = cuda_status(cudaDeviceSynchronize(), "kernel");
+    if (!st) return state.SkipWithError(st.message.c_str());
+    unsigned long long diffs = 0;
+    st = cuda_status(count_differences(cell.dst, copy ? cell.src : cell.ref, cell.bytes, &diffs),
+                     "verification");
+    if (!st || diffs != 0)
+      return state.SkipWithError(!st ? st.message.c_str()
+                                     : ("verification failed: " + std::to_string(diffs) +
+                                        " words differ from reference_permute")
+                                           .c_str());
+    verified.insert(name);
+  }
+  for (int i = 0; i < 3; ++i) launch();
+  cudaEvent_t a, b;
+  cudaEventCreate(&a);
+  cudaEventCreate(&b);
+  double total_ms = 0;
+  for (auto _ : state) {
+    g_flush->flush(nullptr);
+    const bool gated = g_permute_gate.ready() && g_permute_gate.close(nullptr) == cudaSuccess;
+    cudaEventRecord(a);
+    st = launch();
+    cudaEventRecord(b);
+    if (gated) g_permute_gate.open();
+    cudaEventSynchronize(b);
+    if (!st) {
+      state.SkipWithError(st.message.c_str());
+      break;
+    }
+    float ms = 0;
+    cudaEventElapsedTime(&ms, a, b);
+    total_ms += ms;
+    state.SetIterationTime(ms / 1e3);
+  }
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  if (!st || state.iterations() == 0) return;
+  const double moved = 2.0 * static_cast<double>(cell.bytes);
+  state.counters["GBps"] =
+      benchmark::Counter(moved / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["bytes_moved"] = moved;
+  const PermuteReduction& r = cell.red;
+  state.counters["form"] = static_cast<double>(r.form);
+  double contig = cell.c.e;
+  if (r.form == PermuteForm::kCopy) contig = static_cast<double>(cell.bytes);
+  if (r.form == PermuteForm::kRows) contig = static_cast<double>(r.extents.back() * cell.c.e);
+  if (r.form == PermuteForm::kTranspose && r.transpose_elem_bytes > cell.c.e)
+    contig = r.transpose_elem_bytes;
+  state.counters["contig_bytes"] = contig;
+}
+
+using BenchFn = std::function<void(benchmark::State&)>;
+
+void register_case(const Case& c, int rounds) {
+  const std::string prefix = "permute/e" + std::to_string(c.e) + "/" + c.name + "/" + join(c.n, 'x') +
+                             "/" + join(std::vector<std::int64_t>(c.perm.begin(), c.perm.end()), '.') + "/";
+  std::vector<std::pair<std::string, BenchFn>> benches;
+  for (auto& peer : g_permute_peers) {
+    Peer* pp = peer.get();
+    if (!pp->is_copy() && std::string(pp->token()) != "cutensor") continue;
+    benches.emplace_back(prefix + pp->token(), [=](benchmark::State& st) {
+      PeerCall probe;
+      probe.elem_bytes = c.e;
+      probe.extents = &c.n;
+      probe.perm = &c.perm;
+      if (std::string why = pp->unsupported(probe); !why.empty())
+        return st.SkipWithError(("skipped: " + why).c_str());
+      std::string err;
+      Cell* cell = cell_for(c, &err);
+      if (cell == nullptr) return st.SkipWithError(err.c_str());
+      PeerCall call;
+      call.src = cell->src;
+      call.dst = cell->dst;
+      call.rows = 1;
+      call.cols = static_cast<std::int64_t>(cell->bytes / c.e);
+      call.elem_bytes = c.e;
+      if (!pp->is_copy()) {
+        call.extents = &cell->c.n;
+        call.perm = &cell->c.perm;
+      }
+      if (Status s = pp->prepare(call); !s) return st.SkipWithError(s.message.c_str());
+      st.SetLabel(pp->type_name(c.e));
+      run_timed(st, prefix + pp->token(), *cell, pp->is_copy(), [pp] { return pp->launch(); });
+    });
+  }
+  for (const char* token : {"auto", "permute_tma", "permute_tile"}) {
+    const std::string t = token;
+    benches.emplace_back(prefix + t, [=](benchmark::State& st) {
+      std::string err;
+      Cell* cell = cell_for(c, &err);
+      if (cell == nullptr) return st.SkipWithError(err.c_str());
+      TransposeOptions o;
+      o.variant = t;
+      o.allow_fallback = false;  // time the technique itself or nothing
+      const Status probe = permute(cell->src, cell->dst, c.n, c.perm, c.e, {}, o);
+      if (probe.code == StatusCode::kUnsupported)
+        return st.SkipWithError(("skipped: " + probe.message).c_str());
+      if (!probe) return st.SkipWithError(probe.message.c_str());
+      st.SetLabel("ran " + probe.variant + "; " + cell->red.to_string());
+      run_timed(st, prefix + t, *cell, false,
+                [=] { return permute(cell->src, cell->dst, c.n, c.perm, c.e, {}, o); });
+    });
+  }
+  std::vector<std::size_t> order(benches.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::mt19937 rng(static_cast<std::uint32_t>(std::hash<std::string>{}(prefix)));
+  for (int round = 0; round < rounds; ++round) {
+    std::shuffle(order.begin(), order.end(), rng);
+    for (std::size_t i : order)
+      benchmark::RegisterBenchmark(benches[i].first.c_str(), benches[i].second)
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond)
+          ->Iterations(10)
+          ->Repetitions(1);
+  }
+}
+
+// Rank 3-5, odd extents (every one, so no stride is a 16-byte multiple below 16-byte
+// elements), 32-96 MB, a permutation that does not reduce to a copy.
+std::vector<Case> random_cases(int count, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::vector<Case> out;
+  while (static_cast<int>(out.size()) < count) {
+    Case c;
+    c.name = "random";
+    const int rank = 3 + static_cast<int>(rng() % 3);
+    const int sizes[] = {2, 4, 8};
+    c.e = sizes[rng() % 3];
+    const double target_elems =
+        (32.0 + std::uniform_real_distribution<double>(0, 64)(rng)) * 1e6 / c.e;
+    std::vector<double> w(rank);
+    double sum = 0;
+    for (double& x : w) sum += (x = std::uniform_real_distribution<double>(0.15, 1.0)(rng));
+    for (int k = 0; k < rank; ++k) {
+      auto n = static_cast<std::int64_t>(std::pow(target_elems, w[k] / sum));
+      n = std::max<std::int64_t>(3, n | 1);  // odd, at least 3
+      c.n.push_back(n);
+    }
+    c.perm.resize(rank);
+    std::iota(c.perm.begin(), c.perm.end(), 0);
+    std::shuffle(c.perm.begin(), c.perm.end(), rng);
+    PermuteReduction r;
+    if (!reduce_permutation(c.n, c.perm, c.e, {}, &r) || r.form == PermuteForm::kCopy) continue;
+    out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> register_permute_cases(int random_count, unsigned random_seed) {
+  g_flush = std::make_unique<L2Flusher>();
+  DeviceInfo dev;
+  if (!query_device(&dev) || !g_flush->init(static_cast<std::size_t>(dev.l2_bytes))) return {};
+  g_permute_gate.init();
+  std::string cutensor;
+  g_permute_peers = make_peers(&cutensor);
+  std::vector<Case> cases = {
+      {"attention_bshd_to_bhsd", {8, 4096, 32, 128}, {0, 2, 1, 3}, 2},
+      {"attention_bhsd_to_bshd", {8, 32, 4096, 128}, {0, 2, 1, 3}, 2},
+      {"nchw_to_nhwc", {64, 256, 56, 56}, {0, 2, 3, 1}, 2},
+      {"nhwc_to_nchw", {64, 56, 56, 256}, {0, 3, 1, 2}, 2},
+      {"nchw_to_nhwc", {64, 256, 56, 56}, {0, 2, 3, 1}, 1},
+      {"nhwc_to_nchw", {64, 56, 56, 256}, {0, 3, 1, 2}, 1},
+      {"odd_0231", {63, 95, 97, 101}, {0, 2, 3, 1}, 4},
+      {"odd_3210", {63, 95, 97, 101}, {3, 2, 1, 0}, 4},
+      {"reverse5", {24, 40, 32, 48, 40}, {4, 3, 2, 1, 0}, 4},
+      {"rows16_102", {4096, 2048, 4}, {1, 0, 2}, 4},
+      {"rows256_102", {2048, 512, 64}, {1, 0, 2}, 4},
+  };
+  for (const Case& c : random_cases(random_count, random_seed)) cases.push_back(c);
+  std::vector<std::string> names;
+  for (const Case& c : cases) register_case(c, 5);
+  names.push_back(cutensor);
+  return names;
+}
+
+}  // namespace tmakit::bench
