@@ -155,11 +155,12 @@ struct PermuteArgs {
   void* dst = nullptr;
   int elem_bytes = 0;  // 1, 2, 4, 8, 16
   PermuteGeometry geo;  // kernels/common/permute_geometry.hpp
+  std::int64_t src_span_bytes = 0;  // from src to one past its last element (reads stay inside)
   cudaStream_t stream = nullptr;
   int sm_count = 1;
   int cc = 0;
   // permute_tma: rank-5 maps (b2, b1, b0, rows, cols) of src and (b2, b1, b0, cols, rows) of dst
-  // for a transposing permutation, (b2, b1, b0, rows, cols bytes) of both for a row permutation.
+  // for a transposing permutation, (b2, b1, b0, rows, row words) of both for a row permutation.
   const CUtensorMap* src_map = nullptr;
   const CUtensorMap* dst_map = nullptr;
 
@@ -170,7 +171,7 @@ using PermuteLauncher = cudaError_t (*)(const PermuteArgs&);
 
 // What permute_tma needs: its maps' boxes (in the map's elements) and type.
 struct PermuteTmaPlan {
-  bool rows = false;    // a row permutation: the maps are of bytes, box_cols bytes wide
+  bool rows = false;    // a row permutation: the maps are of 8-byte words
   int box_rows = 0, box_cols = 0;
   int type_bytes = 0;   // element size of the maps' unsigned type
   int swizzle = kSwizzleNone;

@@ -110,7 +110,7 @@ std::string encode_side(const MapSide& s, const PermuteGeometry& g, int elem_byt
   const ValidationReport rep = validate(spec, cc);
   const std::string prefix =
       std::string(s.name) + " tensor map (dims: b2, b1, b0, " +
-      (plan.rows ? "rows, row bytes" : s.name[0] == 's' ? "rows, cols" : "cols, rows") + "): ";
+      (plan.rows ? "rows, row words" : s.name[0] == 's' ? "rows, cols" : "cols, rows") + "): ";
   if (!rep.ok()) {
     std::string msg;
     for (const RuleViolation& v : rep.errors) msg += (msg.empty() ? "" : "; ") + v.message;
@@ -132,7 +132,7 @@ std::string prepare_permute_tma(bool allow_tma, const DeviceCaps& caps, kernels:
   if (plan.rule != nullptr) return plan.rule;
   const PermuteGeometry& g = a->geo;
   const std::int64_t e = a->elem_bytes;
-  const std::int64_t inner = plan.rows ? g.cols * e : g.cols * e / plan.type_bytes;
+  const std::int64_t inner = g.cols * e / plan.type_bytes;
   for (std::int64_t n : {g.rows, inner, g.batch_extent[0], g.batch_extent[1], g.batch_extent[2]})
     if (n >= (std::int64_t{1} << 31))
       return "permute_tma: extent " + std::to_string(n) +
@@ -245,6 +245,7 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.src = src;
   a.dst = dst;
   a.elem_bytes = elem_bytes;
+  a.src_span_bytes = p.src_span_bytes;
   a.stream = options.stream;
   a.sm_count = caps.sm_count;
   a.cc = caps.cc;

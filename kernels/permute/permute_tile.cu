@@ -8,9 +8,15 @@
 //   - A row permutation (the innermost dimension stays innermost: (0,2,1,3) of attention's
 //     heads) moves whole rows with the widest vector that every address and stride allows,
 //     several rows per warp when rows are short: no shared memory, no element reordering.
-//   - Anything else (strides that make neither side contiguous) moves element by element.
+//     Rows at odd byte offsets are written in aligned 16-byte chunks, realigned from two
+//     aligned loads by funnel shifts.
+//   - Short contiguous dimensions (a reversal of 3 x 5 x 7 x ..., rows under 128 bytes), 1- and
+//     2-byte elements, and strides that make neither side contiguous: boxes of whole runs on
+//     both sides (kernels/common/permute_box.hpp), loaded in src order and stored in dst order
+//     through shared memory.
 // The TMA path beside it is permute_tma (kernels/permute/permute_tma.cu).
 #include <kernels/common/grid.hpp>
+#include <kernels/common/permute_box.hpp>
 #include <kernels/launchers.hpp>
 #include <kernels/primitives/tile_loop.cuh>
 
@@ -125,6 +131,142 @@ __global__ void __launch_bounds__(kThreads)
                 });
 }
 
+// Box walk (kernels/common/permute_box.hpp) when a contiguous dimension is short: box b of the
+// batch -> its origin (and how much of a cut dimension is left); load in src order into shared
+// memory at the same index, store in dst order reading shared memory at the src-order index.
+template <int E, int K = (16 / E > 2 ? 16 / E : 2)>
+__global__ void __launch_bounds__(kThreads)
+    permute_box_kernel(const typename Word<E>::type* __restrict__ src,
+                       typename Word<E>::type* __restrict__ dst, BoxPlan p) {
+  using T = typename Word<E>::type;
+  extern __shared__ unsigned char permute_box_smem[];
+  T* buf = reinterpret_cast<T*>(permute_box_smem);
+  const unsigned tid = threadIdx.y * kSide + threadIdx.x;
+  for (std::int64_t b = blockIdx.x; b < p.boxes; b += gridDim.x) {
+    std::int64_t rest = b, so = 0, dof = 0;
+    std::uint32_t lim[kBoxMaxDims];
+#pragma unroll
+    for (int u = 0; u < kBoxMaxDims; ++u) lim[u] = p.box[u];
+#pragma unroll
+    for (int o = 0; o < kBoxMaxOuter; ++o) {
+      if (o >= p.outer) break;
+      const std::int64_t c = rest % p.outer_n[o];
+      rest /= p.outer_n[o];
+      so += c * p.outer_ss[o];
+      dof += c * p.outer_ds[o];
+      const int u = p.outer_cut[o];
+      if (u >= 0) {
+        const std::int64_t left = p.full[u] - c * p.box[u];
+        lim[u] = left < p.box[u] ? static_cast<std::uint32_t>(left) : p.box[u];
+      }
+    }
+    // K elements per thread in flight: all K loads issued before any shared store.
+    for (std::uint32_t t0 = tid; t0 < p.volume; t0 += K * kThreads) {
+      T v[K];
+      bool in[K];
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        const std::uint32_t t = t0 + k * kThreads;
+        std::uint32_t c[kBoxMaxDims];
+        box_coords_src(p, t, c);
+        in[k] = t < p.volume;
+        std::int64_t off = so;
+#pragma unroll
+        for (int u = 0; u < kBoxMaxDims; ++u)
+          if (u < p.dims) {
+            in[k] = in[k] && c[u] < lim[u];
+            off += c[u] * p.ss[u];
+          }
+        if (in[k]) v[k] = src[off];
+      }
+#pragma unroll
+      for (int k = 0; k < K; ++k)
+        if (in[k]) buf[t0 + k * kThreads] = v[k];
+    }
+    __syncthreads();
+    for (std::uint32_t t = tid; t < p.volume; t += kThreads) {
+      std::uint32_t c[kBoxMaxDims];
+      box_coords_dst(p, t, c);
+      bool in = true;
+      std::int64_t off = dof;
+      std::uint32_t at = 0;
+#pragma unroll
+      for (int u = 0; u < kBoxMaxDims; ++u)
+        if (u < p.dims) {
+          in = in && c[u] < lim[u];
+          off += c[u] * p.ds[u];
+          at += c[u] * p.smem_stride[u];
+        }
+      if (in) dst[off] = buf[at];
+    }
+    __syncthreads();
+  }
+}
+
+// Row permutation whose rows share no 16-byte alignment (odd extents): dst is written in
+// aligned 16-byte chunks; each chunk's 16 source bytes, at offset r inside an aligned block,
+// come from the two aligned blocks around them (whole 16-byte loads), shifted into place with
+// funnel shifts. The head (bytes before dst's first aligned chunk) and the tail go byte by byte,
+// as does a chunk whose second block would reach outside src's span [src_lo, src_hi).
+__device__ __forceinline__ uint4 shifted_chunk(const uint4& a, const uint4& b, unsigned r) {
+  const unsigned w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+  const unsigned q = r >> 2, sh = 8 * (r & 3);
+  unsigned x[5];
+#pragma unroll
+  for (int k = 0; k < 5; ++k)  // x[k] = w[k + q], with constant register indices
+    x[k] = q == 0 ? w[k] : q == 1 ? w[k + 1] : q == 2 ? w[k + 2] : w[k + 3];
+  return make_uint4(__funnelshift_r(x[0], x[1], sh), __funnelshift_r(x[1], x[2], sh),
+                    __funnelshift_r(x[2], x[3], sh), __funnelshift_r(x[3], x[4], sh));
+}
+
+__global__ void __launch_bounds__(kThreads)
+    permute_rows_realign_kernel(const unsigned char* __restrict__ src,
+                                unsigned char* __restrict__ dst, PermuteGeometry g, int lanes_log2,
+                                std::uintptr_t src_lo, std::uintptr_t src_hi) {
+  const int tid = threadIdx.y * kSide + threadIdx.x;
+  const int lanes = 1 << lanes_log2, slots = kThreads >> lanes_log2;
+  const int slot = tid >> lanes_log2, lane = tid & (lanes - 1);
+  const std::int64_t row_bytes = g.cols, tile_rows = std::int64_t{slots} * kRowSweeps;
+  for_each_tile(g.batch(), ceil_div(g.rows, tile_rows), 1,
+                [&](std::int64_t b, std::int64_t ty, std::int64_t) {
+                  const BatchAt at = batch_at(g, b);
+                  for (int k = 0; k < kRowSweeps; ++k) {
+                    const std::int64_t j = ty * tile_rows + slot + std::int64_t{k} * slots;
+                    if (j >= g.rows) break;
+                    const unsigned char* s = src + at.src + j * g.src_row;
+                    unsigned char* d = dst + at.dst + j * g.dst_row;
+                    const auto head = static_cast<std::int64_t>(
+                        (16 - reinterpret_cast<std::uintptr_t>(d) % 16) % 16);
+                    const std::int64_t h = head < row_bytes ? head : row_bytes;
+                    const std::int64_t chunks = (row_bytes - h) / 16;
+                    const std::int64_t tail0 = h + chunks * 16;
+                    for (std::int64_t i = lane; i < h; i += lanes) d[i] = s[i];
+                    for (std::int64_t i = tail0 + lane; i < row_bytes; i += lanes) d[i] = s[i];
+                    const auto r = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(s + h) % 16);
+                    for (std::int64_t c = lane; c < chunks; c += lanes) {
+                      const unsigned char* sc = s + h + c * 16;
+                      uint4 out;
+                      if (r == 0) {
+                        out = __ldg(reinterpret_cast<const uint4*>(sc));
+                      } else {
+                        const auto base = reinterpret_cast<std::uintptr_t>(sc) - r;
+                        if (base >= src_lo && base + 32 <= src_hi) {
+                          const uint4 lo = __ldg(reinterpret_cast<const uint4*>(base));
+                          const uint4 hi = __ldg(reinterpret_cast<const uint4*>(base + 16));
+                          out = shifted_chunk(lo, hi, r);
+                        } else {
+                          alignas(16) unsigned char tmp[16];
+#pragma unroll
+                          for (int i = 0; i < 16; ++i) tmp[i] = sc[i];
+                          out = *reinterpret_cast<const uint4*>(tmp);
+                        }
+                      }
+                      *reinterpret_cast<uint4*>(d + h + c * 16) = out;
+                    }
+                  }
+                });
+}
+
 template <class F>
 cudaError_t dispatch_word(int bytes, F&& f) {
   switch (bytes) {
@@ -172,7 +314,7 @@ int row_vector_bytes(const kernels::PermuteArgs& a, const PermuteGeometry& bytes
 cudaError_t kernels::launch_permute_tile(const PermuteArgs& a) {
   const PermuteGeometry& g = a.geo;
   const dim3 block(kSide, kThreadRows);
-  if (a.moves_rows()) {
+  if (a.moves_rows() && g.cols >= box_run_elems(a.elem_bytes)) {
     PermuteGeometry bytes = g;  // the same walk in bytes
     const std::int64_t e = a.elem_bytes;
     bytes.cols *= e;
@@ -181,6 +323,18 @@ cudaError_t kernels::launch_permute_tile(const PermuteArgs& a) {
     for (int k = 0; k < 3; ++k) bytes.src_batch[k] *= e, bytes.dst_batch[k] *= e;
     bytes.src_col = bytes.dst_col = 1;
     const int v = row_vector_bytes(a, bytes);
+    if (v <= 2) {  // rows at byte offsets that no wide vector fits: realigned 16-byte chunks
+      const std::int64_t chunks = bytes.cols / 16;
+      int lanes_log2 = 0;
+      while (lanes_log2 < 5 && (std::int64_t{1} << lanes_log2) < chunks) ++lanes_log2;
+      const std::int64_t tile_rows = std::int64_t{kThreads >> lanes_log2} * kRowSweeps;
+      const TileGrid grid = tile_grid(ceil_div(g.rows, tile_rows), 1, g.batch());
+      const auto lo = reinterpret_cast<std::uintptr_t>(a.src);
+      permute_rows_realign_kernel<<<dim3(grid.x, grid.y, grid.z), block, 0, a.stream>>>(
+          static_cast<const unsigned char*>(a.src), static_cast<unsigned char*>(a.dst), bytes,
+          lanes_log2, lo, lo + static_cast<std::uintptr_t>(a.src_span_bytes));
+      return cudaGetLastError();
+    }
     const std::int64_t vecs = bytes.cols / v;
     int lanes_log2 = 0;
     while (lanes_log2 < 5 && (std::int64_t{1} << lanes_log2) < vecs) ++lanes_log2;
@@ -190,6 +344,22 @@ cudaError_t kernels::launch_permute_tile(const PermuteArgs& a) {
       permute_rows_kernel<decltype(vb)::value><<<dim3(grid.x, grid.y, grid.z), block, 0, a.stream>>>(
           static_cast<const unsigned char*>(a.src), static_cast<unsigned char*>(a.dst), bytes,
           lanes_log2);
+      return cudaGetLastError();
+    });
+  }
+  // A short contiguous dimension on either side: boxes of whole runs.
+  const std::int64_t run = box_run_elems(a.elem_bytes);
+  BoxPlan box;
+  // (1- and 2-byte elements always: the 32 x 33 tile keeps 4 of them per thread in flight,
+  // 40% of memcpy at 2 B on the H100 for NCHW -> NHWC; the box keeps 16 bytes.)
+  if ((a.elem_bytes <= 2 || g.cols < run || g.rows < run || !(g.src_col == 1 && g.dst_row == 1)) &&
+      make_box_plan(g, a.elem_bytes, &box)) {
+    const std::int64_t blocks = std::min<std::int64_t>(box.boxes, std::int64_t{a.sm_count} * 32);
+    return dispatch_word(a.elem_bytes, [&](auto eb) {
+      constexpr int E = decltype(eb)::value;
+      using T = typename Word<E>::type;
+      permute_box_kernel<E><<<static_cast<unsigned>(blocks), block, box.volume * E, a.stream>>>(
+          static_cast<const T*>(a.src), static_cast<T*>(a.dst), box);
       return cudaGetLastError();
     });
   }

@@ -7,10 +7,12 @@
 //   - Transposing permutations (1-8-byte elements): tma_load_store's tile (T x T, T = 128 /
 //     elem_bytes, 128-byte swizzle, 16-byte chunk transposes in registers: conflict-free), with
 //     the batch as three map coordinates instead of one.
-//   - Row permutations (the innermost dimension stays innermost): the maps are of bytes and the
-//     box goes back out unchanged, at the same coordinates of dst's map. TMA gathers the rows
+//   - Row permutations (the innermost dimension stays innermost): the maps are of 8-byte words
+//     and the box (up to 1 KB of a row, up to 32 KB) goes back out unchanged, at the same
+//     coordinates of dst's map. TMA gathers the rows
 //     from src's strides and scatters them to dst's; the SMs only issue.
-// Its needs (16-byte aligned bases, every stride a multiple of 16 bytes, extents below 2^31)
+// Its needs (16-byte aligned bases, every stride a multiple of 16 bytes, dst's contiguous
+// dimension whole 16-byte chunks, extents below 2^31)
 // are checked by the host, which runs permute_tile with the reason when one fails.
 #include <kernels/common/grid.hpp>
 #include <kernels/launchers.hpp>
@@ -25,7 +27,7 @@ namespace {
 constexpr int kMode = kSwizzle128B;      // transposing tiles: the widest swizzle
 constexpr std::uint32_t kTileThreads = 64;  // one thread per V x V block of a 128-byte strip
 constexpr std::uint32_t kRowThreads = 32;   // row boxes: one issuing thread, one warp
-constexpr std::uint32_t kRowBoxBytes = 128;  // row boxes: 128-byte lines
+constexpr std::uint32_t kRowBoxBytes = 1024;  // row boxes: up to 1 KB of a row
 constexpr std::uint32_t kRowBoxMaxBytes = 32 * 1024;
 
 template <int E>
@@ -87,15 +89,15 @@ __global__ void __launch_bounds__(kTileThreads)
 #endif
 }
 
-// Row boxes of box_rows lines x box_cols bytes: load from src's map, store the same box to dst's
-// map at the same coordinates (col byte x, row j, batch z).
+// Row boxes of box_rows lines x box_cols 8-byte words: load from src's map, store the same box
+// to dst's map at the same coordinates (word x, row j, batch z).
 __global__ void __launch_bounds__(kRowThreads)
     permute_tma_rows_kernel(const __grid_constant__ CUtensorMap src_map,
                             const __grid_constant__ CUtensorMap dst_map, PermuteGeometry g,
-                            std::int64_t row_bytes, std::uint32_t box_rows,
+                            std::int64_t row_words, std::uint32_t box_rows,
                             std::uint32_t box_cols) {
 #if TMAKIT_DEVICE_HAS_TMA
-  const std::uint32_t box_bytes = box_rows * box_cols;
+  const std::uint32_t box_bytes = box_rows * box_cols * 8;
   extern __shared__ unsigned char permute_tma_smem[];
   unsigned char* buf = tma::align_smem<unsigned char>(permute_tma_smem, 128);
   tma::TxBarrier<BarrierStyle::kPtx> full(buf + box_bytes);
@@ -108,7 +110,7 @@ __global__ void __launch_bounds__(kRowThreads)
   }
   __syncthreads();
   std::uint32_t phase = 0;
-  for_each_tile(g.batch(), ceil_div(g.rows, box_rows), ceil_div(row_bytes, box_cols),
+  for_each_tile(g.batch(), ceil_div(g.rows, box_rows), ceil_div(row_words, box_cols),
                 [&](std::int64_t b, std::int64_t ty, std::int64_t tx) {
                   const auto y = static_cast<std::int32_t>(ty * box_rows),
                              x = static_cast<std::int32_t>(tx * box_cols);
@@ -135,16 +137,26 @@ __global__ void __launch_bounds__(kRowThreads)
 kernels::PermuteTmaPlan kernels::plan_permute_tma(const PermuteArgs& a) {
   PermuteTmaPlan p;
   const PermuteGeometry& g = a.geo;
+  // A TMA store clips a box at the tensor's inner edge in whole 16-byte chunks (measured on the
+  // H100: a 12-byte row stored from a 16-byte box wrote all 16), so dst's rows must be whole
+  // chunks.
+  const std::int64_t dst_row_bytes = (a.moves_rows() ? g.cols : g.rows) * a.elem_bytes;
+  if (dst_row_bytes % 16 != 0) {
+    p.rule =
+        "permute_tma stores whole 16-byte chunks: dst's contiguous dimension must be a multiple "
+        "of 16 bytes long";
+    return p;
+  }
   if (a.moves_rows()) {
-    // Boxes one 128-byte line wide (narrower rows: the row rounded up to 16 bytes), as many
-    // lines as the rows fill, up to 32 KB.
+    // Rows of 8-byte words: boxes up to kRowBoxBytes of a row (the whole row when it is
+    // shorter), as many rows as fill kRowBoxMaxBytes (at most 256).
     const std::int64_t row_bytes = g.cols * a.elem_bytes;
     p.rows = true;
-    p.type_bytes = 1;
-    p.box_cols = static_cast<int>(std::min<std::int64_t>(kRowBoxBytes, (row_bytes + 15) / 16 * 16));
-    const std::int64_t lines = std::min<std::int64_t>(
-        {256, (g.rows + 7) / 8 * 8, kRowBoxMaxBytes / p.box_cols});
-    p.box_rows = static_cast<int>(lines);
+    p.type_bytes = 8;
+    const std::int64_t box_bytes = std::min<std::int64_t>(kRowBoxBytes, row_bytes);
+    p.box_cols = static_cast<int>(box_bytes / 8);
+    p.box_rows = static_cast<int>(
+        std::min<std::int64_t>({256, g.rows, std::max<std::int64_t>(1, kRowBoxMaxBytes / box_bytes)}));
     return p;
   }
   if (g.src_col != 1 || g.dst_row != 1) {
@@ -170,12 +182,12 @@ cudaError_t kernels::launch_permute_tma(const PermuteArgs& a) {
   if (a.moves_rows()) {
     const PermuteTmaPlan p = plan_permute_tma(a);
     const auto box_rows = static_cast<std::uint32_t>(p.box_rows),
-               box_cols = static_cast<std::uint32_t>(p.box_cols);
-    const std::uint32_t smem = 128 + box_rows * box_cols + 8;
-    const std::int64_t row_bytes = g.cols * a.elem_bytes;
+               box_cols = static_cast<std::uint32_t>(p.box_cols);  // 8-byte words
+    const std::uint32_t smem = 128 + box_rows * box_cols * 8 + 8;
+    const std::int64_t row_words = g.cols * a.elem_bytes / 8;
     return launch_on_tiles(permute_tma_rows_kernel, smem, g.batch(), ceil_div(g.rows, box_rows),
-                           ceil_div(row_bytes, box_cols), kRowThreads, a.stream, *a.src_map,
-                           *a.dst_map, g, row_bytes, box_rows, box_cols);
+                           ceil_div(row_words, box_cols), kRowThreads, a.stream, *a.src_map,
+                           *a.dst_map, g, row_words, box_rows, box_cols);
   }
   return dispatch_tma_elem(a.elem_bytes, [&](auto e) {
     constexpr int E = decltype(e)::value;

@@ -7,6 +7,8 @@
 #include <random>
 #include <vector>
 #include <gtest/gtest.h>
+#include <host/permute/reduce.hpp>
+#include <kernels/common/permute_box.hpp>
 #include <tmakit/permute.hpp>
 
 namespace tmakit {
@@ -14,6 +16,13 @@ namespace {
 
 using Ext = std::vector<std::int64_t>;
 using Perm = std::vector<int>;
+
+template <class T>
+std::string test_text(const std::vector<T>& v) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  return "(" + s + ")";
+}
 
 PermuteReduction reduced(const Ext& n, const Perm& p, int e, const PermuteLayout& lay = {}) {
   PermuteReduction r;
@@ -195,6 +204,98 @@ TEST(PermuteReference, MatchesTheIndexFormulaWithPaddingUntouched) {
       std::memcpy(&want[dof * e], &src[so * e], e);
     }
     ASSERT_EQ(dst, want) << "trial " << trial;
+  }
+}
+
+}  // namespace
+}  // namespace tmakit
+
+namespace tmakit {
+namespace {
+
+// permute_tile's box walk (kernels/common/permute_box.hpp), run on the CPU exactly as the kernel
+// walks it (every box: origin and what is left of cut dimensions, load in src order, store in
+// dst order), against the reference: every permutation of ranks 2-5 with odd and short extents,
+// every element size.
+TEST(PermuteBox, TheWalkCoversEveryElementOnce) {
+  const std::vector<std::vector<std::int64_t>> shapes = {
+      {3, 200}, {7, 5, 3}, {300, 3, 70}, {2, 3, 5, 7}, {5, 3, 7, 2, 9}, {3, 65, 2, 129, 3}};
+  int walked = 0;
+  for (const auto& n : shapes)
+    for (std::vector<int> p : {std::vector<int>{}}) {
+      (void)p;
+      std::vector<int> perm(n.size());
+      std::iota(perm.begin(), perm.end(), 0);
+      do {
+        for (int e : {1, 2, 4, 8, 16}) {
+          detail::PermuteProblem prob;
+          ASSERT_TRUE(detail::check_permute_args(n, perm, e, {}, &prob).ok());
+          const PermuteReduction red = detail::reduce(prob);
+          PermuteGeometry g;
+          if (!detail::permute_geometry(red, &g).empty()) continue;
+          BoxPlan plan;
+          if (!make_box_plan(g, e, &plan)) continue;
+          ASSERT_LE(plan.volume * e, static_cast<std::uint32_t>(kBoxMaxBytes));
+          std::int64_t total = 1;
+          for (auto x : n) total *= x;
+          std::vector<unsigned char> src(total * e), want(total * e), got(total * e, 0xCD);
+          for (std::int64_t i = 0; i < total * e; ++i) src[i] = static_cast<unsigned char>(i * 7 + i / 251);
+          ASSERT_TRUE(reference_permute(src.data(), want.data(), n, perm, e).ok());
+          std::vector<unsigned char> buf(plan.volume * e);
+          for (std::int64_t b = 0; b < plan.boxes; ++b) {
+            std::int64_t rest = b, so = 0, dof = 0;
+            std::uint32_t lim[kBoxMaxDims];
+            for (int u = 0; u < kBoxMaxDims; ++u) lim[u] = plan.box[u];
+            for (int o = 0; o < plan.outer; ++o) {
+              const std::int64_t c = rest % plan.outer_n[o];
+              rest /= plan.outer_n[o];
+              so += c * plan.outer_ss[o];
+              dof += c * plan.outer_ds[o];
+              if (plan.outer_cut[o] >= 0) {
+                const int u = plan.outer_cut[o];
+                lim[u] = static_cast<std::uint32_t>(
+                    std::min<std::int64_t>(plan.box[u], plan.full[u] - c * plan.box[u]));
+              }
+            }
+            for (std::uint32_t t = 0; t < plan.volume; ++t) {
+              std::uint32_t c[kBoxMaxDims];
+              box_coords_src(plan, t, c);
+              bool in = true;
+              std::int64_t off = so;
+              for (int u = 0; u < plan.dims; ++u) in = in && c[u] < lim[u], off += c[u] * plan.ss[u];
+              if (in) std::memcpy(&buf[t * e], &src[off * e], e);
+            }
+            for (std::uint32_t t = 0; t < plan.volume; ++t) {
+              std::uint32_t c[kBoxMaxDims];
+              box_coords_dst(plan, t, c);
+              bool in = true;
+              std::int64_t off = dof;
+              std::uint32_t at = 0;
+              for (int u = 0; u < plan.dims; ++u) {
+                in = in && c[u] < lim[u];
+                off += c[u] * plan.ds[u];
+                at += c[u] * plan.smem_stride[u];
+              }
+              if (in) std::memcpy(&got[off * e], &buf[at * e], e);
+            }
+          }
+          ASSERT_EQ(got, want) << test_text(n) << " perm " << test_text(perm) << " " << e << " B";
+          ++walked;
+        }
+      } while (std::next_permutation(perm.begin(), perm.end()));
+    }
+  EXPECT_GT(walked, 500);
+}
+
+TEST(PermuteBox, FastDivIsExact) {
+  std::mt19937 rng(3);
+  for (std::uint32_t d : {1u, 2u, 3u, 5u, 7u, 64u, 65u, 127u, 1000u, 65535u, 2147483647u}) {
+    const FastDiv f(d);
+    for (int i = 0; i < 20000; ++i) {
+      const std::uint32_t n = i < 1000 ? static_cast<std::uint32_t>(i) : static_cast<std::uint32_t>(rng());
+      ASSERT_EQ(f.div(n), n / d) << n << " / " << d;
+    }
+    ASSERT_EQ(f.div(0xffffffffu), 0xffffffffu / d);
   }
 }
 

@@ -1,0 +1,161 @@
+// The box walk of permute_tile (kernels/permute/permute_tile.cu) for permutations whose two
+// contiguous dimensions are short (a reversal of extents like 3 x 5 x 7, rows of 60 bytes): a
+// 32 x 32 tile of such dimensions is mostly empty and its runs are a few elements long. A box
+// instead takes whole runs on both sides: the innermost src dimensions until they hold
+// box_run_elems (the last one cut into chunks to get there), united with the innermost dst
+// dimensions until they do too. A block loads the box in src order (consecutive threads,
+// consecutive src addresses), then stores it in dst order (consecutive dst addresses) from
+// shared memory. Every other dimension, and the chunks of a cut one, are the batch of boxes.
+// Host (the plan) and device (the index math), so the host tests can walk it on the CPU.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <kernels/common/arch.hpp>
+#include <kernels/common/permute_geometry.hpp>
+
+namespace tmakit {
+
+// n / d for 32-bit n and a divisor known ahead: q = (umulhi(n, m) + n) >> s with
+// s = ceil(log2 d), m = floor(2^32 (2^s - d) / d) + 1 (Granlund and Montgomery; exact for every
+// 32-bit n, the sum taken in 64 bits).
+struct FastDiv {
+  std::uint32_t d = 1, m = 1, s = 0;
+  FastDiv() = default;
+  explicit FastDiv(std::uint32_t divisor) : d(divisor) {
+    s = 0;
+    while ((std::uint64_t{1} << s) < divisor) ++s;
+    m = static_cast<std::uint32_t>(((std::uint64_t{1} << 32) * ((std::uint64_t{1} << s) - divisor)) /
+                                   divisor + 1);
+  }
+  TMAKIT_HD std::uint32_t div(std::uint32_t n) const {
+#if defined(__CUDA_ARCH__)
+    const std::uint64_t hi = __umulhi(n, m);
+#else
+    const std::uint64_t hi = (static_cast<std::uint64_t>(n) * m) >> 32;
+#endif
+    return static_cast<std::uint32_t>((hi + n) >> s);
+  }
+};
+
+inline constexpr int kBoxMaxDims = 5;        // dimensions inside a box
+inline constexpr int kBoxMaxOuter = 7;       // the rest, plus the chunk counts of cut ones
+inline constexpr int kBoxMaxBytes = 32768;   // shared memory per box
+
+// Each side's run, in elements: one 128-byte line, at most 64 elements (so that a box, at most
+// (2 x run)^2 elements, fits kBoxMaxBytes at 1 and 2 bytes too).
+TMAKIT_HD constexpr std::int64_t box_run_elems(int elem_bytes) {
+  return 128 / elem_bytes < 64 ? 128 / elem_bytes : 64;
+}
+
+struct BoxPlan {
+  int dims = 0;  // box dimensions, innermost src first
+  std::uint32_t box[kBoxMaxDims] = {};     // extent inside the box
+  FastDiv box_div[kBoxMaxDims];
+  std::int64_t full[kBoxMaxDims] = {};     // the dimension's extent (a cut one: > box)
+  std::int64_t ss[kBoxMaxDims] = {}, ds[kBoxMaxDims] = {};  // strides, elements
+  std::uint32_t smem_stride[kBoxMaxDims] = {};  // position in the box's src order
+  int dst_order[kBoxMaxDims] = {};  // box dimensions innermost dst first (indices into the above)
+  std::uint32_t volume = 1;         // elements per box
+  int outer = 0;
+  std::int64_t outer_n[kBoxMaxOuter] = {}, outer_ss[kBoxMaxOuter] = {}, outer_ds[kBoxMaxOuter] = {};
+  int outer_cut[kBoxMaxOuter] = {};  // -1, or the box dimension this counts the chunks of
+  std::int64_t boxes = 1;
+};
+
+// The box of a reduced permutation: false when it has no such walk (more dimensions than fit).
+inline bool make_box_plan(const PermuteGeometry& g, int elem_bytes, BoxPlan* out) {
+  struct Dim {
+    std::int64_t n, ss, ds;
+  };
+  Dim all[5] = {{g.cols, g.src_col, g.dst_col}, {g.rows, g.src_row, g.dst_row}};
+  int nd = 2;
+  for (int k = 0; k < 3; ++k)
+    if (g.batch_extent[k] > 1) all[nd++] = {g.batch_extent[k], g.src_batch[k], g.dst_batch[k]};
+  // Drop extents of 1 (a single row: rows == 1).
+  int kept = 0;
+  for (int k = 0; k < nd; ++k)
+    if (all[k].n > 1) all[kept++] = all[k];
+  nd = kept;
+  if (nd == 0) all[nd++] = {1, 1, 1};
+  int by_src[5], by_dst[5];
+  for (int k = 0; k < nd; ++k) by_src[k] = by_dst[k] = k;
+  std::sort(by_src, by_src + nd, [&](int a, int b) { return all[a].ss < all[b].ss; });
+  std::sort(by_dst, by_dst + nd, [&](int a, int b) { return all[a].ds < all[b].ds; });
+  const std::int64_t run = box_run_elems(elem_bytes);
+  std::int64_t box[5] = {0, 0, 0, 0, 0};  // 0: not in the box
+  auto fill = [&](const int* order) {
+    std::int64_t product = 1;
+    for (int k = 0; k < nd && product < run; ++k) {
+      const int d = order[k];
+      if (box[d] == 0) box[d] = std::min(all[d].n, (run + product - 1) / product);
+      product *= box[d];
+    }
+  };
+  fill(by_src);
+  fill(by_dst);
+  BoxPlan p;
+  std::int64_t volume = 1;
+  for (int k = 0; k < nd; ++k) volume *= box[k] == 0 ? 1 : box[k];
+  if (volume * elem_bytes > kBoxMaxBytes) return false;
+  // Box dimensions in src order; smem strides follow it.
+  int index_of[5];
+  std::uint32_t stride = 1;
+  for (int k = 0; k < nd; ++k) {
+    const int d = by_src[k];
+    index_of[d] = -1;
+    if (box[d] == 0) continue;
+    const int u = p.dims++;
+    index_of[d] = u;
+    p.box[u] = static_cast<std::uint32_t>(box[d]);
+    p.box_div[u] = FastDiv(p.box[u]);
+    p.full[u] = all[d].n;
+    p.ss[u] = all[d].ss;
+    p.ds[u] = all[d].ds;
+    p.smem_stride[u] = stride;
+    stride *= p.box[u];
+  }
+  int dn = 0;
+  for (int k = 0; k < nd; ++k)
+    if (index_of[by_dst[k]] >= 0) p.dst_order[dn++] = index_of[by_dst[k]];
+  p.volume = stride;
+  // The batch: every dimension outside the box, then the chunk counts of cut ones, in dst order
+  // (consecutive boxes write near each other).
+  for (int k = 0; k < nd; ++k) {
+    const int d = by_dst[k];
+    const int u = index_of[d];
+    if (u >= 0 && p.box[u] >= all[d].n) continue;
+    if (p.outer == kBoxMaxOuter) return false;
+    const int o = p.outer++;
+    const std::int64_t step = u >= 0 ? p.box[u] : 1;
+    p.outer_n[o] = (all[d].n + step - 1) / step;
+    p.outer_ss[o] = all[d].ss * step;
+    p.outer_ds[o] = all[d].ds * step;
+    p.outer_cut[o] = u;
+    p.boxes *= p.outer_n[o];
+  }
+  *out = p;
+  return true;
+}
+
+// Box element t (src order) or t (dst order) -> its coordinates in the box.
+TMAKIT_HD void box_coords_src(const BoxPlan& p, std::uint32_t t, std::uint32_t* c) {
+#pragma unroll
+  for (int u = 0; u < kBoxMaxDims; ++u) {
+    if (u >= p.dims) break;
+    const std::uint32_t q = u + 1 < p.dims ? p.box_div[u].div(t) : 0;
+    c[u] = t - q * p.box[u];
+    t = q;
+  }
+}
+TMAKIT_HD void box_coords_dst(const BoxPlan& p, std::uint32_t t, std::uint32_t* c) {
+#pragma unroll
+  for (int k = 0; k < kBoxMaxDims; ++k) {
+    if (k >= p.dims) break;
+    const int u = p.dst_order[k];
+    const std::uint32_t q = k + 1 < p.dims ? p.box_div[u].div(t) : 0;
+    c[u] = t - q * p.box[u];
+    t = q;
+  }
+}
+
+}  // namespace tmakit
