@@ -37,14 +37,22 @@ struct FastDiv {
   }
 };
 
-inline constexpr int kBoxMaxDims = 5;        // dimensions inside a box
-inline constexpr int kBoxMaxOuter = 7;       // the rest, plus the chunk counts of cut ones
-inline constexpr int kBoxMaxBytes = 32768;   // shared memory per box
+inline constexpr int kBoxMaxDims = 5;   // dimensions inside a box
+inline constexpr int kBoxMaxOuter = 7;  // the rest, plus the chunk counts of cut ones
+// Shared memory of a box: its elements plus, per element, the tables a block builds once and
+// reuses for every box it walks (kernels/permute/permute_tile.cu): the src offset, the dst offset
+// and shared index of the dst-order element, and the coordinates along cut dimensions (edge
+// boxes), kBoxTableBytes in all.
+inline constexpr int kBoxTableBytes = 4 + 4 + 2 + 2 + 2;
+inline constexpr int kBoxMaxSmemBytes = 48 * 1024;
 
-// Each side's run, in elements: one 128-byte line, at most 64 elements (so that a box, at most
-// (2 x run)^2 elements, fits kBoxMaxBytes at 1 and 2 bytes too).
+// Each side's run, in elements: 32 (64 bytes at 2-byte elements), at least 128 bytes from 8-byte
+// elements on.
 TMAKIT_HD constexpr std::int64_t box_run_elems(int elem_bytes) {
-  return 128 / elem_bytes < 64 ? 128 / elem_bytes : 64;
+  return elem_bytes >= 8 ? 128 / elem_bytes : 32;
+}
+inline std::int64_t box_smem_bytes(std::int64_t volume, int elem_bytes) {
+  return (volume * elem_bytes + 15) / 16 * 16 + volume * kBoxTableBytes;
 }
 
 struct BoxPlan {
@@ -59,7 +67,9 @@ struct BoxPlan {
   int outer = 0;
   std::int64_t outer_n[kBoxMaxOuter] = {}, outer_ss[kBoxMaxOuter] = {}, outer_ds[kBoxMaxOuter] = {};
   int outer_cut[kBoxMaxOuter] = {};  // -1, or the box dimension this counts the chunks of
+  FastDiv outer_div[kBoxMaxOuter];   // outer_n as divisors (boxes < 2^32)
   std::int64_t boxes = 1;
+  int cut[2] = {-1, -1};  // box dimensions cut into chunks (at most one per side)
 };
 
 // The box of a reduced permutation: false when it has no such walk (more dimensions than fit).
@@ -81,22 +91,27 @@ inline bool make_box_plan(const PermuteGeometry& g, int elem_bytes, BoxPlan* out
   for (int k = 0; k < nd; ++k) by_src[k] = by_dst[k] = k;
   std::sort(by_src, by_src + nd, [&](int a, int b) { return all[a].ss < all[b].ss; });
   std::sort(by_dst, by_dst + nd, [&](int a, int b) { return all[a].ds < all[b].ds; });
-  const std::int64_t run = box_run_elems(elem_bytes);
   std::int64_t box[5] = {0, 0, 0, 0, 0};  // 0: not in the box
-  auto fill = [&](const int* order) {
-    std::int64_t product = 1;
-    for (int k = 0; k < nd && product < run; ++k) {
-      const int d = order[k];
-      if (box[d] == 0) box[d] = std::min(all[d].n, (run + product - 1) / product);
-      product *= box[d];
-    }
-  };
-  fill(by_src);
-  fill(by_dst);
-  BoxPlan p;
   std::int64_t volume = 1;
-  for (int k = 0; k < nd; ++k) volume *= box[k] == 0 ? 1 : box[k];
-  if (volume * elem_bytes > kBoxMaxBytes) return false;
+  // The runs; halved while the box and its tables do not fit.
+  for (std::int64_t run = box_run_elems(elem_bytes);; run /= 2) {
+    for (int k = 0; k < 5; ++k) box[k] = 0;
+    auto fill = [&](const int* order) {
+      std::int64_t product = 1;
+      for (int k = 0; k < nd && product < run; ++k) {
+        const int d = order[k];
+        if (box[d] == 0) box[d] = std::min(all[d].n, (run + product - 1) / product);
+        product *= box[d];
+      }
+    };
+    fill(by_src);
+    fill(by_dst);
+    volume = 1;
+    for (int k = 0; k < nd; ++k) volume *= box[k] == 0 ? 1 : box[k];
+    if (box_smem_bytes(volume, elem_bytes) <= kBoxMaxSmemBytes) break;
+    if (run <= 2) return false;
+  }
+  BoxPlan p;
   // Box dimensions in src order; smem strides follow it.
   int index_of[5];
   std::uint32_t stride = 1;
@@ -118,6 +133,14 @@ inline bool make_box_plan(const PermuteGeometry& g, int elem_bytes, BoxPlan* out
   for (int k = 0; k < nd; ++k)
     if (index_of[by_dst[k]] >= 0) p.dst_order[dn++] = index_of[by_dst[k]];
   p.volume = stride;
+  // Offsets inside a box are kept as 32-bit tables, shared indices as 16-bit ones.
+  std::int64_t max_src = 0, max_dst = 0;
+  for (int u = 0; u < p.dims; ++u) {
+    max_src += (p.box[u] - 1) * p.ss[u];
+    max_dst += (p.box[u] - 1) * p.ds[u];
+  }
+  if (max_src >= (std::int64_t{1} << 31) || max_dst >= (std::int64_t{1} << 31) || p.volume > 65535)
+    return false;
   // The batch: every dimension outside the box, then the chunk counts of cut ones, in dst order
   // (consecutive boxes write near each other).
   for (int k = 0; k < nd; ++k) {
@@ -132,7 +155,17 @@ inline bool make_box_plan(const PermuteGeometry& g, int elem_bytes, BoxPlan* out
     p.outer_ds[o] = all[d].ds * step;
     p.outer_cut[o] = u;
     p.boxes *= p.outer_n[o];
+    if (u >= 0) {
+      if (p.cut[0] < 0)
+        p.cut[0] = u;
+      else if (p.cut[1] < 0)
+        p.cut[1] = u;
+      else
+        return false;
+    }
   }
+  if (p.boxes >= (std::int64_t{1} << 32)) return false;
+  for (int o = 0; o < p.outer; ++o) p.outer_div[o] = FastDiv(static_cast<std::uint32_t>(p.outer_n[o]));
   *out = p;
   return true;
 }

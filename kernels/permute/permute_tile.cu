@@ -10,10 +10,10 @@
 //     several rows per warp when rows are short: no shared memory, no element reordering.
 //     Rows at odd byte offsets are written in aligned 16-byte chunks, realigned from two
 //     aligned loads by funnel shifts.
-//   - Short contiguous dimensions (a reversal of 3 x 5 x 7 x ..., rows under 128 bytes), 1- and
-//     2-byte elements, and strides that make neither side contiguous: boxes of whole runs on
-//     both sides (kernels/common/permute_box.hpp), loaded in src order and stored in dst order
-//     through shared memory.
+//   - Short contiguous dimensions (a reversal of 3 x 5 x 7 x ..., rows of a few elements) and
+//     strides that make neither side contiguous: boxes of whole runs on both sides
+//     (kernels/common/permute_box.hpp), loaded in src order and stored in dst order through
+//     shared memory, the index math done once per block into tables.
 // The TMA path beside it is permute_tma (kernels/permute/permute_tma.cu).
 #include <kernels/common/grid.hpp>
 #include <kernels/common/permute_box.hpp>
@@ -131,74 +131,86 @@ __global__ void __launch_bounds__(kThreads)
                 });
 }
 
-// Box walk (kernels/common/permute_box.hpp) when a contiguous dimension is short: box b of the
-// batch -> its origin (and how much of a cut dimension is left); load in src order into shared
-// memory at the same index, store in dst order reading shared memory at the src-order index.
+// Box walk (kernels/common/permute_box.hpp) when a contiguous dimension is short. Each block
+// first builds the box's tables in shared memory (per element: src offset, dst offset and
+// shared index of the dst-order element, coordinates along cut dimensions), then walks boxes:
+// box b -> its origin and what is left of its cut dimensions; load in src order (K loads in
+// flight per thread), store in dst order. The index math per element is a table read.
 template <int E, int K = (16 / E > 2 ? 16 / E : 2)>
 __global__ void __launch_bounds__(kThreads)
     permute_box_kernel(const typename Word<E>::type* __restrict__ src,
                        typename Word<E>::type* __restrict__ dst, BoxPlan p) {
   using T = typename Word<E>::type;
-  extern __shared__ unsigned char permute_box_smem[];
+  extern __shared__ __align__(16) unsigned char permute_box_smem[];
+  const std::uint32_t V = p.volume;
   T* buf = reinterpret_cast<T*>(permute_box_smem);
+  auto* ld_off = reinterpret_cast<std::int32_t*>(permute_box_smem + (V * E + 15) / 16 * 16);
+  std::int32_t* st_off = ld_off + V;
+  auto* st_idx = reinterpret_cast<std::uint16_t*>(st_off + V);
+  std::uint16_t* ld_cut = st_idx + V;
+  std::uint16_t* st_cut = ld_cut + V;
+  const int cut0 = p.cut[0], cut1 = p.cut[1];
   const unsigned tid = threadIdx.y * kSide + threadIdx.x;
-  for (std::int64_t b = blockIdx.x; b < p.boxes; b += gridDim.x) {
-    std::int64_t rest = b, so = 0, dof = 0;
-    std::uint32_t lim[kBoxMaxDims];
+  for (std::uint32_t t = tid; t < V; t += kThreads) {
+    std::uint32_t c[kBoxMaxDims];
+    box_coords_src(p, t, c);
+    std::int64_t off = 0;
 #pragma unroll
-    for (int u = 0; u < kBoxMaxDims; ++u) lim[u] = p.box[u];
+    for (int u = 0; u < kBoxMaxDims; ++u)
+      if (u < p.dims) off += c[u] * p.ss[u];
+    ld_off[t] = static_cast<std::int32_t>(off);
+    ld_cut[t] = static_cast<std::uint16_t>((cut0 >= 0 ? c[cut0] : 0) | (cut1 >= 0 ? c[cut1] << 8 : 0));
+    box_coords_dst(p, t, c);
+    off = 0;
+    std::uint32_t at = 0;
+#pragma unroll
+    for (int u = 0; u < kBoxMaxDims; ++u)
+      if (u < p.dims) {
+        off += c[u] * p.ds[u];
+        at += c[u] * p.smem_stride[u];
+      }
+    st_off[t] = static_cast<std::int32_t>(off);
+    st_idx[t] = static_cast<std::uint16_t>(at);
+    st_cut[t] = static_cast<std::uint16_t>((cut0 >= 0 ? c[cut0] : 0) | (cut1 >= 0 ? c[cut1] << 8 : 0));
+  }
+  __syncthreads();
+  for (std::int64_t b = blockIdx.x; b < p.boxes; b += gridDim.x) {
+    auto rest = static_cast<std::uint32_t>(b);
+    std::int64_t so = 0, dof = 0;
+    std::uint32_t lim0 = 256, lim1 = 256;  // coordinates along the cut dimensions stay below
 #pragma unroll
     for (int o = 0; o < kBoxMaxOuter; ++o) {
       if (o >= p.outer) break;
-      const std::int64_t c = rest % p.outer_n[o];
-      rest /= p.outer_n[o];
+      const std::uint32_t q = p.outer_div[o].div(rest);
+      const std::uint32_t c = rest - q * static_cast<std::uint32_t>(p.outer_n[o]);
+      rest = q;
       so += c * p.outer_ss[o];
       dof += c * p.outer_ds[o];
       const int u = p.outer_cut[o];
       if (u >= 0) {
-        const std::int64_t left = p.full[u] - c * p.box[u];
-        lim[u] = left < p.box[u] ? static_cast<std::uint32_t>(left) : p.box[u];
+        const std::int64_t left = p.full[u] - std::int64_t{c} * p.box[u];
+        const std::uint32_t l = left < p.box[u] ? static_cast<std::uint32_t>(left) : p.box[u];
+        if (u == cut0) lim0 = l;
+        else lim1 = l;
       }
     }
-    // K elements per thread in flight: all K loads issued before any shared store.
-    for (std::uint32_t t0 = tid; t0 < p.volume; t0 += K * kThreads) {
+    auto inside = [&](std::uint16_t cc) { return (cc & 255u) < lim0 && (cc >> 8) < lim1; };
+    for (std::uint32_t t0 = tid; t0 < V; t0 += K * kThreads) {
       T v[K];
-      bool in[K];
 #pragma unroll
       for (int k = 0; k < K; ++k) {
         const std::uint32_t t = t0 + k * kThreads;
-        std::uint32_t c[kBoxMaxDims];
-        box_coords_src(p, t, c);
-        in[k] = t < p.volume;
-        std::int64_t off = so;
-#pragma unroll
-        for (int u = 0; u < kBoxMaxDims; ++u)
-          if (u < p.dims) {
-            in[k] = in[k] && c[u] < lim[u];
-            off += c[u] * p.ss[u];
-          }
-        if (in[k]) v[k] = src[off];
+        if (t < V && inside(ld_cut[t])) v[k] = src[so + ld_off[t]];
       }
 #pragma unroll
-      for (int k = 0; k < K; ++k)
-        if (in[k]) buf[t0 + k * kThreads] = v[k];
+      for (int k = 0; k < K; ++k) {
+        const std::uint32_t t = t0 + k * kThreads;
+        if (t < V && inside(ld_cut[t])) buf[t] = v[k];
+      }
     }
     __syncthreads();
-    for (std::uint32_t t = tid; t < p.volume; t += kThreads) {
-      std::uint32_t c[kBoxMaxDims];
-      box_coords_dst(p, t, c);
-      bool in = true;
-      std::int64_t off = dof;
-      std::uint32_t at = 0;
-#pragma unroll
-      for (int u = 0; u < kBoxMaxDims; ++u)
-        if (u < p.dims) {
-          in = in && c[u] < lim[u];
-          off += c[u] * p.ds[u];
-          at += c[u] * p.smem_stride[u];
-        }
-      if (in) dst[off] = buf[at];
-    }
+    for (std::uint32_t t = tid; t < V; t += kThreads)
+      if (inside(st_cut[t])) dst[dof + st_off[t]] = buf[st_idx[t]];
     __syncthreads();
   }
 }
@@ -347,18 +359,19 @@ cudaError_t kernels::launch_permute_tile(const PermuteArgs& a) {
       return cudaGetLastError();
     });
   }
-  // A short contiguous dimension on either side: boxes of whole runs.
+  // A short contiguous dimension on either side (or strides that make neither side
+  // contiguous): boxes of whole runs.
   const std::int64_t run = box_run_elems(a.elem_bytes);
   BoxPlan box;
-  // (1- and 2-byte elements always: the 32 x 33 tile keeps 4 of them per thread in flight,
-  // 40% of memcpy at 2 B on the H100 for NCHW -> NHWC; the box keeps 16 bytes.)
-  if ((a.elem_bytes <= 2 || g.cols < run || g.rows < run || !(g.src_col == 1 && g.dst_row == 1)) &&
+  if ((g.cols < run || g.rows < run || !(g.src_col == 1 && g.dst_row == 1)) &&
       make_box_plan(g, a.elem_bytes, &box)) {
-    const std::int64_t blocks = std::min<std::int64_t>(box.boxes, std::int64_t{a.sm_count} * 32);
+    const auto smem = static_cast<std::uint32_t>(box_smem_bytes(box.volume, a.elem_bytes));
+    const std::int64_t per_sm = std::max<std::int64_t>(1, std::min<std::int64_t>(8, (200 * 1024) / smem));
+    const std::int64_t blocks = std::min<std::int64_t>(box.boxes, a.sm_count * per_sm);
     return dispatch_word(a.elem_bytes, [&](auto eb) {
       constexpr int E = decltype(eb)::value;
       using T = typename Word<E>::type;
-      permute_box_kernel<E><<<static_cast<unsigned>(blocks), block, box.volume * E, a.stream>>>(
+      permute_box_kernel<E><<<static_cast<unsigned>(blocks), block, smem, a.stream>>>(
           static_cast<const T*>(a.src), static_cast<T*>(a.dst), box);
       return cudaGetLastError();
     });

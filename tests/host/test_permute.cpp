@@ -235,7 +235,9 @@ TEST(PermuteBox, TheWalkCoversEveryElementOnce) {
           if (!detail::permute_geometry(red, &g).empty()) continue;
           BoxPlan plan;
           if (!make_box_plan(g, e, &plan)) continue;
-          ASSERT_LE(plan.volume * e, static_cast<std::uint32_t>(kBoxMaxBytes));
+          ASSERT_LE(box_smem_bytes(plan.volume, e), kBoxMaxSmemBytes);
+          for (int cut : plan.cut)  // packed as 8-bit coordinates in the kernel's tables
+            if (cut >= 0) ASSERT_LT(plan.box[cut], 256u);
           std::int64_t total = 1;
           for (auto x : n) total *= x;
           std::vector<unsigned char> src(total * e), want(total * e), got(total * e, 0xCD);
