@@ -45,6 +45,7 @@ inline constexpr int kBoxMaxOuter = 7;  // the rest, plus the chunk counts of cu
 // boxes), kBoxTableBytes in all.
 inline constexpr int kBoxTableBytes = 4 + 4 + 2 + 2 + 2;
 inline constexpr int kBoxMaxSmemBytes = 48 * 1024;
+inline constexpr std::int64_t kBoxTargetElems = 1024;  // boxes grow (longer runs) up to about this
 
 // Each side's run, in elements: 32 (64 bytes at 2-byte elements), at least 128 bytes from 8-byte
 // elements on.
@@ -93,23 +94,42 @@ inline bool make_box_plan(const PermuteGeometry& g, int elem_bytes, BoxPlan* out
   std::sort(by_dst, by_dst + nd, [&](int a, int b) { return all[a].ds < all[b].ds; });
   std::int64_t box[5] = {0, 0, 0, 0, 0};  // 0: not in the box
   std::int64_t volume = 1;
-  // The runs; halved while the box and its tables do not fit.
-  for (std::int64_t run = box_run_elems(elem_bytes);; run /= 2) {
-    for (int k = 0; k < 5; ++k) box[k] = 0;
+  // Boxes for runs of `run` elements on both sides: a dimension already in the box (the src
+  // side cut it) is widened when the dst side needs more of it.
+  auto plan_for = [&](std::int64_t run, std::int64_t* b) {
+    for (int k = 0; k < 5; ++k) b[k] = 0;
     auto fill = [&](const int* order) {
       std::int64_t product = 1;
       for (int k = 0; k < nd && product < run; ++k) {
         const int d = order[k];
-        if (box[d] == 0) box[d] = std::min(all[d].n, (run + product - 1) / product);
-        product *= box[d];
+        b[d] = std::max(b[d], std::min(all[d].n, (run + product - 1) / product));
+        product *= b[d];
       }
     };
     fill(by_src);
     fill(by_dst);
-    volume = 1;
-    for (int k = 0; k < nd; ++k) volume *= box[k] == 0 ? 1 : box[k];
-    if (box_smem_bytes(volume, elem_bytes) <= kBoxMaxSmemBytes) break;
+    std::int64_t v = 1;
+    for (int k = 0; k < nd; ++k) v *= b[k] == 0 ? 1 : b[k];
+    return v;
+  };
+  // The shortest runs first (box_run_elems); then doubled while the box stays under
+  // kBoxTargetElems and its shared memory fits: bigger boxes, fewer barriers per element.
+  std::int64_t run = box_run_elems(elem_bytes);
+  volume = plan_for(run, box);
+  while (box_smem_bytes(volume, elem_bytes) > kBoxMaxSmemBytes) {
     if (run <= 2) return false;
+    run /= 2;
+    volume = plan_for(run, box);
+  }
+  for (std::int64_t r = run * 2; r <= 4096 && volume < kBoxTargetElems; r *= 2) {
+    std::int64_t wider[5];
+    const std::int64_t v = plan_for(r, wider);
+    bool narrow_cuts = true;  // coordinates along cut dimensions fit the tables' 8 bits
+    for (int k = 0; k < nd; ++k) narrow_cuts = narrow_cuts && (wider[k] >= all[k].n || wider[k] < 256);
+    if (v > kBoxTargetElems * 2 || box_smem_bytes(v, elem_bytes) > kBoxMaxSmemBytes || !narrow_cuts)
+      break;
+    volume = v;
+    for (int k = 0; k < 5; ++k) box[k] = wider[k];
   }
   BoxPlan p;
   // Box dimensions in src order; smem strides follow it.
