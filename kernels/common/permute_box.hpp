@@ -102,7 +102,11 @@ inline bool make_box_plan(const PermuteGeometry& g, int elem_bytes, BoxPlan* out
       std::int64_t product = 1;
       for (int k = 0; k < nd && product < run; ++k) {
         const int d = order[k];
-        b[d] = std::max(b[d], std::min(all[d].n, (run + product - 1) / product));
+        // At least `need` of it: all of it when that is under twice `need`, else chunks of
+        // equal size (101 for 32 -> 3 chunks of 34, not 32 + 32 + 32 + 5).
+        const std::int64_t need = (run + product - 1) / product, n = all[d].n;
+        const std::int64_t take = n <= 2 * need ? n : (n + n / need - 1) / (n / need);
+        b[d] = std::max(b[d], take);
         product *= b[d];
       }
     };
