@@ -67,6 +67,7 @@ def section(run):
     notes = []
     ratios_random = []
     ratios_named = []
+    contiguous = []  # (case, % of memcpy) where the contiguous run is 32 bytes or more
     for (e, label, ext, perm), who in cases(run).items():
         g = {w: med(who.get(w)) for w in WHO}
         form = next((who[w].get("form") for w in WHO if w in who and who[w].get("form")), "?")
@@ -87,6 +88,9 @@ def section(run):
               if g["permute_tma"] and g["permute_tile"] else "-")
         if vs is not None:
             (ratios_random if label == "random" else ratios_named).append(vs)
+        if contig >= 32 and g["auto"] and g["memcpy"]:
+            contiguous.append((f"{label} {ext.replace('x', ',')} ({perm.replace('.', ',')}) {e[1:]} B",
+                               100 * g["auto"] / g["memcpy"]))
         lines.append(
             f"| {label} | {e[1:]} B | {ext.replace('x', ', ')} | {perm.replace('.', ',')} | {form} "
             f"| {contig} B | {cell('memcpy')} | {cell('auto')} ({ran}) | {pct} "
@@ -98,6 +102,11 @@ def section(run):
             gm = math.exp(sum(math.log(x) for x in r) / len(r))
             lines.append(f"- auto / cuTENSOR, {title}: geometric mean {gm:.3f}, lowest {min(r):.3f}, "
                          f"{sum(1 for x in r if x >= 1.05)} of {len(r)} at 1.05 or more")
+    if contiguous:
+        low = [f"{c} {p:.1f}%" for c, p in contiguous if p < 90]
+        lines.append(f"- contiguous run of 32 bytes or more: {len(contiguous) - len(low)} of "
+                     f"{len(contiguous)} at 90% of memcpy or more" +
+                     (f"; below: {'; '.join(low)}" if low else ""))
     if notes:
         lines.append("")
         lines.append("Not timed:")

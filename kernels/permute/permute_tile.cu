@@ -232,6 +232,8 @@ __device__ __forceinline__ uint4 shifted_chunk(const uint4& a, const uint4& b, u
                     __funnelshift_r(x[2], x[3], sh), __funnelshift_r(x[3], x[4], sh));
 }
 
+constexpr int kRealignUnroll = 4;
+
 __global__ void __launch_bounds__(kThreads)
     permute_rows_realign_kernel(const unsigned char* __restrict__ src,
                                 unsigned char* __restrict__ dst, PermuteGeometry g, int lanes_log2,
@@ -256,25 +258,40 @@ __global__ void __launch_bounds__(kThreads)
                     for (std::int64_t i = lane; i < h; i += lanes) d[i] = s[i];
                     for (std::int64_t i = tail0 + lane; i < row_bytes; i += lanes) d[i] = s[i];
                     const auto r = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(s + h) % 16);
-                    for (std::int64_t c = lane; c < chunks; c += lanes) {
-                      const unsigned char* sc = s + h + c * 16;
-                      uint4 out;
-                      if (r == 0) {
-                        out = __ldg(reinterpret_cast<const uint4*>(sc));
-                      } else {
-                        const auto base = reinterpret_cast<std::uintptr_t>(sc) - r;
-                        if (base >= src_lo && base + 32 <= src_hi) {
-                          const uint4 lo = __ldg(reinterpret_cast<const uint4*>(base));
-                          const uint4 hi = __ldg(reinterpret_cast<const uint4*>(base + 16));
-                          out = shifted_chunk(lo, hi, r);
+                    // kRealignUnroll chunks per thread at once: all their loads, then the
+                    // stores (a 16 KB row is 32 chunks per lane).
+                    for (std::int64_t c0 = lane; c0 < chunks; c0 += kRealignUnroll * lanes) {
+                      uint4 lo[kRealignUnroll], hi[kRealignUnroll];
+                      bool whole[kRealignUnroll];
+#pragma unroll
+                      for (int u = 0; u < kRealignUnroll; ++u) {
+                        const std::int64_t c = c0 + std::int64_t{u} * lanes;
+                        const auto sc = reinterpret_cast<std::uintptr_t>(s + h + c * 16);
+                        const std::uintptr_t base = sc - r;
+                        whole[u] = r == 0 || (base >= src_lo && base + 32 <= src_hi);
+                        if (c < chunks && whole[u]) {
+                          lo[u] = __ldg(reinterpret_cast<const uint4*>(base));
+                          if (r != 0) hi[u] = __ldg(reinterpret_cast<const uint4*>(base + 16));
+                        }
+                      }
+#pragma unroll
+                      for (int u = 0; u < kRealignUnroll; ++u) {
+                        const std::int64_t c = c0 + std::int64_t{u} * lanes;
+                        if (c >= chunks) break;
+                        const unsigned char* sc = s + h + c * 16;
+                        uint4 out;
+                        if (r == 0) {
+                          out = lo[u];
+                        } else if (whole[u]) {
+                          out = shifted_chunk(lo[u], hi[u], r);
                         } else {
                           alignas(16) unsigned char tmp[16];
 #pragma unroll
                           for (int i = 0; i < 16; ++i) tmp[i] = sc[i];
                           out = *reinterpret_cast<const uint4*>(tmp);
                         }
+                        *reinterpret_cast<uint4*>(d + h + c * 16) = out;
                       }
-                      *reinterpret_cast<uint4*>(d + h + c * 16) = out;
                     }
                   }
                 });
