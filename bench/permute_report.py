@@ -78,7 +78,7 @@ def section(run):
             if g[w] is None:
                 err = who.get(w, {}).get("error", "")
                 if err:
-                    notes.append(f"{label} {ext} ({perm}) e{e[1:]} {w}: {err}")
+                    notes.append((f"{label} {ext} ({perm}) {e[1:]} B", w, err.replace("skipped: ", "")))
                 return "-"
             return f"{g[w]:.0f}"
 
@@ -108,9 +108,15 @@ def section(run):
                      f"{len(contiguous)} at 90% of memcpy or more" +
                      (f"; below: {'; '.join(low)}" if low else ""))
     if notes:
+        # One line per (technique, reason), with the cases it covers.
+        grouped = OrderedDict()
+        for case, who, why in notes:
+            grouped.setdefault((who, why), []).append(case)
         lines.append("")
         lines.append("Not timed:")
-        lines += [f"- {n}" for n in notes]
+        for (who, why), where in grouped.items():
+            lines.append(f"- {who} on {len(where)} case{'s' if len(where) > 1 else ''} "
+                         f"({'; '.join(where) if len(where) <= 3 else ', '.join(w.split(' ')[0] for w in where[:3]) + ', ...'}): {why}")
     return "\n".join(lines) + "\n"
 
 

@@ -12,8 +12,9 @@ the ratio of tmakit's best to it, and what `auto` ran. A table and a chart per c
 per-technique tables per class and element size, the host overhead per call. With --readme,
 the text between <!-- headline:begin --> and <!-- headline:end --> is replaced by the headline
 table (per GPU, class and element size: tmakit against the best peer, losses counted).
-Medians of the repetitions. The markdown file's block between <!-- plans:begin --> and
-<!-- plans:end --> (bench/plan_report.py's tables) is carried over unchanged.
+Medians of the repetitions. The markdown file's blocks between <!-- plans:begin --> and
+<!-- plans:end --> (bench/plan_report.py's tables) and between <!-- permute:begin --> and
+<!-- permute:end --> (bench/permute_report.py's) are carried over unchanged.
 """
 import argparse
 import json
@@ -354,14 +355,16 @@ def write_md(runs, md_path, img_rel, command):
                                                            "%.2f" % us if us is not None else label,
                                                            "%.2f" % end if end is not None else "-"))
             lines.append("")
-    # The plans' section (bench/plan_report.py, from --preset=survey runs) is kept as it is.
-    begin, end = "<!-- plans:begin -->", "<!-- plans:end -->"
+    # The plans' and permutations' sections (bench/plan_report.py from --preset=survey runs,
+    # bench/permute_report.py from --preset=permute runs) are kept as they are.
     try:
         old = open(md_path).read()
+    except OSError:
+        old = ""
+    for name in ("plans", "permute"):
+        begin, end = "<!-- %s:begin -->" % name, "<!-- %s:end -->" % name
         if begin in old and end in old:
             lines += ["", old[old.index(begin):old.index(end) + len(end)], ""]
-    except OSError:
-        pass
     with open(md_path, "w") as f:
         f.write("\n".join(lines))
 

@@ -1,7 +1,7 @@
 // tmakit permute: what a permutation reduces to, then each technique that can run it verified
 // against the CPU reference and timed, next to cudaMemcpyAsync of the same bytes.
 //   tmakit permute --shape 8,4096,32,128 --perm 0,2,1,3 [--elem-bytes 2] [--variant V,W]
-//                  [--iters N]
+//                  [--iters N] [--explain]
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -27,6 +27,8 @@ void usage(std::FILE* out) {
                "  --elem-bytes E    1, 2, 4, 8 or 16 (default 4)\n"
                "  --variant V[,W]   only these: auto, permute_tma, permute_tile (default: all)\n"
                "  --iters N         timed runs per technique, median reported (default 20)\n"
+               "  --explain         print the reduction, the kernels' walk and permute_tma's\n"
+               "                    tensor maps (no GPU needed), then stop\n"
                "\n"
                "Prints the reduction (extents of 1 dropped, dimensions that stay adjacent fused:\n"
                "a copy, a transpose that transpose() runs, whole rows, or a tile in a batch),\n"
@@ -65,7 +67,7 @@ int run_permute(const std::vector<std::string>& args) {
   std::vector<int> perm;
   int elem_bytes = 4, iters = 20;
   std::vector<std::string> tokens = {"auto", "permute_tma", "permute_tile"};
-  bool have_shape = false, have_perm = false;
+  bool have_shape = false, have_perm = false, explain = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     std::string text;
@@ -86,6 +88,8 @@ int run_permute(const std::vector<std::string>& args) {
                                    "')");
       perm.assign(list.begin(), list.end());
       have_perm = true;
+    } else if (a == "--explain") {
+      explain = true;
     } else if (a == "--elem-bytes") {
       if (!take_integer(kCmd, args, &i, 1, 16, &v)) return 2;
       elem_bytes = static_cast<int>(v);
@@ -114,6 +118,10 @@ int run_permute(const std::vector<std::string>& args) {
   PermuteReduction red;
   if (Status s = reduce_permutation(extents, perm, elem_bytes, {}, &red); !s)
     return arg_error(kCmd, s.message);
+  if (explain) {
+    std::fputs(explain_permute(extents, perm, elem_bytes).c_str(), stdout);
+    return 0;
+  }
 
   DeviceInfo dev;
   if (Status s = query_device(&dev); !s) return fail(s);

@@ -87,8 +87,8 @@ struct MapSide {
   const std::int64_t* batch_pitch_elems;  // 3, b0 first
 };
 
-std::string encode_side(const MapSide& s, const PermuteGeometry& g, int elem_bytes,
-                        const kernels::PermuteTmaPlan& plan, int cc, CUtensorMap* out) {
+TensorMapSpec side_spec(const MapSide& s, const PermuteGeometry& g, int elem_bytes,
+                        const kernels::PermuteTmaPlan& plan) {
   TensorMapSpec spec;
   spec.type = unsigned_type(plan.type_bytes);
   spec.rank = 5;
@@ -107,10 +107,19 @@ std::string encode_side(const MapSide& s, const PermuteGeometry& g, int elem_byt
   spec.box = {1, 1, 1, static_cast<std::uint32_t>(plan.box_rows),
               static_cast<std::uint32_t>(plan.box_cols)};
   spec.swizzle = static_cast<TmaSwizzle>(plan.swizzle);
+  return spec;
+}
+
+std::string side_name(const MapSide& s, const kernels::PermuteTmaPlan& plan) {
+  return std::string(s.name) + " tensor map (dims: b2, b1, b0, " +
+         (plan.rows ? "rows, row words" : s.name[0] == 's' ? "rows, cols" : "cols, rows") + ")";
+}
+
+std::string encode_side(const MapSide& s, const PermuteGeometry& g, int elem_bytes,
+                        const kernels::PermuteTmaPlan& plan, int cc, CUtensorMap* out) {
+  const TensorMapSpec spec = side_spec(s, g, elem_bytes, plan);
   const ValidationReport rep = validate(spec, cc);
-  const std::string prefix =
-      std::string(s.name) + " tensor map (dims: b2, b1, b0, " +
-      (plan.rows ? "rows, row words" : s.name[0] == 's' ? "rows, cols" : "cols, rows") + "): ";
+  const std::string prefix = side_name(s, plan) + ": ";
   if (!rep.ok()) {
     std::string msg;
     for (const RuleViolation& v : rep.errors) msg += (msg.empty() ? "" : "; ") + v.message;
@@ -121,6 +130,19 @@ std::string encode_side(const MapSide& s, const PermuteGeometry& g, int elem_byt
   if (!why.ok()) return prefix + why.message;
   if (r != CUDA_SUCCESS) return prefix + "cuTensorMapEncodeTiled returned " + curesult_name(r);
   return {};
+}
+
+// The two maps of permute_tma: src as (b2, b1, b0, rows, cols) with src's strides; dst as
+// (b2, b1, b0, cols, rows) for a transposing tile, or like src, in 8-byte words, for rows.
+void map_sides(const kernels::PermuteArgs& a, const kernels::PermuteTmaPlan& plan, MapSide* src,
+               MapSide* dst) {
+  const PermuteGeometry& g = a.geo;
+  const std::int64_t e = a.elem_bytes;
+  const std::int64_t inner = g.cols * e / plan.type_bytes;
+  *src = {"src", a.src, g.rows, inner, g.src_row * e, g.src_batch};
+  *dst = plan.rows ? MapSide{"dst", a.dst, g.rows, inner, g.dst_row * e, g.dst_batch}
+                   : MapSide{"dst", a.dst, g.cols, g.rows * e / plan.type_bytes, g.dst_col * e,
+                             g.dst_batch};
 }
 
 // Empty when permute_tma can run `a` (its maps then encoded into *maps and pointed at);
@@ -137,11 +159,8 @@ std::string prepare_permute_tma(bool allow_tma, const DeviceCaps& caps, kernels:
     if (n >= (std::int64_t{1} << 31))
       return "permute_tma: extent " + std::to_string(n) +
              " does not fit a 32-bit TMA coordinate (at most 2^31 - 1)";
-  const MapSide src{"src", a->src, g.rows, inner, g.src_row * e, g.src_batch};
-  const MapSide dst = plan.rows
-                          ? MapSide{"dst", a->dst, g.rows, inner, g.dst_row * e, g.dst_batch}
-                          : MapSide{"dst", a->dst, g.cols, g.rows * e / plan.type_bytes,
-                                    g.dst_col * e, g.dst_batch};
+  MapSide src, dst;
+  map_sides(*a, plan, &src, &dst);
   if (std::string why = encode_side(src, g, a->elem_bytes, plan, caps.cc, &maps->src); !why.empty())
     return why;
   if (std::string why = encode_side(dst, g, a->elem_bytes, plan, caps.cc, &maps->dst); !why.empty())
@@ -288,6 +307,49 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
     if (const cudaError_t err = cudaStreamSynchronize(options.stream); err != cudaSuccess)
       return failed(err, "running");
   return result;
+}
+
+std::string explain_permute(const std::vector<std::int64_t>& extents, const std::vector<int>& perm,
+                            int elem_bytes, const PermuteLayout& layout) {
+  detail::PermuteProblem p;
+  if (Status s = detail::check_permute_args(extents, perm, elem_bytes, layout, &p); !s)
+    return "error: " + s.message + "\n";
+  const PermuteReduction r = detail::reduce(p);
+  std::string out = "reduces to " + r.to_string() + "\n";
+  if (r.form == PermuteForm::kCopy || r.form == PermuteForm::kTranspose)
+    out += "auto: transpose() runs it (when src and dst are aligned to " +
+           std::to_string(r.transpose_elem_bytes) +
+           " bytes); permute_tma and permute_tile, when named, run the walk below\n";
+  kernels::PermuteArgs a;
+  if (std::string why = detail::permute_geometry(r, &a.geo); !why.empty())
+    return out + "the permutation kernels cannot run it: " + why + "\n";
+  a.elem_bytes = elem_bytes;
+  a.src = reinterpret_cast<const void*>(std::uintptr_t{1} << 40);  // placeholders: 16-byte
+  a.dst = reinterpret_cast<void*>(std::uintptr_t{1} << 41);        // aligned operands
+  const PermuteGeometry& g = a.geo;
+  auto dim = [](std::int64_t n, std::int64_t ss, std::int64_t ds) {
+    return std::to_string(n) + " (src stride " + std::to_string(ss) + ", dst stride " +
+           std::to_string(ds) + ")";
+  };
+  out += std::string("walk (strides in elements): ") +
+         (a.moves_rows() ? "whole rows of " : "tiles of ") + "cols " +
+         dim(g.cols, g.src_col, g.dst_col) + " x rows " + dim(g.rows, g.src_row, g.dst_row);
+  for (int k = 0; k < 3; ++k)
+    if (g.batch_extent[k] > 1)
+      out += ", batch b" + std::to_string(k) + " " +
+             dim(g.batch_extent[k], g.src_batch[k], g.dst_batch[k]);
+  out += "\n";
+  const kernels::PermuteTmaPlan plan = kernels::plan_permute_tma(a);
+  if (plan.rule != nullptr) return out + "permute_tma: " + plan.rule + "\n";
+  MapSide src, dst;
+  map_sides(a, plan, &src, &dst);
+  for (const MapSide* side : {&src, &dst}) {
+    const TensorMapSpec spec = side_spec(*side, g, elem_bytes, plan);
+    const ValidationReport rep = validate(spec, 90);
+    out += "permute_tma " + side_name(*side, plan) + ":\n" + describe(spec);
+    if (!rep.ok()) out += "  not valid: " + rep.to_string() + "\n";
+  }
+  return out;
 }
 
 }  // namespace tmakit

@@ -75,6 +75,14 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
                const std::vector<int>& perm, int elem_bytes, const PermuteLayout& layout = {},
                const TransposeOptions& options = {});
 
+// What permute() does with a problem, in words, with no device: the reduction; the transpose()
+// call it hands a copy or transpose to; the permutation kernels' walk (tile or rows dimensions
+// and batch, each with its strides); and permute_tma's two rank-5 tensor maps as describe()
+// prints them (for 16-byte aligned operands), or the rule that keeps TMA off. `tmakit permute
+// --explain` prints it.
+std::string explain_permute(const std::vector<std::int64_t>& extents, const std::vector<int>& perm,
+                            int elem_bytes, const PermuteLayout& layout = {});
+
 // The CPU reference: the same contract on host memory. Elements of dst that no element of src
 // maps to (padding of a strided dst) are left as they are.
 Status reference_permute(const void* src, void* dst, const std::vector<std::int64_t>& extents,
