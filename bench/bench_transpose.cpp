@@ -460,7 +460,8 @@ int main(int argc, char** argv) {
       shape_list = argv[i] + 9, have_shapes = true;
     else if (std::strncmp(argv[i], "--permute-random=", 17) == 0) {
       if (!cli::parse_integer(argv[i] + 17, 0, 10000, &permute_random)) {
-        std::fprintf(stderr, "tmakit_bench: --permute-random: '%s' is not an integer from 0 to 10000\n",
+        std::fprintf(stderr,
+                     "tmakit_bench: --permute-random: '%s' is not an integer from 0 to 10000\n",
                      argv[i] + 17);
         return 2;
       }
@@ -533,9 +534,9 @@ int main(int argc, char** argv) {
     shapes = cli::preset_shapes(preset);
   }
   if (shapes.empty() && preset != "survey" && preset != "permute") {
-    std::fprintf(stderr,
-                 "tmakit_bench: --preset must be quick, full, probe, survey or permute (got '%s')\n",
-                 preset.c_str());
+    std::fprintf(
+        stderr, "tmakit_bench: --preset must be quick, full, probe, survey or permute (got '%s')\n",
+        preset.c_str());
     return 2;
   }
   if (list_shapes) {

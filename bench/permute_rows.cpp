@@ -47,7 +47,8 @@ struct Case {
 
 std::string join(const std::vector<std::int64_t>& v, char sep) {
   std::string s;
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? std::string(1, sep) : "") + std::to_string(v[i]);
+  for (std::size_t i = 0; i < v.size(); ++i)
+    s += (i ? std::string(1, sep) : "") + std::to_string(v[i]);
   return s;
 }
 
@@ -170,8 +171,9 @@ void run_timed(benchmark::State& state, const std::string& name, Cell& cell, boo
 using BenchFn = std::function<void(benchmark::State&)>;
 
 void register_case(const Case& c, int rounds) {
-  const std::string prefix = "permute/e" + std::to_string(c.e) + "/" + c.name + "/" + join(c.n, 'x') +
-                             "/" + join(std::vector<std::int64_t>(c.perm.begin(), c.perm.end()), '.') + "/";
+  const std::string prefix =
+      "permute/e" + std::to_string(c.e) + "/" + c.name + "/" + join(c.n, 'x') + "/" +
+      join(std::vector<std::int64_t>(c.perm.begin(), c.perm.end()), '.') + "/";
   std::vector<std::pair<std::string, BenchFn>> benches;
   for (auto& peer : g_permute_peers) {
     Peer* pp = peer.get();

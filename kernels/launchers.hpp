@@ -140,21 +140,20 @@ TmaPlan plan_tma_wide(const LaunchArgs&);
 TmaPlan plan_int4_8x8(const LaunchArgs&);
 TmaPlan plan_tma_reduce(const LaunchArgs&);
 
-
 // ---- Permutations (host/permute/) --------------------------------------------------------------
 // A reduced permutation as the kernels see it: a batch of (up to 3 dimensions of) tiles. Element
 // (j, i) of the tile of batch entry (b0, b1, b2), j < rows, i < cols, moves
 //   from src[b0 * src_batch[0] + b1 * src_batch[1] + b2 * src_batch[2] + j * src_row + i * src_col]
 //   to   dst[b0 * dst_batch[0] + b1 * dst_batch[1] + b2 * dst_batch[2] + j * dst_row + i * dst_col]
-// (strides in elements: PermuteGeometry). i is the dimension contiguous in src (src_col == 1 unless the caller's
-// strides say otherwise). A transposing permutation has j contiguous in dst (dst_row == 1); a
-// row permutation keeps i contiguous in dst too (dst_col == 1): whole rows of `cols` elements
-// move, and j is dst's next dimension. b0 varies fastest (the smallest dst stride).
+// (strides in elements: PermuteGeometry). i is the dimension contiguous in src (src_col == 1 unless
+// the caller's strides say otherwise). A transposing permutation has j contiguous in dst (dst_row
+// == 1); a row permutation keeps i contiguous in dst too (dst_col == 1): whole rows of `cols`
+// elements move, and j is dst's next dimension. b0 varies fastest (the smallest dst stride).
 struct PermuteArgs {
   const void* src = nullptr;
   void* dst = nullptr;
-  int elem_bytes = 0;  // 1, 2, 4, 8, 16
-  PermuteGeometry geo;  // kernels/common/permute_geometry.hpp
+  int elem_bytes = 0;               // 1, 2, 4, 8, 16
+  PermuteGeometry geo;              // kernels/common/permute_geometry.hpp
   std::int64_t src_span_bytes = 0;  // from src to one past its last element (reads stay inside)
   cudaStream_t stream = nullptr;
   int sm_count = 1;
@@ -171,9 +170,9 @@ using PermuteLauncher = cudaError_t (*)(const PermuteArgs&);
 
 // What permute_tma needs: its maps' boxes (in the map's elements) and type.
 struct PermuteTmaPlan {
-  bool rows = false;    // a row permutation: the maps are of 8-byte words
+  bool rows = false;  // a row permutation: the maps are of 8-byte words
   int box_rows = 0, box_cols = 0;
-  int type_bytes = 0;   // element size of the maps' unsigned type
+  int type_bytes = 0;  // element size of the maps' unsigned type
   int swizzle = kSwizzleNone;
   const char* rule = nullptr;  // set: permute_tma takes no such call, and why
 };

@@ -78,14 +78,14 @@ int run_permute(const std::vector<std::string>& args) {
       return 0;
     } else if (a == "--shape") {
       if (!take_value(args, &i, &text) || !parse_list(text, 1, 1ll << 40, &list))
-        return arg_error(kCmd, "--shape needs a comma-separated list of extents >= 1 (got '" +
-                                   text + "')");
+        return arg_error(
+            kCmd, "--shape needs a comma-separated list of extents >= 1 (got '" + text + "')");
       extents.assign(list.begin(), list.end());
       have_shape = true;
     } else if (a == "--perm") {
       if (!take_value(args, &i, &text) || !parse_list(text, 0, 63, &list))
-        return arg_error(kCmd, "--perm needs a comma-separated list of dimensions (got '" + text +
-                                   "')");
+        return arg_error(kCmd,
+                         "--perm needs a comma-separated list of dimensions (got '" + text + "')");
       perm.assign(list.begin(), list.end());
       have_perm = true;
     } else if (a == "--explain") {
@@ -159,8 +159,8 @@ int run_permute(const std::vector<std::string>& args) {
   const double copy_gbps = gbps(moved, copy.median_ms);
   std::printf("%lld elements of %d bytes, %.1f MB moved per run; cudaMemcpyAsync %.1f GB/s\n\n",
               static_cast<long long>(n), elem_bytes, moved / 1e6, copy_gbps);
-  std::printf("%-14s %-16s %10s %10s %9s %9s  %s\n", "variant", "ran", "time_ms", "GB/s",
-              "%memcpy", "verified", "note");
+  std::printf("%-14s %-16s %10s %10s %9s %9s  %s\n", "variant", "ran", "time_ms", "GB/s", "%memcpy",
+              "verified", "note");
   int failures = 0;
   for (const std::string& token : tokens) {
     TransposeOptions o;

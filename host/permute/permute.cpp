@@ -73,8 +73,10 @@ std::string hex_ptr(const void* p) {
 }
 
 TmaType unsigned_type(int bytes) {
-  return bytes == 1 ? TmaType::kU8 : bytes == 2 ? TmaType::kU16 : bytes == 8 ? TmaType::kU64
-                                                                             : TmaType::kU32;
+  return bytes == 1   ? TmaType::kU8
+         : bytes == 2 ? TmaType::kU16
+         : bytes == 8 ? TmaType::kU64
+                      : TmaType::kU32;
 }
 
 // One operand as a rank-5 map, outermost first: (b2, b1, b0, outer, inner), pitches in bytes
@@ -82,7 +84,7 @@ TmaType unsigned_type(int bytes) {
 struct MapSide {
   const char* name;
   const void* address;
-  std::int64_t outer, inner;      // extents (inner in the map's elements)
+  std::int64_t outer, inner;  // extents (inner in the map's elements)
   std::int64_t outer_pitch_bytes;
   const std::int64_t* batch_pitch_elems;  // 3, b0 first
 };
@@ -112,7 +114,10 @@ TensorMapSpec side_spec(const MapSide& s, const PermuteGeometry& g, int elem_byt
 
 std::string side_name(const MapSide& s, const kernels::PermuteTmaPlan& plan) {
   return std::string(s.name) + " tensor map (dims: b2, b1, b0, " +
-         (plan.rows ? "rows, row words" : s.name[0] == 's' ? "rows, cols" : "cols, rows") + ")";
+         (plan.rows          ? "rows, row words"
+          : s.name[0] == 's' ? "rows, cols"
+                             : "cols, rows") +
+         ")";
 }
 
 std::string encode_side(const MapSide& s, const PermuteGeometry& g, int elem_bytes,
@@ -141,8 +146,8 @@ void map_sides(const kernels::PermuteArgs& a, const kernels::PermuteTmaPlan& pla
   const std::int64_t inner = g.cols * e / plan.type_bytes;
   *src = {"src", a.src, g.rows, inner, g.src_row * e, g.src_batch};
   *dst = plan.rows ? MapSide{"dst", a.dst, g.rows, inner, g.dst_row * e, g.dst_batch}
-                   : MapSide{"dst", a.dst, g.cols, g.rows * e / plan.type_bytes, g.dst_col * e,
-                             g.dst_batch};
+                   : MapSide{"dst",         a.dst,      g.cols, g.rows * e / plan.type_bytes,
+                             g.dst_col * e, g.dst_batch};
 }
 
 // Empty when permute_tma can run `a` (its maps then encoded into *maps and pointed at);

@@ -12,7 +12,7 @@ namespace tmakit {
 namespace detail {
 namespace {
 
-constexpr int kMaxRank = 8;                         // more than 5 only if it folds to 5
+constexpr int kMaxRank = 8;  // more than 5 only if it folds to 5
 constexpr std::int64_t kMaxSpanBytes = std::int64_t{1} << 62;
 
 Status invalid(std::string msg) {
@@ -333,7 +333,8 @@ Status reduce_permutation(const std::vector<std::int64_t>& extents, const std::v
 }
 
 Status reference_permute(const void* src, void* dst, const std::vector<std::int64_t>& extents,
-                         const std::vector<int>& perm, int elem_bytes, const PermuteLayout& layout) {
+                         const std::vector<int>& perm, int elem_bytes,
+                         const PermuteLayout& layout) {
   if (src == nullptr) return make_status(StatusCode::kInvalidArgument, "src is a null pointer");
   if (dst == nullptr) return make_status(StatusCode::kInvalidArgument, "dst is a null pointer");
   detail::PermuteProblem p;

@@ -24,8 +24,8 @@ struct FastDiv {
   explicit FastDiv(std::uint32_t divisor) : d(divisor) {
     s = 0;
     while ((std::uint64_t{1} << s) < divisor) ++s;
-    m = static_cast<std::uint32_t>(((std::uint64_t{1} << 32) * ((std::uint64_t{1} << s) - divisor)) /
-                                   divisor + 1);
+    m = static_cast<std::uint32_t>(
+        ((std::uint64_t{1} << 32) * ((std::uint64_t{1} << s) - divisor)) / divisor + 1);
   }
   TMAKIT_HD std::uint32_t div(std::uint32_t n) const {
 #if defined(__CUDA_ARCH__)
@@ -57,12 +57,12 @@ inline std::int64_t box_smem_bytes(std::int64_t volume, int elem_bytes) {
 }
 
 struct BoxPlan {
-  int dims = 0;  // box dimensions, innermost src first
-  std::uint32_t box[kBoxMaxDims] = {};     // extent inside the box
+  int dims = 0;                         // box dimensions, innermost src first
+  std::uint32_t box[kBoxMaxDims] = {};  // extent inside the box
   FastDiv box_div[kBoxMaxDims];
-  std::int64_t full[kBoxMaxDims] = {};     // the dimension's extent (a cut one: > box)
+  std::int64_t full[kBoxMaxDims] = {};  // the dimension's extent (a cut one: > box)
   std::int64_t ss[kBoxMaxDims] = {}, ds[kBoxMaxDims] = {};  // strides, elements
-  std::uint32_t smem_stride[kBoxMaxDims] = {};  // position in the box's src order
+  std::uint32_t smem_stride[kBoxMaxDims] = {};              // position in the box's src order
   int dst_order[kBoxMaxDims] = {};  // box dimensions innermost dst first (indices into the above)
   std::uint32_t volume = 1;         // elements per box
   int outer = 0;
@@ -129,7 +129,8 @@ inline bool make_box_plan(const PermuteGeometry& g, int elem_bytes, BoxPlan* out
     std::int64_t wider[5];
     const std::int64_t v = plan_for(r, wider);
     bool narrow_cuts = true;  // coordinates along cut dimensions fit the tables' 8 bits
-    for (int k = 0; k < nd; ++k) narrow_cuts = narrow_cuts && (wider[k] >= all[k].n || wider[k] < 256);
+    for (int k = 0; k < nd; ++k)
+      narrow_cuts = narrow_cuts && (wider[k] >= all[k].n || wider[k] < 256);
     if (v > kBoxTargetElems * 2 || box_smem_bytes(v, elem_bytes) > kBoxMaxSmemBytes || !narrow_cuts)
       break;
     volume = v;
@@ -189,7 +190,8 @@ inline bool make_box_plan(const PermuteGeometry& g, int elem_bytes, BoxPlan* out
     }
   }
   if (p.boxes >= (std::int64_t{1} << 32)) return false;
-  for (int o = 0; o < p.outer; ++o) p.outer_div[o] = FastDiv(static_cast<std::uint32_t>(p.outer_n[o]));
+  for (int o = 0; o < p.outer; ++o)
+    p.outer_div[o] = FastDiv(static_cast<std::uint32_t>(p.outer_n[o]));
   *out = p;
   return true;
 }

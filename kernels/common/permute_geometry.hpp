@@ -14,7 +14,9 @@ struct PermuteGeometry {
   std::int64_t src_batch[3] = {0, 0, 0};
   std::int64_t dst_batch[3] = {0, 0, 0};
 
-  TMAKIT_HD std::int64_t batch() const { return batch_extent[0] * batch_extent[1] * batch_extent[2]; }
+  TMAKIT_HD std::int64_t batch() const {
+    return batch_extent[0] * batch_extent[1] * batch_extent[2];
+  }
 };
 
 // Batch entry b as coordinates: b = b0 + batch_extent[0] * (b1 + batch_extent[1] * b2).

@@ -23,8 +23,8 @@
 namespace tmakit {
 namespace {
 
-constexpr int kSide = 32;         // tile side in elements
-constexpr int kThreadRows = 8;    // 32 x 8 threads, 4 tile rows each
+constexpr int kSide = 32;       // tile side in elements
+constexpr int kThreadRows = 8;  // 32 x 8 threads, 4 tile rows each
 constexpr unsigned kThreads = kSide * kThreadRows;
 
 template <int E>
@@ -137,7 +137,9 @@ __global__ void __launch_bounds__(kThreads)
 // box b -> its origin and what is left of its cut dimensions; load in src order (K loads in
 // flight per thread: 32 bytes, 8 elements at most: 16 two-byte loads measured slower than 8 on
 // the H100), store in dst order. The index math per element is a table read.
-template <int E, int K = (32 / E > 8 ? 8 : 32 / E > 2 ? 32 / E : 2)>
+template <int E, int K = (32 / E > 8   ? 8
+                          : 32 / E > 2 ? 32 / E
+                                       : 2)>
 __global__ void __launch_bounds__(kThreads)
     permute_box_kernel(const typename Word<E>::type* __restrict__ src,
                        typename Word<E>::type* __restrict__ dst, BoxPlan p) {
@@ -160,7 +162,8 @@ __global__ void __launch_bounds__(kThreads)
     for (int u = 0; u < kBoxMaxDims; ++u)
       if (u < p.dims) off += c[u] * p.ss[u];
     ld_off[t] = static_cast<std::int32_t>(off);
-    ld_cut[t] = static_cast<std::uint16_t>((cut0 >= 0 ? c[cut0] : 0) | (cut1 >= 0 ? c[cut1] << 8 : 0));
+    ld_cut[t] =
+        static_cast<std::uint16_t>((cut0 >= 0 ? c[cut0] : 0) | (cut1 >= 0 ? c[cut1] << 8 : 0));
     box_coords_dst(p, t, c);
     off = 0;
     std::uint32_t at = 0;
@@ -172,7 +175,8 @@ __global__ void __launch_bounds__(kThreads)
       }
     st_off[t] = static_cast<std::int32_t>(off);
     st_idx[t] = static_cast<std::uint16_t>(at);
-    st_cut[t] = static_cast<std::uint16_t>((cut0 >= 0 ? c[cut0] : 0) | (cut1 >= 0 ? c[cut1] << 8 : 0));
+    st_cut[t] =
+        static_cast<std::uint16_t>((cut0 >= 0 ? c[cut0] : 0) | (cut1 >= 0 ? c[cut1] << 8 : 0));
   }
   __syncthreads();
   for (std::int64_t b = blockIdx.x; b < p.boxes; b += gridDim.x) {
@@ -191,8 +195,10 @@ __global__ void __launch_bounds__(kThreads)
       if (u >= 0) {
         const std::int64_t left = p.full[u] - std::int64_t{c} * p.box[u];
         const std::uint32_t l = left < p.box[u] ? static_cast<std::uint32_t>(left) : p.box[u];
-        if (u == cut0) lim0 = l;
-        else lim1 = l;
+        if (u == cut0)
+          lim0 = l;
+        else
+          lim1 = l;
       }
     }
     auto inside = [&](std::uint16_t cc) { return (cc & 255u) < lim0 && (cc >> 8) < lim1; };
@@ -242,59 +248,60 @@ __global__ void __launch_bounds__(kThreads)
   const int lanes = 1 << lanes_log2, slots = kThreads >> lanes_log2;
   const int slot = tid >> lanes_log2, lane = tid & (lanes - 1);
   const std::int64_t row_bytes = g.cols, tile_rows = std::int64_t{slots} * kRowSweeps;
-  for_each_tile(g.batch(), ceil_div(g.rows, tile_rows), 1,
-                [&](std::int64_t b, std::int64_t ty, std::int64_t) {
-                  const BatchAt at = batch_at(g, b);
-                  for (int k = 0; k < kRowSweeps; ++k) {
-                    const std::int64_t j = ty * tile_rows + slot + std::int64_t{k} * slots;
-                    if (j >= g.rows) break;
-                    const unsigned char* s = src + at.src + j * g.src_row;
-                    unsigned char* d = dst + at.dst + j * g.dst_row;
-                    const auto head = static_cast<std::int64_t>(
-                        (16 - reinterpret_cast<std::uintptr_t>(d) % 16) % 16);
-                    const std::int64_t h = head < row_bytes ? head : row_bytes;
-                    const std::int64_t chunks = (row_bytes - h) / 16;
-                    const std::int64_t tail0 = h + chunks * 16;
-                    for (std::int64_t i = lane; i < h; i += lanes) d[i] = s[i];
-                    for (std::int64_t i = tail0 + lane; i < row_bytes; i += lanes) d[i] = s[i];
-                    const auto r = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(s + h) % 16);
-                    // kRealignUnroll chunks per thread at once: all their loads, then the
-                    // stores (a 16 KB row is 32 chunks per lane).
-                    for (std::int64_t c0 = lane; c0 < chunks; c0 += kRealignUnroll * lanes) {
-                      uint4 lo[kRealignUnroll], hi[kRealignUnroll];
-                      bool whole[kRealignUnroll];
+  for_each_tile(
+      g.batch(), ceil_div(g.rows, tile_rows), 1,
+      [&](std::int64_t b, std::int64_t ty, std::int64_t) {
+        const BatchAt at = batch_at(g, b);
+        for (int k = 0; k < kRowSweeps; ++k) {
+          const std::int64_t j = ty * tile_rows + slot + std::int64_t{k} * slots;
+          if (j >= g.rows) break;
+          const unsigned char* s = src + at.src + j * g.src_row;
+          unsigned char* d = dst + at.dst + j * g.dst_row;
+          const auto head =
+              static_cast<std::int64_t>((16 - reinterpret_cast<std::uintptr_t>(d) % 16) % 16);
+          const std::int64_t h = head < row_bytes ? head : row_bytes;
+          const std::int64_t chunks = (row_bytes - h) / 16;
+          const std::int64_t tail0 = h + chunks * 16;
+          for (std::int64_t i = lane; i < h; i += lanes) d[i] = s[i];
+          for (std::int64_t i = tail0 + lane; i < row_bytes; i += lanes) d[i] = s[i];
+          const auto r = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(s + h) % 16);
+          // kRealignUnroll chunks per thread at once: all their loads, then the
+          // stores (a 16 KB row is 32 chunks per lane).
+          for (std::int64_t c0 = lane; c0 < chunks; c0 += kRealignUnroll * lanes) {
+            uint4 lo[kRealignUnroll], hi[kRealignUnroll];
+            bool whole[kRealignUnroll];
 #pragma unroll
-                      for (int u = 0; u < kRealignUnroll; ++u) {
-                        const std::int64_t c = c0 + std::int64_t{u} * lanes;
-                        const auto sc = reinterpret_cast<std::uintptr_t>(s + h + c * 16);
-                        const std::uintptr_t base = sc - r;
-                        whole[u] = r == 0 || (base >= src_lo && base + 32 <= src_hi);
-                        if (c < chunks && whole[u]) {
-                          lo[u] = __ldg(reinterpret_cast<const uint4*>(base));
-                          if (r != 0) hi[u] = __ldg(reinterpret_cast<const uint4*>(base + 16));
-                        }
-                      }
+            for (int u = 0; u < kRealignUnroll; ++u) {
+              const std::int64_t c = c0 + std::int64_t{u} * lanes;
+              const auto sc = reinterpret_cast<std::uintptr_t>(s + h + c * 16);
+              const std::uintptr_t base = sc - r;
+              whole[u] = r == 0 || (base >= src_lo && base + 32 <= src_hi);
+              if (c < chunks && whole[u]) {
+                lo[u] = __ldg(reinterpret_cast<const uint4*>(base));
+                if (r != 0) hi[u] = __ldg(reinterpret_cast<const uint4*>(base + 16));
+              }
+            }
 #pragma unroll
-                      for (int u = 0; u < kRealignUnroll; ++u) {
-                        const std::int64_t c = c0 + std::int64_t{u} * lanes;
-                        if (c >= chunks) break;
-                        const unsigned char* sc = s + h + c * 16;
-                        uint4 out;
-                        if (r == 0) {
-                          out = lo[u];
-                        } else if (whole[u]) {
-                          out = shifted_chunk(lo[u], hi[u], r);
-                        } else {
-                          alignas(16) unsigned char tmp[16];
+            for (int u = 0; u < kRealignUnroll; ++u) {
+              const std::int64_t c = c0 + std::int64_t{u} * lanes;
+              if (c >= chunks) break;
+              const unsigned char* sc = s + h + c * 16;
+              uint4 out;
+              if (r == 0) {
+                out = lo[u];
+              } else if (whole[u]) {
+                out = shifted_chunk(lo[u], hi[u], r);
+              } else {
+                alignas(16) unsigned char tmp[16];
 #pragma unroll
-                          for (int i = 0; i < 16; ++i) tmp[i] = sc[i];
-                          out = *reinterpret_cast<const uint4*>(tmp);
-                        }
-                        *reinterpret_cast<uint4*>(d + h + c * 16) = out;
-                      }
-                    }
-                  }
-                });
+                for (int i = 0; i < 16; ++i) tmp[i] = sc[i];
+                out = *reinterpret_cast<const uint4*>(tmp);
+              }
+              *reinterpret_cast<uint4*>(d + h + c * 16) = out;
+            }
+          }
+        }
+      });
 }
 
 template <class F>
@@ -376,9 +383,10 @@ cudaError_t kernels::launch_permute_tile(const PermuteArgs& a) {
     const std::int64_t tile_rows = std::int64_t{kThreads >> lanes_log2} * kRowSweeps;
     const TileGrid grid = tile_grid(ceil_div(g.rows, tile_rows), 1, g.batch());
     return dispatch_word(v, [&](auto vb) {
-      permute_rows_kernel<decltype(vb)::value><<<dim3(grid.x, grid.y, grid.z), block, 0, a.stream>>>(
-          static_cast<const unsigned char*>(a.src), static_cast<unsigned char*>(a.dst), bytes,
-          lanes_log2);
+      permute_rows_kernel<decltype(vb)::value>
+          <<<dim3(grid.x, grid.y, grid.z), block, 0, a.stream>>>(
+              static_cast<const unsigned char*>(a.src), static_cast<unsigned char*>(a.dst), bytes,
+              lanes_log2);
       return cudaGetLastError();
     });
   }
@@ -394,7 +402,8 @@ cudaError_t kernels::launch_permute_tile(const PermuteArgs& a) {
        !(g.src_col == 1 && g.dst_row == 1)) &&
       make_box_plan(g, a.elem_bytes, &box)) {
     const auto smem = static_cast<std::uint32_t>(box_smem_bytes(box.volume, a.elem_bytes));
-    const std::int64_t per_sm = std::max<std::int64_t>(1, std::min<std::int64_t>(8, (200 * 1024) / smem));
+    const std::int64_t per_sm =
+        std::max<std::int64_t>(1, std::min<std::int64_t>(8, (200 * 1024) / smem));
     const std::int64_t blocks = std::min<std::int64_t>(box.boxes, a.sm_count * per_sm);
     return dispatch_word(a.elem_bytes, [&](auto eb) {
       constexpr int E = decltype(eb)::value;

@@ -24,9 +24,9 @@
 namespace tmakit {
 namespace {
 
-constexpr int kMode = kSwizzle128B;      // transposing tiles: the widest swizzle
-constexpr std::uint32_t kTileThreads = 64;  // one thread per V x V block of a 128-byte strip
-constexpr std::uint32_t kRowThreads = 32;   // row boxes: one issuing thread, one warp
+constexpr int kMode = kSwizzle128B;           // transposing tiles: the widest swizzle
+constexpr std::uint32_t kTileThreads = 64;    // one thread per V x V block of a 128-byte strip
+constexpr std::uint32_t kRowThreads = 32;     // row boxes: one issuing thread, one warp
 constexpr std::uint32_t kRowBoxBytes = 1024;  // row boxes: up to 1 KB of a row
 constexpr std::uint32_t kRowBoxMaxBytes = 32 * 1024;
 
@@ -38,7 +38,8 @@ constexpr std::uint32_t tile_smem_bytes() {
   return kSmemAlignSlack + 2 * tma::kTileBytes<E, kSide<E>, kSide<E>> + 8;
 }
 
-[[maybe_unused]] __device__ __forceinline__ tma::BatchCoords batch_coords(const PermuteGeometry& g, std::int64_t b) {
+[[maybe_unused]] __device__ __forceinline__ tma::BatchCoords batch_coords(const PermuteGeometry& g,
+                                                                          std::int64_t b) {
   const BatchAt at = batch_at(g, b);
   return {static_cast<int>(at.b0), static_cast<int>(at.b1), static_cast<int>(at.b2)};
 }
@@ -158,8 +159,8 @@ kernels::PermuteTmaPlan kernels::plan_permute_tma(const PermuteArgs& a) {
     p.type_bytes = 8;
     const std::int64_t box_bytes = std::min<std::int64_t>(kRowBoxBytes, row_bytes);
     p.box_cols = static_cast<int>(box_bytes / 8);
-    p.box_rows = static_cast<int>(
-        std::min<std::int64_t>({256, g.rows, std::max<std::int64_t>(1, kRowBoxMaxBytes / box_bytes)}));
+    p.box_rows = static_cast<int>(std::min<std::int64_t>(
+        {256, g.rows, std::max<std::int64_t>(1, kRowBoxMaxBytes / box_bytes)}));
     return p;
   }
   if (g.src_col != 1 || g.dst_row != 1) {
@@ -169,7 +170,8 @@ kernels::PermuteTmaPlan kernels::plan_permute_tma(const PermuteArgs& a) {
     return p;
   }
   if (a.elem_bytes == 16) {
-    p.rule = "permute_tma transposes elements of 1, 2, 4 or 8 bytes (16-byte elements: permute_tile)";
+    p.rule =
+        "permute_tma transposes elements of 1, 2, 4 or 8 bytes (16-byte elements: permute_tile)";
     return p;
   }
   const kernels::TmaMapPlan m = tile_map_plan(128 / a.elem_bytes, kMode, a.elem_bytes);

@@ -241,7 +241,8 @@ TEST(PermuteBox, TheWalkCoversEveryElementOnce) {
           std::int64_t total = 1;
           for (auto x : n) total *= x;
           std::vector<unsigned char> src(total * e), want(total * e), got(total * e, 0xCD);
-          for (std::int64_t i = 0; i < total * e; ++i) src[i] = static_cast<unsigned char>(i * 7 + i / 251);
+          for (std::int64_t i = 0; i < total * e; ++i)
+            src[i] = static_cast<unsigned char>(i * 7 + i / 251);
           ASSERT_TRUE(reference_permute(src.data(), want.data(), n, perm, e).ok());
           std::vector<unsigned char> buf(plan.volume * e);
           for (std::int64_t b = 0; b < plan.boxes; ++b) {
@@ -264,7 +265,8 @@ TEST(PermuteBox, TheWalkCoversEveryElementOnce) {
               box_coords_src(plan, t, c);
               bool in = true;
               std::int64_t off = so;
-              for (int u = 0; u < plan.dims; ++u) in = in && c[u] < lim[u], off += c[u] * plan.ss[u];
+              for (int u = 0; u < plan.dims; ++u)
+                in = in && c[u] < lim[u], off += c[u] * plan.ss[u];
               if (in) std::memcpy(&buf[t * e], &src[off * e], e);
             }
             for (std::uint32_t t = 0; t < plan.volume; ++t) {
@@ -294,7 +296,8 @@ TEST(PermuteBox, FastDivIsExact) {
   for (std::uint32_t d : {1u, 2u, 3u, 5u, 7u, 64u, 65u, 127u, 1000u, 65535u, 2147483647u}) {
     const FastDiv f(d);
     for (int i = 0; i < 20000; ++i) {
-      const std::uint32_t n = i < 1000 ? static_cast<std::uint32_t>(i) : static_cast<std::uint32_t>(rng());
+      const std::uint32_t n =
+          i < 1000 ? static_cast<std::uint32_t>(i) : static_cast<std::uint32_t>(rng());
       ASSERT_EQ(f.div(n), n / d) << n << " / " << d;
     }
     ASSERT_EQ(f.div(0xffffffffu), 0xffffffffu / d);

@@ -53,7 +53,8 @@ TEST(Registry, PermutationTechniquesOneFileOneRowEach) {
     EXPECT_FALSE(v.description.empty());
     EXPECT_EQ(v.uses_tma, v.min_cc >= 90);
     if (v.uses_tma) EXPECT_TRUE(v.may_fall_back);
-    EXPECT_TRUE(file_exists(std::string(TMAKIT_SOURCE_DIR) + "/kernels/permute/" + v.token + ".cu"));
+    EXPECT_TRUE(
+        file_exists(std::string(TMAKIT_SOURCE_DIR) + "/kernels/permute/" + v.token + ".cu"));
   }
   EXPECT_NE(find_permute_variant("permute_tma"), nullptr);
   EXPECT_NE(find_permute_variant("permute_tile"), nullptr);

@@ -22,8 +22,9 @@ TEST(PermuteTma, RunsItselfWhereStridesAre16ByteMultiples) {
     for (int e : {1, 2, 4, 8, 16}) {
       const std::int64_t u = e >= 16 ? 1 : 16 / e;
       std::vector<std::int64_t> n = {3 * u, 2 * u, u, 3 * u};
-      if (rank == 5) n = e >= 4 ? std::vector<std::int64_t>{u, 2 * u, u, u, 3 * u}
-                                : std::vector<std::int64_t>{u, u, u, u, 2 * u};
+      if (rank == 5)
+        n = e >= 4 ? std::vector<std::int64_t>{u, 2 * u, u, u, 3 * u}
+                   : std::vector<std::int64_t>{u, u, u, u, 2 * u};
       n.resize(rank);
       for (const auto& perm : test::all_perms(rank)) {
         PermuteReduction red;

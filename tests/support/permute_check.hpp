@@ -69,7 +69,8 @@ inline PermuteRun check_permute(const std::vector<std::int64_t>& ext, const std:
   const std::size_t dst_alloc = dst_bytes + 2 * kGuardBytes + offset_bytes;
   if (cuda(cudaMalloc(reinterpret_cast<void**>(&d_src), src_bytes + offset_bytes), "cudaMalloc") &&
       cuda(cudaMalloc(reinterpret_cast<void**>(&d_dst), dst_alloc), "cudaMalloc") &&
-      cuda(cudaMemcpy(d_src + offset_bytes, src.data(), src_bytes, cudaMemcpyHostToDevice), "H2D") &&
+      cuda(cudaMemcpy(d_src + offset_bytes, src.data(), src_bytes, cudaMemcpyHostToDevice),
+           "H2D") &&
       cuda(cudaMemset(d_dst, kPoisonByte, dst_alloc), "poison")) {
     unsigned char* dst = d_dst + offset_bytes + kGuardBytes;
     run.status = permute(d_src + offset_bytes, dst, ext, perm, e, lay, opt);
@@ -80,12 +81,13 @@ inline PermuteRun check_permute(const std::vector<std::int64_t>& ext, const std:
                "D2H")) {
         for (std::size_t i = 0; i < out.size() && run.error.empty(); ++i)
           if (out[i] != want[i]) {
-            const std::int64_t at = static_cast<std::int64_t>(i) - static_cast<std::int64_t>(kGuardBytes);
+            const std::int64_t at =
+                static_cast<std::int64_t>(i) - static_cast<std::int64_t>(kGuardBytes);
             run.error = at < 0 ? "wrote before dst"
                         : at >= static_cast<std::int64_t>(dst_bytes)
                             ? "wrote past the end of dst"
                             : "dst element " + std::to_string(at / e) +
-                                  (want[i] == kPoisonByte ? " (padding) was written"
+                                  (want[i] == kPoisonByte  ? " (padding) was written"
                                    : out[i] == kPoisonByte ? " was never written"
                                                            : " has the wrong value");
           }
