@@ -58,6 +58,7 @@
 #include "device_compare.hpp"
 #include "host_timing.hpp"
 #include "peers.hpp"
+#include "timed_launches.hpp"
 
 namespace tmakit::bench {
 namespace {
@@ -167,37 +168,8 @@ void run(benchmark::State& state, const std::string& name, Problem& p, Op op,
     }
     verified.insert(name);
   }
-  for (int i = 0; i < 3; ++i) launch();
-  cudaEvent_t a, b;
-  cudaEventCreate(&a);
-  cudaEventCreate(&b);
-  double total_ms = 0;
-  for (auto _ : state) {
-    g_flusher->flush(nullptr);
-    // The gate (bench/launch_gate.hpp) holds the stream until the call is enqueued, so the
-    // events time the GPU's work only, not a late host.
-    const bool gated = g_gate.ready() && g_gate.close(nullptr) == cudaSuccess;
-    cudaEventRecord(a);
-    st = launch();
-    cudaEventRecord(b);
-    if (gated) g_gate.open();
-    cudaEventSynchronize(b);
-    if (!st) {
-      state.SkipWithError(st.message.c_str());
-      break;
-    }
-    if (gated && g_gate.timed_out()) {
-      state.SkipWithError("the launch gate timed out after 1 s: this call waits on its stream");
-      break;
-    }
-    float ms = 0;
-    cudaEventElapsedTime(&ms, a, b);
-    total_ms += ms;
-    state.SetIterationTime(ms / 1e3);
-  }
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  if (!st || state.iterations() == 0) return;
+  const double total_ms = time_gated_launches(state, *g_flusher, g_gate, launch);
+  if (total_ms < 0 || state.iterations() == 0) return;
   const double moved = (op == Op::kAccumulate ? 3.0 : 2.0) * static_cast<double>(p.bytes);
   const double gbps = moved / (total_ms / state.iterations() * 1e6);
   const std::string key = p.shape.name() + "/e" + std::to_string(p.elem_bytes);
@@ -439,9 +411,59 @@ namespace tmakit::bench {
 void register_tensor_map_host();                                       // bench/tensor_map_host.cpp
 void register_plan_host_cost();                                        // bench/plan_rows.cpp
 void register_plan_survey(const std::vector<cli::SurveyCell>& cells);  // bench/plan_rows.cpp
-std::vector<std::string> register_permute_cases(int random_count,
-                                                unsigned random_seed);  // bench/permute_rows.cpp
+void register_permute_cases(
+    int random_count, unsigned random_seed, L2Flusher* flusher, LaunchGate* gate,
+    const std::vector<std::unique_ptr<Peer>>* peers);  // bench/permute_rows.cpp
 }  // namespace tmakit::bench
+
+namespace tmakit::bench {
+
+// Every preset but "permute": the host-cost rows, the survey (preset survey), the shapes'
+// cells, transpose-accumulate, the host-cost rows again, the tensor maps' host cost.
+void register_transpose_presets(const std::string& preset, const std::vector<Shape>& shapes,
+                                const std::vector<cli::SurveyCell>& survey_list,
+                                long long survey_count, long long survey_seed) {
+  const int iterations = 10, repetitions = 3;
+  register_overhead("host_overhead", 100, 100);  // first, next to host_calls (see there)
+  register_plan_host_cost();
+  if (preset == "survey") {
+    benchmark::AddCustomContext("survey", !survey_list.empty()
+                                              ? std::to_string(survey_list.size()) + " named cells"
+                                              : std::to_string(survey_count) + " cells, seed " +
+                                                    std::to_string(survey_seed));
+    register_plan_survey(!survey_list.empty()
+                             ? survey_list
+                             : cli::survey_cells(static_cast<int>(survey_count),
+                                                 static_cast<unsigned>(survey_seed)));
+  }
+  for (const Shape& s : shapes)
+    for (int e : {1, 2, 4, 8, 16}) register_shape(s, e, iterations, repetitions);
+  // Transpose-accumulate: a large square, an odd and a skinny shape (the full preset), one
+  // square (quick).
+  std::vector<Shape> acc;
+  if (preset != "survey") acc.push_back({"square", 1, 16384, 16384});
+  if (preset == "full") {
+    acc.push_back({"odd", 1, 12345, 6789});
+    acc.push_back({"skinny", 1, 4000000, 16});
+  }
+  for (const Shape& s : acc)
+    for (int e : {2, 4, 8}) register_accumulate(s, e, iterations, repetitions);
+  register_overhead("host_overhead_end", 100, 100);
+  register_tensor_map_host();
+}
+
+}  // namespace tmakit::bench
+
+// "--name=N": -1 when `arg` is not that flag; else 0 with *out set, or 2 after saying why N is
+// not an integer in [lo, hi].
+int integer_flag(const char* arg, const char* flag, long long lo, long long hi, long long* out) {
+  const std::size_t n = std::strlen(flag);
+  if (std::strncmp(arg, flag, n) != 0) return -1;
+  if (tmakit::cli::parse_integer(arg + n, lo, hi, out)) return 0;
+  std::fprintf(stderr, "tmakit_bench: %.*s: '%s' is not an integer from %lld to %lld\n",
+               static_cast<int>(n - 1), flag, arg + n, lo, hi);
+  return 2;
+}
 
 int main(int argc, char** argv) {
   using namespace tmakit;
@@ -458,34 +480,18 @@ int main(int argc, char** argv) {
       preset = argv[i] + 9;
     else if (std::strncmp(argv[i], "--shapes=", 9) == 0)
       shape_list = argv[i] + 9, have_shapes = true;
-    else if (std::strncmp(argv[i], "--permute-random=", 17) == 0) {
-      if (!cli::parse_integer(argv[i] + 17, 0, 10000, &permute_random)) {
-        std::fprintf(stderr,
-                     "tmakit_bench: --permute-random: '%s' is not an integer from 0 to 10000\n",
-                     argv[i] + 17);
-        return 2;
-      }
-    } else if (std::strncmp(argv[i], "--permute-seed=", 15) == 0) {
-      if (!cli::parse_integer(argv[i] + 15, 0, 4294967295ll, &permute_seed)) {
-        std::fprintf(stderr,
-                     "tmakit_bench: --permute-seed: '%s' is not an integer from 0 to 2^32-1\n",
-                     argv[i] + 15);
-        return 2;
-      }
-    } else if (std::strncmp(argv[i], "--survey-count=", 15) == 0) {
-      if (!cli::parse_integer(argv[i] + 15, 1, 100000, &survey_count)) {
-        std::fprintf(stderr,
-                     "tmakit_bench: --survey-count: '%s' is not an integer from 1 to 100000\n",
-                     argv[i] + 15);
-        return 2;
-      }
-    } else if (std::strncmp(argv[i], "--survey-seed=", 14) == 0) {
-      if (!cli::parse_integer(argv[i] + 14, 0, 4294967295ll, &survey_seed)) {
-        std::fprintf(stderr,
-                     "tmakit_bench: --survey-seed: '%s' is not an integer from 0 to 2^32-1\n",
-                     argv[i] + 14);
-        return 2;
-      }
+    else if (int rc = integer_flag(argv[i], "--permute-random=", 0, 10000, &permute_random);
+             rc >= 0) {
+      if (rc > 0) return rc;
+    } else if (int rc = integer_flag(argv[i], "--permute-seed=", 0, 4294967295ll, &permute_seed);
+               rc >= 0) {
+      if (rc > 0) return rc;
+    } else if (int rc = integer_flag(argv[i], "--survey-count=", 1, 100000, &survey_count);
+               rc >= 0) {
+      if (rc > 0) return rc;
+    } else if (int rc = integer_flag(argv[i], "--survey-seed=", 0, 4294967295ll, &survey_seed);
+               rc >= 0) {
+      if (rc > 0) return rc;
     } else if (std::strncmp(argv[i], "--survey-cells=", 15) == 0) {
       // E:SHAPE,E:SHAPE,...: survey cells of these shapes and element sizes instead of drawn ones
       std::string list = argv[i] + 15, why;
@@ -589,44 +595,14 @@ int main(int argc, char** argv) {
   std::string tokens;  // the registry's order, which bench/report.py keeps in its tables
   for (const VariantInfo& v : variants()) tokens += (tokens.empty() ? "" : ",") + v.token;
   benchmark::AddCustomContext("tokens", tokens);
-  const int iterations = 10, repetitions = 3;
   if (preset == "permute") {  // permutations only (bench/permute_rows.cpp)
     benchmark::AddCustomContext("permute_random", std::to_string(permute_random) + " cases, seed " +
                                                       std::to_string(permute_seed));
-    register_permute_cases(static_cast<int>(permute_random), static_cast<unsigned>(permute_seed));
-    int bargc = static_cast<int>(args.size());
-    benchmark::Initialize(&bargc, args.data());
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
-    g_peers.clear();
-    return 0;
+    register_permute_cases(static_cast<int>(permute_random), static_cast<unsigned>(permute_seed),
+                           g_flusher.get(), &g_gate, &g_peers);
+  } else {
+    register_transpose_presets(preset, shapes, survey_list, survey_count, survey_seed);
   }
-  register_overhead("host_overhead", 100, 100);  // first, next to host_calls (see there)
-  register_plan_host_cost();
-  if (preset == "survey") {
-    benchmark::AddCustomContext("survey", !survey_list.empty()
-                                              ? std::to_string(survey_list.size()) + " named cells"
-                                              : std::to_string(survey_count) + " cells, seed " +
-                                                    std::to_string(survey_seed));
-    register_plan_survey(!survey_list.empty()
-                             ? survey_list
-                             : cli::survey_cells(static_cast<int>(survey_count),
-                                                 static_cast<unsigned>(survey_seed)));
-  }
-  for (const Shape& s : shapes)
-    for (int e : {1, 2, 4, 8, 16}) register_shape(s, e, iterations, repetitions);
-  // Transpose-accumulate: a large square, an odd and a skinny shape (the full preset), one
-  // square (quick).
-  std::vector<Shape> acc;
-  if (preset != "survey") acc.push_back({"square", 1, 16384, 16384});
-  if (preset == "full") {
-    acc.push_back({"odd", 1, 12345, 6789});
-    acc.push_back({"skinny", 1, 4000000, 16});
-  }
-  for (const Shape& s : acc)
-    for (int e : {2, 4, 8}) register_accumulate(s, e, iterations, repetitions);
-  register_overhead("host_overhead_end", 100, 100);
-  register_tensor_map_host();
   int bargc = static_cast<int>(args.size());
   benchmark::Initialize(&bargc, args.data());
   benchmark::RunSpecifiedBenchmarks();

@@ -34,6 +34,7 @@
 #include "cell_data.hpp"
 #include "device_compare.hpp"
 #include "peers.hpp"
+#include "timed_launches.hpp"
 
 namespace tmakit::bench {
 namespace {
@@ -105,9 +106,10 @@ Cell* cell_for(const Case& c, std::string* error) {
   return current.get();
 }
 
-std::unique_ptr<L2Flusher> g_flush;
-LaunchGate g_permute_gate;
-std::vector<std::unique_ptr<Peer>> g_permute_peers;
+// The benchmark's own (bench_transpose.cpp's main makes them; register_permute_cases gets them).
+L2Flusher* g_flush = nullptr;
+LaunchGate* g_permute_gate = nullptr;
+const std::vector<std::unique_ptr<Peer>>* g_permute_peers = nullptr;
 
 // Verify once per name (dst poisoned first; a copy against src), then time.
 void run_timed(benchmark::State& state, const std::string& name, Cell& cell, bool copy,
@@ -129,31 +131,8 @@ void run_timed(benchmark::State& state, const std::string& name, Cell& cell, boo
                                            .c_str());
     verified.insert(name);
   }
-  for (int i = 0; i < 3; ++i) launch();
-  cudaEvent_t a, b;
-  cudaEventCreate(&a);
-  cudaEventCreate(&b);
-  double total_ms = 0;
-  for (auto _ : state) {
-    g_flush->flush(nullptr);
-    const bool gated = g_permute_gate.ready() && g_permute_gate.close(nullptr) == cudaSuccess;
-    cudaEventRecord(a);
-    st = launch();
-    cudaEventRecord(b);
-    if (gated) g_permute_gate.open();
-    cudaEventSynchronize(b);
-    if (!st) {
-      state.SkipWithError(st.message.c_str());
-      break;
-    }
-    float ms = 0;
-    cudaEventElapsedTime(&ms, a, b);
-    total_ms += ms;
-    state.SetIterationTime(ms / 1e3);
-  }
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  if (!st || state.iterations() == 0) return;
+  const double total_ms = time_gated_launches(state, *g_flush, *g_permute_gate, launch);
+  if (total_ms < 0 || state.iterations() == 0) return;
   const double moved = 2.0 * static_cast<double>(cell.bytes);
   state.counters["GBps"] =
       benchmark::Counter(moved / 1e9, benchmark::Counter::kIsIterationInvariantRate);
@@ -175,7 +154,7 @@ void register_case(const Case& c, int rounds) {
       "permute/e" + std::to_string(c.e) + "/" + c.name + "/" + join(c.n, 'x') + "/" +
       join(std::vector<std::int64_t>(c.perm.begin(), c.perm.end()), '.') + "/";
   std::vector<std::pair<std::string, BenchFn>> benches;
-  for (auto& peer : g_permute_peers) {
+  for (auto& peer : *g_permute_peers) {
     Peer* pp = peer.get();
     if (!pp->is_copy() && std::string(pp->token()) != "cutensor") continue;
     benches.emplace_back(prefix + pp->token(), [=](benchmark::State& st) {
@@ -268,13 +247,11 @@ std::vector<Case> random_cases(int count, unsigned seed) {
 
 }  // namespace
 
-std::vector<std::string> register_permute_cases(int random_count, unsigned random_seed) {
-  g_flush = std::make_unique<L2Flusher>();
-  DeviceInfo dev;
-  if (!query_device(&dev) || !g_flush->init(static_cast<std::size_t>(dev.l2_bytes))) return {};
-  g_permute_gate.init();
-  std::string cutensor;
-  g_permute_peers = make_peers(&cutensor);
+void register_permute_cases(int random_count, unsigned random_seed, L2Flusher* flusher,
+                            LaunchGate* gate, const std::vector<std::unique_ptr<Peer>>* peers) {
+  g_flush = flusher;
+  g_permute_gate = gate;
+  g_permute_peers = peers;
   std::vector<Case> cases = {
       {"attention_bshd_to_bhsd", {8, 4096, 32, 128}, {0, 2, 1, 3}, 2},
       {"attention_bhsd_to_bshd", {8, 32, 4096, 128}, {0, 2, 1, 3}, 2},
@@ -289,10 +266,7 @@ std::vector<std::string> register_permute_cases(int random_count, unsigned rando
       {"rows256_102", {2048, 512, 64}, {1, 0, 2}, 4},
   };
   for (const Case& c : random_cases(random_count, random_seed)) cases.push_back(c);
-  std::vector<std::string> names;
   for (const Case& c : cases) register_case(c, 5);
-  names.push_back(cutensor);
-  return names;
 }
 
 }  // namespace tmakit::bench

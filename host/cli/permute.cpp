@@ -9,6 +9,7 @@
 #include <vector>
 #include <host/cli/args.hpp>
 #include <host/cli/commands.hpp>
+#include <host/cli/operands.hpp>
 #include <host/error.hpp>
 #include <host/tools/testdata.hpp>
 #include <host/tools/timing.hpp>
@@ -49,11 +50,6 @@ bool parse_list(const std::string& text, long long lo, long long hi, std::vector
   }
   return !out->empty();
 }
-
-struct DeviceBuffer {
-  void* p = nullptr;
-  ~DeviceBuffer() { cudaFree(p); }
-};
 
 int fail(const Status& s) {
   std::fprintf(stderr, "tmakit permute: %s\n", s.message.c_str());
@@ -137,25 +133,11 @@ int run_permute(const std::vector<std::string>& args) {
   fill_index_pattern(h_src, n, elem_bytes);
   if (Status s = reference_permute(h_src.data(), h_ref.data(), extents, perm, elem_bytes); !s)
     return fail(s);
-  DeviceBuffer d_src, d_dst;
-  if (Status s = cuda_status(cudaMalloc(&d_src.p, bytes), "cudaMalloc(src)"); !s) return fail(s);
-  if (Status s = cuda_status(cudaMalloc(&d_dst.p, bytes), "cudaMalloc(dst)"); !s) return fail(s);
-  if (Status s = cuda_status(cudaMemcpy(d_src.p, h_src.data(), bytes, cudaMemcpyHostToDevice),
-                             "cudaMemcpy(src)");
-      !s)
-    return fail(s);
-  L2Flusher flusher;
-  if (Status s = flusher.init(static_cast<std::size_t>(dev.l2_bytes)); !s) return fail(s);
-  TimingStats copy;
-  if (Status s = time_launches(
-          [&] {
-            return cuda_status(
-                cudaMemcpyAsync(d_dst.p, d_src.p, bytes, cudaMemcpyDeviceToDevice, nullptr),
-                "cudaMemcpyAsync");
-          },
-          3, iters, &flusher, nullptr, &copy);
-      !s)
-    return fail(s);
+  TimedOperands ops;  // src, dst, the L2 flusher, and cudaMemcpyAsync timed
+  if (Status s = prepare_operands(h_src, dev.l2_bytes, 3, iters, &ops); !s) return fail(s);
+  const TimingStats& copy = ops.memcpy;
+  L2Flusher& flusher = ops.flusher;
+  DeviceBuffer &d_src = ops.src, &d_dst = ops.dst;
   const double copy_gbps = gbps(moved, copy.median_ms);
   std::printf("%lld elements of %d bytes, %.1f MB moved per run; cudaMemcpyAsync %.1f GB/s\n\n",
               static_cast<long long>(n), elem_bytes, moved / 1e6, copy_gbps);

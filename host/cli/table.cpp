@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 #include <host/cli/commands.hpp>
+#include <host/cli/operands.hpp>
 #include <kernels/common/elem.hpp>
 #include <host/error.hpp>
 #include <host/transpose/registry.hpp>
@@ -21,14 +22,6 @@ struct Row {
   double gbps = 0;
   bool verified = false;
   std::string note;
-};
-
-// Device buffers freed on every path out.
-struct DeviceBuffer {
-  void* p = nullptr;
-  ~DeviceBuffer() {
-    if (p) cudaFree(p);
-  }
 };
 
 int fail(const Status& s) {
@@ -156,28 +149,12 @@ int run_table(const TableOptions& opt) {
       !s)
     return fail(s);
 
-  DeviceBuffer d_src, d_dst;
-  if (Status s = cuda_status(cudaMalloc(&d_src.p, bytes), "cudaMalloc(src)"); !s) return fail(s);
-  if (Status s = cuda_status(cudaMalloc(&d_dst.p, bytes), "cudaMalloc(dst)"); !s) return fail(s);
-  if (Status s = cuda_status(cudaMemcpy(d_src.p, h_src.data(), bytes, cudaMemcpyHostToDevice),
-                             "cudaMemcpy(src)");
-      !s)
-    return fail(s);
-  L2Flusher flusher;
-  if (Status s = flusher.init(static_cast<std::size_t>(dev.l2_bytes)); !s) return fail(s);
   const int warmup = 3;
-
-  // The copy roofline: cudaMemcpyAsync device-to-device over the same bytes.
-  TimingStats memcpy_stats;
-  if (Status s = time_launches(
-          [&] {
-            return cuda_status(
-                cudaMemcpyAsync(d_dst.p, d_src.p, bytes, cudaMemcpyDeviceToDevice, nullptr),
-                "cudaMemcpyAsync");
-          },
-          warmup, opt.iters, &flusher, nullptr, &memcpy_stats);
-      !s)
-    return fail(s);
+  TimedOperands ops;  // src, dst, the L2 flusher, and cudaMemcpyAsync timed: the copy roofline
+  if (Status s = prepare_operands(h_src, dev.l2_bytes, warmup, opt.iters, &ops); !s) return fail(s);
+  const TimingStats& memcpy_stats = ops.memcpy;
+  L2Flusher& flusher = ops.flusher;
+  DeviceBuffer &d_src = ops.src, &d_dst = ops.dst;
   double best_copy = gbps(moved, memcpy_stats.median_ms);
   std::string best_copy_name = "cudaMemcpyAsync";
 

@@ -122,19 +122,7 @@ std::string side_name(const MapSide& s, const kernels::PermuteTmaPlan& plan) {
 
 std::string encode_side(const MapSide& s, const PermuteGeometry& g, int elem_bytes,
                         const kernels::PermuteTmaPlan& plan, int cc, CUtensorMap* out) {
-  const TensorMapSpec spec = side_spec(s, g, elem_bytes, plan);
-  const ValidationReport rep = validate(spec, cc);
-  const std::string prefix = side_name(s, plan) + ": ";
-  if (!rep.ok()) {
-    std::string msg;
-    for (const RuleViolation& v : rep.errors) msg += (msg.empty() ? "" : "; ") + v.message;
-    return prefix + msg;
-  }
-  Status why;
-  const CUresult r = encode_unchecked(spec, out, &why);
-  if (!why.ok()) return prefix + why.message;
-  if (r != CUDA_SUCCESS) return prefix + "cuTensorMapEncodeTiled returned " + curesult_name(r);
-  return {};
+  return validate_and_encode(side_spec(s, g, elem_bytes, plan), cc, side_name(s, plan), out);
 }
 
 // The two maps of permute_tma: src as (b2, b1, b0, rows, cols) with src's strides; dst as

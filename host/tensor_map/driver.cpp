@@ -184,4 +184,20 @@ Status encode(const TensorMapSpec& spec, CUtensorMap* out) {
   return {};
 }
 
+std::string validate_and_encode(const TensorMapSpec& spec, int cc, const std::string& what,
+                                CUtensorMap* out) {
+  const std::string prefix = what + ": ";
+  const ValidationReport rep = validate(spec, cc);
+  if (!rep.ok()) {
+    std::string msg;
+    for (const RuleViolation& v : rep.errors) msg += (msg.empty() ? "" : "; ") + v.message;
+    return prefix + msg;
+  }
+  Status why;
+  const CUresult r = encode_unchecked(spec, out, &why);
+  if (!why.ok()) return prefix + why.message;
+  if (r != CUDA_SUCCESS) return prefix + "cuTensorMapEncodeTiled returned " + curesult_name(r);
+  return {};
+}
+
 }  // namespace tmakit

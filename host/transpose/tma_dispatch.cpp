@@ -48,18 +48,8 @@ std::string encode_side(const Side& side, const kernels::TmaMapPlan& mp, int swi
   spec.pitch_bytes = {static_cast<std::uint64_t>(side.batch_elems) * e, spec.pitch_bytes[0], 0, 0,
                       0};
   spec.box = {1, spec.box[0], spec.box[1], 0, 0};
-  const ValidationReport rep = validate(spec, cc);
-  const std::string prefix = std::string(side.name) + " tensor map (dims: batch, rows, cols): ";
-  if (!rep.ok()) {
-    std::string msg;  // the errors only: warnings do not stop TMA
-    for (const RuleViolation& v : rep.errors) msg += (msg.empty() ? "" : "; ") + v.message;
-    return prefix + msg;
-  }
-  Status why;
-  const CUresult r = encode_unchecked(spec, out, &why);
-  if (!why.ok()) return prefix + why.message;
-  if (r != CUDA_SUCCESS) return prefix + "cuTensorMapEncodeTiled returned " + curesult_name(r);
-  return {};
+  return validate_and_encode(spec, cc,
+                             std::string(side.name) + " tensor map (dims: batch, rows, cols)", out);
 }
 
 // The side a technique reads or writes with 16-byte vectors: a 16-byte aligned address, row
