@@ -94,6 +94,21 @@ __global__ void __launch_bounds__(kThreads)
                 });
 }
 
+// The rows of a row permutation as one flat index, rows fastest, then b0, b1, b2: a short rows
+// dimension (5 of (5, 1999, 3, 117) (2, 1, 0, 3)) no longer leaves most of a tile's threads idle.
+// Decoded per row with fast divisions (total rows < 2^32).
+struct FlatRows {
+  FastDiv rows, b0, b1;
+  __device__ __forceinline__ void at(const PermuteGeometry& g, std::uint32_t r, std::int64_t* so,
+                                     std::int64_t* dof) const {
+    const std::uint32_t q = rows.div(r), j = r - q * rows.d;
+    const std::uint32_t q0 = b0.div(q), c0 = q - q0 * b0.d;
+    const std::uint32_t c2 = b1.div(q0), c1 = q0 - c2 * b1.d;
+    *so = j * g.src_row + c0 * g.src_batch[0] + c1 * g.src_batch[1] + c2 * g.src_batch[2];
+    *dof = j * g.dst_row + c0 * g.dst_batch[0] + c1 * g.dst_batch[1] + c2 * g.dst_batch[2];
+  }
+};
+
 // Row permutation, in bytes (g.cols = row bytes, every stride in bytes, all multiples of V):
 // each row is cols / V vectors; `lanes` (a power of two, <= 32) threads share a row, so a block
 // covers 256 / lanes rows at once and kRowSweeps times that per tile. Every thread loads all of
@@ -103,32 +118,32 @@ constexpr int kRowSweeps = 4;
 template <int V>
 __global__ void __launch_bounds__(kThreads)
     permute_rows_kernel(const unsigned char* __restrict__ src, unsigned char* __restrict__ dst,
-                        PermuteGeometry g, int lanes_log2) {
+                        PermuteGeometry g, int lanes_log2, FlatRows flat, std::uint32_t total) {
   using T = typename Word<V>::type;
   const int tid = threadIdx.y * kSide + threadIdx.x;
   const int lanes = 1 << lanes_log2, slots = kThreads >> lanes_log2;
   const int slot = tid >> lanes_log2, lane = tid & (lanes - 1);
   const std::int64_t vecs = g.cols / V, tile_rows = std::int64_t{slots} * kRowSweeps;
-  for_each_tile(g.batch(), ceil_div(g.rows, tile_rows), 1,
-                [&](std::int64_t b, std::int64_t ty, std::int64_t) {
-                  const BatchAt at = batch_at(g, b);
-                  const std::int64_t j0 = ty * tile_rows + slot;
-                  for (std::int64_t v = lane; v < vecs; v += lanes) {
-                    T w[kRowSweeps];
+  for (std::int64_t r0 = blockIdx.x * tile_rows + slot; r0 < total;
+       r0 += std::int64_t{gridDim.x} * tile_rows) {
+    std::int64_t so[kRowSweeps], dof[kRowSweeps];
+    bool ok[kRowSweeps];
 #pragma unroll
-                    for (int k = 0; k < kRowSweeps; ++k) {
-                      const std::int64_t j = j0 + std::int64_t{k} * slots;
-                      if (j < g.rows)
-                        w[k] = *reinterpret_cast<const T*>(src + at.src + j * g.src_row + v * V);
-                    }
+    for (int k = 0; k < kRowSweeps; ++k) {
+      const std::int64_t r = r0 + std::int64_t{k} * slots;
+      ok[k] = r < total;
+      if (ok[k]) flat.at(g, static_cast<std::uint32_t>(r), &so[k], &dof[k]);
+    }
+    for (std::int64_t v = lane; v < vecs; v += lanes) {
+      T w[kRowSweeps];
 #pragma unroll
-                    for (int k = 0; k < kRowSweeps; ++k) {
-                      const std::int64_t j = j0 + std::int64_t{k} * slots;
-                      if (j < g.rows)
-                        *reinterpret_cast<T*>(dst + at.dst + j * g.dst_row + v * V) = w[k];
-                    }
-                  }
-                });
+      for (int k = 0; k < kRowSweeps; ++k)
+        if (ok[k]) w[k] = *reinterpret_cast<const T*>(src + so[k] + v * V);
+#pragma unroll
+      for (int k = 0; k < kRowSweeps; ++k)
+        if (ok[k]) *reinterpret_cast<T*>(dst + dof[k] + v * V) = w[k];
+    }
+  }
 }
 
 // Box walk (kernels/common/permute_box.hpp) when a contiguous dimension is short. Each block
@@ -243,65 +258,66 @@ constexpr int kRealignUnroll = 4;
 __global__ void __launch_bounds__(kThreads)
     permute_rows_realign_kernel(const unsigned char* __restrict__ src,
                                 unsigned char* __restrict__ dst, PermuteGeometry g, int lanes_log2,
-                                std::uintptr_t src_lo, std::uintptr_t src_hi) {
+                                std::uintptr_t src_lo, std::uintptr_t src_hi, FlatRows flat,
+                                std::uint32_t total) {
   const int tid = threadIdx.y * kSide + threadIdx.x;
   const int lanes = 1 << lanes_log2, slots = kThreads >> lanes_log2;
   const int slot = tid >> lanes_log2, lane = tid & (lanes - 1);
   const std::int64_t row_bytes = g.cols, tile_rows = std::int64_t{slots} * kRowSweeps;
-  for_each_tile(
-      g.batch(), ceil_div(g.rows, tile_rows), 1,
-      [&](std::int64_t b, std::int64_t ty, std::int64_t) {
-        const BatchAt at = batch_at(g, b);
-        for (int k = 0; k < kRowSweeps; ++k) {
-          const std::int64_t j = ty * tile_rows + slot + std::int64_t{k} * slots;
-          if (j >= g.rows) break;
-          const unsigned char* s = src + at.src + j * g.src_row;
-          unsigned char* d = dst + at.dst + j * g.dst_row;
-          const auto head =
-              static_cast<std::int64_t>((16 - reinterpret_cast<std::uintptr_t>(d) % 16) % 16);
-          const std::int64_t h = head < row_bytes ? head : row_bytes;
-          const std::int64_t chunks = (row_bytes - h) / 16;
-          const std::int64_t tail0 = h + chunks * 16;
-          for (std::int64_t i = lane; i < h; i += lanes) d[i] = s[i];
-          for (std::int64_t i = tail0 + lane; i < row_bytes; i += lanes) d[i] = s[i];
-          const auto r = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(s + h) % 16);
-          // kRealignUnroll chunks per thread at once: all their loads, then the
-          // stores (a 16 KB row is 32 chunks per lane).
-          for (std::int64_t c0 = lane; c0 < chunks; c0 += kRealignUnroll * lanes) {
-            uint4 lo[kRealignUnroll], hi[kRealignUnroll];
-            bool whole[kRealignUnroll];
+  for (std::int64_t r0 = blockIdx.x * tile_rows + slot; r0 < total;
+       r0 += std::int64_t{gridDim.x} * tile_rows) {
+    for (int k = 0; k < kRowSweeps; ++k) {
+      const std::int64_t row = r0 + std::int64_t{k} * slots;
+      if (row >= total) break;
+      std::int64_t so, dof;
+      flat.at(g, static_cast<std::uint32_t>(row), &so, &dof);
+      const unsigned char* s = src + so;
+      unsigned char* d = dst + dof;
+      const auto head =
+          static_cast<std::int64_t>((16 - reinterpret_cast<std::uintptr_t>(d) % 16) % 16);
+      const std::int64_t h = head < row_bytes ? head : row_bytes;
+      const std::int64_t chunks = (row_bytes - h) / 16;
+      const std::int64_t tail0 = h + chunks * 16;
+      for (std::int64_t i = lane; i < h; i += lanes) d[i] = s[i];
+      for (std::int64_t i = tail0 + lane; i < row_bytes; i += lanes) d[i] = s[i];
+      const auto r = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(s + h) % 16);
+      // kRealignUnroll chunks per thread at once: all their loads, then the
+      // stores (a 16 KB row is 32 chunks per lane).
+      for (std::int64_t c0 = lane; c0 < chunks; c0 += kRealignUnroll * lanes) {
+        uint4 lo[kRealignUnroll], hi[kRealignUnroll];
+        bool whole[kRealignUnroll];
 #pragma unroll
-            for (int u = 0; u < kRealignUnroll; ++u) {
-              const std::int64_t c = c0 + std::int64_t{u} * lanes;
-              const auto sc = reinterpret_cast<std::uintptr_t>(s + h + c * 16);
-              const std::uintptr_t base = sc - r;
-              whole[u] = r == 0 || (base >= src_lo && base + 32 <= src_hi);
-              if (c < chunks && whole[u]) {
-                lo[u] = __ldg(reinterpret_cast<const uint4*>(base));
-                if (r != 0) hi[u] = __ldg(reinterpret_cast<const uint4*>(base + 16));
-              }
-            }
-#pragma unroll
-            for (int u = 0; u < kRealignUnroll; ++u) {
-              const std::int64_t c = c0 + std::int64_t{u} * lanes;
-              if (c >= chunks) break;
-              const unsigned char* sc = s + h + c * 16;
-              uint4 out;
-              if (r == 0) {
-                out = lo[u];
-              } else if (whole[u]) {
-                out = shifted_chunk(lo[u], hi[u], r);
-              } else {
-                alignas(16) unsigned char tmp[16];
-#pragma unroll
-                for (int i = 0; i < 16; ++i) tmp[i] = sc[i];
-                out = *reinterpret_cast<const uint4*>(tmp);
-              }
-              *reinterpret_cast<uint4*>(d + h + c * 16) = out;
-            }
+        for (int u = 0; u < kRealignUnroll; ++u) {
+          const std::int64_t c = c0 + std::int64_t{u} * lanes;
+          const auto sc = reinterpret_cast<std::uintptr_t>(s + h + c * 16);
+          const std::uintptr_t base = sc - r;
+          whole[u] = r == 0 || (base >= src_lo && base + 32 <= src_hi);
+          if (c < chunks && whole[u]) {
+            lo[u] = __ldg(reinterpret_cast<const uint4*>(base));
+            if (r != 0) hi[u] = __ldg(reinterpret_cast<const uint4*>(base + 16));
           }
         }
-      });
+#pragma unroll
+        for (int u = 0; u < kRealignUnroll; ++u) {
+          const std::int64_t c = c0 + std::int64_t{u} * lanes;
+          if (c >= chunks) break;
+          const unsigned char* sc = s + h + c * 16;
+          uint4 out;
+          if (r == 0) {
+            out = lo[u];
+          } else if (whole[u]) {
+            out = shifted_chunk(lo[u], hi[u], r);
+          } else {
+            alignas(16) unsigned char tmp[16];
+#pragma unroll
+            for (int i = 0; i < 16; ++i) tmp[i] = sc[i];
+            out = *reinterpret_cast<const uint4*>(tmp);
+          }
+          *reinterpret_cast<uint4*>(d + h + c * 16) = out;
+        }
+      }
+    }
+  }
 }
 
 template <class F>
@@ -351,9 +367,10 @@ int row_vector_bytes(const kernels::PermuteArgs& a, const PermuteGeometry& bytes
 cudaError_t kernels::launch_permute_tile(const PermuteArgs& a) {
   const PermuteGeometry& g = a.geo;
   const dim3 block(kSide, kThreadRows);
-  if (a.moves_rows() && g.cols >= box_run_elems(a.elem_bytes)) {
-    // (Walking the longest dimension with the threads instead of dst's next one, when that is
-    // short, measured slower on the H200: 7% of memcpy for (5, 1999, 3, 117) (2, 1, 0, 3) at
+  if (a.moves_rows() && g.cols >= box_run_elems(a.elem_bytes) &&
+      g.rows * g.batch() < (std::int64_t{1} << 32)) {
+    // All rows as one flat index (FlatRows). (Making the longest dimension the threads' rows
+    // instead measured slower on the H200: 7% of memcpy for (5, 1999, 3, 117) (2, 1, 0, 3) at
     // 8 B, where dst's next dimension, 5 long, gave 53%.)
     PermuteGeometry bytes = g;  // the same walk in bytes
     const std::int64_t e = a.elem_bytes;
@@ -363,6 +380,12 @@ cudaError_t kernels::launch_permute_tile(const PermuteArgs& a) {
     for (int k = 0; k < 3; ++k) bytes.src_batch[k] *= e, bytes.dst_batch[k] *= e;
     bytes.src_col = bytes.dst_col = 1;
     const int v = row_vector_bytes(a, bytes);
+    const std::int64_t total = bytes.rows * bytes.batch();
+    FlatRows flat;
+    flat.rows = FastDiv(static_cast<std::uint32_t>(bytes.rows));
+    flat.b0 = FastDiv(static_cast<std::uint32_t>(bytes.batch_extent[0]));
+    flat.b1 = FastDiv(static_cast<std::uint32_t>(bytes.batch_extent[1]));
+    const auto total32 = static_cast<std::uint32_t>(total);
     if (v < 16) {  // rows off 16-byte alignment: realigned 16-byte chunks (8-byte vectors of
                    // 936-byte rows ran at 70% of memcpy on the H100, the realigned chunks of
                    // 1810-byte rows at 85%)
@@ -370,23 +393,24 @@ cudaError_t kernels::launch_permute_tile(const PermuteArgs& a) {
       int lanes_log2 = 0;
       while (lanes_log2 < 5 && (std::int64_t{1} << lanes_log2) < chunks) ++lanes_log2;
       const std::int64_t tile_rows = std::int64_t{kThreads >> lanes_log2} * kRowSweeps;
-      const TileGrid grid = tile_grid(ceil_div(g.rows, tile_rows), 1, g.batch());
+      const auto blocks =
+          static_cast<unsigned>(std::min<std::int64_t>(ceil_div(total, tile_rows), 0x7fffffff));
       const auto lo = reinterpret_cast<std::uintptr_t>(a.src);
-      permute_rows_realign_kernel<<<dim3(grid.x, grid.y, grid.z), block, 0, a.stream>>>(
+      permute_rows_realign_kernel<<<blocks, block, 0, a.stream>>>(
           static_cast<const unsigned char*>(a.src), static_cast<unsigned char*>(a.dst), bytes,
-          lanes_log2, lo, lo + static_cast<std::uintptr_t>(a.src_span_bytes));
+          lanes_log2, lo, lo + static_cast<std::uintptr_t>(a.src_span_bytes), flat, total32);
       return cudaGetLastError();
     }
     const std::int64_t vecs = bytes.cols / v;
     int lanes_log2 = 0;
     while (lanes_log2 < 5 && (std::int64_t{1} << lanes_log2) < vecs) ++lanes_log2;
     const std::int64_t tile_rows = std::int64_t{kThreads >> lanes_log2} * kRowSweeps;
-    const TileGrid grid = tile_grid(ceil_div(g.rows, tile_rows), 1, g.batch());
+    const auto blocks =
+        static_cast<unsigned>(std::min<std::int64_t>(ceil_div(total, tile_rows), 0x7fffffff));
     return dispatch_word(v, [&](auto vb) {
-      permute_rows_kernel<decltype(vb)::value>
-          <<<dim3(grid.x, grid.y, grid.z), block, 0, a.stream>>>(
-              static_cast<const unsigned char*>(a.src), static_cast<unsigned char*>(a.dst), bytes,
-              lanes_log2);
+      permute_rows_kernel<decltype(vb)::value><<<blocks, block, 0, a.stream>>>(
+          static_cast<const unsigned char*>(a.src), static_cast<unsigned char*>(a.dst), bytes,
+          lanes_log2, flat, total32);
       return cudaGetLastError();
     });
   }
