@@ -95,7 +95,7 @@ def section(run):
             f"| {label} | {e[1:]} B | {ext.replace('x', ', ')} | {perm.replace('.', ',')} | {form} "
             f"| {contig} B | {cell('memcpy')} | {cell('auto')} ({ran}) | {pct} "
             f"| {cell('permute_tma')} | {cell('permute_tile')} | {cell('cutensor')} "
-            f"| {f'{vs:.2f}' if vs else '-'} | {tt} |")
+            f"| {f'{vs:.3f}' if vs else '-'} | {tt} |")
     lines.append("")
     for title, r in (("named cases", ratios_named), ("random set", ratios_random)):
         if r:
