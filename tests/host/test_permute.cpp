@@ -306,3 +306,39 @@ TEST(PermuteBox, FastDivIsExact) {
 
 }  // namespace
 }  // namespace tmakit
+
+namespace tmakit {
+namespace {
+
+// explain_permute() needs no GPU; docs/permute.md section 3 walks these two outputs through,
+// so the figures it quotes are pinned here.
+TEST(PermuteExplain, TheDocsWalkThroughIsWhatItPrints) {
+  const std::string rev = explain_permute({32, 48, 64, 96}, {3, 2, 1, 0}, 4);
+  for (const char* want :
+       {"reduces to tile: extents (32, 48, 64, 96) perm (3, 2, 1, 0)",
+        "tiles of cols 96 (src stride 1, dst stride 98304) x rows 32 (src stride 294912, dst "
+        "stride 1), batch b0 48 (src stride 6144, dst stride 32), batch b1 64 (src stride 96, dst "
+        "stride 1536)",
+        "shape 1 x 64 x 48 x 32 x 96, pitches [16, 384, 24576, 1179648] bytes, box 1 x 1 x 1 x 32 "
+        "x 32",
+        "shape 1 x 64 x 48 x 96 x 32, pitches [16, 6144, 128, 393216] bytes, box 1 x 1 x 1 x 32 x "
+        "32",
+        "box: 4096 bytes per copy"})
+    EXPECT_NE(rev.find(want), std::string::npos) << want << "\n" << rev;
+  EXPECT_EQ(rev.find("not valid"), std::string::npos) << rev;
+  const std::string att = explain_permute({8, 4096, 32, 128}, {0, 2, 1, 3}, 2);
+  for (const char* want : {"reduces to rows", "UINT64", "shape 1 x 8 x 32 x 4096 x 32",
+                           "box 1 x 1 x 1 x 128 x 32", "box: 32768 bytes per copy"})
+    EXPECT_NE(att.find(want), std::string::npos) << want << "\n" << att;
+  // Odd extents: the rule that keeps TMA off, in words.
+  EXPECT_NE(explain_permute({63, 95, 97, 101}, {3, 2, 1, 0}, 4)
+                .find("permute_tma stores whole 16-byte chunks"),
+            std::string::npos);
+  // A transpose: who runs it.
+  EXPECT_NE(explain_permute({64, 256, 56, 56}, {0, 2, 3, 1}, 2).find("transpose() runs it"),
+            std::string::npos);
+  EXPECT_NE(explain_permute({2, 3}, {1, 1}, 4).find("error: perm (1, 1)"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tmakit
