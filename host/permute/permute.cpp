@@ -66,19 +66,6 @@ Status invalid(std::string msg) {
   return make_status(StatusCode::kInvalidArgument, std::move(msg));
 }
 
-std::string hex_ptr(const void* p) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%p", p);
-  return buf;
-}
-
-TmaType unsigned_type(int bytes) {
-  return bytes == 1   ? TmaType::kU8
-         : bytes == 2 ? TmaType::kU16
-         : bytes == 8 ? TmaType::kU64
-                      : TmaType::kU32;
-}
-
 // One operand as a rank-5 map, outermost first: (b2, b1, b0, outer, inner), pitches in bytes
 // (a dimension of extent 1 takes 16: it is never stepped).
 struct MapSide {
@@ -92,7 +79,7 @@ struct MapSide {
 TensorMapSpec side_spec(const MapSide& s, const PermuteGeometry& g, int elem_bytes,
                         const kernels::PermuteTmaPlan& plan) {
   TensorMapSpec spec;
-  spec.type = unsigned_type(plan.type_bytes);
+  spec.type = tma_unsigned_type(plan.type_bytes);
   spec.rank = 5;
   spec.address = s.address;
   auto pitch = [](std::int64_t extent, std::int64_t bytes) {
@@ -214,20 +201,14 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
         "swizzle_bytes and barrier choose among a transpose() technique's variants; "
         "permute_tma and permute_tile take neither (leave them default)");
   // 2. Arguments, all before touching the device.
-  if (src == nullptr) return invalid("src is a null pointer");
-  if (dst == nullptr) return invalid("dst is a null pointer");
+  if (Status s = detail::check_null(src, dst); !s) return s;
   detail::PermuteProblem p;
   if (Status s = detail::check_permute_args(extents, perm, elem_bytes, layout, &p); !s) return s;
-  for (const auto& [ptr, name] : {std::pair<const void*, const char*>{src, "src"}, {dst, "dst"}})
-    if (reinterpret_cast<std::uintptr_t>(ptr) % static_cast<std::uintptr_t>(elem_bytes) != 0)
-      return invalid(std::string(name) + " (" + hex_ptr(ptr) + ") is not aligned to the " +
-                     std::to_string(elem_bytes) + "-byte element size");
+  if (Status s = detail::check_aligned_to_element(src, dst, elem_bytes); !s) return s;
+  if (Status s = detail::check_no_overlap(src, p.src_span_bytes, dst, p.dst_span_bytes, "permute");
+      !s)
+    return s;
   const auto s0 = reinterpret_cast<std::uintptr_t>(src), d0 = reinterpret_cast<std::uintptr_t>(dst);
-  if (s0 < d0 + static_cast<std::uintptr_t>(p.dst_span_bytes) &&
-      d0 < s0 + static_cast<std::uintptr_t>(p.src_span_bytes))
-    return invalid("src [" + hex_ptr(src) + ", +" + std::to_string(p.src_span_bytes) +
-                   ") and dst [" + hex_ptr(dst) + ", +" + std::to_string(p.dst_span_bytes) +
-                   ") overlap: permute is out-of-place");
   const PermuteReduction r = detail::reduce(p);
 
   // 3. A copy or a transpose: transpose() runs it (unless a permutation technique is named),

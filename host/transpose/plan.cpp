@@ -191,6 +191,8 @@ std::vector<const VariantDef*> candidate_defs(const Request& r, const ResolvedLa
   return out;
 }
 
+}  // namespace
+
 Status check_null(const void* src, const void* dst) {
   if (src == nullptr) return invalid("src is a null pointer");
   if (dst == nullptr) return invalid("dst is a null pointer");
@@ -205,18 +207,16 @@ Status check_aligned_to_element(const void* src, const void* dst, int elem_bytes
   return {};
 }
 
-Status check_no_overlap(const void* src, const void* dst, const ResolvedLayout& lay) {
+Status check_no_overlap(const void* src, std::int64_t src_span_bytes, const void* dst,
+                        std::int64_t dst_span_bytes, const char* operation) {
   const auto s0 = reinterpret_cast<std::uintptr_t>(src), d0 = reinterpret_cast<std::uintptr_t>(dst);
-  const auto s_span = static_cast<std::uintptr_t>(lay.src_span_bytes),
-             d_span = static_cast<std::uintptr_t>(lay.dst_span_bytes);
-  if (s0 < d0 + d_span && d0 < s0 + s_span)
-    return invalid("src [" + hex_ptr(src) + ", +" + std::to_string(lay.src_span_bytes) +
-                   ") and dst [" + hex_ptr(dst) + ", +" + std::to_string(lay.dst_span_bytes) +
-                   ") overlap: transpose is out-of-place");
+  if (s0 < d0 + static_cast<std::uintptr_t>(dst_span_bytes) &&
+      d0 < s0 + static_cast<std::uintptr_t>(src_span_bytes))
+    return invalid("src [" + hex_ptr(src) + ", +" + std::to_string(src_span_bytes) + ") and dst [" +
+                   hex_ptr(dst) + ", +" + std::to_string(dst_span_bytes) +
+                   ") overlap: " + operation + " is out-of-place");
   return {};
 }
-
-}  // namespace
 
 Request transpose_request(std::int64_t rows, std::int64_t cols, int elem_bytes,
                           const MatrixLayout& layout, const TransposeOptions& options) {
@@ -311,7 +311,10 @@ Status check_request(const Request& req, const void* src, const void* dst, bool 
                            "' takes dense operands only (leading dimensions and batch strides "
                            "must be the defaults)");
   if (check_operands)
-    if (Status s = check_no_overlap(src, dst, *lay); !s) return s;
+    if (Status s =
+            check_no_overlap(src, lay->src_span_bytes, dst, lay->dst_span_bytes, "transpose");
+        !s)
+      return s;
   *named = def;
   return {};
 }
@@ -569,7 +572,10 @@ Status launch_state(const PlanState& st, const void* src, void* dst, cudaStream_
   if (!checked) {
     if (Status s = check_null(src, dst); !s) return s;
     if (Status s = check_aligned_to_element(src, dst, st.req.elem_bytes); !s) return s;
-    if (Status s = check_no_overlap(src, dst, st.lay); !s) return s;
+    if (Status s =
+            check_no_overlap(src, st.lay.src_span_bytes, dst, st.lay.dst_span_bytes, "transpose");
+        !s)
+      return s;
     int dev = -1;
     if (cudaGetDevice(&dev) != cudaSuccess || dev != st.caps.device) {
       cudaGetLastError();

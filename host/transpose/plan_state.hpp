@@ -77,6 +77,14 @@ Status accumulate_request(std::int64_t rows, std::int64_t cols, DataType type, d
                           double beta, const MatrixLayout& layout, const TransposeOptions& options,
                           Request* req);
 
+// The operand checks every call makes before touching the device, with the messages
+// transpose() and permute() give: null pointers, pointers off the element size, spans that
+// overlap ("<operation> is out-of-place").
+Status check_null(const void* src, const void* dst);
+Status check_aligned_to_element(const void* src, const void* dst, int elem_bytes);
+Status check_no_overlap(const void* src, std::int64_t src_span_bytes, const void* dst,
+                        std::int64_t dst_span_bytes, const char* operation);
+
 // Rejects pointers the GPU cannot dereference (pageable host memory, freed or foreign
 // addresses) instead of letting the kernel fault and poison the context. `name`: "src", "dst".
 Status check_device_pointer(const void* p, const char* name);

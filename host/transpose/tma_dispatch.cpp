@@ -10,19 +10,6 @@
 namespace tmakit {
 namespace {
 
-TmaType unsigned_type(int bytes) {
-  switch (bytes) {
-    case 1:
-      return TmaType::kU8;
-    case 2:
-      return TmaType::kU16;
-    case 8:
-      return TmaType::kU64;
-    default:
-      return TmaType::kU32;
-  }
-}
-
 // One side of the call: a batch of `batch` row-major matrices of rows x cols elements of
 // elem_bytes, rows ld_elems apart, matrices batch_elems apart.
 struct Side {
@@ -37,7 +24,7 @@ std::string encode_side(const Side& side, const kernels::TmaMapPlan& mp, int swi
                         int elem_bytes, int cc, CUtensorMap* out) {
   const auto e = static_cast<std::uint64_t>(elem_bytes);
   const TmaType type =
-      mp.data_type >= 0 ? static_cast<TmaType>(mp.data_type) : unsigned_type(mp.type_bytes);
+      mp.data_type >= 0 ? static_cast<TmaType>(mp.data_type) : tma_unsigned_type(mp.type_bytes);
   TensorMapSpec spec = matrix_spec(
       type, side.address, static_cast<std::uint64_t>(side.rows),
       static_cast<std::uint64_t>(side.cols) * e / static_cast<std::uint64_t>(mp.type_bytes),
@@ -81,6 +68,19 @@ std::string check_rows16(const Side& side, int elem_bytes) {
 }
 
 }  // namespace
+
+TmaType tma_unsigned_type(int bytes) {
+  switch (bytes) {
+    case 1:
+      return TmaType::kU8;
+    case 2:
+      return TmaType::kU16;
+    case 8:
+      return TmaType::kU64;
+    default:
+      return TmaType::kU32;
+  }
+}
 
 std::string tma_unavailable(bool allow_tma, const DeviceCaps& caps) {
   if (!allow_tma) return "TMA disabled by TransposeOptions::allow_tma = false";

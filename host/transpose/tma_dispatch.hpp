@@ -5,6 +5,7 @@
 #include <host/device.hpp>
 #include <host/transpose/registry.hpp>
 #include <kernels/launchers.hpp>
+#include <tmakit/tensor_map.hpp>
 
 namespace tmakit {
 
@@ -12,6 +13,10 @@ struct TmaMaps {
   CUtensorMap src{};  // CUtensorMap is alignas(128) itself
   CUtensorMap dst{};
 };
+
+// The unsigned tensor-map type of an element size (1, 2, 8 bytes; else 4): a copy or a
+// transpose moves bits.
+TmaType tma_unsigned_type(int bytes);
 
 // Empty when TMA techniques can run at all on a device with these caps; else why not: the
 // switch (allow_tma / TMAKIT_DISABLE_TMA), compute capability 9.0, sm_90 code in this build,
