@@ -438,13 +438,16 @@ void register_transpose_presets(const std::string& preset, const std::vector<Sha
   }
   for (const Shape& s : shapes)
     for (int e : {1, 2, 4, 8, 16}) register_shape(s, e, iterations, repetitions);
-  // Transpose-accumulate: a large square, an odd and a skinny shape (the full preset), one
+  // Transpose-accumulate: a large square, an odd shape, a skinny one each way and a batch of
+  // small matrices (the full preset; `--benchmark_filter=/accumulate/` runs only these), one
   // square (quick).
   std::vector<Shape> acc;
   if (preset != "survey") acc.push_back({"square", 1, 16384, 16384});
   if (preset == "full") {
     acc.push_back({"odd", 1, 12345, 6789});
     acc.push_back({"skinny", 1, 4000000, 16});
+    acc.push_back({"skinny", 1, 16, 4000000});
+    acc.push_back({"batched", 16384, 32, 32});
   }
   for (const Shape& s : acc)
     for (int e : {2, 4, 8}) register_accumulate(s, e, iterations, repetitions);

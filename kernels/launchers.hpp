@@ -111,6 +111,8 @@ cudaError_t launch_vec_padded(const LaunchArgs&);
 cudaError_t launch_vec_swizzled(const LaunchArgs&);
 cudaError_t launch_copy(const LaunchArgs&);
 cudaError_t launch_smem_accumulate(const LaunchArgs&);
+cudaError_t launch_flat_accumulate(const LaunchArgs&);
+cudaError_t launch_sector_accumulate(const LaunchArgs&);
 
 // kernels/async/ (cp.async: sm_80; 1-D bulk copies: sm_90), each with its planner
 cudaError_t launch_async_copy(const LaunchArgs&);

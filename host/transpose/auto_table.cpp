@@ -112,8 +112,8 @@ std::string classic_best(std::int64_t rows, std::int64_t cols, int elem_bytes,
   // (data at commit 358db19), % of memcpy reg_realign /
   // smem_realign: 12345x6789 77.2 / 63.0, 6789x12345 76.1 / 62.6, 3001x4999 81.6 / 70.9; probe
   // 4097x4095 83.4 / 70.0, 9999x9999 77.1 / 63.3, 20001x777 88.2 / 71.7, 777x20001 74.4 / 63.9.
-  // On the H100 the 2 B pick was made before its measurement: a later full run of 2026-11-26 is its check
-  // (docs/perf-guide.md).
+  // On the H100 the 2 B pick was made before its measurement: a later full run of 2026-11-26 is its
+  // check (docs/perf-guide.md).
   if (!rows16 && elem_bytes <= 2 && short_side > kOddMidSide && realign_tiles >= 512)
     return "reg_realign";
   const bool out_rows_split_sectors = (rows * elem_bytes) % 32 != 0;
@@ -299,8 +299,9 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
     // smem_flat 2756 / 2760 against 2726 / 2735 there); k = 16 stays on smem_flat (3745 / 3762
     // against 3305 / 3358). On 2026-11-25, put the L2 prefetch hint on reg_permute's N x k loads (k
     // >= 7) on the H100 too, and N x k at 1 B follows the H200 there (experiment, two runs each, %
-    // of memcpy): reg_permute 4000000x16 99.0, 4000000x32 95.5, where a full run of 2026-11-25 had smem_flat
-    // (auto's pick) at 92.2 / 90.0 and reg_tile (hinted) ran 94.3 / 92.3. N x 24 was not measured.
+    // of memcpy): reg_permute 4000000x16 99.0, 4000000x32 95.5, where a full run of 2026-11-25 had
+    // smem_flat (auto's pick) at 92.2 / 90.0 and reg_tile (hinted) ran 94.3 / 92.3. N x 24 was not
+    // measured.
     const bool pays_tall = rp.form == RegForm::kTall && b == 1 &&
                            (elem_bytes == 1 || (hbm3e && elem_bytes == 4 && rp.k < 8));
     // 8 B, N x k with k <= 4 and 2 x N (full runs of 2026-11-24, the first with the flush that
@@ -733,17 +734,18 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
 
 std::string auto_accumulate_variant(std::int64_t rows, std::int64_t cols, DataType type,
                                     double beta, double dram_gbps) {
-  // Measured on the H100 with beta = 1 (full run 2026-11-23, docs/perf-guide.md;
-  // GB/s with three operands counted, bf16 / f32):
-  //  - 16384^2: smem_accumulate 2584 / 2937, tma_reduce 2358 / 2392: the LDG/STG path;
-  //  - 4000000x16 (a side <= 32): tma_reduce 2356 / 2393, smem_accumulate 641 / 1191 (its 64x64
-  //    tiles waste most of each tile there): the TMA reduce, which falls back to
-  //    smem_accumulate where it cannot run (beta != 1, f64, rows not 16-byte multiples).
-  if (std::min(rows, cols) <= 32 && beta == 1.0 && type != DataType::kF64) return "tma_reduce";
-  // The H200 at 2 B (bf16 / f16) with rows that TMA takes (both sides 16-byte multiples):
-  // 16384^2 bf16 tma_reduce 3145 / 3142 against smem_accumulate 3070 / 3076 (two full
-  // runs of 2026-11-24); f32 stays on smem_accumulate (4139 / 4114 against 3166 / 3170).
+  // Per class, as measured with beta = 1 (docs/perf-guide.md, "Transpose-accumulate";
+  // docs/data/accumulate-{h100,h200}-2026-11-27.json.xz):
+  //  - a side <= 32 (skinny matrices, batches of small ones): flat_accumulate, at 88-100% of
+  //    the three-stream roofline on the H100 where tma_reduce ran 81-90% and smem_accumulate
+  //    22-59%; every type and beta;
+  //  - 8-byte elements whose dst rows split 32-byte sectors: sector_accumulate (12345 x 6789:
+  //    85.7% against smem_accumulate's 81.2% on the H100);
+  //  - 2-byte types on HBM3e (the H200) with 16-byte rows, beta = 1: tma_reduce;
+  //  - else smem_accumulate.
   const int e = data_type_bytes(type);
+  if (std::min(rows, cols) <= 32) return "flat_accumulate";
+  if (e == 8 && (rows * e) % 32 != 0) return "sector_accumulate";
   if (kernels::is_hbm3e(dram_gbps) && e == 2 && beta == 1.0 && (rows * e) % 16 == 0 &&
       (cols * e) % 16 == 0)
     return "tma_reduce";

@@ -144,6 +144,17 @@ std::vector<VariantDef> make_registry() {
           "writes (every type, alpha, beta, shape)",
           75, elem_bit(2) | elem_bit(4) | elem_bit(8), 1, false, VariantKind::kAccumulate,
           k::launch_smem_accumulate),
+      row("flat_accumulate",
+          "transpose-accumulate on smem_flat: skinny matrices (a side <= 32) and small-matrix "
+          "batches in whole 16-byte dst chunks read, combined and written (every type, alpha, "
+          "beta; other shapes: smem_accumulate)",
+          75, elem_bit(2) | elem_bit(4) | elem_bit(8), 1, false, VariantKind::kAccumulate,
+          k::launch_flat_accumulate),
+      row("sector_accumulate",
+          "transpose-accumulate on smem_sector: each block reads and writes whole 32-byte "
+          "sectors of dst, so rows of any length split no sector (every type, alpha, beta)",
+          75, elem_bit(2) | elem_bit(4) | elem_bit(8), 1, false, VariantKind::kAccumulate,
+          k::launch_sector_accumulate),
       tma_row("tma_reduce",
               "transpose-accumulate with beta = 1: tma_load_store whose store is "
               "cp.reduce.async.bulk.tensor .add (f16, bf16, f32, i32; f64 falls back)",

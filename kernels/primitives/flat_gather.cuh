@@ -7,6 +7,7 @@
 #pragma once
 #include <cstdint>
 #include <kernels/common/flat.hpp>
+#include <kernels/primitives/epilogue.cuh>
 
 namespace tmakit::flat {
 
@@ -59,11 +60,11 @@ __device__ __forceinline__ void build_table(int* table, const FlatPlan& p) {
 
 // One whole 16-byte dst chunk at c (global), its V elements from the walk position w: through
 // the offset table where the plan has one and the chunk stays in its matrix, else by stepping a
-// copy of the walk element by element.
+// copy of the walk element by element. An accumulate's dst chunk is read first, so the load is in
+// flight while the chunk is gathered (epilogue.cuh).
 template <class T, FlatForm F>
-__device__ __forceinline__ void gather_chunk(const unsigned char* run0, const int* table,
-                                             const FlatPlan& p, const FlatWalk& w,
-                                             std::uintptr_t c) {
+__device__ __forceinline__ uint4 build_chunk(const unsigned char* run0, const int* table,
+                                             const FlatPlan& p, const FlatWalk& w) {
   constexpr bool kWrap1 = F != FlatForm::kTall, kWrap2 = F == FlatForm::kBatch;
   constexpr int V = 16 / sizeof(T);
   const FlatGather& g = p.gather;
@@ -93,7 +94,15 @@ __device__ __forceinline__ void gather_chunk(const unsigned char* run0, const in
       flat_step<kWrap1, kWrap2>(g, s);
     }
   }
-  *reinterpret_cast<uint4*>(c) = out.v;
+  return out.v;
+}
+template <class T, FlatForm F, class Epi>
+__device__ __forceinline__ void gather_chunk(const unsigned char* run0, const int* table,
+                                             const FlatPlan& p, const FlatWalk& w, std::uintptr_t c,
+                                             const Epi& epi) {
+  uint4* at = reinterpret_cast<uint4*>(c);
+  const uint4 old = epi.load_chunk(at);
+  epi.template store_chunk<T>(at, build_chunk<T, F>(run0, table, p, w), old);
 }
 
 // Phase 2 of one unit: shared -> destination runs.
@@ -121,17 +130,19 @@ __device__ __forceinline__ void gather_chunk(const unsigned char* run0, const in
 // 90.6 -> 91.1 (its issue-bound time is not in this path).
 // kGatherPartials: kTall's partial dst chunks as below (bulk_flat always; smem_flat where the
 // call is not 16-byte aligned throughout, flat_call_is_aligned), else element by element.
-template <class T, FlatForm F, int kThreads, bool kGatherPartials = true>
+// Epi: what each dst element becomes (epilogue.cuh): the transpose's store, or an accumulate's.
+template <class T, FlatForm F, int kThreads, bool kGatherPartials = true, class Epi = StoreCopy>
 __device__ __forceinline__ void store_unit(const unsigned char* run0, const int* table,
-                                           const FlatPlan& p, const FlatUnit& f, T* dst) {
+                                           const FlatPlan& p, const FlatUnit& f, T* dst,
+                                           const Epi& epi = {}) {
   constexpr int E = sizeof(T), V = 16 / E;
   const FlatGather& g = p.gather;
   const int len_bytes = f.dst.len * E;
   // A partial chunk (bytes [lo, hi) of chunk s.c belong to run): element by element.
   auto partial = [&](const FlatChunk& s, std::uintptr_t a, int d) {
     for (std::uintptr_t x = s.lo; x < s.hi; x += E)
-      *reinterpret_cast<T*>(x) =
-          *reinterpret_cast<const T*>(run0 + flat_offset(g, d, static_cast<int>(x - a) / E));
+      epi.elem(reinterpret_cast<T*>(x),
+               *reinterpret_cast<const T*>(run0 + flat_offset(g, d, static_cast<int>(x - a) / E)));
   };
   if constexpr (F != FlatForm::kTall) {
     constexpr bool kWrap2 = F == FlatForm::kBatch;
@@ -149,7 +160,7 @@ __device__ __forceinline__ void store_unit(const unsigned char* run0, const int*
       const FlatJump jump = flat_jump(g, kThreads * V);
       std::uintptr_t c = (a & ~std::uintptr_t(15)) + 16u * static_cast<unsigned>(k);
       for (; k < kw; k += kThreads, c += 16u * kThreads) {
-        gather_chunk<T, F>(run0, table, p, w, c);
+        gather_chunk<T, F>(run0, table, p, w, c, epi);
         flat_advance<kWrap2>(g, jump, w);
       }
     }
@@ -162,6 +173,52 @@ __device__ __forceinline__ void store_unit(const unsigned char* run0, const int*
     // The thread's items by their digits (flat_item_digits), moved kThreads on per item.
     FlatItemDigits x = flat_item_digits(static_cast<int>(threadIdx.x), runs);
     const FlatItemDigits step = flat_item_digits(kThreads, runs);
+    // An accumulate at 2 and 8 B reads the dst chunks of U items first, all in flight,
+    // then gathers and writes them. One read at a time, each waited for before its chunk was
+    // written, kept 4000000 x 16 at 87-88% of the three-stream roofline on the H100; 4 at a time
+    // ran it at 96.6% (2 B) and 98.7% (8 B), but at 4 B at 54.9%, and 1, 2, 4 or 8 at a time
+    // chosen at run time 50-53% (ncu, 4 at a time: 48% of DRAM peak, 519 MB read, 49% of warps
+    // active, 143 M instructions; not explained): 4 B reads one at a time (the loop below).
+    constexpr int U = sizeof(T) == 4 ? 1 : 4;
+    if constexpr (Epi::kReadsDst && U > 1) {
+      for (int item0 = threadIdx.x; item0 < items; item0 += U * kThreads) {
+        uint4 old[U];
+        FlatItemDigits y = x;
+#pragma unroll
+        for (int u = 0; u < U; ++u, flat_item_advance(y, step, runs)) {
+          old[u] = uint4{};
+          if (item0 + u * kThreads >= items) continue;
+          const FlatItem it = flat_item_at(y);
+          const std::uintptr_t a = run_addr<T>(dst, f.dst, it.d);
+          const int k = flat_dst_chunk(it.k, runs, a);
+          if (k < 0 || k >= nv) continue;
+          const FlatRunChunks rc = flat_run_chunks(a, len_bytes);
+          if (k >= rc.head && k < rc.kw)
+            old[u] = epi.load_chunk(reinterpret_cast<const uint4*>((a & ~std::uintptr_t(15)) +
+                                                                   16u * static_cast<unsigned>(k)));
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u, flat_item_advance(x, step, runs)) {
+          if (item0 + u * kThreads >= items) continue;
+          const FlatItem it = flat_item_at(x);
+          const int d = it.d;
+          const std::uintptr_t a = run_addr<T>(dst, f.dst, d);
+          const int k = flat_dst_chunk(it.k, runs, a);
+          if (k < 0 || k >= nv) continue;
+          const FlatRunChunks rc = flat_run_chunks(a, len_bytes);
+          if (k >= rc.head && k < rc.kw) {
+            const int o = (16 * k - static_cast<int>(a & 15)) / E;
+            epi.template store_chunk<T>(
+                reinterpret_cast<uint4*>((a & ~std::uintptr_t(15)) +
+                                         16u * static_cast<unsigned>(k)),
+                build_chunk<T, F>(run0, table, p, {o, 0, d * g.sd + o * g.s1}), old[u]);
+          } else {
+            partial(flat_chunk(a, len_bytes, k), a, d);
+          }
+        }
+      }
+      return;
+    }
     for (int item = threadIdx.x; item < items; item += kThreads, flat_item_advance(x, step, runs)) {
       const FlatItem it = flat_item_at(x);
       const int d = it.d;
@@ -174,7 +231,7 @@ __device__ __forceinline__ void store_unit(const unsigned char* run0, const int*
         // linear (d * sd + o * s1).
         const int o = (16 * k - static_cast<int>(a & 15)) / E;
         gather_chunk<T, F>(run0, table, p, {o, 0, d * g.sd + o * g.s1},
-                           (a & ~std::uintptr_t(15)) + 16u * static_cast<unsigned>(k));
+                           (a & ~std::uintptr_t(15)) + 16u * static_cast<unsigned>(k), epi);
         continue;
       }
       const FlatChunk s = flat_chunk(a, len_bytes, k);
@@ -194,7 +251,7 @@ __device__ __forceinline__ void store_unit(const unsigned char* run0, const int*
         for (int j = 0; j < V; ++j) out.put(j, run0 + off0 + (min(max(j, j0), j1 - 1) - j0) * g.s1);
 #pragma unroll
         for (int j = 0; j < V; ++j)
-          if (j >= j0 && j < j1) reinterpret_cast<T*>(s.c)[j] = out.e[j];
+          if (j >= j0 && j < j1) epi.elem(reinterpret_cast<T*>(s.c) + j, out.e[j]);
       } else {
         partial(s, a, d);
       }

@@ -50,7 +50,11 @@ TEST_P(Accumulate, MatchesReferenceForEveryShapeAndScalars) {
   TMAKIT_NEED_GPU(75);
   const AccCase& c = GetParam();
   std::vector<test::Shape> shapes = test::standard_shapes();
-  for (test::Shape s : {test::Shape{48, 80}, test::Shape{1040, 2000}, test::Shape{16, 4096}})
+  // Skinny both ways, aligned and odd (flat_accumulate's kWide and kTall forms, whole and
+  // partial 16-byte chunks), and a sector-aligned odd pair (sector_accumulate's shifted rows).
+  for (test::Shape s :
+       {test::Shape{48, 80}, test::Shape{1040, 2000}, test::Shape{16, 4096}, test::Shape{4099, 16},
+        test::Shape{7, 3001}, test::Shape{3001, 7}, test::Shape{20011, 24}, test::Shape{129, 1031}})
     shapes.push_back(s);
   int itself = 0;
   for (const test::Shape& s : shapes)
@@ -88,26 +92,38 @@ INSTANTIATE_TEST_SUITE_P(Registry, Accumulate, ::testing::ValuesIn(accumulate_ca
                          });
 
 // A batch of strided matrices (pitches and gaps 16-byte multiples, so tma_reduce runs its 3-D
-// maps): padding and gaps of dst untouched.
+// maps): padding and gaps of dst untouched. Then dense batches of small odd and aligned
+// matrices (flat_accumulate's kBatch form). Every accumulate technique and auto.
 TEST(AccumulateLayout, BatchedStridedOperands) {
   TMAKIT_NEED_GPU(75);
-  const MatrixLayout lay{3, 160, 64, 48 * 160 + 32, 144 * 64 + 16};
-  for (const char* v : {"smem_accumulate", "tma_reduce", "auto"})
-    for (DataType t : {DataType::kF16, DataType::kF32, DataType::kI32}) {
-      TransposeOptions opt;
-      opt.variant = v;
-      Status st;
-      EXPECT_EQ(test::check_transpose_accumulate(48, 144, t, 1, 1, lay,
-                                                 [&](const void* src, void* dst) {
-                                                   st = transpose_accumulate(src, dst, 48, 144, t,
-                                                                             1, 1, lay, opt);
-                                                   return st;
-                                                 }),
-                "")
-          << v << " " << to_string(t);
-      if (std::string(v) == "tma_reduce" && tma_unavailable_reason().empty())
-        EXPECT_EQ(st.variant, "tma_reduce") << st.fallback_reason;
-    }
+  struct Case {
+    std::int64_t rows, cols;
+    MatrixLayout lay;
+  };
+  const Case cases[] = {{48, 144, MatrixLayout{3, 160, 64, 48 * 160 + 32, 144 * 64 + 16}},
+                        {33, 65, MatrixLayout{301}},
+                        {32, 32, MatrixLayout{1024}}};
+  std::vector<std::string> tokens = {"auto"};
+  for (const VariantInfo& v : variants())
+    if (v.kind == VariantKind::kAccumulate) tokens.push_back(v.token);
+  for (const Case& c : cases)
+    for (const std::string& v : tokens)
+      for (DataType t : {DataType::kF16, DataType::kF32, DataType::kF64, DataType::kI32}) {
+        TransposeOptions opt;
+        opt.variant = v;
+        Status st;
+        EXPECT_EQ(test::check_transpose_accumulate(
+                      c.rows, c.cols, t, 1, 1, c.lay,
+                      [&](const void* src, void* dst) {
+                        st = transpose_accumulate(src, dst, c.rows, c.cols, t, 1, 1, c.lay, opt);
+                        return st;
+                      }),
+                  "")
+            << v << " " << to_string(t) << " " << c.lay.batch << "x" << c.rows << "x" << c.cols;
+        if (v == "tma_reduce" && c.rows == 48 && t != DataType::kF64 &&
+            tma_unavailable_reason().empty())
+          EXPECT_EQ(st.variant, "tma_reduce") << st.fallback_reason;
+      }
 }
 
 // The reasons tma_reduce gives, and allow_fallback = false turning them into errors.

@@ -640,7 +640,7 @@ TEST(AccumulateErrors, ArgumentsAreCheckedFirst) {
   expect_error(transpose_accumulate(g_a, g_b, 4, 4, DataType::kF32, 1, 1, {}, o),
                StatusCode::kInvalidArgument,
                "'smem_wide' is not a transpose-accumulate technique (those are: auto, "
-               "smem_accumulate, tma_reduce)");
+               "smem_accumulate, flat_accumulate, sector_accumulate, tma_reduce)");
   o.variant = "tma_reduce";
   expect_error(transpose(g_a, g_b, 4, 4, 4, o), StatusCode::kInvalidArgument,
                "'tma_reduce' is a transpose-accumulate technique: call transpose_accumulate()");
@@ -648,17 +648,23 @@ TEST(AccumulateErrors, ArgumentsAreCheckedFirst) {
                StatusCode::kInvalidArgument, "overlap");
 }
 
-// The H100 measurement (transpose.cpp): the LDG/STG path beat the TMA reduce store.
+// auto_accumulate_variant's classes (host/transpose/auto_table.cpp): skinny and small matrices
+// on flat_accumulate whatever the type and beta, split-sector 8-byte rows on sector_accumulate,
+// the rest on smem_accumulate (the H100).
 TEST(AccumulateAuto, PicksTheMeasuredFastest) {
   EXPECT_EQ(auto_accumulate_variant(4096, 4096, DataType::kF32, 1), "smem_accumulate");
   EXPECT_EQ(auto_accumulate_variant(4096, 4096, DataType::kBF16, 1), "smem_accumulate");
   EXPECT_EQ(auto_accumulate_variant(4096, 4096, DataType::kF32, 0), "smem_accumulate");
   EXPECT_EQ(auto_accumulate_variant(4096, 4096, DataType::kF64, 1), "smem_accumulate");
   EXPECT_EQ(auto_accumulate_variant(4096, 4097, DataType::kF32, 1), "smem_accumulate");
-  EXPECT_EQ(auto_accumulate_variant(4000000, 16, DataType::kF32, 1), "tma_reduce");  // skinny
-  EXPECT_EQ(auto_accumulate_variant(16, 4000000, DataType::kBF16, 1), "tma_reduce");
-  EXPECT_EQ(auto_accumulate_variant(4000000, 16, DataType::kF32, 0), "smem_accumulate");
-  EXPECT_EQ(auto_accumulate_variant(4000000, 16, DataType::kF64, 1), "smem_accumulate");
+  EXPECT_EQ(auto_accumulate_variant(12345, 6789, DataType::kF64, 1), "sector_accumulate");
+  EXPECT_EQ(auto_accumulate_variant(12344, 6789, DataType::kF64, 1), "smem_accumulate");
+  EXPECT_EQ(auto_accumulate_variant(4000000, 16, DataType::kF32, 1), "flat_accumulate");
+  EXPECT_EQ(auto_accumulate_variant(16, 4000000, DataType::kBF16, 1), "flat_accumulate");
+  EXPECT_EQ(auto_accumulate_variant(4000000, 16, DataType::kF32, 0), "flat_accumulate");
+  EXPECT_EQ(auto_accumulate_variant(4000000, 16, DataType::kF64, 1), "flat_accumulate");
+  EXPECT_EQ(auto_accumulate_variant(32, 33, DataType::kF16, 2), "flat_accumulate");
+  EXPECT_EQ(auto_accumulate_variant(33, 33, DataType::kF16, 2), "smem_accumulate");
   // The H200's table (peak DRAM > 4000 GB/s): the TMA reduce for 2-byte types at any shape
   // whose sides are 16-byte multiples; f32 and the H100 as above.
   EXPECT_EQ(auto_accumulate_variant(16384, 16384, DataType::kBF16, 1, 4800), "tma_reduce");

@@ -1,0 +1,157 @@
+// smem_flat's kernel (kernels/classic/smem_flat.cu says what the technique adds), templated on
+// its epilogue (kernels/primitives/epilogue.cuh): smem_flat instantiates it with StoreCopy,
+// flat_accumulate with StoreAxpby.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <type_traits>
+#include <kernels/common/flat.hpp>
+#include <kernels/launchers.hpp>
+#include <kernels/primitives/epilogue.cuh>
+#include <kernels/primitives/flat_gather.cuh>
+#include <kernels/primitives/launch_smem.cuh>
+
+namespace tmakit::flat {
+
+constexpr int kThreads = 256;
+constexpr int kLoadUnroll = 4;  // chunks loaded per thread before they are stored to shared
+
+// F: the form (flat.hpp); it fixes which levels of the gather walk can wrap (flat_gather.cuh).
+// kPartials: the call is not 16-byte aligned throughout (flat_call_is_aligned), so runs have
+// partial chunks inside the operand: read them whole (phase 1) and gather kTall's partial dst
+// chunks before writing them (phase 2). An aligned call runs the kernel without that code: with
+// it, aligned skinny calls ran 2.5-5% slower (H200, 2026-11-26: 4 x 4000000 1 B, 32 x 4000000
+// 1 B), whose chunks are all whole.
+// Blocks per SM: 5 at 2-16 B (48 registers), 4 at 1 B and for an accumulate that reads dst
+// (64: its dst chunk and scalars spilled 8-20 bytes under 48). The 2026-11-27 gather
+// (flat_gather.cuh: a walk placed once per unit and jumped from chunk to chunk) raised the
+// 2-16 B one-run kernels from 48 to 51-56 registers under a bound of 4, one block per SM
+// fewer: H100, % of memcpy, base -> that build, smem_flat 20000 x 16 x 48 8 B 98.9 -> 93.8,
+// 10000 x 24 x 40 8 B 96.4 -> 92.1, 2048 x 64 x 64 4 B 84.7 -> 78.9 (docs/perf-guide.md
+// 2026-11-27); a bound of 5 keeps 48 (4 bytes of spill at 2 B).
+template <class T, FlatForm F, bool kPartials, class Epi>
+__global__ void __launch_bounds__(kThreads, sizeof(T) == 1 || Epi::kReadsDst ? 4 : 5)
+    smem_flat_kernel(const T* __restrict__ src, T* __restrict__ dst, FlatPlan p,
+                     FlatOperandChunks ok, Epi epi) {
+  constexpr int E = sizeof(T);
+  extern __shared__ uint4 flat_smem_raw[];
+  unsigned char* smem = reinterpret_cast<unsigned char*>(flat_smem_raw);
+  int* table = reinterpret_cast<int*>(smem + p.table_at);
+  // (the first unit's __syncthreads after phase 1 orders these writes before phase 2)
+  flat::build_table<T, F, kThreads>(table, p);
+  for (std::int64_t u = blockIdx.x; u < p.units; u += gridDim.x) {
+    const FlatUnit f = flat_unit(p, u);
+    const std::uintptr_t a0 = flat::run_addr<T>(src, f.src, 0);
+    const int b0 = static_cast<int>(a0 & 15);
+    // Phase 1: source runs -> shared. Item = (run, chunk k), chunk-major within a run, so a
+    // warp reads consecutive chunks. Shared byte of global byte x of run:
+    //   i * src_stride + b0 + (x - a(i)).
+    {
+      const int len_bytes = f.src.len * E, nv = flat_chunks_per_run(len_bytes);
+      const int items = f.src.runs * nv;
+      for (int base = threadIdx.x; base < items; base += kLoadUnroll * kThreads) {
+        uint4 v[kLoadUnroll];
+        // The chunk's shared byte (a whole chunk), -2 - flat_chunk_slot (a partial chunk read
+        // whole: its shared byte and its run's bytes), or -1 (none): a whole chunk's path is the
+        // one compare it was before partial chunks were read whole (2026-11-26: packing every
+        // chunk's slot cost aligned skinny calls 2-4%).
+        int at[kLoadUnroll];
+#pragma unroll
+        for (int q = 0; q < kLoadUnroll; ++q) {
+          at[q] = -1;
+          const int item = base + q * kThreads;
+          if (item >= items) continue;
+          const int i = item / nv, k = item - i * nv;
+          const std::uintptr_t a = flat::run_addr<T>(src, f.src, i);
+          const FlatChunk s = flat_chunk(a, len_bytes, k);
+          // The shared byte of c (c - a(i) >= -15: the head chunk starts below the run).
+          const int sh = i * p.src_stride + b0 + static_cast<int>(std::intptr_t(s.c - a));
+          // One load for both kinds of chunk read whole (two in separate branches cost the
+          // partial ones their gain, 2026-11-26).
+          const bool whole = s.whole();
+          if (whole || (kPartials && s.lo < s.hi && ok.holds(s.c))) {
+            v[q] = __ldg(reinterpret_cast<const uint4*>(s.c));
+            at[q] = whole ? sh
+                          : -2 - flat_chunk_slot(sh, static_cast<int>(s.lo - s.c),
+                                                 static_cast<int>(s.hi - s.c));
+          } else {  // the operand's first or last chunk, element by element (none: lo >= hi)
+            for (std::uintptr_t x = s.lo; x < s.hi; x += E)
+              *reinterpret_cast<T*>(smem + sh + static_cast<int>(x - s.c)) =
+                  *reinterpret_cast<const T*>(x);
+          }
+        }
+#pragma unroll
+        for (int q = 0; q < kLoadUnroll; ++q) {
+          if (at[q] >= 0) {
+            *reinterpret_cast<uint4*>(smem + at[q]) = v[q];
+          } else if (kPartials && at[q] < -1) {  // a partial chunk: the run's elements [lo, hi)
+            const FlatChunkSlotParts c = flat_chunk_slot_parts(-2 - at[q]);
+            union {
+              uint4 v;
+              T e[16 / E];
+            } u;
+            u.v = v[q];
+#pragma unroll
+            for (int j = 0; j < 16 / E; ++j)
+              if (j * E >= c.lo && j * E < c.hi) reinterpret_cast<T*>(smem + c.sh)[j] = u.e[j];
+          }
+        }
+      }
+    }
+    __syncthreads();
+    // Phase 2: shared -> destination runs (flat_gather.cuh).
+    flat::store_unit<T, F, kThreads, kPartials>(smem + b0, table, p, f, dst, epi);
+    __syncthreads();  // shared memory is the next unit's
+  }
+}
+
+template <class T, class Epi = StoreCopy>
+cudaError_t launch_flat(const kernels::LaunchArgs& a, const FlatPlan& p, const Epi& epi = {}) {
+  const dim3 grid(static_cast<unsigned>(p.units < 0x7fffffff ? p.units : 0x7fffffff));
+  const auto smem = static_cast<std::uint32_t>(p.smem_bytes);
+  const T* src = static_cast<const T*>(a.src);
+  T* dst = static_cast<T*>(a.dst);
+  const FlatOperandChunks ok = flat_operand_chunks(a.src, p);
+  auto go = [&](auto partials) {
+    constexpr bool kP = decltype(partials)::value;
+    switch (p.form) {
+      case FlatForm::kBatch:
+        return launch_with_smem(smem_flat_kernel<T, FlatForm::kBatch, kP, Epi>, grid,
+                                dim3(kThreads), smem, a.stream, src, dst, p, ok, epi);
+      case FlatForm::kWide:
+        return launch_with_smem(smem_flat_kernel<T, FlatForm::kWide, kP, Epi>, grid, dim3(kThreads),
+                                smem, a.stream, src, dst, p, ok, epi);
+      default:
+        return launch_with_smem(smem_flat_kernel<T, FlatForm::kTall, kP, Epi>, grid, dim3(kThreads),
+                                smem, a.stream, src, dst, p, ok, epi);
+    }
+  };
+  if (flat_call_is_aligned(a.src, a.dst, p)) return go(std::false_type{});
+  return go(std::true_type{});
+}
+
+// The plan smem_flat (and flat_accumulate) runs a call with: the unit size per GPU, then
+// flat_plan's form and cuts.
+inline FlatPlan flat_launch_plan(const kernels::LaunchArgs& a) {
+  const BatchStrides& st = a.strides;
+  // Experiment knob (docs/perf-guide.md): TMAKIT_FLAT_TILE_BYTES sets the bytes a
+  // unit moves (4096..32768).
+  int tile_bytes = kFlatTileBytes;
+  // On HBM3e (the H200, peak > 4000 GB/s) a skinny call with k >= 16 keeps more bytes moving
+  // with 32 KB units: 16 x 4000000 1 / 2 / 4 B 75.0 / 84.9 / 85.5% of memcpy against 71.0 /
+  // 80.6 / 82.1 with 16 KB, 32 x 4000000 68.7 / 69.7 / 78.2 against 65.0 / 66.2 / 74.3, N x 16
+  // and N x 32 +1.2..+3.6 (data at commit 358db19); smaller k and batches
+  // gained nothing or lost (2 x 4000000 1 B 96.3 against 104.3; 16384x32x32 70.6 against 72.6).
+  if (kernels::is_hbm3e(a.dram_gbps) && st.batch == 1 && std::min(a.rows, a.cols) >= 16)
+    tile_bytes = 2 * kFlatTileBytes;
+  if (const char* env = std::getenv("TMAKIT_FLAT_TILE_BYTES")) {
+    const int t = std::atoi(env);
+    if (t >= 4096 && t <= 32768) tile_bytes = t;
+  }
+  return flat_plan_memo(a.rows, a.cols, a.elem_bytes, st.batch, st.src_ld_elems, st.dst_ld_elems,
+                        st.src_batch_elems, st.dst_batch_elems, tile_bytes,
+                        flat_table_limits_from_env());
+}
+
+}  // namespace tmakit::flat
