@@ -249,7 +249,7 @@ def class_summary(run, cls, e):
 
 
 def headline(runs):
-    lines = ["| GPU | class | elements | tmakit / best peer (geomean) | worst ratio (shape) | shapes lost | lowest % of memcpy |",
+    lines = ["| GPU | class | elements | tmakit / best peer (geomean) | worst ratio (shape) | shapes lost | lowest % of memcpy (accumulate: of the 3-stream roofline) |",
              "|---|---|---|---|---|---|---|"]
     for gpu, run in runs.items():
         for cls in CLASSES:
@@ -309,7 +309,14 @@ def write_md(runs, md_path, img_rel, command):
                 continue
             keys.sort(key=lambda k: (k[2], shape_key(k[1])))
             lines += ["### %s: %s" % (gpu.replace("NVIDIA ", ""), cls), ""]
-            lines += ["| shape | elements | memcpy GB/s | tmakit best | GB/s | % of memcpy | best peer | GB/s | % of memcpy | ratio | auto ran (GB/s) |",
+            # An accumulate moves three streams (src read, dst read and written) and its GB/s
+            # count them; the same bandwidth as memcpy's two streams is its roofline, so its %
+            # of memcpy is its % of the three-stream roofline.
+            of = "% of 3-stream roofline" if cls == "accumulate" else "% of memcpy"
+            if cls == "accumulate":
+                lines += ["GB/s count three streams (src read, dst read, dst written); *% of 3-stream "
+                          "roofline* = those GB/s over memcpy's (two streams) at the same bandwidth.", ""]
+            lines += ["| shape | elements | memcpy GB/s | tmakit best | GB/s | %s | best peer | GB/s | %s | ratio | auto ran (GB/s) |" % (of, of),
                       "|---|---|---|---|---|---|---|---|---|---|---|"]
             for (c, shape, e) in keys:
                 v = verdict(run.cells[(c, shape, e)])

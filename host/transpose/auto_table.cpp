@@ -734,21 +734,28 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
 
 std::string auto_accumulate_variant(std::int64_t rows, std::int64_t cols, DataType type,
                                     double beta, double dram_gbps) {
-  // Per class, as measured with beta = 1 (docs/perf-guide.md, "Transpose-accumulate";
-  // docs/data/accumulate-{h100,h200}-2026-11-27.json.xz):
-  //  - a side <= 32 (skinny matrices, batches of small ones): flat_accumulate, at 88-100% of
-  //    the three-stream roofline on the H100 where tma_reduce ran 81-90% and smem_accumulate
-  //    22-59%; every type and beta;
-  //  - 8-byte elements whose dst rows split 32-byte sectors: sector_accumulate (12345 x 6789:
-  //    85.7% against smem_accumulate's 81.2% on the H100);
-  //  - 2-byte types on HBM3e (the H200) with 16-byte rows, beta = 1: tma_reduce;
+  // Per class, from the accumulate cells measured with beta = 1 (docs/perf-guide.md,
+  // "Transpose-accumulate"; docs/data/accumulate-{h100,h200}-2026-11-27.json.xz), % of the
+  // three-stream roofline:
+  //  - a side <= 32 (skinny matrices, batches of small ones): flat_accumulate, 88-100 on the
+  //    H100 (tma_reduce 80-90, smem_accumulate 22-59); but at 4 B on the H200 with <= 32
+  //    columns tma_reduce where it runs (4000000 x 16: 77.9 against 68.3; 32 x 32 batches 90.5
+  //    against 88.6);
+  //  - 8-byte elements whose dst rows split 32-byte sectors, and every 8-byte call on the H200:
+  //    sector_accumulate (12345 x 6789 86.3 / 94.4 against smem_accumulate's 81.8 / 75.7,
+  //    16384^2 on the H200 100.6 against 90.6);
+  //  - 2-byte types on the H200 with 16-byte rows, beta = 1: tma_reduce (16384^2 75.6 / 73.9);
   //  - else smem_accumulate.
   const int e = data_type_bytes(type);
-  if (std::min(rows, cols) <= 32) return "flat_accumulate";
-  if (e == 8 && (rows * e) % 32 != 0) return "sector_accumulate";
-  if (kernels::is_hbm3e(dram_gbps) && e == 2 && beta == 1.0 && (rows * e) % 16 == 0 &&
-      (cols * e) % 16 == 0)
-    return "tma_reduce";
+  const bool hbm3e = kernels::is_hbm3e(dram_gbps);
+  const bool reduce_runs =
+      beta == 1.0 && type != DataType::kF64 && (rows * e) % 16 == 0 && (cols * e) % 16 == 0;
+  if (std::min(rows, cols) <= 32) {
+    if (hbm3e && e == 4 && cols <= 32 && reduce_runs) return "tma_reduce";
+    return "flat_accumulate";
+  }
+  if (e == 8 && (hbm3e || (rows * e) % 32 != 0)) return "sector_accumulate";
+  if (hbm3e && e == 2 && reduce_runs) return "tma_reduce";
   return "smem_accumulate";
 }
 

@@ -665,6 +665,12 @@ TEST(AccumulateAuto, PicksTheMeasuredFastest) {
   EXPECT_EQ(auto_accumulate_variant(4000000, 16, DataType::kF64, 1), "flat_accumulate");
   EXPECT_EQ(auto_accumulate_variant(32, 33, DataType::kF16, 2), "flat_accumulate");
   EXPECT_EQ(auto_accumulate_variant(33, 33, DataType::kF16, 2), "smem_accumulate");
+  // The H200 (peak DRAM > 4000 GB/s): 8-byte calls on sector_accumulate, 4-byte ones with <= 32
+  // columns on tma_reduce where it runs.
+  EXPECT_EQ(auto_accumulate_variant(16384, 16384, DataType::kF64, 1, 4800), "sector_accumulate");
+  EXPECT_EQ(auto_accumulate_variant(4000000, 16, DataType::kF32, 1, 4800), "tma_reduce");
+  EXPECT_EQ(auto_accumulate_variant(4000000, 16, DataType::kF32, 2, 4800), "flat_accumulate");
+  EXPECT_EQ(auto_accumulate_variant(16, 4000000, DataType::kF32, 1, 4800), "flat_accumulate");
   // The H200's table (peak DRAM > 4000 GB/s): the TMA reduce for 2-byte types at any shape
   // whose sides are 16-byte multiples; f32 and the H100 as above.
   EXPECT_EQ(auto_accumulate_variant(16384, 16384, DataType::kBF16, 1, 4800), "tma_reduce");
