@@ -1,0 +1,154 @@
+"""tmakit on torch and CuPy (and JAX where present) arrays on the GPU: results equal x.T and
+x.permute(...) bit for bit over dtypes, shapes, strided views, streams and techniques; errors are
+exceptions that leave the operands untouched. Skipped without a GPU (conftest.gpu), failed then
+under TMAKIT_REQUIRE_GPU=1."""
+import pytest
+
+import tmakit
+
+SHAPES = [(1, 1), (1, 257), (257, 1), (31, 33), (1000, 999), (4000, 16), (16, 4000), (4099, 2053)]
+
+
+def _dtypes(torch):
+    return [torch.int8, torch.float16, torch.bfloat16, torch.float32, torch.int32, torch.float64,
+            torch.complex128]
+
+
+def _rand(torch, shape, dtype, gen):
+    if dtype.is_floating_point or dtype.is_complex:
+        return (torch.randint(-1000, 1000, shape, generator=gen, device="cuda")
+                .to(dtype))
+    return torch.randint(-100, 100, shape, generator=gen, device="cuda").to(dtype)
+
+
+def _same(a, b):
+    """Same shape, dtype and bytes."""
+    import torch
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    return torch.equal(a.contiguous().reshape(-1).view(torch.uint8),
+                       b.contiguous().reshape(-1).view(torch.uint8))
+
+
+def test_transpose_matches_torch_bit_for_bit(gpu):
+    torch = gpu
+    g = torch.Generator(device="cuda").manual_seed(1)
+    for dtype in _dtypes(torch):
+        for shape in SHAPES:
+            x = _rand(torch, shape, dtype, g)
+            before = x.clone()
+            y = tmakit.transpose(x)
+            assert isinstance(y, torch.Tensor) and y.is_contiguous()
+            assert _same(y, x.t().contiguous()), (dtype, shape)
+            assert _same(x, before)
+
+
+def test_batched_and_named_techniques(gpu):
+    torch = gpu
+    x = torch.arange(64 * 97 * 75, device="cuda", dtype=torch.float32).view(64, 97, 75)
+    assert _same(tmakit.transpose(x), x.transpose(1, 2).contiguous())
+    for v in ("smem_wide", "smem_flat", "tma_wide", "reg_realign"):
+        y = tmakit.transpose(x[0].contiguous(), variant=v)
+        assert _same(y, x[0].t().contiguous()), v
+
+
+def test_strided_views_are_strided_calls(gpu):
+    torch = gpu
+    base = torch.arange(300 * 512, device="cuda", dtype=torch.float32).view(300, 512)
+    views = [base[:, 7:400],          # rows 512 apart: a leading dimension
+             base[10:250:3],          # every third row
+             base.t(),                # a transposed view
+             base[:, ::2],            # inner stride 2: a strided permutation
+             base.view(3, 100, 512)[:, 1:90, 5:77]]  # a batch with gaps
+    for v in views:
+        y = tmakit.transpose(v)
+        ref = v.transpose(-1, -2).contiguous()
+        assert _same(y, ref), (v.shape, v.stride())
+    out = torch.full((600, 400), -1.0, device="cuda")[:, :300]  # a strided out
+    r = tmakit.transpose(base[:, :600].contiguous(), out=out)
+    assert r is out and _same(out, base[:, :600].t().contiguous())
+
+
+def test_runs_on_the_current_stream(gpu):
+    torch = gpu
+    s = torch.cuda.Stream()
+    x = torch.randn(2048, 3001, device="cuda")
+    with torch.cuda.stream(s):
+        x2 = x * 2  # queued on s; tmakit must run after it on s
+        y = tmakit.transpose(x2)
+    s.synchronize()
+    assert _same(y, (x * 2).t().contiguous())
+
+
+def test_permute_matches_torch(gpu):
+    torch = gpu
+    import itertools
+    g = torch.Generator(device="cuda").manual_seed(2)
+    for shape in [(5, 7, 9), (8, 33, 16, 24), (3, 5, 7, 2, 11), (8, 64, 32, 128)]:
+        for dtype in (torch.float16, torch.float32, torch.float64, torch.int8):
+            x = _rand(torch, shape, dtype, g)
+            perms = list(itertools.permutations(range(len(shape))))
+            for p in perms[:: max(1, len(perms) // 12)]:
+                assert _same(tmakit.permute(x, p), x.permute(*p).contiguous()), (shape, dtype, p)
+    v = torch.randn(6, 40, 50, device="cuda")[:, 3:30, ::2]
+    assert _same(tmakit.permute(v, (2, 0, 1)), v.permute(2, 0, 1).contiguous())
+
+
+def test_transpose_accumulate(gpu):
+    torch = gpu
+    g = torch.Generator(device="cuda").manual_seed(3)
+    for dtype in (torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.int32):
+        for shape in [(31, 33), (1000, 999), (4000, 16), (16, 4000)]:
+            x = _rand(torch, shape, dtype, g)
+            out = _rand(torch, shape[::-1], dtype, g)
+            ref = (x.t().to(torch.float64) * 2 + out.to(torch.float64)).to(dtype)
+            r = tmakit.transpose_accumulate(x, out, alpha=2, beta=1)
+            assert r is out and _same(out, ref), (dtype, shape)
+
+
+def test_errors_are_exceptions_and_touch_nothing(gpu):
+    torch = gpu
+    with pytest.raises(ValueError, match="CUDA"):
+        tmakit.transpose(torch.zeros(4, 4))
+    x = torch.arange(64, device="cuda", dtype=torch.int8).view(8, 8)
+    out = torch.zeros(8, 8, device="cuda", dtype=torch.int8)
+    with pytest.raises(ValueError, match="accumulate types"):
+        tmakit.transpose_accumulate(x, out)
+    assert int(out.abs().sum()) == 0
+    y = torch.arange(64, device="cuda", dtype=torch.float32).view(8, 8)
+    before = y.clone()
+    with pytest.raises(ValueError, match="overlap"):
+        tmakit.transpose(y, out=y)
+    assert _same(y, before)
+    with pytest.raises(ValueError, match="shape"):
+        tmakit.transpose(y, out=torch.zeros(8, 9, device="cuda"))
+    with pytest.raises(ValueError):
+        tmakit.transpose(y, variant="no_such_technique")
+    with pytest.raises(ValueError, match="permutation"):
+        tmakit.permute(y, (0, 0))
+
+
+def test_cupy_arrays(gpu):
+    cupy = pytest.importorskip("cupy")
+    x = cupy.arange(1000 * 999, dtype=cupy.float32).reshape(1000, 999)
+    y = tmakit.transpose(x)
+    assert isinstance(y, cupy.ndarray) and bool((y == x.T).all())
+    v = x[5:900:2, 3:700]
+    assert bool((tmakit.transpose(v) == v.T).all())
+    z = cupy.arange(4 * 5 * 6 * 7, dtype=cupy.int16).reshape(4, 5, 6, 7)
+    assert bool((tmakit.permute(z, (3, 1, 0, 2)) == z.transpose(3, 1, 0, 2)).all())
+    s = cupy.cuda.Stream()
+    with s:
+        w = tmakit.transpose(x * 3)
+    s.synchronize()
+    assert bool((w == (x * 3).T).all())
+
+
+def test_jax_arrays(gpu):
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+    if not any(d.platform == "gpu" for d in jax.devices()):
+        pytest.skip("JAX has no GPU backend here")
+    x = jnp.arange(300 * 257, dtype=jnp.float32).reshape(300, 257)
+    y = tmakit.transpose(x)
+    assert isinstance(y, jax.Array) and bool((y == x.T).all())

@@ -1,0 +1,225 @@
+"""tmakit from Python: Hopper TMA transposes and permutations on torch, CuPy and JAX arrays.
+
+    import torch, tmakit
+    x = torch.randn(4096, 1000, device="cuda")
+    y = tmakit.transpose(x)                  # == x.T.contiguous(), bit for bit
+    z = tmakit.permute(x.view(8, 512, 1000), (2, 0, 1))
+
+Arrays are used where they lie (no copy): a CUDA torch tensor, a CuPy array, or a JAX array on
+a GPU. The result is a new array of the same library, or `out=`. The call runs on the caller's
+current stream (torch's current stream for torch tensors, CuPy's for CuPy arrays; JAX arrays
+are made ready first and the call waits for its kernel). Strided views are strided calls: the
+strides go to the C++ library as they are, never through a hidden copy. Every error is an
+exception with tmakit's message, raised before anything is written.
+"""
+from . import _tmakit
+from . import tensormap  # noqa: F401  (tmakit.tensormap.validate / explain)
+
+__all__ = ["transpose", "transpose_accumulate", "permute", "variants", "explain_permute",
+           "tensormap"]
+
+_ACC_TYPES = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
+              "int32": "i32"}
+
+
+class _Array:
+    """What tmakit needs of an array: address, shape, strides in elements, element size, dtype
+    name, its library, and the stream to run on."""
+
+    def __init__(self, x, what):
+        mod = type(x).__module__.split(".")[0]
+        self.obj = x
+        if mod == "torch":
+            if not x.is_cuda:
+                raise ValueError("tmakit: %s is a torch tensor on %s; tmakit runs on CUDA arrays "
+                                 "(move it with .cuda())" % (what, x.device))
+            import torch
+            self.lib = "torch"
+            self.ptr = x.data_ptr()
+            self.shape = tuple(x.shape)
+            self.strides = tuple(x.stride())
+            self.itemsize = x.element_size()
+            self.dtype = str(x.dtype).replace("torch.", "")
+            self.stream = torch.cuda.current_stream(x.device).cuda_stream
+            self.sync = False
+            self.device = x.device
+        elif hasattr(x, "__cuda_array_interface__"):
+            cai = x.__cuda_array_interface__
+            self.lib = "jax" if mod in ("jax", "jaxlib") else ("cupy" if mod == "cupy" else mod)
+            self.ptr = cai["data"][0]
+            self.shape = tuple(cai["shape"])
+            import numpy as np
+            dt = getattr(x, "dtype", None)
+            self.itemsize = np.dtype(dt).itemsize if dt is not None else np.dtype(cai["typestr"]).itemsize
+            self.dtype = str(dt) if dt is not None else np.dtype(cai["typestr"]).name
+            st = cai.get("strides")
+            if st is None:  # C-contiguous
+                st, acc = [], 1
+                for n in reversed(self.shape):
+                    st.insert(0, acc)
+                    acc *= n
+                self.strides = tuple(st)
+            else:
+                if any(s % self.itemsize for s in st):
+                    raise ValueError("tmakit: %s has strides %s that are not whole elements"
+                                     % (what, st))
+                self.strides = tuple(s // self.itemsize for s in st)
+            self.sync = False
+            self.device = None
+            if self.lib == "cupy":
+                import cupy
+                self.stream = cupy.cuda.get_current_stream().ptr
+            else:  # JAX (XLA's own streams): made ready first, the call waits for its kernel
+                if hasattr(x, "block_until_ready"):
+                    x.block_until_ready()
+                self.stream = 0
+                self.sync = True
+        else:
+            raise TypeError("tmakit: %s is a %s.%s; tmakit takes CUDA arrays: torch tensors, CuPy "
+                            "arrays or JAX arrays on a GPU" % (what, type(x).__module__,
+                                                               type(x).__name__))
+
+    def new(self, shape):
+        """A new C-contiguous array of this library, dtype and device."""
+        if self.lib == "torch":
+            import torch
+            return torch.empty(shape, dtype=self.obj.dtype, device=self.device)
+        if self.lib == "cupy":
+            import cupy
+            return cupy.empty(shape, dtype=self.obj.dtype)
+        return _JaxOut(shape, self.obj.dtype)
+
+
+class _JaxOut:
+    """A JAX result: written through a CuPy (or torch) buffer, handed over by DLPack."""
+
+    def __init__(self, shape, dtype):
+        try:
+            import cupy
+            self.buf = cupy.empty(shape, dtype=dtype)
+        except ImportError:
+            import torch
+            import numpy as np
+            tdt = getattr(torch, np.dtype(dtype).name)
+            self.buf = torch.empty(shape, dtype=tdt, device="cuda")
+
+    def finish(self):
+        import jax.dlpack
+        return jax.dlpack.from_dlpack(self.buf)
+
+
+def _out(a, out, shape, what):
+    """The destination: `out` checked against the expected shape and dtype, or a new array."""
+    if out is None:
+        o = a.new(shape)
+        target = o.buf if isinstance(o, _JaxOut) else o
+        return o, _Array(target, "out")
+    d = _Array(out, "out")
+    if d.shape != tuple(shape):
+        raise ValueError("tmakit.%s: out has shape %s, the result has %s" % (what, d.shape,
+                                                                             tuple(shape)))
+    if d.itemsize != a.itemsize or d.dtype != a.dtype:
+        raise ValueError("tmakit.%s: out is %s, x is %s" % (what, d.dtype, a.dtype))
+    return out, d
+
+
+def _result(o):
+    return o.finish() if isinstance(o, _JaxOut) else o
+
+
+def _row_major(a):
+    """(batch, rows, cols, ld, batch stride) when a is a batch of row-major matrices with
+    leading dimensions (unit inner stride, rows ld >= cols apart, matrices apart enough)."""
+    if len(a.shape) == 2:
+        b, r, c = 1, a.shape[0], a.shape[1]
+        sb, sr, sc = 0, a.strides[0], a.strides[1]
+    else:
+        b, r, c = a.shape
+        sb, sr, sc = a.strides
+    if sc != 1 and c > 1:
+        return None
+    ld = sr if r > 1 else max(c, 1)
+    if ld < c:
+        return None
+    bs = sb if b > 1 else ld * r
+    if b > 1 and bs < ld * (r - 1) + c:
+        return None
+    return b, r, c, ld, bs
+
+
+def _check_matrix(a, what):
+    if len(a.shape) not in (2, 3):
+        raise ValueError("tmakit.%s: x must be 2-D (rows, cols) or 3-D (batch, rows, cols); it "
+                         "has shape %s (tmakit.permute takes any rank up to 5)" % (what, a.shape))
+
+
+def transpose(x, *, variant="auto", out=None):
+    """x.T for a 2-D array, x.transpose(1, 2) for a 3-D batch, as a new C-contiguous array of
+    x's library (or written into `out`). variant: "auto" or a technique of variants()."""
+    a = _Array(x, "x")
+    _check_matrix(a, "transpose")
+    shape = a.shape[:-2] + (a.shape[-1], a.shape[-2])
+    o, d = _out(a, out, shape, "transpose")
+    src, dst = _row_major(a), _row_major(d)
+    if src is not None and dst is not None:
+        b, r, c, lds, bss = src
+        _, _, _, ldd, bsd = dst
+        _tmakit.transpose(a.ptr, d.ptr, r, c, a.itemsize, b, lds, ldd, bss, bsd, variant,
+                          a.stream, a.sync)
+    else:  # a view no matrix layout describes: the same call as a strided permutation
+        perm = [1, 0] if len(a.shape) == 2 else [0, 2, 1]
+        _tmakit.permute(a.ptr, d.ptr, list(a.shape), perm, a.itemsize, list(a.strides),
+                        list(d.strides), "auto" if variant == "auto" else variant, a.stream,
+                        a.sync)
+    return _result(o)
+
+
+def transpose_accumulate(x, out, *, alpha=1.0, beta=1.0, variant="auto"):
+    """out = alpha * x.T + beta * out, in out's place (x 2-D, or a 3-D batch transposed per
+    matrix). Types: float16, bfloat16, float32, float64, int32. Returns out."""
+    a = _Array(x, "x")
+    _check_matrix(a, "transpose_accumulate")
+    t = _ACC_TYPES.get(a.dtype)
+    if t is None:
+        raise ValueError("tmakit.transpose_accumulate: x is %s; the accumulate types are %s"
+                         % (a.dtype, ", ".join(_ACC_TYPES)))
+    shape = a.shape[:-2] + (a.shape[-1], a.shape[-2])
+    _, d = _out(a, out, shape, "transpose_accumulate")
+    src, dst = _row_major(a), _row_major(d)
+    if src is None or dst is None:
+        raise ValueError("tmakit.transpose_accumulate: x and out must be (batches of) row-major "
+                         "matrices with unit inner stride; x has strides %s, out %s"
+                         % (a.strides, d.strides))
+    b, r, c, lds, bss = src
+    _, _, _, ldd, bsd = dst
+    _tmakit.transpose_accumulate(a.ptr, d.ptr, r, c, t, float(alpha), float(beta), b, lds, ldd,
+                                 bss, bsd, variant, a.stream, a.sync)
+    return out
+
+
+def permute(x, dims, *, variant="auto", out=None):
+    """x.permute(dims) made contiguous (ranks 1-5, and more when extents of 1 or adjacent runs
+    fold), as a new array of x's library or into `out`; strided x and out are strided calls."""
+    a = _Array(x, "x")
+    dims = [int(p) for p in dims]
+    if sorted(dims) != list(range(len(a.shape))):
+        raise ValueError("tmakit.permute: dims %s is not a permutation of the %d dimensions of "
+                         "x" % (dims, len(a.shape)))
+    shape = tuple(a.shape[p] for p in dims)
+    o, d = _out(a, out, shape, "permute")
+    _tmakit.permute(a.ptr, d.ptr, list(a.shape), dims, a.itemsize, list(a.strides),
+                    list(d.strides), variant, a.stream, a.sync)
+    return _result(o)
+
+
+def variants():
+    """Every technique: dicts of token, description, kind (transpose, copy, accumulate,
+    permute), min_cc, uses_tma and elem_bytes."""
+    return _tmakit.variants()
+
+
+def explain_permute(shape, dims, elem_bytes, src_strides=(), dst_strides=()):
+    """What permute() does with a problem, in words, with no GPU: the reduction, the kernel's
+    walk and permute_tma's two tensor maps."""
+    return _tmakit.explain_permute(list(shape), [int(p) for p in dims], int(elem_bytes),
+                                   list(src_strides), list(dst_strides))
