@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <mutex>
 #include <host/device.hpp>
 #include <host/error.hpp>
@@ -182,12 +183,21 @@ Status query_device(DeviceInfo* info) {
   d.device = caps.device;
   d.cc = caps.cc;
   d.sm_count = caps.sm_count;
-  cudaDeviceProp prop{};
-  TMAKIT_CUDA_TRY(cudaGetDeviceProperties(&prop, caps.device));
-  d.name = prop.name;
-  d.global_mem_bytes = prop.totalGlobalMem;
-  d.l2_bytes = prop.l2CacheSize;
-  d.mem_bus_bits = prop.memoryBusWidth;
+  // cudaGetDeviceProperties fills the cudaDeviceProp of the CUDA runtime the process loaded,
+  // which inside Python is the copy torch or CuPy loaded first and may be newer than these
+  // headers: the struct gets room past its size, so a larger one cannot overrun the stack.
+  // Only the leading fields are read from it (name, total memory); the rest are attributes.
+  struct PropRoom {
+    cudaDeviceProp prop;
+    unsigned char spare[4096];
+  };
+  const auto room = std::make_unique<PropRoom>();
+  TMAKIT_CUDA_TRY(cudaGetDeviceProperties(&room->prop, caps.device));
+  d.name = room->prop.name;
+  d.global_mem_bytes = room->prop.totalGlobalMem;
+  TMAKIT_CUDA_TRY(cudaDeviceGetAttribute(&d.l2_bytes, cudaDevAttrL2CacheSize, caps.device));
+  TMAKIT_CUDA_TRY(
+      cudaDeviceGetAttribute(&d.mem_bus_bits, cudaDevAttrGlobalMemoryBusWidth, caps.device));
   TMAKIT_CUDA_TRY(cudaDeviceGetAttribute(&d.sm_clock_khz, cudaDevAttrClockRate, caps.device));
   TMAKIT_CUDA_TRY(
       cudaDeviceGetAttribute(&d.mem_clock_khz, cudaDevAttrMemoryClockRate, caps.device));
