@@ -38,12 +38,11 @@ TransposeOptions options(const std::string& variant, std::uintptr_t stream, bool
   return o;
 }
 
+// The accumulate type named as tmakit's to_string(DataType) names it.
 DataType data_type(const std::string& name) {
-  if (name == "f16") return DataType::kF16;
-  if (name == "bf16") return DataType::kBF16;
-  if (name == "f32") return DataType::kF32;
-  if (name == "f64") return DataType::kF64;
-  if (name == "i32") return DataType::kI32;
+  for (DataType t :
+       {DataType::kF16, DataType::kBF16, DataType::kF32, DataType::kF64, DataType::kI32})
+    if (name == to_string(t)) return t;
   throw nb::value_error(("transpose_accumulate: dtype '" + name +
                          "' is not one of float16, bfloat16, float32, float64, int32")
                             .c_str());
@@ -162,8 +161,7 @@ NB_MODULE(_tmakit, m) {
       },
       nb::arg("src"), nb::arg("dst"), nb::arg("rows"), nb::arg("cols"), nb::arg("elem_bytes"),
       nb::arg("batch"), nb::arg("src_ld"), nb::arg("dst_ld"), nb::arg("src_batch_stride"),
-      nb::arg("dst_batch_stride"), nb::arg("variant"), nb::arg("stream"),
-      nb::arg("synchronize"));
+      nb::arg("dst_batch_stride"), nb::arg("variant"), nb::arg("stream"), nb::arg("synchronize"));
 
   m.def(
       "transpose_accumulate",
@@ -190,8 +188,7 @@ NB_MODULE(_tmakit, m) {
   m.def(
       "permute",
       [](std::uintptr_t src, std::uintptr_t dst, const std::vector<std::int64_t>& extents,
-         const std::vector<int>& perm, int elem_bytes,
-         const std::vector<std::int64_t>& src_strides,
+         const std::vector<int>& perm, int elem_bytes, const std::vector<std::int64_t>& src_strides,
          const std::vector<std::int64_t>& dst_strides, const std::string& variant,
          std::uintptr_t stream, bool synchronize) {
         PermuteLayout lay{src_strides, dst_strides};
@@ -207,12 +204,12 @@ NB_MODULE(_tmakit, m) {
       nb::arg("src_strides"), nb::arg("dst_strides"), nb::arg("variant"), nb::arg("stream"),
       nb::arg("synchronize"));
 
-  m.def("explain_permute",
-        [](const std::vector<std::int64_t>& extents, const std::vector<int>& perm, int elem_bytes,
-           const std::vector<std::int64_t>& src_strides,
-           const std::vector<std::int64_t>& dst_strides) {
-          return explain_permute(extents, perm, elem_bytes, PermuteLayout{src_strides, dst_strides});
-        });
+  m.def(
+      "explain_permute", [](const std::vector<std::int64_t>& extents, const std::vector<int>& perm,
+                            int elem_bytes, const std::vector<std::int64_t>& src_strides,
+                            const std::vector<std::int64_t>& dst_strides) {
+        return explain_permute(extents, perm, elem_bytes, PermuteLayout{src_strides, dst_strides});
+      });
 
   m.def("variants", [] {
     nb::list out;
@@ -221,20 +218,18 @@ NB_MODULE(_tmakit, m) {
     return out;
   });
 
-
   // (ok, errors, warnings): each violation as (rule id, message).
-  m.def(
-      "tensormap_validate",
-      [](const std::vector<std::uint64_t>& shape, const std::vector<std::uint32_t>& box,
-         int elem_bytes, const std::vector<std::uint64_t>& pitch_bytes, int swizzle_bytes,
-         std::uintptr_t address, int cc) {
-        const ValidationReport r =
-            validate(spec_of(shape, box, elem_bytes, pitch_bytes, swizzle_bytes, address), cc);
-        std::vector<std::pair<std::string, std::string>> errors, warnings;
-        for (const RuleViolation& v : r.errors) errors.emplace_back(v.rule->id, v.message);
-        for (const RuleViolation& v : r.warnings) warnings.emplace_back(v.rule->id, v.message);
-        return std::make_tuple(r.ok(), errors, warnings);
-      });
+  m.def("tensormap_validate",
+        [](const std::vector<std::uint64_t>& shape, const std::vector<std::uint32_t>& box,
+           int elem_bytes, const std::vector<std::uint64_t>& pitch_bytes, int swizzle_bytes,
+           std::uintptr_t address, int cc) {
+          const ValidationReport r =
+              validate(spec_of(shape, box, elem_bytes, pitch_bytes, swizzle_bytes, address), cc);
+          std::vector<std::pair<std::string, std::string>> errors, warnings;
+          for (const RuleViolation& v : r.errors) errors.emplace_back(v.rule->id, v.message);
+          for (const RuleViolation& v : r.warnings) warnings.emplace_back(v.rule->id, v.message);
+          return std::make_tuple(r.ok(), errors, warnings);
+        });
   m.def("tensormap_describe",
         [](const std::vector<std::uint64_t>& shape, const std::vector<std::uint32_t>& box,
            int elem_bytes, const std::vector<std::uint64_t>& pitch_bytes, int swizzle_bytes,
