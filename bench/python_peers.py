@@ -7,7 +7,7 @@ median of the repetitions; GB/s = bytes read + written. Then the Python call's o
 tmakit.transpose against the binding's bare C++ call (tmakit._tmakit.transpose with the
 arguments prepared), 64 x 64 f32, asynchronous calls on a host clock.
 
-usage: python3 bench/python_peers.py [--reps 20] [--json OUT.json]
+usage: python3 bench/python_peers.py [--reps 20] [--json OUT.json] [--host-only]
 Prints a markdown table (docs/results.md's Python section).
 """
 import argparse
@@ -81,9 +81,9 @@ def time_one(fn, flush, reps):
         a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         a.record()
         y = fn()
-        b.record()
-        if hasattr(y, "block_until_ready"):
+        if hasattr(y, "block_until_ready"):  # JAX runs on XLA's streams: end when it is done
             y.block_until_ready()
+        b.record()
         torch.cuda.synchronize()
         ms.append(a.elapsed_time(b))
     return statistics.median(ms)
@@ -96,8 +96,11 @@ def host_overhead(n=2000):
     raw = lambda: tmakit._tmakit.transpose(x.data_ptr(), y.data_ptr(), 64, 64, 4, 1, 64, 64,  # noqa: E731
                                            4096, 4096, "auto", s, False)
     full = lambda: tmakit.transpose(x, out=y)  # noqa: E731
+    p = tmakit.plan(x)
+    planned = lambda: p(x, out=y)  # noqa: E731
     res = {}
-    for name, f in (("C++ call (binding)", raw), ("tmakit.transpose", full)):
+    for name, f in (("C++ call (binding)", raw), ("tmakit.transpose", full),
+                    ("a tmakit.plan's call", planned)):
         for _ in range(200):
             f()
         torch.cuda.synchronize()
@@ -116,6 +119,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--json", default="")
+    ap.add_argument("--host-only", action="store_true", help="only the host time per call")
     a = ap.parse_args()
     dev = torch.cuda.get_device_properties(0)
     print("# %s, torch %s, %s" % (dev.name, torch.__version__, time.strftime("%Y-%m-%d %H:%M UTC",
@@ -124,7 +128,7 @@ def main():
     rows = []
     print("| class | shape | dtype | tmakit GB/s | best other | GB/s | ratio | torch | torch.compile | cupy | jax |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
-    for cls, shape, dtype, perm in CASES:
+    for cls, shape, dtype, perm in ([] if a.host_only else CASES):
         x = (torch.randint(-1000, 1000, shape, device="cuda")).to(dtype)
         fns = peers(x, perm)
         ref = fns["torch"]()
@@ -154,7 +158,8 @@ def main():
     print("|---|---|")
     for k, v in h.items():
         print("| %s | %.2f |" % (k, v))
-    print("| the Python layer's own cost | %.2f |" % (h["tmakit.transpose"] - h["C++ call (binding)"]))
+    print("| tmakit.transpose over the binding's call | %.2f |"
+          % (h["tmakit.transpose"] - h["C++ call (binding)"]))
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"gpu": dev.name, "rows": rows, "host_us": h}, f, indent=1)

@@ -12,6 +12,7 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 #include <tmakit/permute.hpp>
+#include <tmakit/plan.hpp>
 #include <tmakit/tensor_map.hpp>
 #include <tmakit/tmakit.hpp>
 
@@ -139,6 +140,26 @@ TensorMapSpec spec_of(const std::vector<std::uint64_t>& shape,
   return s;
 }
 
+TuneOptions tune_options(const std::string& tuning, int rounds, bool use_wisdom) {
+  TuneOptions t;
+  if (tuning == "heuristic")
+    t.mode = Tuning::kHeuristic;
+  else if (tuning == "measure")
+    t.mode = Tuning::kMeasure;
+  else
+    throw nb::value_error(
+        ("tuning '" + tuning + "' is not one of \"heuristic\", \"measure\"").c_str());
+  t.rounds = rounds;
+  t.use_wisdom = use_wisdom;
+  return t;
+}
+
+// A made plan, or a Python exception with the message.
+Plan made(const Status& s, Plan p) {
+  result(s);
+  return p;
+}
+
 }  // namespace
 
 NB_MODULE(_tmakit, m) {
@@ -203,6 +224,82 @@ NB_MODULE(_tmakit, m) {
       nb::arg("src"), nb::arg("dst"), nb::arg("extents"), nb::arg("perm"), nb::arg("elem_bytes"),
       nb::arg("src_strides"), nb::arg("dst_strides"), nb::arg("variant"), nb::arg("stream"),
       nb::arg("synchronize"));
+
+  nb::class_<Plan>(m, "Plan")
+      .def(
+          "run",
+          [](const Plan& p, std::uintptr_t src, std::uintptr_t dst, std::uintptr_t stream) {
+            Status s;
+            {
+              nb::gil_scoped_release release;
+              s = p.run(reinterpret_cast<const void*>(src), reinterpret_cast<void*>(dst),
+                        reinterpret_cast<cudaStream_t>(stream));
+            }
+            return result(s);
+          },
+          nb::arg("src"), nb::arg("dst"), nb::arg("stream"))
+      .def_prop_ro("variant", [](const Plan& p) { return p.variant(); })
+      .def_prop_ro("fallback_reason", [](const Plan& p) { return p.fallback_reason(); })
+      .def_prop_ro("source", [](const Plan& p) { return p.source(); })
+      .def_prop_ro("tuning", [](const Plan& p) { return std::string(to_string(p.tuning())); })
+      .def_prop_ro("measured_us", [](const Plan& p) { return p.measured_us(); })
+      .def_prop_ro("tune_ms", [](const Plan& p) { return p.tune_ms(); })
+      .def_prop_ro("timings", [](const Plan& p) { return p.timings(); })
+      .def("explain", [](const Plan& p) { return p.explain(); });
+
+  m.def(
+      "make_plan",
+      [](std::int64_t rows, std::int64_t cols, int elem_bytes, std::int64_t batch,
+         std::int64_t src_ld, std::int64_t dst_ld, std::int64_t src_bs, std::int64_t dst_bs,
+         const std::string& variant, bool synchronize, const std::string& tuning, int rounds,
+         bool use_wisdom) {
+        const MatrixLayout lay{batch, src_ld, dst_ld, src_bs, dst_bs};
+        const TuneOptions t = tune_options(tuning, rounds, use_wisdom);
+        Plan p;
+        Status s;
+        {
+          nb::gil_scoped_release release;
+          s = make_plan(&p, rows, cols, elem_bytes, lay, options(variant, 0, synchronize), t);
+        }
+        return made(s, p);
+      },
+      nb::arg("rows"), nb::arg("cols"), nb::arg("elem_bytes"), nb::arg("batch"),
+      nb::arg("src_ld"), nb::arg("dst_ld"), nb::arg("src_batch_stride"),
+      nb::arg("dst_batch_stride"), nb::arg("variant"), nb::arg("synchronize"), nb::arg("tuning"),
+      nb::arg("rounds"), nb::arg("use_wisdom"));
+
+  m.def(
+      "make_accumulate_plan",
+      [](std::int64_t rows, std::int64_t cols, const std::string& dtype, double alpha, double beta,
+         std::int64_t batch, std::int64_t src_ld, std::int64_t dst_ld, std::int64_t src_bs,
+         std::int64_t dst_bs, const std::string& variant, bool synchronize,
+         const std::string& tuning, int rounds, bool use_wisdom) {
+        const MatrixLayout lay{batch, src_ld, dst_ld, src_bs, dst_bs};
+        const DataType type = data_type(dtype);
+        const TuneOptions t = tune_options(tuning, rounds, use_wisdom);
+        Plan p;
+        Status s;
+        {
+          nb::gil_scoped_release release;
+          s = make_accumulate_plan(&p, rows, cols, type, alpha, beta, lay,
+                                   options(variant, 0, synchronize), t);
+        }
+        return made(s, p);
+      },
+      nb::arg("rows"), nb::arg("cols"), nb::arg("dtype"), nb::arg("alpha"), nb::arg("beta"),
+      nb::arg("batch"), nb::arg("src_ld"), nb::arg("dst_ld"), nb::arg("src_batch_stride"),
+      nb::arg("dst_batch_stride"), nb::arg("variant"), nb::arg("synchronize"), nb::arg("tuning"),
+      nb::arg("rounds"), nb::arg("use_wisdom"));
+
+  m.def("load_wisdom", [](const std::string& path) {
+    WisdomLoad w;
+    result(load_wisdom(path, &w));
+    return std::make_tuple(w.entries, w.for_this_gpu, w.for_other_gpus);
+  });
+  m.def("save_wisdom", [](const std::string& path) { result(save_wisdom(path)); });
+  m.def("export_wisdom", [] { return export_wisdom(); });
+  m.def("clear_wisdom", [] { clear_wisdom(); });
+  m.def("wisdom_size", [] { return wisdom_size(); });
 
   m.def(
       "explain_permute", [](const std::vector<std::int64_t>& extents, const std::vector<int>& perm,

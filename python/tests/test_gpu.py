@@ -64,9 +64,9 @@ def test_strided_views_are_strided_calls(gpu):
         y = tmakit.transpose(v)
         ref = v.transpose(-1, -2).contiguous()
         assert _same(y, ref), (v.shape, v.stride())
-    out = torch.full((600, 400), -1.0, device="cuda")[:, :300]  # a strided out
-    r = tmakit.transpose(base[:, :600].contiguous(), out=out)
-    assert r is out and _same(out, base[:, :600].t().contiguous())
+    out = torch.full((512, 400), -1.0, device="cuda")[:, :300]  # a strided out
+    r = tmakit.transpose(base, out=out)
+    assert r is out and _same(out, base.t().contiguous())
 
 
 def test_runs_on_the_current_stream(gpu):
@@ -152,3 +152,57 @@ def test_jax_arrays(gpu):
     x = jnp.arange(300 * 257, dtype=jnp.float32).reshape(300, 257)
     y = tmakit.transpose(x)
     assert isinstance(y, jax.Array) and bool((y == x.T).all())
+
+
+def test_plans_choose_once_and_remember_measurements(gpu, tmp_path):
+    torch = gpu
+    tmakit.clear_wisdom()
+    tokens = {v["token"] for v in tmakit.variants()}
+    x = torch.randn(3001, 257, device="cuda")
+    p = tmakit.plan(x)
+    assert p.source == "heuristic" and p.variant in tokens and p.variant in p.explain()
+    x2 = torch.randn_like(x)
+    assert _same(p(x2), x2.t().contiguous())
+    out = torch.empty(257, 3001, device="cuda")
+    assert p(x, out=out) is out and _same(out, x.t().contiguous())
+    m = tmakit.plan(x, tuning="measure", rounds=3)
+    assert m.source == "measured" and m.measured_us > 0 and m.tune_ms > 0
+    assert m.timings[0][0] == m.variant and len(m.timings) >= 2
+    assert _same(m(x2), x2.t().contiguous())
+    again = tmakit.plan(x)  # the measured choice, remembered for this GPU
+    assert again.source == "wisdom" and again.variant == m.variant
+    path = tmp_path / "wisdom.txt"
+    tmakit.save_wisdom(path)
+    tmakit.clear_wisdom()
+    assert tmakit.plan(x).source == "heuristic"
+    entries, here, _ = tmakit.load_wisdom(path)
+    assert entries >= 1 and here >= 1
+    assert tmakit.plan(x).source == "wisdom"
+    tmakit.clear_wisdom()
+    # A batch, a named technique, an accumulate plan.
+    xb = torch.randn(16, 97, 75, device="cuda")
+    assert _same(tmakit.plan(xb)(xb), xb.transpose(1, 2).contiguous())
+    assert tmakit.plan(x, variant="smem_wide").variant == "smem_wide"
+    pa = tmakit.plan_accumulate(x, alpha=2.0, beta=1.0)
+    acc = torch.randint(-50, 50, (257, 3001), device="cuda").float()
+    xi = torch.randint(-50, 50, (3001, 257), device="cuda").float()
+    ref = xi.t() * 2 + acc
+    assert pa(xi, acc) is acc and _same(acc, ref)
+
+
+def test_plan_errors_name_the_mismatch(gpu):
+    torch = gpu
+    x = torch.randn(300, 200, device="cuda")
+    p = tmakit.plan(x)
+    with pytest.raises(ValueError, match="shape"):
+        p(torch.randn(300, 201, device="cuda"))
+    with pytest.raises(ValueError, match="float64"):
+        p(x.double())
+    with pytest.raises(ValueError, match="C-contiguous"):
+        p(x, out=torch.empty(200, 400, device="cuda")[:, :300])
+    with pytest.raises(ValueError, match="row-major"):
+        tmakit.plan(x[:, ::2])
+    with pytest.raises(ValueError, match="needs out"):
+        tmakit.plan_accumulate(x)(x)
+    with pytest.raises(ValueError):
+        tmakit.plan(x, variant="no_such_technique")

@@ -41,3 +41,16 @@ def test_bad_input_is_a_clear_exception_before_any_gpu():
         tmakit.transpose([[1, 2], [3, 4]])
     with pytest.raises(ValueError, match="swizzle"):
         tensormap.validate(shape=(64, 64), box=(8, 8), elem_bytes=4, swizzle=48)
+
+
+def test_plan_arguments_are_checked_before_any_gpu():
+    make = tmakit._tmakit.make_plan
+    with pytest.raises(ValueError, match="tuning 'fast'"):
+        make(64, 64, 4, 1, 64, 64, 4096, 4096, "auto", False, "fast", 7, True)
+    with pytest.raises(ValueError, match="rounds"):
+        make(64, 64, 4, 1, 64, 64, 4096, 4096, "auto", False, "measure", 0, True)
+    with pytest.raises(ValueError, match="dtype 'int8'"):
+        tmakit._tmakit.make_accumulate_plan(64, 64, "int8", 1.0, 1.0, 1, 64, 64, 4096, 4096,
+                                            "auto", False, "heuristic", 7, True)
+    with pytest.raises(TypeError, match="CUDA arrays"):
+        tmakit.plan([[1.0, 2.0]])

@@ -4,6 +4,8 @@
     x = torch.randn(4096, 1000, device="cuda")
     y = tmakit.transpose(x)                  # == x.T.contiguous(), bit for bit
     z = tmakit.permute(x.view(8, 512, 1000), (2, 0, 1))
+    p = tmakit.plan(x, tuning="measure")     # choose once (timed, kept as wisdom), run often
+    y = p(x)
 
 Arrays are used where they lie (no copy): a CUDA torch tensor, a CuPy array, or a JAX array on
 a GPU. The result is a new array of the same library, or `out=`. The call runs on the caller's
@@ -16,33 +18,61 @@ from . import _tmakit
 from . import tensormap  # noqa: F401  (tmakit.tensormap.validate / explain)
 
 __all__ = ["transpose", "transpose_accumulate", "permute", "variants", "explain_permute",
-           "tensormap"]
+           "tensormap", "plan", "plan_accumulate", "Plan", "load_wisdom", "save_wisdom",
+           "export_wisdom", "clear_wisdom"]
 
 _ACC_TYPES = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
               "int32": "i32"}
 
 
+_torch = None  # the torch module, once a torch tensor has been seen
+_TORCH_DTYPES = {}  # torch.dtype -> its name ("float32"), filled as dtypes are seen
+
+
+def _torch_stream(device_index):
+    """torch's current stream on a device, as an address: the raw query (a fraction of a
+    microsecond) where this torch has it, else the public call (a few microseconds)."""
+    raw = getattr(_torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        return raw(device_index)
+    return _torch.cuda.current_stream(device_index).cuda_stream
+
+
 class _Array:
     """What tmakit needs of an array: address, shape, strides in elements, element size, dtype
-    name, its library, and the stream to run on."""
+    name, its library, and (for an operand that picks the stream) the stream to run on.
+    Per-call cost matters here: the torch path reads each attribute once and nothing else."""
 
-    def __init__(self, x, what):
-        mod = type(x).__module__.split(".")[0]
+    __slots__ = ("obj", "lib", "ptr", "shape", "strides", "itemsize", "dtype", "stream", "sync",
+                 "device")
+
+    def __init__(self, x, what, want_stream=True):
+        global _torch
+        mod = type(x).__module__.split(".", 1)[0]
         self.obj = x
+        self.stream = 0
+        self.sync = False
+        self.device = None
         if mod == "torch":
+            if _torch is None:
+                import torch
+                _torch = torch
             if not x.is_cuda:
                 raise ValueError("tmakit: %s is a torch tensor on %s; tmakit runs on CUDA arrays "
                                  "(move it with .cuda())" % (what, x.device))
-            import torch
             self.lib = "torch"
             self.ptr = x.data_ptr()
             self.shape = tuple(x.shape)
-            self.strides = tuple(x.stride())
+            self.strides = x.stride()
             self.itemsize = x.element_size()
-            self.dtype = str(x.dtype).replace("torch.", "")
-            self.stream = torch.cuda.current_stream(x.device).cuda_stream
-            self.sync = False
+            dt = x.dtype
+            name = _TORCH_DTYPES.get(dt)
+            if name is None:
+                name = _TORCH_DTYPES[dt] = str(dt).replace("torch.", "")
+            self.dtype = name
             self.device = x.device
+            if want_stream:
+                self.stream = _torch_stream(x.get_device())
         elif hasattr(x, "__cuda_array_interface__"):
             cai = x.__cuda_array_interface__
             self.lib = "jax" if mod in ("jax", "jaxlib") else ("cupy" if mod == "cupy" else mod)
@@ -64,15 +94,14 @@ class _Array:
                     raise ValueError("tmakit: %s has strides %s that are not whole elements"
                                      % (what, st))
                 self.strides = tuple(s // self.itemsize for s in st)
-            self.sync = False
-            self.device = None
-            if self.lib == "cupy":
+            if not want_stream:
+                pass
+            elif self.lib == "cupy":
                 import cupy
                 self.stream = cupy.cuda.get_current_stream().ptr
             else:  # JAX (XLA's own streams): made ready first, the call waits for its kernel
                 if hasattr(x, "block_until_ready"):
                     x.block_until_ready()
-                self.stream = 0
                 self.sync = True
         else:
             raise TypeError("tmakit: %s is a %s.%s; tmakit takes CUDA arrays: torch tensors, CuPy "
@@ -82,8 +111,7 @@ class _Array:
     def new(self, shape):
         """A new C-contiguous array of this library, dtype and device."""
         if self.lib == "torch":
-            import torch
-            return torch.empty(shape, dtype=self.obj.dtype, device=self.device)
+            return _torch.empty(shape, dtype=self.obj.dtype, device=self.device)
         if self.lib == "cupy":
             import cupy
             return cupy.empty(shape, dtype=self.obj.dtype)
@@ -113,8 +141,8 @@ def _out(a, out, shape, what):
     if out is None:
         o = a.new(shape)
         target = o.buf if isinstance(o, _JaxOut) else o
-        return o, _Array(target, "out")
-    d = _Array(out, "out")
+        return o, _Array(target, "out", want_stream=False)
+    d = _Array(out, "out", want_stream=False)
     if d.shape != tuple(shape):
         raise ValueError("tmakit.%s: out has shape %s, the result has %s" % (what, d.shape,
                                                                              tuple(shape)))
@@ -210,6 +238,129 @@ def permute(x, dims, *, variant="auto", out=None):
     _tmakit.permute(a.ptr, d.ptr, list(a.shape), dims, a.itemsize, list(a.strides),
                     list(d.strides), variant, a.stream, a.sync)
     return _result(o)
+
+
+class Plan:
+    """A transpose (or transpose-accumulate) of one problem: x's shape, dtype, strides and array
+    library. The checks and the technique's choice happened when it was made; a call runs the
+    launch on the operands given (any addresses), on the current stream. Made by plan() and
+    plan_accumulate(); the C++ tmakit::Plan underneath."""
+
+    def __init__(self, native, a, layout, acc):
+        self._native = native
+        self._shape, self._dtype, self._lib = a.shape, a.dtype, a.lib
+        self._layout = layout  # (batch, rows, cols, ld, batch stride) of x
+        self._acc = acc
+
+    variant = property(lambda self: self._native.variant,
+                       doc="The technique it runs on aligned operands.")
+    fallback_reason = property(lambda self: self._native.fallback_reason,
+                               doc="Why that is not the one asked for, or empty.")
+    source = property(lambda self: self._native.source,
+                      doc='How it was chosen: "named", "heuristic", "measured" or "wisdom".')
+    tuning = property(lambda self: self._native.tuning, doc='"heuristic" or "measure".')
+    measured_us = property(lambda self: self._native.measured_us,
+                           doc="The winner's median when measured (or from wisdom), else 0.")
+    tune_ms = property(lambda self: self._native.tune_ms,
+                       doc="Host time spent measuring when it was made (0: none).")
+    timings = property(lambda self: self._native.timings,
+                       doc="[(technique, microseconds)] of every candidate timed, fastest first.")
+
+    def explain(self):
+        """The problem, the device, the technique and why, in words."""
+        return self._native.explain()
+
+    def __repr__(self):
+        return "<tmakit.Plan %s %s %s: %s (%s)>" % (
+            "transpose_accumulate" if self._acc else "transpose",
+            "x".join(map(str, self._shape)), self._dtype, self.variant, self.source)
+
+    def _check(self, a):
+        if a.lib != self._lib or a.shape != self._shape or a.dtype != self._dtype:
+            raise ValueError("tmakit.Plan: the plan is for a %s %s array of shape %s; x is a %s "
+                             "%s array of shape %s" % (self._lib, self._dtype, self._shape,
+                                                       a.lib, a.dtype, a.shape))
+        if _row_major(a) != self._layout:
+            raise ValueError("tmakit.Plan: x has strides %s; the plan's x had the layout "
+                             "(batch, rows, cols, leading dimension, batch stride) %s"
+                             % (a.strides, self._layout))
+
+    def _dst(self, d, what):
+        b, r, c, _, _ = self._layout
+        if _row_major(d) != (b, c, r, r, r * c):
+            raise ValueError("tmakit.Plan: %s must be C-contiguous (strides %s)" % (what,
+                                                                                 d.strides))
+
+    def __call__(self, x, out=None):
+        """transpose(x) (out=: written there), or for an accumulate plan
+        out = alpha * x.T + beta * out (out required). Returns the result."""
+        a = _Array(x, "x")
+        self._check(a)
+        shape = a.shape[:-2] + (a.shape[-1], a.shape[-2])
+        if self._acc and out is None:
+            raise ValueError("tmakit.Plan: an accumulate plan needs out (out = alpha * x.T + "
+                             "beta * out)")
+        o, d = _out(a, out, shape, "Plan")
+        self._dst(d, "out")
+        self._native.run(a.ptr, d.ptr, a.stream)
+        return out if self._acc else _result(o)
+
+
+def _plan_layout(x, what):
+    a = _Array(x, "x")
+    _check_matrix(a, what)
+    layout = _row_major(a)
+    if layout is None:
+        raise ValueError("tmakit.%s: x must be (a batch of) row-major matrices with unit inner "
+                         "stride (strides %s); tmakit.transpose takes any view" % (what,
+                                                                                   a.strides))
+    return a, layout
+
+
+def plan(x, *, variant="auto", tuning="heuristic", rounds=7, use_wisdom=True):
+    """A Plan for transpose(x) on arrays like x (shape, dtype, strides, library); the result is
+    C-contiguous. tuning="measure" times every technique that can run it (on scratch buffers,
+    L2 flushed, median of `rounds`) and keeps the fastest, recorded as wisdom for this GPU;
+    "heuristic" (the default) takes the built-in table's pick, or the wisdom recorded."""
+    a, (b, r, c, ld, bs) = _plan_layout(x, "plan")
+    native = _tmakit.make_plan(r, c, a.itemsize, b, ld, r, bs, r * c, variant, a.sync, tuning,
+                               int(rounds), bool(use_wisdom))
+    return Plan(native, a, (b, r, c, ld, bs), None)
+
+
+def plan_accumulate(x, *, alpha=1.0, beta=1.0, variant="auto", tuning="heuristic", rounds=7,
+                    use_wisdom=True):
+    """A Plan for out = alpha * x.T + beta * out on arrays like x (out C-contiguous); called as
+    p(x, out). Types as transpose_accumulate."""
+    a, (b, r, c, ld, bs) = _plan_layout(x, "plan_accumulate")
+    t = _ACC_TYPES.get(a.dtype)
+    if t is None:
+        raise ValueError("tmakit.plan_accumulate: x is %s; the accumulate types are %s"
+                         % (a.dtype, ", ".join(_ACC_TYPES)))
+    native = _tmakit.make_accumulate_plan(r, c, t, float(alpha), float(beta), b, ld, r, bs, r * c,
+                                          variant, a.sync, tuning, int(rounds), bool(use_wisdom))
+    return Plan(native, a, (b, r, c, ld, bs), (alpha, beta))
+
+
+def load_wisdom(path):
+    """Merges a wisdom file (measured choices; `tmakit tune --wisdom FILE` writes one too).
+    Returns (entries, for this GPU, for other GPUs)."""
+    return _tmakit.load_wisdom(str(path))
+
+
+def save_wisdom(path):
+    """Writes every measured choice held (all GPUs) to path."""
+    _tmakit.save_wisdom(str(path))
+
+
+def export_wisdom():
+    """The wisdom held, as the file's text."""
+    return _tmakit.export_wisdom()
+
+
+def clear_wisdom():
+    """Forgets every measured choice held in this process."""
+    _tmakit.clear_wisdom()
 
 
 def variants():
