@@ -2,34 +2,34 @@
 """tmakit from Python against what a Python user would call instead, in one process, each result
 verified before it is timed: torch eager (x.t().contiguous() / x.permute(...).contiguous()),
 torch.compile of the same, CuPy (cupy.ascontiguousarray(x.T)) and JAX/XLA (jnp.transpose under
-jax.jit). CUDA events around each call, the L2 flushed (a 256 MB write) before every timed call,
-median of the repetitions; GB/s = bytes read + written. Then the Python call's own host cost:
+jax.jit). CUDA events around each call behind a GPU-side sleep (the GPU's time, not the host's:
+time_one), the L2 flushed (a 256 MB write) before every timed call, median of the repetitions;
+GB/s = bytes read + written. Then the Python call's own host cost:
 tmakit.transpose against the binding's bare C++ call (tmakit._tmakit.transpose with the
 arguments prepared), 64 x 64 f32, asynchronous calls on a host clock.
 
-usage: python3 bench/python_peers.py [--reps 20] [--json OUT.json] [--host-only]
-Prints a markdown table (docs/results.md's Python section).
+usage: python3 bench/python_peers.py [--reps 20] [--json OUT.json] [--host-only] [--ungated]
+       python3 bench/python_peers.py --report RUN.json... [--md docs/results.md]
+Prints a markdown table; --report writes docs/results.md's Python section from runs' JSON.
 """
 import argparse
 import json
 import statistics
 import time
 
-import torch
+torch = tmakit = None  # imported by main() for a run (--report needs neither)
 
-import tmakit
-
-CASES = [  # (class, shape, dtype, perm or None for a 2-D / batched transpose)
-    ("square", (16384, 16384), torch.float32, None),
-    ("square", (16384, 16384), torch.bfloat16, None),
-    ("odd", (12345, 6789), torch.float32, None),
-    ("odd", (12345, 6789), torch.float16, None),
-    ("skinny", (4000000, 16), torch.float32, None),
-    ("skinny", (16, 4000000), torch.float32, None),
-    ("batched", (16384, 32, 32), torch.float32, None),
-    ("batched", (3000, 97, 75), torch.float16, None),
-    ("permute", (8, 4096, 32, 128), torch.bfloat16, (0, 2, 1, 3)),
-    ("permute", (64, 256, 56, 56), torch.float16, (0, 2, 3, 1)),
+CASES = [  # (class, shape, torch dtype name, perm or None for a 2-D / batched transpose)
+    ("square", (16384, 16384), "float32", None),
+    ("square", (16384, 16384), "bfloat16", None),
+    ("odd", (12345, 6789), "float32", None),
+    ("odd", (12345, 6789), "float16", None),
+    ("skinny", (4000000, 16), "float32", None),
+    ("skinny", (16, 4000000), "float32", None),
+    ("batched", (16384, 32, 32), "float32", None),
+    ("batched", (3000, 97, 75), "float16", None),
+    ("permute", (8, 4096, 32, 128), "bfloat16", (0, 2, 1, 3)),
+    ("permute", (64, 256, 56, 56), "float16", (0, 2, 3, 1)),
 ]
 
 
@@ -73,12 +73,18 @@ def as_torch(y):
     return torch.from_dlpack(y)
 
 
-def time_one(fn, flush, reps):
+def time_one(fn, flush, reps, gated):
+    """Median milliseconds of fn() between two CUDA events. gated: the stream is first held by
+    a GPU-side sleep (torch.cuda._sleep) so that the call's host time is spent while the GPU
+    is busy and the events time the GPU's work alone, as the C++ benchmark's launch gate does;
+    JAX (its own streams) is timed ungated, until block_until_ready, host time included."""
     ms = []
     for _ in range(reps):
         flush.fill_(1)
         torch.cuda.synchronize()
         a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        if gated:
+            torch.cuda._sleep(2_000_000)  # about 1 ms at Hopper's clocks
         a.record()
         y = fn()
         if hasattr(y, "block_until_ready"):  # JAX runs on XLA's streams: end when it is done
@@ -120,15 +126,27 @@ def main():
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--json", default="")
     ap.add_argument("--host-only", action="store_true", help="only the host time per call")
+    ap.add_argument("--ungated", action="store_true",
+                    help="no GPU-side sleep before a call: the events then hold its host time too")
+    ap.add_argument("--report", nargs="+", metavar="JSON",
+                    help="write docs/results.md's Python section from these runs' JSON and stop")
+    ap.add_argument("--md", default="docs/results.md")
     a = ap.parse_args()
+    if a.report:
+        report(a.report, a.md)
+        return
+    global torch, tmakit
+    import torch
+    import tmakit
     dev = torch.cuda.get_device_properties(0)
-    print("# %s, torch %s, %s" % (dev.name, torch.__version__, time.strftime("%Y-%m-%d %H:%M UTC",
-                                                                          time.gmtime())))
+    date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    print("# %s, torch %s, %s" % (dev.name, torch.__version__, date))
     flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
     rows = []
     print("| class | shape | dtype | tmakit GB/s | best other | GB/s | ratio | torch | torch.compile | cupy | jax |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
-    for cls, shape, dtype, perm in ([] if a.host_only else CASES):
+    for cls, shape, dtype_name, perm in ([] if a.host_only else CASES):
+        dtype = getattr(torch, dtype_name)
         x = (torch.randint(-1000, 1000, shape, device="cuda")).to(dtype)
         fns = peers(x, perm)
         ref = fns["torch"]()
@@ -140,7 +158,8 @@ def main():
                 gbps[name] = None
                 print("# %s %s: %s gave a wrong result: not timed" % (cls, shape, name))
                 continue
-            gbps[name] = 2 * x.numel() * x.element_size() / (time_one(fn, flush, a.reps) * 1e6)
+            gbps[name] = 2 * x.numel() * x.element_size() / (
+                time_one(fn, flush, a.reps, name != "jax" and not a.ungated) * 1e6)
         others = {k: v for k, v in gbps.items() if k != "tmakit" and v}
         best = max(others, key=others.get) if others else None
         ratio = gbps["tmakit"] / others[best] if best and gbps.get("tmakit") else None
@@ -162,7 +181,71 @@ def main():
           % (h["tmakit.transpose"] - h["C++ call (binding)"]))
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"gpu": dev.name, "rows": rows, "host_us": h}, f, indent=1)
+            json.dump({"gpu": dev.name, "torch": torch.__version__, "date": date, "reps": a.reps,
+                       "timing": "call" if a.ungated else "gpu", "rows": rows, "host_us": h}, f,
+                      indent=1)
+
+
+TIMING = {
+    "gpu": "GPU time: each call behind a GPU-side sleep, so the events hold the kernels alone "
+           "(JAX, on its own streams, ungated)",
+    "call": "call time: no sleep before a call, so the events also hold the host time the call "
+            "spends after the first event (what a Python caller waits on an idle GPU)",
+}
+
+
+def report(paths, md):
+    """docs/results.md's Python section (between its python markers) from runs' JSON."""
+    out = ["<!-- python:begin -->", "## Python: tmakit against torch, torch.compile, CuPy and "
+           "JAX", "",
+           "`python3 bench/python_peers.py --reps 20 --json OUT.json` (add `--ungated` for call "
+           "time), one process per run, tables by `--report`. Every peer's result is checked bit "
+           "for bit against torch eager before it is timed; the L2 is flushed (a 256 MB write) "
+           "before every timed call; median of the repetitions; GB/s = bytes read + written; "
+           "ratio = tmakit / the best other. `-`: not run (CuPy has no bfloat16).", ""]
+    for p in paths:
+        with open(p) as f:
+            d = json.load(f)
+        out += ["### Python: %s, torch %s, %s, %s repetitions" % (
+                    d["gpu"], d.get("torch", "?"), d.get("date", "?"), d.get("reps", "?")), "",
+                "%s (data: docs/data/%s)." % (TIMING[d.get("timing", "call")],
+                                             p.rsplit("/", 1)[-1]), "",
+                "| class | shape | dtype | tmakit GB/s | best other | GB/s | ratio | torch | "
+                "torch.compile | cupy | jax |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+        fmt = lambda v: "%.0f" % v if v else "-"  # noqa: E731
+        ratios = []
+        for r in d["rows"]:
+            g = r["gbps"]
+            others = {k: v for k, v in g.items() if k != "tmakit" and v}
+            best = max(others, key=others.get) if others else None
+            ratios.append(r["ratio"])
+            out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                r["class"], "x".join(map(str, r["shape"])) +
+                ("" if r["perm"] is None else " (%s)" % ", ".join(map(str, r["perm"]))),
+                r["dtype"].replace("torch.", ""), fmt(g.get("tmakit")), best or "-",
+                fmt(others.get(best)), "%.2f" % r["ratio"] if r["ratio"] else "-",
+                fmt(g.get("torch")), fmt(g.get("torch.compile")), fmt(g.get("cupy")),
+                fmt(g.get("jax"))))
+        low = [x for x in ratios if x is not None and x < 1.05]
+        out += ["", "Lowest ratio %.2f; %d of %d cells under 1.05." % (
+            min(x for x in ratios if x is not None), len(low), len(ratios)), "",
+            "| host time per call, 64x64 float32, asynchronous | us |", "|---|---|"]
+        h = d["host_us"]
+        for k, v in h.items():
+            out.append("| %s | %.2f |" % (k, v))
+        out += ["| tmakit.transpose over the binding's call | %.2f |" % (
+            h["tmakit.transpose"] - h["C++ call (binding)"]), ""]
+    out.append("<!-- python:end -->")
+    with open(md) as f:
+        text = f.read()
+    section = "\n".join(out)
+    if "<!-- python:begin -->" in text:
+        head, rest = text.split("<!-- python:begin -->", 1)
+        text = head + section + rest.split("<!-- python:end -->", 1)[1]
+    else:
+        text = text.rstrip("\n") + "\n\n\n" + section + "\n"
+    with open(md, "w") as f:
+        f.write(text)
 
 
 if __name__ == "__main__":
