@@ -240,6 +240,11 @@ def permute(x, dims, *, variant="auto", out=None):
     return _result(o)
 
 
+def _native_property(name, doc):
+    """A read-only attribute of the C++ plan underneath."""
+    return property(lambda self: getattr(self._native, name), doc=doc)
+
+
 class Plan:
     """A transpose (or transpose-accumulate) of one problem: x's shape, dtype, strides and array
     library. The checks and the technique's choice happened when it was made; a call runs the
@@ -252,19 +257,17 @@ class Plan:
         self._layout = layout  # (batch, rows, cols, ld, batch stride) of x
         self._acc = acc
 
-    variant = property(lambda self: self._native.variant,
-                       doc="The technique it runs on aligned operands.")
-    fallback_reason = property(lambda self: self._native.fallback_reason,
-                               doc="Why that is not the one asked for, or empty.")
-    source = property(lambda self: self._native.source,
-                      doc='How it was chosen: "named", "heuristic", "measured" or "wisdom".')
-    tuning = property(lambda self: self._native.tuning, doc='"heuristic" or "measure".')
-    measured_us = property(lambda self: self._native.measured_us,
-                           doc="The winner's median when measured (or from wisdom), else 0.")
-    tune_ms = property(lambda self: self._native.tune_ms,
-                       doc="Host time spent measuring when it was made (0: none).")
-    timings = property(lambda self: self._native.timings,
-                       doc="[(technique, microseconds)] of every candidate timed, fastest first.")
+    variant = _native_property("variant", "The technique it runs on aligned operands.")
+    fallback_reason = _native_property("fallback_reason",
+                                       "Why that is not the one asked for, or empty.")
+    source = _native_property("source", 'How it was chosen: "named", "heuristic", "measured" or '
+                                        '"wisdom".')
+    tuning = _native_property("tuning", '"heuristic" or "measure".')
+    measured_us = _native_property("measured_us", "The winner's median when measured (or from "
+                                                  "wisdom), else 0.")
+    tune_ms = _native_property("tune_ms", "Host time spent measuring when it was made (0: none).")
+    timings = _native_property("timings", "[(technique, microseconds)] of every candidate timed, "
+                                          "fastest first.")
 
     def explain(self):
         """The problem, the device, the technique and why, in words."""
