@@ -95,6 +95,38 @@ def time_one(fn, flush, reps, gated):
     return statistics.median(ms)
 
 
+HEADER = ["| class | shape | dtype | tmakit GB/s | best other | GB/s | ratio | torch | "
+          "torch.compile | cupy | jax |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+
+
+def _best_other(gbps):
+    """(name, GB/s) of the fastest verified peer other than tmakit, or (None, None)."""
+    others = {k: v for k, v in gbps.items() if k != "tmakit" and v}
+    best = max(others, key=others.get) if others else None
+    return best, others.get(best)
+
+
+def row_line(r):
+    """A row of the table from a run's row (as the JSON holds it)."""
+    g = r["gbps"]
+    best, best_gbps = _best_other(g)
+    fmt = lambda v: "%.0f" % v if v else "-"  # noqa: E731
+    return "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        r["class"], "x".join(map(str, r["shape"])) +
+        ("" if r["perm"] is None else " (%s)" % ", ".join(map(str, r["perm"]))),
+        r["dtype"].replace("torch.", ""), fmt(g.get("tmakit")), best or "-", fmt(best_gbps),
+        "%.2f" % r["ratio"] if r["ratio"] else "-", fmt(g.get("torch")),
+        fmt(g.get("torch.compile")), fmt(g.get("cupy")), fmt(g.get("jax")))
+
+
+def host_lines(h):
+    """The host-time table from a run's host_us."""
+    return (["| host time per call, 64x64 float32, asynchronous | us |", "|---|---|"] +
+            ["| %s | %.2f |" % (k, v) for k, v in h.items()] +
+            ["| tmakit.transpose over the binding's call | %.2f |" % (
+                h["tmakit.transpose"] - h["C++ call (binding)"])])
+
+
 def host_overhead(n=2000):
     x = torch.randn(64, 64, device="cuda")
     y = torch.empty(64, 64, device="cuda")
@@ -143,8 +175,7 @@ def main():
     print("# %s, torch %s, %s" % (dev.name, torch.__version__, date))
     flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
     rows = []
-    print("| class | shape | dtype | tmakit GB/s | best other | GB/s | ratio | torch | torch.compile | cupy | jax |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("\n".join(HEADER))
     for cls, shape, dtype_name, perm in ([] if a.host_only else CASES):
         dtype = getattr(torch, dtype_name)
         x = (torch.randint(-1000, 1000, shape, device="cuda")).to(dtype)
@@ -160,25 +191,14 @@ def main():
                 continue
             gbps[name] = 2 * x.numel() * x.element_size() / (
                 time_one(fn, flush, a.reps, name != "jax" and not a.ungated) * 1e6)
-        others = {k: v for k, v in gbps.items() if k != "tmakit" and v}
-        best = max(others, key=others.get) if others else None
-        ratio = gbps["tmakit"] / others[best] if best and gbps.get("tmakit") else None
-        fmt = lambda v: "%.0f" % v if v else "-"  # noqa: E731
-        print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            cls, "x".join(map(str, shape)) + ("" if perm is None else " %s" % (perm,)),
-            str(dtype).replace("torch.", ""), fmt(gbps.get("tmakit")), best or "-",
-            fmt(others.get(best)), "%.2f" % ratio if ratio else "-", fmt(gbps.get("torch")),
-            fmt(gbps.get("torch.compile")), fmt(gbps.get("cupy")), fmt(gbps.get("jax"))))
+        best, best_gbps = _best_other(gbps)
+        ratio = gbps["tmakit"] / best_gbps if best and gbps.get("tmakit") else None
         rows.append({"class": cls, "shape": shape, "dtype": str(dtype), "perm": perm,
                      "gbps": gbps, "ratio": ratio})
+        print(row_line(rows[-1]))
     h = host_overhead()
     print()
-    print("| host time per call, 64x64 f32, asynchronous | us |")
-    print("|---|---|")
-    for k, v in h.items():
-        print("| %s | %.2f |" % (k, v))
-    print("| tmakit.transpose over the binding's call | %.2f |"
-          % (h["tmakit.transpose"] - h["C++ call (binding)"]))
+    print("\n".join(host_lines(h)))
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"gpu": dev.name, "torch": torch.__version__, "date": date, "reps": a.reps,
@@ -210,31 +230,12 @@ def report(paths, md):
                     d["gpu"], d.get("torch", "?"), d.get("date", "?"), d.get("reps", "?")), "",
                 "%s (data: docs/data/%s)." % (TIMING[d.get("timing", "call")],
                                              p.rsplit("/", 1)[-1]), "",
-                "| class | shape | dtype | tmakit GB/s | best other | GB/s | ratio | torch | "
-                "torch.compile | cupy | jax |", "|---|---|---|---|---|---|---|---|---|---|---|"]
-        fmt = lambda v: "%.0f" % v if v else "-"  # noqa: E731
-        ratios = []
-        for r in d["rows"]:
-            g = r["gbps"]
-            others = {k: v for k, v in g.items() if k != "tmakit" and v}
-            best = max(others, key=others.get) if others else None
-            ratios.append(r["ratio"])
-            out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                r["class"], "x".join(map(str, r["shape"])) +
-                ("" if r["perm"] is None else " (%s)" % ", ".join(map(str, r["perm"]))),
-                r["dtype"].replace("torch.", ""), fmt(g.get("tmakit")), best or "-",
-                fmt(others.get(best)), "%.2f" % r["ratio"] if r["ratio"] else "-",
-                fmt(g.get("torch")), fmt(g.get("torch.compile")), fmt(g.get("cupy")),
-                fmt(g.get("jax"))))
+                ] + HEADER + [row_line(r) for r in d["rows"]]
+        ratios = [r["ratio"] for r in d["rows"]]
         low = [x for x in ratios if x is not None and x < 1.05]
         out += ["", "Lowest ratio %.2f; %d of %d cells under 1.05." % (
             min(x for x in ratios if x is not None), len(low), len(ratios)), "",
-            "| host time per call, 64x64 float32, asynchronous | us |", "|---|---|"]
-        h = d["host_us"]
-        for k, v in h.items():
-            out.append("| %s | %.2f |" % (k, v))
-        out += ["| tmakit.transpose over the binding's call | %.2f |" % (
-            h["tmakit.transpose"] - h["C++ call (binding)"]), ""]
+            ] + host_lines(d["host_us"]) + [""]
     out.append("<!-- python:end -->")
     with open(md) as f:
         text = f.read()

@@ -38,12 +38,6 @@ std::string json_escape(const std::string& s) {
   return o;
 }
 
-const char* kind_name(VariantKind k) {
-  return k == VariantKind::kCopy         ? "copy"
-         : k == VariantKind::kAccumulate ? "accumulate"
-                                         : "transpose";
-}
-
 std::string elem_list(unsigned mask) {
   std::string s;
   for (int b = 1; b <= 16; b *= 2)
@@ -57,7 +51,7 @@ int run_list() {
   std::printf("%-14s %-9s %-6s %-12s %-6s %s\n", "variant", "kind", "min_cc", "elem_bytes", "align",
               "description");
   for (const VariantInfo& v : variants())
-    std::printf("%-14s %-9s %d.%-4d %-12s %-6d %s\n", v.token.c_str(), kind_name(v.kind),
+    std::printf("%-14s %-9s %d.%-4d %-12s %-6d %s\n", v.token.c_str(), to_string(v.kind),
                 v.min_cc / 10, v.min_cc % 10, elem_list(v.elem_bytes_mask).c_str(),
                 v.fast_align_bytes, v.description.c_str());
   std::printf("auto: picks a variant per element size and shape (tmakit --variant auto)\n");

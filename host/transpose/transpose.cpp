@@ -30,6 +30,20 @@ const char* to_string(TmaBarrier barrier) {
   }
 }
 
+const char* to_string(VariantKind kind) {
+  switch (kind) {
+    case VariantKind::kTranspose:
+      return "transpose";
+    case VariantKind::kCopy:
+      return "copy";
+    case VariantKind::kAccumulate:
+      return "accumulate";
+    case VariantKind::kPermute:
+      return "permute";
+  }
+  return "unknown";
+}
+
 const char* to_string(DataType type) {
   switch (type) {
     case DataType::kF16:

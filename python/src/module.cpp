@@ -49,25 +49,11 @@ DataType data_type(const std::string& name) {
                             .c_str());
 }
 
-const char* kind_name(VariantKind k) {
-  switch (k) {
-    case VariantKind::kTranspose:
-      return "transpose";
-    case VariantKind::kCopy:
-      return "copy";
-    case VariantKind::kAccumulate:
-      return "accumulate";
-    case VariantKind::kPermute:
-      return "permute";
-  }
-  return "?";
-}
-
 nb::dict variant_dict(const VariantInfo& v) {
   nb::dict d;
   d["token"] = v.token;
   d["description"] = v.description;
-  d["kind"] = kind_name(v.kind);
+  d["kind"] = to_string(v.kind);
   d["min_cc"] = v.min_cc;
   d["uses_tma"] = v.uses_tma;
   std::vector<int> sizes;
@@ -263,10 +249,10 @@ NB_MODULE(_tmakit, m) {
         }
         return made(s, p);
       },
-      nb::arg("rows"), nb::arg("cols"), nb::arg("elem_bytes"), nb::arg("batch"),
-      nb::arg("src_ld"), nb::arg("dst_ld"), nb::arg("src_batch_stride"),
-      nb::arg("dst_batch_stride"), nb::arg("variant"), nb::arg("synchronize"), nb::arg("tuning"),
-      nb::arg("rounds"), nb::arg("use_wisdom"));
+      nb::arg("rows"), nb::arg("cols"), nb::arg("elem_bytes"), nb::arg("batch"), nb::arg("src_ld"),
+      nb::arg("dst_ld"), nb::arg("src_batch_stride"), nb::arg("dst_batch_stride"),
+      nb::arg("variant"), nb::arg("synchronize"), nb::arg("tuning"), nb::arg("rounds"),
+      nb::arg("use_wisdom"));
 
   m.def(
       "make_accumulate_plan",

@@ -94,12 +94,10 @@ class _Array:
                     raise ValueError("tmakit: %s has strides %s that are not whole elements"
                                      % (what, st))
                 self.strides = tuple(s // self.itemsize for s in st)
-            if not want_stream:
-                pass
-            elif self.lib == "cupy":
+            if want_stream and self.lib == "cupy":
                 import cupy
                 self.stream = cupy.cuda.get_current_stream().ptr
-            else:  # JAX (XLA's own streams): made ready first, the call waits for its kernel
+            elif want_stream:  # JAX (XLA's own streams): made ready, the call waits for its kernel
                 if hasattr(x, "block_until_ready"):
                     x.block_until_ready()
                 self.sync = True

@@ -36,6 +36,7 @@ const char* to_string(StatusCode code);
 // transpose_accumulate() (dst = alpha * src^T + beta * dst); kPermute: permute()
 // (tmakit/permute.hpp; those rows are permute_variants(), not variants()).
 enum class VariantKind { kTranspose, kCopy, kAccumulate, kPermute };
+const char* to_string(VariantKind kind);  // "transpose", "copy", "accumulate", "permute"
 
 // One registered technique (host/transpose/registry.cpp). The CLI, tests and benchmarks iterate
 // these.
