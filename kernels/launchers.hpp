@@ -133,6 +133,7 @@ cudaError_t launch_tma_pipeline(const LaunchArgs&);
 cudaError_t launch_tma_wide(const LaunchArgs&);
 cudaError_t launch_int4_8x8(const LaunchArgs&);
 cudaError_t launch_tma_reduce(const LaunchArgs&);
+cudaError_t launch_tma_accumulate(const LaunchArgs&);
 TmaPlan plan_tma_copy(const LaunchArgs&);
 TmaPlan plan_tma_load_store(const LaunchArgs&);
 TmaPlan plan_tma_load(const LaunchArgs&);
@@ -141,6 +142,7 @@ TmaPlan plan_tma_pipeline(const LaunchArgs&);
 TmaPlan plan_tma_wide(const LaunchArgs&);
 TmaPlan plan_int4_8x8(const LaunchArgs&);
 TmaPlan plan_tma_reduce(const LaunchArgs&);
+TmaPlan plan_tma_accumulate(const LaunchArgs&);
 
 // ---- Permutations (host/permute/) --------------------------------------------------------------
 // A reduced permutation as the kernels see it: a batch of (up to 3 dimensions of) tiles. Element

@@ -735,27 +735,20 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
 std::string auto_accumulate_variant(std::int64_t rows, std::int64_t cols, DataType type,
                                     double beta, double dram_gbps) {
   // Per class, from the accumulate cells measured with beta = 1 (docs/perf-guide.md,
-  // "Transpose-accumulate"; docs/data/accumulate-{h100,h200}-2026-11-27.json.xz), % of the
-  // three-stream roofline:
-  //  - a side <= 32 (skinny matrices, batches of small ones): flat_accumulate, 88-100 on the
-  //    H100 (tma_reduce 80-90, smem_accumulate 22-59); but at 4 B on the H200 with <= 32
-  //    columns tma_reduce where it runs (4000000 x 16: 77.9 against 68.3; 32 x 32 batches 90.5
-  //    against 88.6);
-  //  - 8-byte elements whose dst rows split 32-byte sectors, and every 8-byte call on the H200:
-  //    sector_accumulate (12345 x 6789 86.3 / 94.4 against smem_accumulate's 81.8 / 75.7,
-  //    16384^2 on the H200 100.6 against 90.6);
-  //  - 2-byte types on the H200 with 16-byte rows, beta = 1: tma_reduce (16384^2 75.6 / 73.9);
-  //  - else smem_accumulate.
+  // "Transpose-accumulate", whose table gives the figures and the data files):
+  //  - a side <= 32 (skinny matrices, batches of small ones): flat_accumulate; on the H200 at
+  //    4 B with <= 32 columns tma_reduce where it runs;
+  //  - rows whose bytes are 16-byte multiples on both sides (TMA's rule): tma_accumulate;
+  //  - else (odd rows) smem_accumulate, and on the H200 at 8 B sector_accumulate.
   const int e = data_type_bytes(type);
   const bool hbm3e = kernels::is_hbm3e(dram_gbps);
-  const bool reduce_runs =
-      beta == 1.0 && type != DataType::kF64 && (rows * e) % 16 == 0 && (cols * e) % 16 == 0;
+  const bool tma_rows = (rows * e) % 16 == 0 && (cols * e) % 16 == 0;
   if (std::min(rows, cols) <= 32) {
-    if (hbm3e && e == 4 && cols <= 32 && reduce_runs) return "tma_reduce";
+    if (hbm3e && e == 4 && cols <= 32 && beta == 1.0 && tma_rows) return "tma_reduce";
     return "flat_accumulate";
   }
-  if (e == 8 && (hbm3e || (rows * e) % 32 != 0)) return "sector_accumulate";
-  if (hbm3e && e == 2 && reduce_runs) return "tma_reduce";
+  if (tma_rows) return "tma_accumulate";
+  if (e == 8 && hbm3e) return "sector_accumulate";
   return "smem_accumulate";
 }
 

@@ -160,6 +160,12 @@ std::vector<VariantDef> make_registry() {
               "cp.reduce.async.bulk.tensor .add (f16, bf16, f32, i32; f64 falls back)",
               elem_bit(2) | elem_bit(4) | elem_bit(8), VariantKind::kAccumulate, {128}, false,
               k::launch_tma_reduce, k::plan_tma_reduce),
+      tma_row("tma_accumulate",
+              "transpose-accumulate on tma_wide: TMA loads the source tile and the dst tile on "
+              "one mbarrier, threads combine in shared memory, TMA stores (every type, alpha, "
+              "beta)",
+              elem_bit(2) | elem_bit(4) | elem_bit(8), VariantKind::kAccumulate, {128}, false,
+              k::launch_tma_accumulate, k::plan_tma_accumulate),
       tma_row("int4_8x8",
               "the Programming Guide's 8x8 int4 example: 8 threads, SWIZZLE_128B (or none)",
               elem_bit(16), kT, {0, 128}, true, k::launch_int4_8x8, k::plan_int4_8x8),

@@ -7,12 +7,23 @@
 // Every type (f16, bf16, f32, f64, i32), any alpha and beta, any shape, layout and alignment:
 // the path every accumulate call can take (tma_reduce falls back to it).
 //
+// The dst stream's latency overlaps the source's instead of following the tile's barrier (read
+// after it, it doubled each tile's wait: 48% of warps active, 29 long-scoreboard stalls per
+// issue on the odd 4 B cell, docs/perf-guide.md "Transpose-accumulate"):
+//  - 2 and 4 B: before its source loads, the block asks the L2 for the tile's dst sectors
+//    (prefetch.global.L2, kernels/primitives/prefetch_l2.cuh); the reads after the barrier hit
+//    the L2. 64 registers, 4 blocks per SM.
+//  - 8 B: each thread reads its 16 dst elements into registers before its source loads (the
+//    prefetch ran 16384^2 at 77% against 90% this way: 8 B values kept 4 blocks per SM only by
+//    spilling). 80 registers, 3 blocks per SM.
+//
 // Coordinates (smem_tile.cuh): tile (r0, c0); thread (tx, ty) loads tile(ty+j, tx+i) <-
 // in[r0+ty+j][c0+tx+i] and stores out[c0+ty+j][r0+tx+i] = f(tile(tx+i, ty+j),
 // out[c0+ty+j][r0+tx+i]), i = 0, 32; j = 0, 8, .., 56.
 #include <kernels/common/smem_layouts.hpp>
 #include <kernels/launchers.hpp>
 #include <kernels/primitives/num.cuh>
+#include <kernels/primitives/prefetch_l2.cuh>
 #include <kernels/primitives/tile_loop.cuh>
 
 namespace tmakit {
@@ -21,8 +32,12 @@ namespace {
 constexpr int kN = 64, kTx = 32, kTy = 8;
 using Layout = XorLayout<kN>;
 
+// Whether type N's dst elements go to registers before the source loads (else L2 prefetch).
+template <NumType N>
+inline constexpr bool kDstInRegisters = sizeof(typename Num<N>::Bits) == 8;
+
 template <NumType N, bool BetaZero>
-__global__ void __launch_bounds__(kTx* kTy)
+__global__ void __launch_bounds__(kTx* kTy, kDstInRegisters<N> ? 3 : 4)
     smem_accumulate_kernel(const typename Num<N>::Bits* __restrict__ src_base,
                            typename Num<N>::Bits* __restrict__ dst_base, std::int64_t rows,
                            std::int64_t cols, BatchStrides st, Scalars<N> sc) {
@@ -37,6 +52,26 @@ __global__ void __launch_bounds__(kTx* kTy)
         T* dst = dst_base + b * st.dst_batch_elems;
         const std::int64_t r0 = tile_y * kN, c0 = tile_x * kN;
         const bool full = r0 + kN <= rows && c0 + kN <= cols;
+        // This thread's 16 dst elements out[c0+ty+j][r0+tx+i], all read before any arithmetic.
+        T old[kN / kTy][kN / kTx];
+        auto read_dst = [&] {
+#pragma unroll
+          for (int j = 0; j < kN; j += kTy)
+#pragma unroll
+            for (int i = 0; i < kN; i += kTx)
+              if (full || (c0 + ty + j < cols && r0 + tx + i < rows))
+                old[j / kTy][i / kTx] = dst[(c0 + ty + j) * ldd + (r0 + tx + i)];
+        };
+        if constexpr (!BetaZero && kDstInRegisters<N>) {
+          read_dst();
+        } else if constexpr (!BetaZero) {
+          // The tile's dst rows c0 .. c0 + h - 1, bytes [r0, r0 + w) of each, in 32-byte sectors.
+          const int w_elems = int(rows - r0 < kN ? rows - r0 : kN);
+          const int h = int(cols - c0 < kN ? cols - c0 : kN);
+          prefetch_l2_ranges(reinterpret_cast<std::uintptr_t>(dst + c0 * ldd + r0),
+                             ldd * std::int64_t(sizeof(T)), h, w_elems * int(sizeof(T)),
+                             l2_sectors_max(kN * int(sizeof(T))), ty * kTx + tx, kTx * kTy);
+        }
 #pragma unroll
         for (int j = 0; j < kN; j += kTy)
 #pragma unroll
@@ -44,16 +79,7 @@ __global__ void __launch_bounds__(kTx* kTy)
             if (full || (r0 + ty + j < rows && c0 + tx + i < cols))
               tile[Layout::index(ty + j, tx + i)] = src[(r0 + ty + j) * lds + (c0 + tx + i)];
         __syncthreads();
-        // All of this thread's dst reads first (16 in flight), then the arithmetic and stores.
-        T old[kN / kTy][kN / kTx];
-        if constexpr (!BetaZero) {
-#pragma unroll
-          for (int j = 0; j < kN; j += kTy)
-#pragma unroll
-            for (int i = 0; i < kN; i += kTx)
-              if (full || (c0 + ty + j < cols && r0 + tx + i < rows))
-                old[j / kTy][i / kTx] = dst[(c0 + ty + j) * ldd + (r0 + tx + i)];
-        }
+        if constexpr (!BetaZero && !kDstInRegisters<N>) read_dst();
 #pragma unroll
         for (int j = 0; j < kN; j += kTy)
 #pragma unroll

@@ -10,7 +10,8 @@
 //   load / combine    an element's two halves, so a kernel can issue every dst read of a tile
 //                     before any arithmetic (loads in flight); StoreCopy's are no-ops
 //   load_chunk(p), store_chunk<T>(p, v, old)
-//                     the same for one aligned 16-byte chunk (v: its 16 / sizeof(T) elements)
+//                     the same for one aligned 16-byte chunk (v: its 16 / sizeof(T) elements);
+//                     StoreAxpby's combine_chunk(v, old) is the chunk's arithmetic alone
 // kReadsDst says whether dst is read (StoreAxpby with beta != 0).
 #pragma once
 #include <cstdint>
@@ -59,9 +60,8 @@ struct StoreAxpby {
     if constexpr (BetaZero) return uint4{};
     return *p;
   }
-  template <class T>
-  __device__ __forceinline__ void store_chunk(uint4* p, uint4 v, uint4 prev) const {
-    static_assert(sizeof(T) == sizeof(Bits), "the chunk's elements are N's");
+  // alpha * v + beta * prev, element by element, for a 16-byte chunk of N's elements.
+  __device__ __forceinline__ uint4 combine_chunk(uint4 v, uint4 prev) const {
     constexpr int V = 16 / sizeof(Bits);
     union U {
       uint4 v;
@@ -72,7 +72,12 @@ struct StoreAxpby {
     old.v = prev;
 #pragma unroll
     for (int j = 0; j < V; ++j) out.e[j] = combine(in.e[j], old.e[j]);
-    *p = out.v;
+    return out.v;
+  }
+  template <class T>
+  __device__ __forceinline__ void store_chunk(uint4* p, uint4 v, uint4 prev) const {
+    static_assert(sizeof(T) == sizeof(Bits), "the chunk's elements are N's");
+    *p = combine_chunk(v, prev);
   }
 };
 

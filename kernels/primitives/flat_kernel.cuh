@@ -11,6 +11,7 @@
 #include <kernels/primitives/epilogue.cuh>
 #include <kernels/primitives/flat_gather.cuh>
 #include <kernels/primitives/launch_smem.cuh>
+#include <kernels/primitives/prefetch_l2.cuh>
 
 namespace tmakit::flat {
 
@@ -42,6 +43,17 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 1 || Epi::kReadsDst ? 4
   flat::build_table<T, F, kThreads>(table, p);
   for (std::int64_t u = blockIdx.x; u < p.units; u += gridDim.x) {
     const FlatUnit f = flat_unit(p, u);
+    // An accumulate at 4 B in the kTall and kBatch forms asks the L2 for the unit's dst runs
+    // before phase 1, so phase 2's dst reads find them there (prefetch_l2.cuh). Measured
+    // (docs/perf-guide.md "Transpose-accumulate", % of the three-stream roofline, without ->
+    // with): H100 4000000x16 87.5 -> 94.5, 16384x32x32 97.5 -> 101.6; H200 69.2 -> 72.0, 89.7 ->
+    // 96.1. Not at 2 and 8 B, whose kTall reads 4 dst chunks at a time already (4000000x16 2 B
+    // 96.7 -> 88.5 on the H100), nor kWide (16x4000000 4 B on the H200 96.7 -> 87.9).
+    if constexpr (Epi::kReadsDst && E == 4 && F != FlatForm::kWide) {
+      const int run_bytes = f.dst.len * E;
+      prefetch_l2_ranges(run_addr<T>(dst, f.dst, 0), f.dst.pitch * E, f.dst.runs, run_bytes,
+                         l2_sectors_max(run_bytes), threadIdx.x, kThreads);
+    }
     const std::uintptr_t a0 = flat::run_addr<T>(src, f.src, 0);
     const int b0 = static_cast<int>(a0 & 15);
     // Phase 1: source runs -> shared. Item = (run, chunk k), chunk-major within a run, so a

@@ -44,6 +44,17 @@ bool tma_reduce_runs(std::int64_t rows, std::int64_t cols, DataType t, double be
          (rows * e) % 16 == 0 && (cols * e) % 16 == 0;
 }
 
+// Does technique v run this call itself, or fall back to smem_accumulate? The TMA techniques
+// need TMA and 16-byte rows, tma_reduce also beta = 1 and a type TMA adds.
+bool runs_itself(const std::string& v, std::int64_t rows, std::int64_t cols, DataType t,
+                 double beta) {
+  const int e = data_type_bytes(t);
+  if (v == "tma_reduce") return tma_reduce_runs(rows, cols, t, beta);
+  if (v == "tma_accumulate")
+    return tma_unavailable_reason().empty() && (rows * e) % 16 == 0 && (cols * e) % 16 == 0;
+  return true;
+}
+
 class Accumulate : public ::testing::TestWithParam<AccCase> {};
 
 TEST_P(Accumulate, MatchesReferenceForEveryShapeAndScalars) {
@@ -71,9 +82,7 @@ TEST_P(Accumulate, MatchesReferenceForEveryShapeAndScalars) {
                                 "x" + std::to_string(s.cols) + " alpha " +
                                 std::to_string(sc.alpha) + " beta " + std::to_string(sc.beta);
       EXPECT_EQ(err, "") << where;
-      const bool runs_itself =
-          c.variant != "tma_reduce" || tma_reduce_runs(s.rows, s.cols, c.type, sc.beta);
-      if (runs_itself) {
+      if (runs_itself(c.variant, s.rows, s.cols, c.type, sc.beta)) {
         EXPECT_EQ(st.variant, c.variant) << where << ": " << st.fallback_reason;
         EXPECT_EQ(st.fallback_reason, "") << where;
         ++itself;
@@ -82,7 +91,7 @@ TEST_P(Accumulate, MatchesReferenceForEveryShapeAndScalars) {
         EXPECT_NE(st.fallback_reason, "") << where;
       }
     }
-  if (c.variant != "tma_reduce" || (tma_unavailable_reason().empty() && c.type != DataType::kF64))
+  if (runs_itself(c.variant, 64, 64, c.type, 1.0))
     EXPECT_GE(itself, 6) << "too few calls ran " << c.variant << " itself";
 }
 
@@ -91,8 +100,8 @@ INSTANTIATE_TEST_SUITE_P(Registry, Accumulate, ::testing::ValuesIn(accumulate_ca
                            return p.param.variant + "_" + to_string(p.param.type);
                          });
 
-// A batch of strided matrices (pitches and gaps 16-byte multiples, so tma_reduce runs its 3-D
-// maps): padding and gaps of dst untouched. Then dense batches of small odd and aligned
+// A batch of strided matrices (pitches and gaps 16-byte multiples, so the TMA techniques run
+// their 3-D maps): padding and gaps of dst untouched. Then dense batches of small odd and aligned
 // matrices (flat_accumulate's kBatch form). Every accumulate technique and auto.
 TEST(AccumulateLayout, BatchedStridedOperands) {
   TMAKIT_NEED_GPU(75);
@@ -120,9 +129,9 @@ TEST(AccumulateLayout, BatchedStridedOperands) {
                       }),
                   "")
             << v << " " << to_string(t) << " " << c.lay.batch << "x" << c.rows << "x" << c.cols;
-        if (v == "tma_reduce" && c.rows == 48 && t != DataType::kF64 &&
-            tma_unavailable_reason().empty())
-          EXPECT_EQ(st.variant, "tma_reduce") << st.fallback_reason;
+        if (c.rows == 48 && (v == "tma_reduce" || v == "tma_accumulate") &&
+            runs_itself(v, c.rows, c.cols, t, 1.0))
+          EXPECT_EQ(st.variant, v) << st.fallback_reason;
       }
 }
 

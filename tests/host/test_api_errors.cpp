@@ -640,7 +640,7 @@ TEST(AccumulateErrors, ArgumentsAreCheckedFirst) {
   expect_error(transpose_accumulate(g_a, g_b, 4, 4, DataType::kF32, 1, 1, {}, o),
                StatusCode::kInvalidArgument,
                "'smem_wide' is not a transpose-accumulate technique (those are: auto, "
-               "smem_accumulate, flat_accumulate, sector_accumulate, tma_reduce)");
+               "smem_accumulate, flat_accumulate, sector_accumulate, tma_reduce, tma_accumulate)");
   o.variant = "tma_reduce";
   expect_error(transpose(g_a, g_b, 4, 4, 4, o), StatusCode::kInvalidArgument,
                "'tma_reduce' is a transpose-accumulate technique: call transpose_accumulate()");
@@ -649,15 +649,16 @@ TEST(AccumulateErrors, ArgumentsAreCheckedFirst) {
 }
 
 // auto_accumulate_variant's classes (host/transpose/auto_table.cpp): skinny and small matrices
-// on flat_accumulate whatever the type and beta, split-sector 8-byte rows on sector_accumulate,
-// the rest on smem_accumulate (the H100).
+// on flat_accumulate whatever the type and beta, 16-byte rows on tma_accumulate, odd rows on
+// smem_accumulate (the H100).
 TEST(AccumulateAuto, PicksTheMeasuredFastest) {
-  EXPECT_EQ(auto_accumulate_variant(4096, 4096, DataType::kF32, 1), "smem_accumulate");
-  EXPECT_EQ(auto_accumulate_variant(4096, 4096, DataType::kBF16, 1), "smem_accumulate");
-  EXPECT_EQ(auto_accumulate_variant(4096, 4096, DataType::kF32, 0), "smem_accumulate");
-  EXPECT_EQ(auto_accumulate_variant(4096, 4096, DataType::kF64, 1), "smem_accumulate");
+  EXPECT_EQ(auto_accumulate_variant(4096, 4096, DataType::kF32, 1), "tma_accumulate");
+  EXPECT_EQ(auto_accumulate_variant(4096, 4096, DataType::kBF16, 1), "tma_accumulate");
+  EXPECT_EQ(auto_accumulate_variant(4096, 4096, DataType::kF32, 0), "tma_accumulate");
+  EXPECT_EQ(auto_accumulate_variant(4096, 4096, DataType::kF64, 2), "tma_accumulate");
   EXPECT_EQ(auto_accumulate_variant(4096, 4097, DataType::kF32, 1), "smem_accumulate");
-  EXPECT_EQ(auto_accumulate_variant(12345, 6789, DataType::kF64, 1), "sector_accumulate");
+  EXPECT_EQ(auto_accumulate_variant(4100, 4096, DataType::kBF16, 1), "smem_accumulate");
+  EXPECT_EQ(auto_accumulate_variant(12345, 6789, DataType::kF64, 1), "smem_accumulate");
   EXPECT_EQ(auto_accumulate_variant(12344, 6789, DataType::kF64, 1), "smem_accumulate");
   EXPECT_EQ(auto_accumulate_variant(4000000, 16, DataType::kF32, 1), "flat_accumulate");
   EXPECT_EQ(auto_accumulate_variant(16, 4000000, DataType::kBF16, 1), "flat_accumulate");
@@ -665,22 +666,19 @@ TEST(AccumulateAuto, PicksTheMeasuredFastest) {
   EXPECT_EQ(auto_accumulate_variant(4000000, 16, DataType::kF64, 1), "flat_accumulate");
   EXPECT_EQ(auto_accumulate_variant(32, 33, DataType::kF16, 2), "flat_accumulate");
   EXPECT_EQ(auto_accumulate_variant(33, 33, DataType::kF16, 2), "smem_accumulate");
-  // The H200 (peak DRAM > 4000 GB/s): 8-byte calls on sector_accumulate, 4-byte ones with <= 32
-  // columns on tma_reduce where it runs.
-  EXPECT_EQ(auto_accumulate_variant(16384, 16384, DataType::kF64, 1, 4800), "sector_accumulate");
+  EXPECT_EQ(auto_accumulate_variant(40, 48, DataType::kF16, 2), "tma_accumulate");
+  // The H200 (peak DRAM > 4000 GB/s): odd 8-byte rows on sector_accumulate, 4-byte calls with
+  // <= 32 columns on tma_reduce where it runs (beta = 1, 16-byte rows).
+  EXPECT_EQ(auto_accumulate_variant(12345, 6789, DataType::kF64, 1, 4800), "sector_accumulate");
+  EXPECT_EQ(auto_accumulate_variant(16384, 16384, DataType::kF64, 1, 4800), "tma_accumulate");
   EXPECT_EQ(auto_accumulate_variant(4000000, 16, DataType::kF32, 1, 4800), "tma_reduce");
   EXPECT_EQ(auto_accumulate_variant(4000000, 16, DataType::kF32, 2, 4800), "flat_accumulate");
   EXPECT_EQ(auto_accumulate_variant(16, 4000000, DataType::kF32, 1, 4800), "flat_accumulate");
-  // The H200's table (peak DRAM > 4000 GB/s): the TMA reduce for 2-byte types at any shape
-  // whose sides are 16-byte multiples; f32 and the H100 as above.
-  EXPECT_EQ(auto_accumulate_variant(16384, 16384, DataType::kBF16, 1, 4800), "tma_reduce");
-  EXPECT_EQ(auto_accumulate_variant(16384, 16384, DataType::kF16, 1, 4800), "tma_reduce");
-  EXPECT_EQ(auto_accumulate_variant(16384, 16384, DataType::kBF16, 1, 3350), "smem_accumulate");
-  EXPECT_EQ(auto_accumulate_variant(16384, 16384, DataType::kF32, 1, 4800), "smem_accumulate");
-  EXPECT_EQ(auto_accumulate_variant(16384, 16384, DataType::kBF16, 0, 4800), "smem_accumulate");
+  EXPECT_EQ(auto_accumulate_variant(16384, 16384, DataType::kBF16, 1, 4800), "tma_accumulate");
   EXPECT_EQ(auto_accumulate_variant(12345, 6789, DataType::kBF16, 1, 4800), "smem_accumulate");
   EXPECT_EQ(auto_accumulate_variant(16384, 6788, DataType::kBF16, 1, 4800), "smem_accumulate");
   EXPECT_EQ(fallback_variant("tma_reduce", 4096, 4096, 4), "smem_accumulate");
+  EXPECT_EQ(fallback_variant("tma_accumulate", 4096, 4096, 4), "smem_accumulate");
   EXPECT_EQ(data_type_bytes(DataType::kBF16), 2);
   EXPECT_EQ(data_type_bytes(DataType::kF64), 8);
   EXPECT_STREQ(to_string(DataType::kI32), "i32");
