@@ -155,7 +155,12 @@ inline FlatPlan flat_launch_plan(const kernels::LaunchArgs& a) {
   // 80.6 / 82.1 with 16 KB, 32 x 4000000 68.7 / 69.7 / 78.2 against 65.0 / 66.2 / 74.3, N x 16
   // and N x 32 +1.2..+3.6 (data at commit 358db19); smaller k and batches
   // gained nothing or lost (2 x 4000000 1 B 96.3 against 104.3; 16384x32x32 70.6 against 72.6).
-  if (kernels::is_hbm3e(a.dram_gbps) && st.batch == 1 && std::min(a.rows, a.cols) >= 16)
+  // Not for a 4-byte accumulate with <= 32 columns (kTall), which reads its dst chunks one at a
+  // time (flat_gather.cuh): 4000000 x 16 on the H200 71-72% of the three-stream roofline with
+  // 32 KB units, 88% with 16 KB (at 2 and 8 B, and 16 x 4000000, 32 KB stays 0.5-4 points ahead).
+  const bool tall_accumulate_4b = a.num_type != NumType::kNone && a.elem_bytes == 4 && a.cols <= 32;
+  if (kernels::is_hbm3e(a.dram_gbps) && st.batch == 1 && std::min(a.rows, a.cols) >= 16 &&
+      !tall_accumulate_4b)
     tile_bytes = 2 * kFlatTileBytes;
   if (const char* env = std::getenv("TMAKIT_FLAT_TILE_BYTES")) {
     const int t = std::atoi(env);
