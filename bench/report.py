@@ -14,7 +14,8 @@ the text between <!-- headline:begin --> and <!-- headline:end --> is replaced b
 table (per GPU, class and element size: tmakit against the best peer, losses counted).
 Medians of the repetitions. The markdown file's blocks between <!-- plans:begin --> and
 <!-- plans:end --> (bench/plan_report.py's tables) and between <!-- permute:begin --> and
-<!-- permute:end --> (bench/permute_report.py's) are carried over unchanged.
+<!-- permute:end --> (bench/permute_report.py's) and between <!-- python:begin --> and
+<!-- python:end --> (bench/python_peers.py's) are carried over unchanged.
 """
 import argparse
 import json
@@ -362,13 +363,14 @@ def write_md(runs, md_path, img_rel, command):
                                                            "%.2f" % us if us is not None else label,
                                                            "%.2f" % end if end is not None else "-"))
             lines.append("")
-    # The plans' and permutations' sections (bench/plan_report.py from --preset=survey runs,
-    # bench/permute_report.py from --preset=permute runs) are kept as they are.
+    # The plans', permutations' and Python sections (bench/plan_report.py from --preset=survey
+    # runs, bench/permute_report.py from --preset=permute runs, bench/python_peers.py --report)
+    # are kept as they are.
     try:
         old = open(md_path).read()
     except OSError:
         old = ""
-    for name in ("plans", "permute"):
+    for name in ("plans", "permute", "python"):
         begin, end = "<!-- %s:begin -->" % name, "<!-- %s:end -->" % name
         if begin in old and end in old:
             lines += ["", old[old.index(begin):old.index(end) + len(end)], ""]

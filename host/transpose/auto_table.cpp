@@ -734,20 +734,20 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, s
 
 std::string auto_accumulate_variant(std::int64_t rows, std::int64_t cols, DataType type,
                                     double beta, double dram_gbps) {
-  // Per class, from the accumulate cells measured with beta = 1 (docs/perf-guide.md,
-  // "Transpose-accumulate", whose table gives the figures and the data files):
-  //  - a side <= 32 (skinny matrices, batches of small ones): flat_accumulate; on the H200 at
-  //    4 B with <= 32 columns tma_reduce where it runs;
-  //  - rows whose bytes are 16-byte multiples on both sides (TMA's rule): tma_accumulate;
-  //  - else (odd rows) smem_accumulate, and on the H200 at 8 B sector_accumulate.
+  // Per class, from the accumulate cells measured with beta = 1 (docs/perf-guide.md
+  // "Transpose-accumulate" has the figures; docs/data/accumulate-{h100,h200}-2026-11-27.json.xz):
+  //  - rows whose bytes are 16-byte multiples on both sides (TMA's rule): tma_accumulate, except
+  //    a side <= 32 at 2 and 4 B (skinny matrices, batches of small ones), where
+  //    flat_accumulate's whole-chunk walk wins (tma_accumulate's 2T x 2T tile is mostly empty);
+  //  - a side <= 32 otherwise: flat_accumulate;
+  //  - odd rows: smem_accumulate, on the H200 at 8 B sector_accumulate.
+  (void)beta;  // every technique below takes any beta
   const int e = data_type_bytes(type);
   const bool hbm3e = kernels::is_hbm3e(dram_gbps);
   const bool tma_rows = (rows * e) % 16 == 0 && (cols * e) % 16 == 0;
-  if (std::min(rows, cols) <= 32) {
-    if (hbm3e && e == 4 && cols <= 32 && beta == 1.0 && tma_rows) return "tma_reduce";
-    return "flat_accumulate";
-  }
-  if (tma_rows) return "tma_accumulate";
+  const bool small_side = std::min(rows, cols) <= 32;
+  if (tma_rows && (!small_side || e == 8)) return "tma_accumulate";
+  if (small_side) return "flat_accumulate";
   if (e == 8 && hbm3e) return "sector_accumulate";
   return "smem_accumulate";
 }

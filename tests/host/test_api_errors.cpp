@@ -648,9 +648,9 @@ TEST(AccumulateErrors, ArgumentsAreCheckedFirst) {
                StatusCode::kInvalidArgument, "overlap");
 }
 
-// auto_accumulate_variant's classes (host/transpose/auto_table.cpp): skinny and small matrices
-// on flat_accumulate whatever the type and beta, 16-byte rows on tma_accumulate, odd rows on
-// smem_accumulate (the H100).
+// auto_accumulate_variant's classes (host/transpose/auto_table.cpp): 16-byte rows on
+// tma_accumulate (a side <= 32 only at 8 B), other skinny and small matrices on flat_accumulate
+// whatever the type and beta, odd rows on smem_accumulate (the H100).
 TEST(AccumulateAuto, PicksTheMeasuredFastest) {
   EXPECT_EQ(auto_accumulate_variant(4096, 4096, DataType::kF32, 1), "tma_accumulate");
   EXPECT_EQ(auto_accumulate_variant(4096, 4096, DataType::kBF16, 1), "tma_accumulate");
@@ -663,16 +663,16 @@ TEST(AccumulateAuto, PicksTheMeasuredFastest) {
   EXPECT_EQ(auto_accumulate_variant(4000000, 16, DataType::kF32, 1), "flat_accumulate");
   EXPECT_EQ(auto_accumulate_variant(16, 4000000, DataType::kBF16, 1), "flat_accumulate");
   EXPECT_EQ(auto_accumulate_variant(4000000, 16, DataType::kF32, 0), "flat_accumulate");
-  EXPECT_EQ(auto_accumulate_variant(4000000, 16, DataType::kF64, 1), "flat_accumulate");
+  EXPECT_EQ(auto_accumulate_variant(4000000, 16, DataType::kF64, 1), "tma_accumulate");
+  EXPECT_EQ(auto_accumulate_variant(4000001, 7, DataType::kF64, 1), "flat_accumulate");
+  EXPECT_EQ(auto_accumulate_variant(32, 32, DataType::kF32, 1), "flat_accumulate");
   EXPECT_EQ(auto_accumulate_variant(32, 33, DataType::kF16, 2), "flat_accumulate");
   EXPECT_EQ(auto_accumulate_variant(33, 33, DataType::kF16, 2), "smem_accumulate");
   EXPECT_EQ(auto_accumulate_variant(40, 48, DataType::kF16, 2), "tma_accumulate");
-  // The H200 (peak DRAM > 4000 GB/s): odd 8-byte rows on sector_accumulate, 4-byte calls with
-  // <= 32 columns on tma_reduce where it runs (beta = 1, 16-byte rows).
+  // The H200 (peak DRAM > 4000 GB/s): odd 8-byte rows on sector_accumulate, the rest as above.
   EXPECT_EQ(auto_accumulate_variant(12345, 6789, DataType::kF64, 1, 4800), "sector_accumulate");
   EXPECT_EQ(auto_accumulate_variant(16384, 16384, DataType::kF64, 1, 4800), "tma_accumulate");
-  EXPECT_EQ(auto_accumulate_variant(4000000, 16, DataType::kF32, 1, 4800), "tma_reduce");
-  EXPECT_EQ(auto_accumulate_variant(4000000, 16, DataType::kF32, 2, 4800), "flat_accumulate");
+  EXPECT_EQ(auto_accumulate_variant(4000000, 16, DataType::kF32, 1, 4800), "flat_accumulate");
   EXPECT_EQ(auto_accumulate_variant(16, 4000000, DataType::kF32, 1, 4800), "flat_accumulate");
   EXPECT_EQ(auto_accumulate_variant(16384, 16384, DataType::kBF16, 1, 4800), "tma_accumulate");
   EXPECT_EQ(auto_accumulate_variant(12345, 6789, DataType::kBF16, 1, 4800), "smem_accumulate");
