@@ -3,7 +3,8 @@
 // alpha * gathered + beta * old (StoreAxpby, transpose-accumulate; kernels/primitives/num.cuh's
 // arithmetic). A kernel templated on the epilogue is one tile walk for both operations: the
 // accumulate techniques (flat_accumulate, sector_accumulate) are the transpose's best kernels for
-// their shapes (smem_flat, smem_sector) with StoreAxpby, not parallel copies of them.
+// their shapes (smem_flat, smem_sector) with StoreAxpby, not parallel copies of them;
+// tma_accumulate combines in shared memory with StoreAxpby's combine_chunk.
 //
 // Both epilogues give the same three operations:
 //   elem(p, v)        one element at p
