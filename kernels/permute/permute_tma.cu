@@ -18,6 +18,7 @@
 #include <kernels/launchers.hpp>
 #include <kernels/primitives/tile_loop.cuh>
 #include <kernels/primitives/tma_barrier.cuh>
+#include <kernels/primitives/tma_cta.cuh>
 #include <kernels/primitives/tma_launch.cuh>
 #include <kernels/primitives/tma_tile.cuh>
 
@@ -57,34 +58,23 @@ __global__ void __launch_bounds__(kTileThreads)
   unsigned char* out = in + kBytes;
   tma::TxBarrier<BarrierStyle::kPtx> full(out + kBytes);
   const std::uint32_t tid = threadIdx.x;
-  if (tid == 0) {
-    tma::prefetch_map(&src_map);
-    tma::prefetch_map(&dst_map);
-    full.init(1);
-    tma::fence_proxy_async_smem();
-  }
-  __syncthreads();
+  tma::open_tile_cta(full, tid == 0, &src_map, &dst_map);
   std::uint32_t phase = 0;
-  for_each_tile(g.batch(), ceil_div(g.rows, T), ceil_div(g.cols, T),
-                [&](std::int64_t b, std::int64_t ty, std::int64_t tx) {
-                  const auto j0 = static_cast<std::int32_t>(ty * T),
-                             i0 = static_cast<std::int32_t>(tx * T);
-                  const tma::BatchCoords z = batch_coords(g, b);
-                  if (tid == 0) {
-                    full.arrive_expect_tx(kBytes);
-                    tma::load_tile<E, kMode, T, T>(in, &src_map, j0, i0, z, full.handle());
-                  }
-                  full.wait({0, phase++, kBytes});
-                  tma::transpose_tile<E, kMode, T, T, kTileThreads>(in, out, tid);
-                  tma::fence_proxy_async_smem();
-                  __syncthreads();
-                  if (tid == 0) {  // dst lines i0.., columns j0.. (clipped at g.rows)
-                    tma::store_tile<E, kMode, T, T>(&dst_map, i0, j0, z, g.rows, out);
-                    tma::store_commit();
-                    tma::store_wait_read<0>();
-                  }
-                  __syncthreads();
-                });
+  for_each_tile(
+      g.batch(), ceil_div(g.rows, T), ceil_div(g.cols, T),
+      [&](std::int64_t b, std::int64_t ty, std::int64_t tx) {
+        const auto j0 = static_cast<std::int32_t>(ty * T), i0 = static_cast<std::int32_t>(tx * T);
+        const tma::BatchCoords z = batch_coords(g, b);
+        if (tid == 0) {
+          full.arrive_expect_tx(kBytes);
+          tma::load_tile<E, kMode, T, T>(in, &src_map, j0, i0, z, full.handle());
+        }
+        full.wait({0, phase++, kBytes});
+        tma::transpose_tile<E, kMode, T, T, kTileThreads>(in, out, tid);
+        tma::store_out_tile(tid == 0, [&] {  // dst lines i0.., columns j0.. (clipped at g.rows)
+          tma::store_tile<E, kMode, T, T>(&dst_map, i0, j0, z, g.rows, out);
+        });
+      });
 #else
   __trap();
 #endif
@@ -106,13 +96,7 @@ __global__ void __launch_bounds__(kRowThreads)
   // while this one stores, 16 KB each on a grid of 6 blocks per SM, measured slower on the H100:
   // 2807 against 2856 GB/s at (8, 4096, 32, 128) (0, 2, 1, 3), 2 B.)
   const bool leader = threadIdx.x == 0;
-  if (leader) {
-    tma::prefetch_map(&src_map);
-    tma::prefetch_map(&dst_map);
-    full.init(1);
-    tma::fence_proxy_async_smem();
-  }
-  __syncthreads();
+  tma::open_tile_cta(full, leader, &src_map, &dst_map);
   std::uint32_t phase = 0;
   for_each_tile(g.batch(), ceil_div(g.rows, box_rows), ceil_div(row_words, box_cols),
                 [&](std::int64_t b, std::int64_t ty, std::int64_t tx) {

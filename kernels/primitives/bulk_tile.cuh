@@ -8,6 +8,7 @@
 #include <kernels/launchers.hpp>
 #include <kernels/primitives/tile_loop.cuh>
 #include <kernels/primitives/tma_barrier.cuh>
+#include <kernels/primitives/tma_cta.cuh>
 #include <kernels/primitives/tma_launch.cuh>
 #include <kernels/primitives/tma_tile.cuh>
 
@@ -46,11 +47,7 @@ __global__ void __launch_bounds__(kThreads)
   unsigned char* out = in + G::kBytes;  // Transpose only
   tma::TxBarrier<BarrierStyle::kPtx> full(in + (Transpose ? 2 : 1) * G::kBytes);
   const std::uint32_t tid = threadIdx.x;
-  if (tid == 0) {
-    full.init(1);
-    tma::fence_proxy_async_smem();
-  }
-  __syncthreads();
+  tma::open_tile_cta(full, tid == 0, nullptr, nullptr);  // plain addresses: no maps
 
   std::uint32_t phase = 0;
   for_each_tile(

@@ -22,6 +22,7 @@
 #include <kernels/primitives/epilogue.cuh>
 #include <kernels/primitives/tile_loop.cuh>
 #include <kernels/primitives/tma_barrier.cuh>
+#include <kernels/primitives/tma_cta.cuh>
 #include <kernels/primitives/tma_launch.cuh>
 #include <kernels/primitives/tma_tile.cuh>
 
@@ -55,13 +56,7 @@ __global__ void __launch_bounds__(kThreads)
   unsigned char* out = in + kBytes;
   tma::TxBarrier<BarrierStyle::kPtx> full(out + kBytes);
   const std::uint32_t tid = threadIdx.x;
-  if (tid == 0) {
-    tma::prefetch_map(&src_map);
-    tma::prefetch_map(&dst_map);
-    full.init(1);
-    tma::fence_proxy_async_smem();  // the async proxy must see the initialised barrier
-  }
-  __syncthreads();
+  tma::open_tile_cta(full, tid == 0, &src_map, &dst_map);
 
   std::uint32_t phase = 0;
   const tma::BlockCoords<E, T, kMode> at(tid);
@@ -88,14 +83,9 @@ __global__ void __launch_bounds__(kThreads)
               reinterpret_cast<uint4*>(out + tma_tile_offset(at.c0 + j, at.r0 * E, T, kMode));
           *p = epi.combine_chunk(*reinterpret_cast<const uint4*>(&y[j]), epi.load_chunk(p));
         }
-        tma::fence_proxy_async_smem();  // our shared writes -> visible to the TMA store
-        __syncthreads();
-        if (tid == 0) {  // boxes past the end of a dst row skipped, the rest clipped by TMA
-          tma::store_tile<E, kMode, T, T>(&dst_map, col0, row0, z, rows, out);
-          tma::store_commit();
-          tma::store_wait_read<0>();  // `out` (and `in`, via the barrier below) free again
-        }
-        __syncthreads();
+        // boxes past the end of a dst row skipped, the rest clipped by TMA
+        tma::store_out_tile(
+            tid == 0, [&] { tma::store_tile<E, kMode, T, T>(&dst_map, col0, row0, z, rows, out); });
       });
 #else
   __trap();  // sm_90 only; the host never launches it on older devices

@@ -5,6 +5,7 @@
 #include <kernels/launchers.hpp>
 #include <kernels/primitives/tile_loop.cuh>
 #include <kernels/primitives/tma_barrier.cuh>
+#include <kernels/primitives/tma_cta.cuh>
 #include <kernels/primitives/tma_launch.cuh>
 #include <kernels/primitives/tma_tile.cuh>
 
@@ -33,11 +34,7 @@ __global__ void __launch_bounds__(kThreads)
   unsigned char* buf = tma::align_smem<unsigned char>(tma_copy_smem, 1024);
   tma::TxBarrier<Style> full(buf + kBytes);
   const bool leader = threadIdx.x == 0;
-  if (leader) {
-    full.init(1);
-    tma::fence_proxy_async_smem();
-  }
-  __syncthreads();
+  tma::open_tile_cta(full, leader, nullptr, nullptr);
   std::uint32_t phase = 0;
   for_each_tile(batch, ceil_div(rows, kRows), ceil_div(cols, kCols<E>),
                 [&](std::int64_t b, std::int64_t ty, std::int64_t tx) {

@@ -8,6 +8,7 @@
 #include <kernels/launchers.hpp>
 #include <kernels/primitives/tile_loop.cuh>
 #include <kernels/primitives/tma_barrier.cuh>
+#include <kernels/primitives/tma_cta.cuh>
 #include <kernels/primitives/tma_launch.cuh>
 #include <kernels/primitives/tma_tile.cuh>
 
@@ -35,12 +36,7 @@ __global__ void __launch_bounds__(kThreads)
   unsigned char* in = tma::align_smem<unsigned char>(tma_load_smem, 1024);
   tma::TxBarrier<Style> full(in + kBytes);
   const std::uint32_t tid = threadIdx.x;
-  if (tid == 0) {
-    tma::prefetch_map(&src_map);
-    full.init(1);
-    tma::fence_proxy_async_smem();
-  }
-  __syncthreads();
+  tma::open_tile_cta(full, tid == 0, &src_map, nullptr);  // the dst side is plain stores
 
   std::uint32_t phase = 0;
   for_each_tile(st.batch, ceil_div(rows, T), ceil_div(cols, T),

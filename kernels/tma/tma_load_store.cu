@@ -10,6 +10,7 @@
 #include <kernels/launchers.hpp>
 #include <kernels/primitives/tile_loop.cuh>
 #include <kernels/primitives/tma_barrier.cuh>
+#include <kernels/primitives/tma_cta.cuh>
 #include <kernels/primitives/tma_launch.cuh>
 #include <kernels/primitives/tma_tile.cuh>
 
@@ -38,13 +39,7 @@ __global__ void __launch_bounds__(kThreads)
   unsigned char* out = in + kBytes;
   tma::TxBarrier<Style> full(out + kBytes);
   const std::uint32_t tid = threadIdx.x;
-  if (tid == 0) {
-    tma::prefetch_map(&src_map);
-    tma::prefetch_map(&dst_map);
-    full.init(1);
-    tma::fence_proxy_async_smem();  // the async proxy must see the initialised barrier
-  }
-  __syncthreads();
+  tma::open_tile_cta(full, tid == 0, &src_map, &dst_map);
 
   std::uint32_t phase = 0;
   for_each_tile(
@@ -59,14 +54,9 @@ __global__ void __launch_bounds__(kThreads)
         }
         full.wait({0, phase++, kBytes});
         tma::transpose_tile<E, Mode, T, T, kThreads>(in, out, tid);
-        tma::fence_proxy_async_smem();  // our shared writes -> visible to the TMA store
-        __syncthreads();
-        if (tid == 0) {  // dst tile at (col0, row0): T lines of T elements
+        tma::store_out_tile(tid == 0, [&] {  // dst tile at (col0, row0): T lines of T elements
           tma::store_tile<E, Mode, T, T>(&dst_map, col0, row0, z, rows, out);
-          tma::store_commit();
-          tma::store_wait_read<0>();  // `out` (and `in`, via the barrier below) free again
-        }
-        __syncthreads();
+        });
       });
 #else
   __trap();  // sm_90 only; the host never launches it on older devices

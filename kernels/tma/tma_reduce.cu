@@ -17,6 +17,7 @@
 #include <kernels/primitives/num.cuh>
 #include <kernels/primitives/tile_loop.cuh>
 #include <kernels/primitives/tma_barrier.cuh>
+#include <kernels/primitives/tma_cta.cuh>
 #include <kernels/primitives/tma_launch.cuh>
 #include <kernels/primitives/tma_tile.cuh>
 
@@ -57,13 +58,7 @@ __global__ void __launch_bounds__(kThreads)
   unsigned char* out = in + kBytes;
   tma::TxBarrier<BarrierStyle::kPtx> full(out + kBytes);
   const std::uint32_t tid = threadIdx.x;
-  if (tid == 0) {
-    tma::prefetch_map(&src_map);
-    tma::prefetch_map(&dst_map);
-    full.init(1);
-    tma::fence_proxy_async_smem();
-  }
-  __syncthreads();
+  tma::open_tile_cta(full, tid == 0, &src_map, &dst_map);
 
   std::uint32_t phase = 0;
   for_each_tile(batch, ceil_div(rows, T), ceil_div(cols, T),
@@ -87,14 +82,9 @@ __global__ void __launch_bounds__(kThreads)
                     for (int j = 0; j < V; ++j) scale_chunk<N>(y[j], alpha);
                   }
                   tma::store_chunks<E, kMode, T>(out, at.c0, at.r0 * E, y);
-                  tma::fence_proxy_async_smem();  // our shared writes -> the TMA unit
-                  __syncthreads();
-                  if (tid == 0) {  // dst tile at (x = row0, y = col0): T lines of T elements
-                    tma::reduce_add_3d(&dst_map, row0, col0, z, out);
-                    tma::store_commit();
-                    tma::store_wait_read<0>();  // `out` free again
-                  }
-                  __syncthreads();
+                  // dst tile at (x = row0, y = col0): T lines of T elements, added at the L2
+                  tma::store_out_tile(tid == 0,
+                                      [&] { tma::reduce_add_3d(&dst_map, row0, col0, z, out); });
                 });
 #else
   __trap();  // sm_90 only; the host never launches it on older devices
