@@ -30,11 +30,23 @@ __host__ __device__ constexpr int l2_sectors_max(int bytes) {
 __device__ __forceinline__ void prefetch_l2_ranges(std::uintptr_t lo0, std::int64_t pitch_bytes,
                                                    int segs, int bytes, int sectors_per_seg,
                                                    int rank, int n) {
-  for (int item = rank; item < segs * sectors_per_seg; item += n) {
-    const int s = item / sectors_per_seg, q = item - s * sectors_per_seg;
+  // The thread's items by their digits (s, q), placed once and moved n items on per step with
+  // one carry: a division per item cost flat_accumulate's kTall unit 141 instructions of SASS
+  // for four items at 4 B.
+  const int items = segs * sectors_per_seg;
+  if (rank >= items) return;
+  int s = rank / sectors_per_seg, q = rank - s * sectors_per_seg;
+  const int ds = n / sectors_per_seg, dq = n - ds * sectors_per_seg;
+  for (int item = rank; item < items; item += n) {
     const std::uintptr_t lo = lo0 + std::uintptr_t(std::int64_t(s) * pitch_bytes);
     const std::uintptr_t x = (lo & ~std::uintptr_t(kL2SectorBytes - 1)) + kL2SectorBytes * q;
     if (x < lo + unsigned(bytes)) prefetch_l2(reinterpret_cast<const void*>(x));
+    s += ds;
+    q += dq;
+    if (q >= sectors_per_seg) {
+      q -= sectors_per_seg;
+      ++s;
+    }
   }
 }
 
