@@ -177,8 +177,11 @@ __device__ __forceinline__ void store_unit(const unsigned char* run0, const int*
     // then gathers and writes them. One read at a time, each waited for before its chunk was
     // written, kept 4000000 x 16 at 87-88% of the three-stream roofline on the H100; 4 at a time
     // ran it at 96.6% (2 B) and 98.7% (8 B), but at 4 B at 54.9%, and 1, 2, 4 or 8 at a time
-    // chosen at run time 50-53% (ncu, 4 at a time: 48% of DRAM peak, 519 MB read, 49% of warps
-    // active, 143 M instructions; not explained): 4 B reads one at a time (the loop below).
+    // chosen at run time 50-53%. With the L2 prefetch (flat_kernel.cuh), 4 at a time at 4 B
+    // still ran at 43.9% against 87.8 (H200, docs/data/flat-accumulate-refuted-ab-2026-11-28.txt);
+    // ncu names the stall but not its cause: short-scoreboard (shared-memory results) 4.3 stalls
+    // per issue against 0.5, MIO throttle 2.1 against 0.03, the same DRAM bytes and bank
+    // conflicts, 63 registers against 54. 4 B reads one at a time (the loop below).
     constexpr int U = sizeof(T) == 4 ? 1 : 4;
     if constexpr (Epi::kReadsDst && U > 1) {
       for (int item0 = threadIdx.x; item0 < items; item0 += U * kThreads) {
