@@ -385,9 +385,9 @@ void host_overhead(benchmark::State& st, const std::string& token, int calls_per
 // `prefix`: host_overhead (the figure bench/report.py reports) or host_overhead_end (the same
 // rows again after every cell, a diagnostic). The 2026-11-24 full runs had the rows only at the
 // end, 0.6-3.2 us above host_calls/copy_launch (the same launch without the dispatcher). In
-// 2026-11-24 no step of a benchmark run slowed a bare launch (bench/experiments/
-// launch_state.cu), and host_overhead/copy ran 0.8-2.1 us above host_calls/copy_launch at the
-// start of the final run (docs/perf-guide.md).
+// 2026-11-24 no step of a benchmark run slowed a bare launch (a since-deleted launch-state
+// experiment), and host_overhead/copy ran 0.8-2.1 us above host_calls/copy_launch at the start
+// of the final run (docs/perf-guide.md).
 void register_overhead(const std::string& prefix, int calls_per_iter, int iters) {
   std::vector<std::string> tokens = {"auto"};
   for (const VariantInfo& v : variants())

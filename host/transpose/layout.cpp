@@ -28,7 +28,8 @@ Status resolve_side(const char* side, std::int64_t lines, std::int64_t line_elem
                     const char* line_name, std::int64_t batch, std::int64_t* ld,
                     std::int64_t* batch_stride, std::int64_t* span_elems) {
   // The fields' names, built only for a message (two heap strings per side and call cost
-  // 0.2 us of transpose()'s host time on the H100 machine, bench/experiments/launch_paths.cu).
+  // 0.2 us of transpose()'s host time on the H100 machine, measured with a since-deleted
+  // launch-path experiment; docs/perf-guide.md section 2.8 has the host-time figures).
   auto ld_name = [side] { return std::string(side) + "_ld_elems"; };
   auto bs_name = [side] { return std::string(side) + "_batch_stride_elems"; };
   if (*ld < 0) return invalid(ld_name() + " must be >= 0 (0: dense), got " + n(*ld));

@@ -1,5 +1,5 @@
-// tma_wide: tma_load_store with the three changes that measured faster (issue 18,
-// bench/experiments/tma_levers.cu, docs/perf-guide.md), each on its own first:
+// tma_wide: tma_load_store with the three changes that measured faster (issue 18; each lever's
+// figure in docs/perf-guide.md section 6), each on its own first:
 //   1. a 2T x 2T tile (T = 128 / elem_bytes): two boxes side by side each way, so every global
 //      row segment a CTA reads or writes is 256 bytes instead of 128 (the tile is four
 //      128-byte strips, 64 threads each, conflict-free as in tma_load_store);
