@@ -70,8 +70,8 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 1 || Epi::kReadsDst ? 4
       // "Transpose-accumulate", % of the three-stream roofline, before -> after, one A/B run
       // each): H200 4000000x16 2 / 4 B 88.2 -> 91.3, 87.6 -> 90.1, 16384x32x32 2 / 4 / 8 B
       // +2.4..+3.1; H100 4000000x16 4 B 95.4 -> 96.6; smem_flat (% of memcpy) H200 batched
-      // 16384x32x32 2 B 81.6 -> 86.2, 3000x97x75 2 B 84.7 -> 89.0, skinny cells within 2.1 points
-      // either way.
+      // 16384x32x32 2 B 81.6 -> 86.2, 3000x97x75 2 B 84.7 -> 89.0, skinny cells -2.1 to +5.9
+      // points (4000000x2 2 B 96.9 -> 102.8).
       constexpr bool kOneRun = flat_src_is_one_run(F);
       const FlatRunChunks rc = flat_run_chunks(a0, len_bytes);
       for (int base = threadIdx.x; base < items; base += kLoadUnroll * kThreads) {
