@@ -26,6 +26,10 @@
 //   tmakit_bench --preset=quick|full|probe [--order=rounds|fixed] [--gate=off]
 //   tmakit_bench --preset=survey [--survey-count=120] [--survey-seed=20261127]   plans: the
 //                random survey and the host-cost rows only (bench/plan_rows.cpp)
+//                [--survey-dist=classic|train|heldout]  the cells' distribution
+//                (host/cli/shapes.hpp: the decider's training data and its held-out judge)
+//                [--survey-kind=transpose|accumulate]  time the accumulate techniques instead
+//                [--survey-plans=0]  no measure plan per cell (training data needs none)
 //   tmakit_bench --preset=permute [--permute-random=24] [--permute-seed=20261127]
 //                permutations against cuTENSOR (bench/permute_rows.cpp)
 //   tmakit_bench --survey-cells=E:SHAPE,...   the same for named cells (E: element bytes)
@@ -410,7 +414,8 @@ void register_overhead(const std::string& prefix, int calls_per_iter, int iters)
 namespace tmakit::bench {
 void register_tensor_map_host();                                       // bench/tensor_map_host.cpp
 void register_plan_host_cost();                                        // bench/plan_rows.cpp
-void register_plan_survey(const std::vector<cli::SurveyCell>& cells);  // bench/plan_rows.cpp
+void register_plan_survey(const std::vector<cli::SurveyCell>& cells, bool accumulate,
+                          bool plans);  // bench/plan_rows.cpp
 void register_permute_cases(
     int random_count, unsigned random_seed, L2Flusher* flusher, LaunchGate* gate,
     const std::vector<std::unique_ptr<Peer>>* peers);  // bench/permute_rows.cpp
@@ -418,11 +423,21 @@ void register_permute_cases(
 
 namespace tmakit::bench {
 
+// The drawn survey cells of a distribution (--survey-dist).
+std::vector<cli::SurveyCell> survey_cells_of(const std::string& dist, long long count,
+                                             long long seed) {
+  return dist == "classic"
+             ? cli::survey_cells(static_cast<int>(count), static_cast<unsigned>(seed))
+             : cli::decider_survey_cells(dist, static_cast<int>(count), static_cast<unsigned>(seed));
+}
+
 // Every preset but "permute": the host-cost rows, the survey (preset survey), the shapes'
 // cells, transpose-accumulate, the host-cost rows again, the tensor maps' host cost.
 void register_transpose_presets(const std::string& preset, const std::vector<Shape>& shapes,
                                 const std::vector<cli::SurveyCell>& survey_list,
-                                long long survey_count, long long survey_seed) {
+                                long long survey_count, long long survey_seed,
+                                const std::string& survey_dist, bool survey_accumulate,
+                                bool survey_plans) {
   const int iterations = 10, repetitions = 3;
   register_overhead("host_overhead", 100, 100);  // first, next to host_calls (see there)
   register_plan_host_cost();
@@ -430,11 +445,12 @@ void register_transpose_presets(const std::string& preset, const std::vector<Sha
     benchmark::AddCustomContext("survey", !survey_list.empty()
                                               ? std::to_string(survey_list.size()) + " named cells"
                                               : std::to_string(survey_count) + " cells, seed " +
-                                                    std::to_string(survey_seed));
-    register_plan_survey(!survey_list.empty()
-                             ? survey_list
-                             : cli::survey_cells(static_cast<int>(survey_count),
-                                                 static_cast<unsigned>(survey_seed)));
+                                                    std::to_string(survey_seed) + ", " +
+                                                    survey_dist);
+    benchmark::AddCustomContext("survey_kind", survey_accumulate ? "accumulate" : "transpose");
+    register_plan_survey(!survey_list.empty() ? survey_list
+                                              : survey_cells_of(survey_dist, survey_count, survey_seed),
+                         survey_accumulate, survey_plans);
   }
   for (const Shape& s : shapes)
     for (int e : {1, 2, 4, 8, 16}) register_shape(s, e, iterations, repetitions);
@@ -477,6 +493,8 @@ int main(int argc, char** argv) {
   long long survey_count = 120, survey_seed = 20261127;
   long long permute_random = 24, permute_seed = 20261127;
   std::vector<cli::SurveyCell> survey_list;  // --survey-cells
+  std::string survey_dist = "classic";
+  bool survey_accumulate = false, survey_plans = true;
   std::vector<char*> args;
   for (int i = 0; i < argc; ++i) {
     if (std::strncmp(argv[i], "--preset=", 9) == 0)
@@ -519,6 +537,21 @@ int main(int argc, char** argv) {
         at = comma + 1;
       }
       preset = "survey";
+    } else if (std::strncmp(argv[i], "--survey-dist=", 14) == 0) {
+      survey_dist = argv[i] + 14;
+      if (survey_dist != "classic" && survey_dist != "train" && survey_dist != "heldout") {
+        std::fprintf(stderr, "tmakit_bench: --survey-dist must be classic, train or heldout\n");
+        return 2;
+      }
+    } else if (std::strncmp(argv[i], "--survey-kind=", 14) == 0) {
+      const std::string kind = argv[i] + 14;
+      if (kind != "transpose" && kind != "accumulate") {
+        std::fprintf(stderr, "tmakit_bench: --survey-kind must be transpose or accumulate\n");
+        return 2;
+      }
+      survey_accumulate = kind == "accumulate";
+    } else if (std::strcmp(argv[i], "--survey-plans=0") == 0) {
+      survey_plans = false;
     } else if (std::strcmp(argv[i], "--list-shapes") == 0)
       list_shapes = true;
     else if (std::strcmp(argv[i], "--order=fixed") == 0)
@@ -552,8 +585,7 @@ int main(int argc, char** argv) {
     for (const cli::SurveyCell& c : survey_list)
       std::printf("%s %s e%d\n", c.shape.cls, c.shape.name().c_str(), c.elem_bytes);
     if (preset == "survey" && survey_list.empty())
-      for (const cli::SurveyCell& c :
-           cli::survey_cells(static_cast<int>(survey_count), static_cast<unsigned>(survey_seed)))
+      for (const cli::SurveyCell& c : survey_cells_of(survey_dist, survey_count, survey_seed))
         std::printf("%s %s e%d\n", c.shape.cls, c.shape.name().c_str(), c.elem_bytes);
     for (const Shape& s : shapes) std::printf("%s %s\n", s.cls, s.name().c_str());
     return 0;
@@ -604,7 +636,8 @@ int main(int argc, char** argv) {
     register_permute_cases(static_cast<int>(permute_random), static_cast<unsigned>(permute_seed),
                            g_flusher.get(), &g_gate, &g_peers);
   } else {
-    register_transpose_presets(preset, shapes, survey_list, survey_count, survey_seed);
+    register_transpose_presets(preset, shapes, survey_list, survey_count, survey_seed, survey_dist,
+                               survey_accumulate, survey_plans);
   }
   int bargc = static_cast<int>(args.size());
   benchmark::Initialize(&bargc, args.data());

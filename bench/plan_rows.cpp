@@ -114,7 +114,43 @@ void plan_host(benchmark::State& st, const std::string& token) {
 // The separate timing that judges the plans: more rounds than Tuning::kMeasure's default.
 constexpr int kSurveyRounds = 21;
 
-void survey_cell(benchmark::State& st, const cli::Shape& s, int e) {
+// Times each of `runs` (a launch each) in kSurveyRounds rounds of a shuffled order, each launch
+// after an L2 flush between two events; the median microseconds of each. Empty on an error.
+std::vector<double> time_rounds(const std::vector<std::function<void()>>& runs, unsigned seed) {
+  DeviceInfo dev;
+  query_device(&dev);
+  L2Flusher flusher;
+  if (!flusher.init(static_cast<std::size_t>(dev.l2_bytes)).ok()) return {};
+  const std::size_t k = runs.size();
+  std::vector<std::vector<double>> us(k);
+  std::vector<cudaEvent_t> ev(2 * k);
+  for (auto& x : ev) cudaEventCreate(&x);
+  std::vector<std::size_t> order(k);
+  std::iota(order.begin(), order.end(), 0);
+  std::mt19937 rng(seed);
+  for (std::size_t i = 0; i < k; ++i) runs[i]();  // warm up
+  for (int round = 0; round < kSurveyRounds; ++round) {
+    std::shuffle(order.begin(), order.end(), rng);
+    for (std::size_t i : order) {
+      flusher.flush(nullptr);
+      cudaEventRecord(ev[2 * i]);
+      runs[i]();
+      cudaEventRecord(ev[2 * i + 1]);
+    }
+    cudaDeviceSynchronize();
+    for (std::size_t i = 0; i < k; ++i) {
+      float ms = 0;
+      cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]);
+      us[i].push_back(1e3 * ms);
+    }
+  }
+  for (auto& x : ev) cudaEventDestroy(x);
+  std::vector<double> out(k);
+  for (std::size_t i = 0; i < k; ++i) out[i] = median(us[i]);
+  return out;
+}
+
+void survey_cell(benchmark::State& st, const cli::Shape& s, int e, bool plans) {
   const std::int64_t n = s.batch * s.rows * s.cols;
   const std::size_t bytes = static_cast<std::size_t>(n) * e;
   DeviceBuf src(bytes), dst(bytes), ref(bytes);
@@ -153,58 +189,21 @@ void survey_cell(benchmark::State& st, const cli::Shape& s, int e) {
     techs.emplace_back(v.token, p);
   }
   if (techs.empty()) return st.SkipWithError("no technique runs this cell");
-  // Timing: rounds of every technique in shuffled order, each after an L2 flush.
-  DeviceInfo dev;
-  query_device(&dev);
-  L2Flusher flusher;
-  if (Status f = flusher.init(static_cast<std::size_t>(dev.l2_bytes)); !f)
-    return st.SkipWithError(f.message.c_str());
-  const std::size_t k = techs.size();
-  std::vector<std::vector<double>> us(k);
-  std::vector<cudaEvent_t> ev(2 * k);
-  for (auto& x : ev) cudaEventCreate(&x);
-  std::vector<std::size_t> order(k);
-  std::iota(order.begin(), order.end(), 0);
-  std::mt19937 rng(static_cast<unsigned>(n * 31 + e));
-  for (std::size_t i = 0; i < k; ++i) techs[i].second.run(src.p, dst.p);  // warm up
-  for (int round = 0; round < kSurveyRounds; ++round) {
-    std::shuffle(order.begin(), order.end(), rng);
-    for (std::size_t i : order) {
-      flusher.flush(nullptr);
-      cudaEventRecord(ev[2 * i]);
-      techs[i].second.run(src.p, dst.p);
-      cudaEventRecord(ev[2 * i + 1]);
-    }
-    cudaDeviceSynchronize();
-    for (std::size_t i = 0; i < k; ++i) {
-      float ms = 0;
-      cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]);
-      us[i].push_back(1e3 * ms);
-    }
-  }
-  for (auto& x : ev) cudaEventDestroy(x);
+  std::vector<std::function<void()>> runs;
+  for (auto& [token, plan] : techs) runs.push_back([&, p = &plan] { p->run(src.p, dst.p); });
+  const std::vector<double> medians = time_rounds(runs, static_cast<unsigned>(n * 31 + e));
+  if (medians.empty()) return st.SkipWithError("the L2 flush buffer could not be allocated");
   std::map<std::string, double> t;
   std::string best;
-  for (std::size_t i = 0; i < k; ++i) {
-    t[techs[i].first] = median(us[i]);
-    if (best.empty() || t[techs[i].first] < t[best]) best = techs[i].first;
+  for (std::size_t i = 0; i < techs.size(); ++i) {
+    t[techs[i].first] = medians[i];
+    if (best.empty() || medians[i] < t[best]) best = techs[i].first;
   }
-  // The plans: measure on the cell's operands (dst poisoned first: make_plan must leave the
-  // transpose there), and the heuristic.
-  cudaMemset(dst.p, kPoisonByte, bytes);
-  TuneOptions tune;
-  tune.mode = Tuning::kMeasure;
-  tune.use_wisdom = false;
-  tune.src = src.p;
-  tune.dst = dst.p;
-  Plan measured;
-  const auto t0 = std::chrono::steady_clock::now();
-  if (Status m = make_plan(&measured, s.rows, s.cols, e, lay, {}, tune); !m)
-    return st.SkipWithError(m.message.c_str());
-  const double tune_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  if (std::string bad = verify("dst after make_plan(measure)"); !bad.empty())
-    return st.SkipWithError(bad.c_str());
+  auto time_of = [&](const std::string& token) {
+    const auto it = t.find(token);
+    return it == t.end() ? 0.0 : it->second;
+  };
+  // The heuristic plan: what `auto` runs on this cell.
   TuneOptions heur;
   heur.use_wisdom = false;
   Plan heuristic;
@@ -214,23 +213,110 @@ void survey_cell(benchmark::State& st, const cli::Shape& s, int e) {
   heuristic.run(src.p, dst.p);
   if (std::string bad = verify("the heuristic plan"); !bad.empty())
     return st.SkipWithError(bad.c_str());
-  auto time_of = [&](const std::string& token) {
-    const auto it = t.find(token);
-    return it == t.end() ? 0.0 : it->second;
-  };
-  const double m_us = time_of(measured.variant()), h_us = time_of(heuristic.variant());
+  const double h_us = time_of(heuristic.variant());
+  std::string label = "best " + best + "; heuristic " + heuristic.variant();
+  double m_us = h_us;
+  if (plans) {
+    // The measure plan, on the cell's operands (dst poisoned first: make_plan must leave the
+    // transpose there).
+    cudaMemset(dst.p, kPoisonByte, bytes);
+    TuneOptions tune;
+    tune.mode = Tuning::kMeasure;
+    tune.use_wisdom = false;
+    tune.src = src.p;
+    tune.dst = dst.p;
+    Plan measured;
+    const auto t0 = std::chrono::steady_clock::now();
+    if (Status m = make_plan(&measured, s.rows, s.cols, e, lay, {}, tune); !m)
+      return st.SkipWithError(m.message.c_str());
+    const double tune_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (std::string bad = verify("dst after make_plan(measure)"); !bad.empty())
+      return st.SkipWithError(bad.c_str());
+    m_us = time_of(measured.variant());
+    st.counters["measure_us"] = m_us;
+    st.counters["measure_ratio"] = m_us > 0 ? t[best] / m_us : 0;
+    st.counters["tune_ms"] = tune_ms;
+    label += "; measure " + measured.variant();
+  }
   for (auto _ : st) st.SetIterationTime(std::max(m_us, 1e-3) * 1e-6);
   st.counters["best_us"] = t[best];
-  st.counters["measure_us"] = m_us;
   st.counters["heuristic_us"] = h_us;
-  st.counters["measure_ratio"] = m_us > 0 ? t[best] / m_us : 0;
   st.counters["heuristic_ratio"] = h_us > 0 ? t[best] / h_us : 0;
-  st.counters["tune_ms"] = tune_ms;
-  st.counters["candidates"] = static_cast<double>(k);
+  st.counters["candidates"] = static_cast<double>(techs.size());
   st.counters["bytes"] = static_cast<double>(bytes);
   for (const auto& [token, us_median] : t) st.counters["t_" + token] = us_median;
-  st.SetLabel("best " + best + "; measure " + measured.variant() + "; heuristic " +
-              heuristic.variant());
+  st.SetLabel(label);
+}
+
+// plan_survey_acc/e<bytes>/<class>/<shape>: one cell of the accumulate survey. Every accumulate
+// technique that runs the cell as itself (bf16, f32, f64 at 2, 4, 8 B), verified with alpha = 1,
+// beta = 1 on a zeroed dst (integer-valued inputs: dst + src^T is the CPU reference, bit for bit),
+// then timed with beta = 1 (counters t_<token>, the class every beta other than 0 shares) and
+// with beta = 0 (t0_<token>: dst not read), and what `auto` runs for each (heuristic_ratio,
+// heuristic0_ratio).
+void survey_accumulate_cell(benchmark::State& st, const cli::Shape& s, int e) {
+  const std::int64_t n = s.batch * s.rows * s.cols;
+  const std::size_t bytes = static_cast<std::size_t>(n) * e;
+  const DataType type = e == 2 ? DataType::kBF16 : e == 4 ? DataType::kF32 : DataType::kF64;
+  DeviceBuf src(bytes), dst(bytes), ref(bytes);
+  if (!src.p || !dst.p || !ref.p) return st.SkipWithError("cudaMalloc failed");
+  {
+    std::vector<unsigned char> h_src(bytes), h_ref(bytes);
+    fill_input_and_reference(s.batch, s.rows, s.cols, e, fill_peer_values_range, h_src.data(),
+                             h_ref.data());
+    if (cudaMemcpy(src.p, h_src.data(), bytes, cudaMemcpyHostToDevice) != cudaSuccess ||
+        cudaMemcpy(ref.p, h_ref.data(), bytes, cudaMemcpyHostToDevice) != cudaSuccess)
+      return st.SkipWithError("cudaMemcpy failed");
+  }
+  MatrixLayout lay;
+  lay.batch = s.batch;
+  std::string label;
+  for (const double beta : {1.0, 0.0}) {
+    std::vector<std::pair<std::string, Plan>> techs;
+    for (const VariantInfo& v : variants()) {
+      if (v.kind != VariantKind::kAccumulate || !v.supports_elem_bytes(e)) continue;
+      TransposeOptions o;
+      o.variant = v.token;
+      o.allow_fallback = false;
+      Plan p;
+      if (!make_accumulate_plan(&p, s.rows, s.cols, type, 1, beta, lay, o).ok() ||
+          !p.fallback_reason().empty())
+        continue;
+      cudaMemset(dst.p, 0, bytes);
+      if (Status r = p.run(src.p, dst.p); !r) return st.SkipWithError(r.message.c_str());
+      unsigned long long diffs = 0;
+      if (cudaDeviceSynchronize() != cudaSuccess ||
+          count_differences(dst.p, ref.p, bytes, &diffs) != cudaSuccess || diffs != 0)
+        return st.SkipWithError((v.token + ": " + std::to_string(diffs) + " words differ").c_str());
+      techs.emplace_back(v.token, p);
+    }
+    if (techs.empty()) return st.SkipWithError("no accumulate technique runs this cell");
+    std::vector<std::function<void()>> runs;
+    for (auto& [token, plan] : techs) runs.push_back([&, p = &plan] { p->run(src.p, dst.p); });
+    const std::vector<double> medians = time_rounds(runs, static_cast<unsigned>(n * 37 + e));
+    if (medians.empty()) return st.SkipWithError("the L2 flush buffer could not be allocated");
+    const std::string prefix = beta == 0 ? "t0_" : "t_";
+    double best = 0;
+    for (std::size_t i = 0; i < techs.size(); ++i) {
+      st.counters[prefix + techs[i].first] = medians[i];
+      if (best == 0 || medians[i] < best) best = medians[i];
+    }
+    TuneOptions heur;
+    heur.use_wisdom = false;
+    Plan h;
+    if (Status hs = make_accumulate_plan(&h, s.rows, s.cols, type, 1, beta, lay, {}, heur); !hs)
+      return st.SkipWithError(hs.message.c_str());
+    double h_us = 0;
+    for (std::size_t i = 0; i < techs.size(); ++i)
+      if (techs[i].first == h.variant()) h_us = medians[i];
+    st.counters[beta == 0 ? "heuristic0_ratio" : "heuristic_ratio"] = h_us > 0 ? best / h_us : 0;
+    label += std::string(label.empty() ? "" : "; ") + (beta == 0 ? "beta 0 " : "beta 1 ") +
+             h.variant();
+  }
+  for (auto _ : st) st.SetIterationTime(1e-6);
+  st.counters["bytes"] = static_cast<double>(bytes);
+  st.SetLabel(label);
 }
 
 }  // namespace
@@ -248,13 +334,22 @@ void register_plan_host_cost() {
         ->Repetitions(1);
 }
 
-void register_plan_survey(const std::vector<cli::SurveyCell>& cells) {
+void register_plan_survey(const std::vector<cli::SurveyCell>& cells, bool accumulate,
+                          bool plans) {
   for (const cli::SurveyCell& c : cells) {
     const cli::Shape s = c.shape;
     const int e = c.elem_bytes;
+    if (accumulate && (e == 1 || e == 16)) continue;  // no accumulate type of that size
     benchmark::RegisterBenchmark(
-        ("plan_survey/e" + std::to_string(e) + "/" + s.cls + "/" + s.name()).c_str(),
-        [=](benchmark::State& st) { survey_cell(st, s, e); })
+        ((accumulate ? "plan_survey_acc/e" : "plan_survey/e") + std::to_string(e) + "/" + s.cls +
+         "/" + s.name())
+            .c_str(),
+        [=](benchmark::State& st) {
+          if (accumulate)
+            survey_accumulate_cell(st, s, e);
+          else
+            survey_cell(st, s, e, plans);
+        })
         ->UseManualTime()
         ->Unit(benchmark::kMicrosecond)
         ->Iterations(1)

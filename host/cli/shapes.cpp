@@ -179,4 +179,81 @@ std::vector<SurveyCell> survey_cells(int count, unsigned seed, std::int64_t max_
   return out;
 }
 
+std::vector<SurveyCell> decider_survey_cells(const std::string& dist, int count, unsigned seed) {
+  std::mt19937 rng(seed);
+  auto unit = [&] { return static_cast<double>(rng()) / 4294967296.0; };  // [0, 1)
+  auto uniform = [&](std::int64_t lo, std::int64_t hi) {                  // [lo, hi]
+    return lo + static_cast<std::int64_t>(rng() % static_cast<std::uint32_t>(hi - lo + 1));
+  };
+  auto log_uniform = [&](double lo, double hi) {
+    return std::exp(std::log(lo) + unit() * (std::log(hi) - std::log(lo)));
+  };
+  static const int kElems[] = {1, 2, 4, 8, 16};
+  const bool train = dist == "train";
+  const double lo_bytes = train ? 256.0 * 1024 : 1024.0 * 1024, hi_bytes = 1024.0 * 1024 * 1024;
+  const int families = train ? 6 : 4;
+  std::vector<SurveyCell> out;
+  for (int i = 0; static_cast<int>(out.size()) < count; ++i) {
+    const int e = kElems[rng() % 5];
+    const double elems = log_uniform(lo_bytes, hi_bytes) / e;
+    Shape s{nullptr, 1, 0, 0};
+    auto sides = [&](double aspect, std::int64_t multiple) {  // rows x cols of `elems`, rows/cols ~ aspect
+      const double r = std::sqrt(elems * aspect);
+      s.rows = std::max<std::int64_t>(multiple, static_cast<std::int64_t>(r) / multiple * multiple);
+      s.cols = std::max<std::int64_t>(multiple,
+                                      static_cast<std::int64_t>(elems / s.rows) / multiple * multiple);
+    };
+    const double max_aspect = train ? 64 : 4;
+    const double aspect = log_uniform(1 / max_aspect, max_aspect);
+    switch (i % families) {
+      case 0:
+        s.cls = "square";
+        sides(aspect, 16);
+        break;
+      case 1:
+        s.cls = "odd";
+        sides(aspect, 1);
+        if (!train) {
+          s.rows |= 1;
+          s.cols |= 1;
+        }
+        break;
+      case 2:
+      case 3: {
+        if (!train && i % families == 3) {  // heldout: batches, sides 30-300
+          s.cls = "batched";
+          s.rows = uniform(30, 300);
+          s.cols = uniform(30, 300);
+          s.batch = std::max<std::int64_t>(2, static_cast<std::int64_t>(elems / (s.rows * s.cols)));
+          break;
+        }
+        s.cls = "skinny";
+        const std::int64_t k = !train                   ? uniform(1, 128)
+                               : i % families == 2 ? static_cast<std::int64_t>(log_uniform(1, 193))
+                                                   : uniform(1, 40);
+        const std::int64_t n = std::max<std::int64_t>(k, static_cast<std::int64_t>(elems / k));
+        const bool k_rows = rng() % 2;
+        s.rows = k_rows ? k : n;
+        s.cols = k_rows ? n : k;
+        break;
+      }
+      case 4:
+        s.cls = "batched";
+        s.rows = static_cast<std::int64_t>(log_uniform(2, 701));
+        s.cols = static_cast<std::int64_t>(log_uniform(2, 701));
+        s.batch = std::max<std::int64_t>(2, static_cast<std::int64_t>(elems / (s.rows * s.cols)));
+        break;
+      default:
+        s.cls = "batched";
+        s.rows = 8 * uniform(2, 64);
+        s.cols = 8 * uniform(2, 64);
+        s.batch = std::max<std::int64_t>(2, static_cast<std::int64_t>(elems / (s.rows * s.cols)));
+        break;
+    }
+    if (s.batch * s.rows * s.cols * e > static_cast<std::int64_t>(hi_bytes) * 2) continue;
+    out.push_back({s, e});
+  }
+  return out;
+}
+
 }  // namespace tmakit::cli

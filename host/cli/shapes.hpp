@@ -34,4 +34,18 @@ struct SurveyCell {
 std::vector<SurveyCell> survey_cells(int count, unsigned seed,
                                      std::int64_t max_bytes = std::int64_t{128} << 20);
 
+// The decider's surveys (docs/plans.md), two distributions that share no parameterisation, so
+// that one judges a ranking fitted to the other on shapes it never saw:
+//  - "train": the data the tuning tables are made of. Operand bytes log-uniform from 256 KB to
+//    1 GB; six shape families in turn: 16-element-multiple sides, sides of any length (either
+//    side's rows may or may not be 16-byte multiples), a short side log-uniform in 1-192, a
+//    short side uniform in 1-40, batches of matrices with sides log-uniform in 2-700, batches of
+//    matrices with sides multiples of 8 from 16 to 512; aspect ratios log-uniform up to 64:1.
+//  - "heldout": the judge, the classes as stated: operand bytes log-uniform from 1 MB to
+//    1 GB; square (16-element multiples) and odd (both sides odd) matrices of aspect up to 4:1,
+//    skinny ones with a short side uniform in 1-128, batches of matrices with sides uniform in
+//    30-300.
+// Element sizes 1-16 bytes uniform in both. The same (dist, seed, count) gives the same cells.
+std::vector<SurveyCell> decider_survey_cells(const std::string& dist, int count, unsigned seed);
+
 }  // namespace tmakit::cli
