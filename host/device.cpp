@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <host/device.hpp>
+#include <host/device_policy.hpp>
 #include <host/error.hpp>
 #include <kernels/launchers.hpp>
 
@@ -40,6 +41,9 @@ int simulated_cc() {
   return env_settings().simulated_cc;
 }
 
+// Bumped by reload_env_settings: cached caps were made with the policy overrides then read.
+std::atomic<unsigned> g_policy_generation{0};
+
 }  // namespace
 
 EnvSettings env_settings() {
@@ -52,17 +56,21 @@ void reload_env_settings() {
   EnvSnapshot& snap = env_snapshot();
   snap.simulated_cc.store(read_simulated_cc(), std::memory_order_relaxed);
   snap.tma_disabled.store(read_tma_disabled(), std::memory_order_relaxed);
+  reload_policy_overrides();
+  g_policy_generation.fetch_add(1);
 }
 
 Status current_device_caps(DeviceCaps* caps) {
   static std::mutex mu;
   static std::array<DeviceCaps, 64> cache{};
   static std::array<bool, 64> cached{};
+  static std::array<unsigned, 64> generation{};
+  const unsigned gen = g_policy_generation.load();
   // The per-call path: the current device's cached facts (no device count query; measured at
   // 0.24 us per call with it on the H100, bench host_calls/device_caps).
   if (int dev = 0; cudaGetDevice(&dev) == cudaSuccess && dev >= 0 && dev < 64) {
     std::lock_guard<std::mutex> lock(mu);
-    if (cached[dev]) {
+    if (cached[dev] && generation[dev] == gen) {
       *caps = cache[dev];
       caps->cc = std::min(caps->cc, simulated_cc());
       return {};
@@ -94,9 +102,11 @@ Status current_device_caps(DeviceCaps* caps) {
     c.dram_gbps = 2.0 * mem_khz * 1e3 * (bus_bits / 8.0) / 1e9;
   cudaGetLastError();
   c.code_error = kernels::device_code_ptx_version(&c.code_ptx_version);
+  c.policy = device_policy(c.dram_gbps, &c.policy_key);
   if (dev >= 0 && dev < 64) {
     cache[dev] = c;
     cached[dev] = true;
+    generation[dev] = gen;
   }
   *caps = c;
   caps->cc = std::min(caps->cc, simulated_cc());

@@ -2,6 +2,7 @@
 #pragma once
 #include <string>
 #include <cuda_runtime_api.h>
+#include <kernels/common/device_policy.hpp>
 #include <tmakit/tmakit.hpp>
 
 namespace tmakit {
@@ -16,6 +17,10 @@ struct DeviceCaps {
   // error when there is none (cudaErrorNoKernelImageForDevice).
   int code_ptx_version = 0;
   cudaError_t code_error = cudaSuccess;
+  // What the launchers decide for this device (host/device_policy.hpp), and its name in the
+  // plans' and wisdom's problem key.
+  DevicePolicy policy;
+  std::string policy_key;
 };
 
 // Empty when this build has device code for `caps`' device, else the whole message: which
@@ -29,6 +34,8 @@ std::string missing_device_code(const DeviceCaps& caps);
 // reload_env_settings(), which tests call (not meant to race with running calls).
 //   simulated_cc  TMAKIT_SIMULATE_CC (major*10+minor), or 1 << 30 when unset or malformed
 //   tma_disabled  TMAKIT_DISABLE_TMA is exactly "1"
+// (TMAKIT_POLICY, the launchers' per-device policy, is read once the same way:
+// host/device_policy.hpp.)
 struct EnvSettings {
   int simulated_cc = 1 << 30;
   bool tma_disabled = false;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cuda.h>  // CUtensorMap (a plain struct; nothing is linked)
 #include <cuda_runtime_api.h>
+#include <kernels/common/device_policy.hpp>
 #include <kernels/common/elem.hpp>
 #include <kernels/common/grid.hpp>
 #include <kernels/common/permute_geometry.hpp>
@@ -22,7 +23,7 @@ struct LaunchArgs {
   BatchStrides strides;  // the host fills every field
   cudaStream_t stream = nullptr;
   int sm_count = 1;      // for grids sized from the machine (copy, persistent kernels)
-  double dram_gbps = 0;  // the device's peak DRAM bandwidth (per-GPU tuning; 0: unknown)
+  DevicePolicy policy;   // the per-GPU choices (kernels/common/device_policy.hpp)
   int cc = 0;            // the device's compute capability, major * 10 + minor (0: unknown)
   // TMA techniques only:
   int swizzle = kSwizzle128B;  // CUtensorMapSwizzle of the tile boxes (none, 32B, 64B, 128B)
@@ -36,11 +37,6 @@ struct LaunchArgs {
 
 using Launcher = cudaError_t (*)(const LaunchArgs&);
 
-// The H200 class of GPU (HBM3e: peak DRAM above 4000 GB/s; the H100 has 3350), where the
-// per-GPU tuning differs: `auto`'s picks (host/transpose/transpose.cpp) and smem_flat's unit size.
-inline bool is_hbm3e(double dram_gbps) {
-  return dram_gbps > 4000;
-}
 // Whether the classic kernels' global loads carry an L2 prefetch-size hint
 // (ld.global.nc.L2::128B / 256B, kernels/primitives/ld_l2.cuh): on Hopper (sm_90), the GPUs
 // it was measured on. On 2026-11-25, measured it on the H200 and 2026-11-25 on the H100, each

@@ -31,7 +31,7 @@
 #       --tokens 'memcpy|auto|tma_wide|smem_flat|smem_wide' --elems 4 --rounds 2
 #   scripts/bench.sh --prebuilt .prebuilt --preset probe --classes 'skinny batched odd'
 #   scripts/bench.sh --prebuilt .prebuilt --shapes 24x1000003 --tokens 'memcpy|smem_flat' \
-#       --ab base --ab big::TMAKIT_FLAT_MAX_MATRIX_BYTES=65536 --rounds 2
+#       --ab base --ab big::TMAKIT_POLICY=flat_max_matrix_bytes=65536 --rounds 2
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 preset=quick shapes="" tokens="" elems="" classes="" rounds=1 tests="" prebuilt="" report=0

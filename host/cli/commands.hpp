@@ -26,6 +26,7 @@ int run_banks(const std::vector<std::string>& args);      // tmakit banks ...
 int run_tune(const std::vector<std::string>& args);       // tmakit tune ... (host/cli/plans.cpp)
 int run_explain(const std::vector<std::string>& args);    // tmakit explain ...
 int run_wisdom(const std::vector<std::string>& args);     // tmakit wisdom FILE
+int run_rank(const std::vector<std::string>& args);       // tmakit rank ... (no GPU)
 int run_permute(const std::vector<std::string>& args);  // tmakit permute ... (host/cli/permute.cpp)
 
 }  // namespace tmakit::cli

@@ -1,7 +1,7 @@
 // tmakit: the command-line front end.
 //   tmakit [--rows R] [--cols C] [--elem-bytes E] [--variant V] [--iters N] [--json]
 //   tmakit list
-//   tmakit tune | explain | wisdom ...   plans (host/cli/plans.cpp)
+//   tmakit tune | explain | wisdom | rank ...   plans and the decider (host/cli/plans.cpp)
 //   tmakit permute --shape ... --perm ...  permutations (host/cli/permute.cpp)
 //   tmakit --help
 #include <cstdio>
@@ -24,6 +24,7 @@ void usage(std::FILE* out) {
       "       tmakit banks ...        predicted shared-memory bank conflicts (--help)\n"
       "       tmakit tune ...         measure shapes, keep the fastest as wisdom (--help)\n"
       "       tmakit explain ...      what a plan runs for a problem, and why (--help)\n"
+      "       tmakit rank ...         the decider's ranking for a problem, no GPU (--help)\n"
       "       tmakit wisdom FILE      check a wisdom file and print its decisions\n"
       "       tmakit permute ...      verify and time a tensor permutation (--help)\n"
       "       tmakit --help           this text\n"
@@ -68,6 +69,8 @@ int main(int argc, char** argv) {
            : args[0] == "explain" ? tmakit::cli::run_explain(rest)
                                   : tmakit::cli::run_wisdom(rest);
   }
+  if (!args.empty() && args[0] == "rank")
+    return tmakit::cli::run_rank(std::vector<std::string>(args.begin() + 1, args.end()));
   if (!args.empty() && args[0] == "permute")
     return tmakit::cli::run_permute(std::vector<std::string>(args.begin() + 1, args.end()));
   if (!args.empty() && args[0] == "tensormap")

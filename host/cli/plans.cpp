@@ -5,12 +5,15 @@
 //   wisdom   check a wisdom file and list its decisions (no GPU needed)
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <string>
 #include <vector>
 #include <host/cli/args.hpp>
 #include <host/cli/commands.hpp>
 #include <host/cli/shapes.hpp>
+#include <host/transpose/decider.hpp>
 #include <tmakit/plan.hpp>
 
 namespace tmakit::cli {
@@ -275,6 +278,93 @@ int run_wisdom(const std::vector<std::string>& args) {
   std::printf("# %d decisions (%d for the GPU here, %d for other GPUs or drivers)\n",
               loaded.entries, loaded.for_this_gpu, loaded.for_other_gpus);
   std::fputs(export_wisdom().c_str(), stdout);
+  return 0;
+}
+
+}  // namespace tmakit::cli
+
+namespace tmakit::cli {
+
+// tmakit rank: the one decider's ranking for problems, without a GPU (host/transpose/decider.hpp).
+int run_rank(const std::vector<std::string>& args) {
+  long long rows = 0, cols = 0, batch = 1, e = 4;
+  std::string gpu = "h100", acc_type, cells;
+  double beta = 1;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    std::string text;
+    if (a == "--rows" || a == "--cols" || a == "--batch") {
+      long long v = 0;
+      if (!take_integer("rank", args, &i, 1, 1ll << 40, &v)) return 2;
+      (a == "--rows" ? rows : a == "--cols" ? cols : batch) = v;
+    } else if (a == "--elem-bytes") {
+      if (!take_integer("rank", args, &i, 1, 16, &e)) return 2;
+    } else if (a == "--gpu") {
+      if (!take_value(args, &i, &gpu)) return arg_error("rank", "--gpu needs h100, h200 or a name");
+    } else if (a == "--accumulate") {
+      if (!take_value(args, &i, &acc_type) ||
+          (acc_type != "f16" && acc_type != "bf16" && acc_type != "f32" && acc_type != "f64" &&
+           acc_type != "i32"))
+        return arg_error("rank", "--accumulate: '" + acc_type + "' is not f16, bf16, f32, f64 or i32");
+      e = acc_type == "f64" ? 8 : acc_type == "f32" || acc_type == "i32" ? 4 : 2;
+    } else if (a == "--beta") {
+      if (!take_value(args, &i, &text)) return arg_error("rank", "--beta needs a number");
+      char* end = nullptr;
+      beta = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end != '\0') return arg_error("rank", "--beta: '" + text + "' is not a number");
+    } else if (a == "--cells") {
+      if (!take_value(args, &i, &cells)) return arg_error("rank", "--cells needs a file (- for stdin)");
+    } else if (a == "--help" || a == "-h") {
+      std::printf(
+          "usage: tmakit rank --rows R --cols C [--batch B] [--elem-bytes E | --accumulate TYPE\n"
+          "                   [--beta B]] [--gpu h100|h200|NAME]\n"
+          "       tmakit rank --cells FILE [--gpu ...]   lines 'KIND E BATCH ROWS COLS' (KIND\n"
+          "                   transpose, accumulate or accumulate0): each one's ranked tokens\n"
+          "The one decider's ranking (host/transpose/decider.hpp) on a GPU's tuning table; no\n"
+          "GPU needed. A plan runs the first of it that can run the call.\n");
+      return 0;
+    } else {
+      return arg_error("rank", "unknown argument '" + a + "' (--help)");
+    }
+  }
+  const std::string name = gpu == "h100"   ? "NVIDIA H100 80GB HBM3"
+                           : gpu == "h200" ? "NVIDIA H200"
+                                           : gpu;
+  if (!cells.empty()) {
+    std::ifstream file;
+    if (cells != "-") {
+      file.open(cells);
+      if (!file) return arg_error("rank", "--cells: cannot open '" + cells + "'");
+    }
+    std::istream& in = cells == "-" ? std::cin : file;
+    std::string kind;
+    long long ce = 0, cb = 0, cr = 0, cc = 0;
+    while (in >> kind >> ce >> cb >> cr >> cc) {
+      Problem p;
+      p.kind = kind == "accumulate"    ? ProblemKind::kAccumulate
+               : kind == "accumulate0" ? ProblemKind::kAccumulateBeta0
+                                       : ProblemKind::kTranspose;
+      p.elem_bytes = static_cast<int>(ce);
+      p.batch = cb;
+      p.rows = cr;
+      p.cols = cc;
+      const Ranking r = rank_techniques(name, 0, p);
+      std::string line;
+      for (const auto& [token, ratio] : r.ranked) line += (line.empty() ? "" : " ") + token;
+      std::printf("%s\n", line.empty() ? last_resort_technique(p).c_str() : line.c_str());
+    }
+    return 0;
+  }
+  if (rows == 0 || cols == 0) return arg_error("rank", "--rows and --cols are required (--help)");
+  Problem p;
+  p.kind = acc_type.empty() ? ProblemKind::kTranspose
+           : beta == 0      ? ProblemKind::kAccumulateBeta0
+                            : ProblemKind::kAccumulate;
+  p.elem_bytes = static_cast<int>(e);
+  p.batch = batch;
+  p.rows = rows;
+  p.cols = cols;
+  std::printf("%s\n", explain_ranking(name, 0, p).c_str());
   return 0;
 }
 

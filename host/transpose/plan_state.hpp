@@ -40,6 +40,10 @@ struct PlanState {
   ResolvedLayout lay;
   DeviceCaps caps;
   const VariantDef* def = nullptr;  // what runs on operands the plan's checks hold for
+  // What runs on operands that break def's 16-byte alignment: the next technique of the ranking
+  // that needs none (nullptr: none).
+  const VariantDef* unaligned_def = nullptr;
+  std::vector<std::string> ranking;  // the order the techniques were tried in
   std::string asked;                // the named technique, or auto's pick before any fallback
   std::string fallback_reason;      // why def is not `asked`; empty when it is
   kernels::LaunchArgs args;         // src, dst and stream are set per run
@@ -120,5 +124,31 @@ void bump_wisdom_generation();
 Status measure_candidates(const Request& req, const TuneOptions& tune,
                           const std::vector<const VariantDef*>& candidates,
                           std::vector<std::pair<std::string, double>>* timings);
+
+// ---- Shared by the plan's files: plan_check.cpp, plan_select.cpp, plan_run.cpp, plan.cpp ----
+
+inline bool aligned16(const void* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
+}
+// Any 16-byte aligned addresses for maps encoded before the operands are known (never
+// dereferenced: a run swaps in its operands).
+inline const void* const kPlanSrcAddress = reinterpret_cast<const void*>(std::uintptr_t{1} << 40);
+inline const void* const kPlanDstAddress = reinterpret_cast<const void*>(std::uintptr_t{1} << 41);
+// Bumped whenever the wisdom held changes, so that cached states pick it up.
+extern std::atomic<unsigned> g_wisdom_generation;
+
+// A technique's default swizzle: its widest (128B where it has one).
+int default_swizzle_bytes(const VariantInfo& info);
+// Why an accumulate technique cannot take this call's type and scalars (empty: it can).
+std::string accumulate_unsupported(const VariantDef& def, const AccumulateCall& acc);
+// Why planned technique `def` cannot run `req` with these arguments (their operands' addresses
+// included): the accumulate's type and scalars, then every TMA / vector rule (prepare_tma,
+// which on success encodes the maps into *maps and points *args at them).
+std::string planned_needs(const Request& req, const VariantDef& def, const DeviceCaps& caps,
+                          kernels::LaunchArgs* args, TmaMaps* maps);
+// The refusal of a technique that cannot run a call (`why`) when the caller forbade fallbacks.
+Status fallback_refusal(const VariantDef& def, const std::string& why);
+// "invalid argument" with the message.
+Status invalid(std::string msg);
 
 }  // namespace tmakit::detail

@@ -1,8 +1,8 @@
 // The public transpose: transpose() and transpose_accumulate() are one-call plans
 // (host/transpose/plan.cpp: every check before anything is launched, so a rejected call writes
 // nothing; the technique picked and its tensor maps encoded once per problem and kept).
-// `auto`'s table and the classic fallbacks (auto_variant, fallback_variant,
-// auto_accumulate_variant) are in auto_table.cpp.
+// auto_variant, fallback_variant and auto_accumulate_variant, at the end, are thin wrappers over
+// the one decider (host/transpose/decider.hpp).
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -10,6 +10,7 @@
 #include <utility>
 #include <host/device.hpp>
 #include <host/error.hpp>
+#include <host/transpose/decider.hpp>
 #include <host/transpose/layout.hpp>
 #include <host/transpose/plan_state.hpp>
 #include <host/transpose/registry.hpp>
@@ -101,6 +102,62 @@ std::string tma_unavailable_reason(const TransposeOptions& options) {
   if (Status s = current_device_caps(&caps); !s) return s.message;
   if (std::string why = missing_device_code(caps); !why.empty()) return why;
   return tma_unavailable(options.allow_tma, caps);
+}
+
+// ---- The decider's picks, without a device (host/transpose/decider.hpp) ----
+
+namespace {
+
+// The first ranked technique of `p` that `take` accepts; the last resort when none is ranked.
+template <class F>
+std::string first_ranked(const Problem& p, double dram_gbps, F take) {
+  for (const auto& [token, ratio] : rank_techniques(std::string(), dram_gbps, p).ranked)
+    if (const VariantDef* d = find_variant_def(token); d != nullptr && take(*d)) return token;
+  return last_resort_technique(p);
+}
+
+}  // namespace
+
+std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, std::int64_t batch,
+                         double dram_gbps) {
+  Problem p;
+  p.elem_bytes = elem_bytes;
+  p.batch = std::max<std::int64_t>(batch, 1);
+  p.rows = rows;
+  p.cols = cols;
+  return first_ranked(p, dram_gbps, [&](const VariantDef& d) {
+    return d.info.kind == VariantKind::kTranspose && d.info.supports_elem_bytes(elem_bytes);
+  });
+}
+
+std::string fallback_variant(const std::string& token, std::int64_t rows, std::int64_t cols,
+                             int elem_bytes, double dram_gbps) {
+  const VariantDef* def = find_variant_def(token);
+  const VariantKind kind = def != nullptr ? def->info.kind : VariantKind::kTranspose;
+  if (kind == VariantKind::kCopy) return "copy";
+  Problem p;
+  p.kind = kind == VariantKind::kAccumulate ? ProblemKind::kAccumulate : ProblemKind::kTranspose;
+  p.elem_bytes = elem_bytes;
+  p.rows = rows;
+  p.cols = cols;
+  return first_ranked(p, dram_gbps, [&](const VariantDef& d) {
+    return d.info.token != token && d.info.kind == kind && d.plan == nullptr &&
+           d.info.supports_elem_bytes(elem_bytes);
+  });
+}
+
+std::string auto_accumulate_variant(std::int64_t rows, std::int64_t cols, DataType type,
+                                    double beta, double dram_gbps) {
+  Problem p;
+  p.kind = beta == 0 ? ProblemKind::kAccumulateBeta0 : ProblemKind::kAccumulate;
+  p.elem_bytes = data_type_bytes(type);
+  p.rows = rows;
+  p.cols = cols;
+  return first_ranked(p, dram_gbps, [&](const VariantDef& d) {
+    // tma_reduce adds into dst: beta 1, and no f64 (plan.cpp's accumulate_unsupported)
+    return d.info.kind == VariantKind::kAccumulate && d.info.supports_elem_bytes(p.elem_bytes) &&
+           (d.info.token != "tma_reduce" || (beta == 1 && type != DataType::kF64));
+  });
 }
 
 }  // namespace tmakit

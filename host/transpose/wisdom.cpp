@@ -3,6 +3,7 @@
 // corrupt or truncated one changes nothing; every error names the file and the line.
 #include <host/transpose/wisdom.hpp>
 
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -300,7 +301,44 @@ WisdomStore& wisdom_store() {
 }
 
 const char* to_string(Tuning mode) {
-  return mode == Tuning::kMeasure ? "measure" : "heuristic";
+  return mode == Tuning::kMeasure ? "measure" : mode == Tuning::kDefault ? "default" : "heuristic";
+}
+
+namespace {
+
+std::atomic<int>& default_tuning_value() {
+  static std::atomic<int> mode{[] {
+    const char* e = std::getenv("TMAKIT_TUNING");
+    if (e == nullptr || *e == '\0' || std::strcmp(e, "heuristic") == 0)
+      return static_cast<int>(Tuning::kHeuristic);
+    if (std::strcmp(e, "measure") == 0) return static_cast<int>(Tuning::kMeasure);
+    std::fprintf(stderr,
+                 "tmakit: TMAKIT_TUNING='%s' is neither measure nor heuristic; it is ignored\n",
+                 e);
+    return static_cast<int>(Tuning::kHeuristic);
+  }()};
+  return mode;
+}
+
+}  // namespace
+
+Status set_default_tuning(Tuning mode) {
+  if (mode != Tuning::kHeuristic && mode != Tuning::kMeasure)
+    return make_status(StatusCode::kInvalidArgument,
+                       "set_default_tuning: the default is kHeuristic or kMeasure");
+  default_tuning_value().store(static_cast<int>(mode));
+  return {};
+}
+
+Tuning default_tuning() {
+  return static_cast<Tuning>(default_tuning_value().load());
+}
+
+void save_measured_wisdom() {
+  const char* path = std::getenv("TMAKIT_WISDOM");
+  if (path == nullptr || *path == '\0') return;
+  if (Status s = save_wisdom(path); !s)
+    std::fprintf(stderr, "tmakit: TMAKIT_WISDOM: %s\n", s.message.c_str());
 }
 
 Status load_wisdom(const std::string& path, WisdomLoad* loaded) {

@@ -61,6 +61,10 @@ class WisdomStore {
 // TMAKIT_WISDOM names, if set; an error there is printed once to stderr and the file ignored.
 WisdomStore& wisdom_store();
 
+// After a measurement the process's default tuning made: the wisdom written back to the file
+// TMAKIT_WISDOM names, if any (a failure is one warning on stderr).
+void save_measured_wisdom();
+
 // The current device's key (kNoDevice without one).
 Status current_gpu_key(GpuKey* key);
 

@@ -44,25 +44,6 @@ constexpr int kThreads = 256;
 constexpr int kMaxCtasPerSm = 6;  // registers capped at 40 by the launch bounds
 constexpr std::uint32_t kAlign = 128;
 
-// Experiment knobs (docs/perf-guide.md), read once per process.
-int env_int(const char* name, int lo, int hi, int fallback) {
-  const char* s = std::getenv(name);
-  if (s == nullptr) return fallback;
-  const int v = std::atoi(s);
-  return v >= lo && v <= hi ? v : fallback;
-}
-int ring_stages() {
-  static const int s = env_int("TMAKIT_BULK_FLAT_STAGES", 1, 4, 2);
-  return s;
-}
-int max_ctas_per_sm() {
-  static const int c = env_int("TMAKIT_BULK_FLAT_CTAS", 1, 8, kMaxCtasPerSm);
-  return c;
-}
-int unit_tile_bytes() {
-  static const int t = env_int("TMAKIT_BULK_FLAT_TILE_BYTES", 4096, 65536, kFlatTileBytes);
-  return t;
-}
 // A launch's ring: shared memory from the 128-byte aligned base: S stages of stage_bytes, the
 // offset table at table_at, S mbarriers at bars_at.
 struct BulkFlatRing {
@@ -156,8 +137,8 @@ __global__ void __launch_bounds__(kThreads, kMaxCtasPerSm)
 FlatPlan bulk_flat_plan(const kernels::LaunchArgs& a) {
   const BatchStrides& st = a.strides;
   return flat_plan_memo(a.rows, a.cols, a.elem_bytes, st.batch, st.src_ld_elems, st.dst_ld_elems,
-                        st.src_batch_elems, st.dst_batch_elems, unit_tile_bytes(),
-                        flat_table_limits_from_env());
+                        st.src_batch_elems, st.dst_batch_elems, a.policy.bulk_flat_unit_bytes,
+                        a.policy.flat_limits);
 }
 
 template <class T>
@@ -172,15 +153,16 @@ cudaError_t launch_bulk(const kernels::LaunchArgs& a, const FlatPlan& p) {
   const std::int64_t run_elems =
       p.form == FlatForm::kBatch ? p.block * a.rows * a.cols : std::int64_t(p.block) * a.cols;
   const std::int64_t chunk_bytes = (run_elems * E + 15) / 16 * 16 + 16;
-  r.stages = ring_stages();
+  r.stages = std::max(1, std::min(4, a.policy.bulk_flat_stages));
   r.stage_bytes = static_cast<int>((chunk_bytes + kAlign - 1) / kAlign * kAlign);
   r.table_at = r.stages * r.stage_bytes;
   const int table_bytes = p.table_rows > 0 ? flat_table_ints(V, p.table_rows) * 4 : 0;
   r.bars_at = r.table_at + (table_bytes + 15) / 16 * 16;
   const auto smem = static_cast<std::uint32_t>(kAlign + r.bars_at + 8 * r.stages);
-  // Persistent: as many CTAs as fit an SM's 227 KB (1 KB reserved each), at most the knob.
+  // Persistent: as many CTAs as fit an SM's 227 KB (1 KB reserved each), at most
+  // the policy's bulk_flat_ctas_per_sm.
   const int fit = static_cast<int>((227u * 1024u) / (smem + 1024u));
-  const int per_sm = std::max(1, std::min(fit, max_ctas_per_sm()));
+  const int per_sm = std::max(1, std::min(fit, a.policy.bulk_flat_ctas_per_sm));
   const auto grid = static_cast<unsigned>(
       std::min<std::int64_t>(p.units, static_cast<std::int64_t>(a.sm_count) * per_sm));
   const T* src = static_cast<const T*>(a.src);

@@ -21,7 +21,7 @@
 // consecutive i of one column, 32 distinct banks for 4-byte elements.
 // (in[r][c] sits at r*src_ld + c of its matrix, out[i][j] at i*dst_ld + j; matrix b of the
 // batch at b*src_batch and b*dst_batch.)
-// Tile order, per GPU: on HBM3e (the H200, kernels::is_hbm3e) the blocks walk down tile columns
+// Tile order, per GPU (DevicePolicy::sector_column_tiles, set for the H200) the blocks walk down tile columns
 // (for_each_tile<true>), so the tiles in flight fill one output row band; on the H100 the
 // grouped row-major order. Measured on the H200 (docs/perf-guide.md; data at commit 358db19), the
 // eight odd shapes of the probe and full presets, % of memcpy, row-major -> column-major: 8 B +2.4
@@ -43,11 +43,10 @@
 
 namespace tmakit {
 
-// Experiment knob (docs/perf-guide.md): TMAKIT_SECTOR_BYTES=16|32|64|128 sets the
-// owned granularity (default 32; 128 not for 1-byte elements).
+// The owned granularity is DevicePolicy::sector_bytes (16, 32, 64 or 128; 32 unless
+// TMAKIT_POLICY sets it; 128 not for 1-byte elements).
 cudaError_t kernels::launch_smem_sector(const LaunchArgs& a) {
-  int g = 32;
-  if (const char* env = std::getenv("TMAKIT_SECTOR_BYTES")) g = std::atoi(env);
+  const int g = a.policy.sector_bytes;
   return dispatch_elem_1248(a.elem_bytes, [&](auto t) {
     using T = decltype(t);
     if (g == 16) return sector::launch_sector<T, 16>(a);

@@ -39,7 +39,8 @@ struct StripTile {
   int stride;      // shared row stride in elements: cols rounded up to odd
 };
 
-StripTile strip_tile(std::int64_t rows, std::int64_t cols, int elem_bytes) {
+StripTile strip_tile(std::int64_t rows, std::int64_t cols, int elem_bytes,
+                     const DevicePolicy& policy) {
   const int elems = kTileBytes / elem_bytes;
   auto long_side = [&](std::int64_t short_len, std::int64_t long_len) {
     const int run = std::max(32, elems / static_cast<int>(short_len) / 32 * 32);
@@ -54,16 +55,13 @@ StripTile strip_tile(std::int64_t rows, std::int64_t cols, int elem_bytes) {
     t.rows = long_side(cols, rows);
   } else {
     t.rows = t.cols = elem_bytes >= 8 ? 32 : 64;
-    // Experiment knob (docs/perf-guide.md, odd shapes): TMAKIT_STRIP_TILE=RxC sets the tile of
-    // this case, e.g. 256x64: multiples of 32 (so word accesses stay aligned) that fit in 48 KB
-    // of shared memory.
-    if (const char* env = std::getenv("TMAKIT_STRIP_TILE")) {
-      int r = 0, c = 0;
-      if (std::sscanf(env, "%dx%d", &r, &c) == 2 && r >= 32 && c >= 32 && r % 32 == 0 &&
-          c % 32 == 0 && std::int64_t(r) * (c | 1) * elem_bytes <= 48 * 1024) {
-        t.rows = r;
-        t.cols = c;
-      }
+    // The policy's tile of this case (docs/perf-guide.md, odd shapes), e.g. 256x64: multiples
+    // of 32 (so word accesses stay aligned) that fit in 48 KB of shared memory.
+    const int r = policy.strip_tile_rows, c = policy.strip_tile_cols;
+    if (r >= 32 && c >= 32 && r % 32 == 0 && c % 32 == 0 &&
+        std::int64_t(r) * (c | 1) * elem_bytes <= 48 * 1024) {
+      t.rows = r;
+      t.cols = c;
     }
   }
   t.stride = t.cols | 1;
@@ -163,7 +161,7 @@ cudaError_t launch_strip(const kernels::LaunchArgs& a) {
     c.strides.src_batch_elems = c.strides.dst_batch_elems = n * f;
     return kernels::launch_copy(c);
   }
-  const StripTile t = strip_tile(a.rows, a.cols, static_cast<int>(sizeof(T)));
+  const StripTile t = strip_tile(a.rows, a.cols, static_cast<int>(sizeof(T)), a.policy);
   const std::size_t smem = static_cast<std::size_t>(t.rows) * t.stride * sizeof(T);
   const int vl = strip_vector<T>(a.src, a.cols, st.src_ld_elems, st.batch, st.src_batch_elems);
   const int vs = strip_vector<T>(a.dst, a.rows, st.dst_ld_elems, st.batch, st.dst_batch_elems);

@@ -172,32 +172,14 @@ inline constexpr int kFlatBatchTableMaxElemBytes = 4;
 inline constexpr int kFlatBatchTableSmallRows1B = 64;  // at 1 B, any degree up to this many rows
 inline constexpr int kFlatBatchTableSmallRows = 48;    // at 2-4 B
 inline constexpr int kFlatBatchTableMaxDegree = 2;     // beyond those rows
-// The limits flat_plan applies (the defaults above); the experiment knobs
-// TMAKIT_FLAT_TABLE_MAX_ROWS (0..128), TMAKIT_FLAT_BATCH_TABLE_BYTES (0..8) and
-// TMAKIT_FLAT_MAX_MATRIX_BYTES (kBatch's largest matrix at every element size, 32768..98304;
-// 2026-11-27) override them, read once per process by flat_table_limits_from_env (smem_flat's
-// and bulk_flat's launchers).
+// The limits flat_plan applies (the defaults above); DevicePolicy::flat_limits carries them to
+// the launchers (TMAKIT_POLICY's flat_table_max_rows, flat_batch_table_bytes and
+// flat_max_matrix_bytes override them, host/device_policy.cpp).
 struct FlatTableLimits {
   int max_rows = kFlatTableMaxRows;
   int batch_max_elem_bytes = kFlatBatchTableMaxElemBytes;
   int batch_max_matrix_bytes = 0;  // 0: flat_max_matrix_bytes(element size)
 };
-inline FlatTableLimits flat_table_limits_from_env() {
-  static const FlatTableLimits limits = [] {
-    auto knob = [](const char* name, int hi, int fallback) {
-      const char* s = std::getenv(name);
-      const int v = s != nullptr ? std::atoi(s) : -1;
-      return s != nullptr && v >= 0 && v <= hi ? v : fallback;
-    };
-    FlatTableLimits l;
-    l.max_rows = knob("TMAKIT_FLAT_TABLE_MAX_ROWS", kFlatTableMaxRows, l.max_rows);
-    l.batch_max_elem_bytes = knob("TMAKIT_FLAT_BATCH_TABLE_BYTES", 8, l.batch_max_elem_bytes);
-    const int m = knob("TMAKIT_FLAT_MAX_MATRIX_BYTES", 98304, 0);
-    l.batch_max_matrix_bytes = m > 0 ? std::max(kFlatMaxMatrixBytes, m) : 0;
-    return l;
-  }();
-  return limits;
-}
 TMAKIT_HD constexpr int flat_table_stride(int v) {
   return v >= 4 ? ((v / 4 + 1) | 1) * 4 : 4;
 }

@@ -167,28 +167,15 @@ cudaError_t launch_flat(const kernels::LaunchArgs& a, const FlatPlan& p, const E
 // flat_plan's form and cuts.
 inline FlatPlan flat_launch_plan(const kernels::LaunchArgs& a) {
   const BatchStrides& st = a.strides;
-  // Experiment knob (docs/perf-guide.md): TMAKIT_FLAT_TILE_BYTES sets the bytes a
-  // unit moves (4096..32768).
-  int tile_bytes = kFlatTileBytes;
-  // On HBM3e (the H200, peak > 4000 GB/s) a skinny call with k >= 16 keeps more bytes moving
-  // with 32 KB units: 16 x 4000000 1 / 2 / 4 B 75.0 / 84.9 / 85.5% of memcpy against 71.0 /
-  // 80.6 / 82.1 with 16 KB, 32 x 4000000 68.7 / 69.7 / 78.2 against 65.0 / 66.2 / 74.3, N x 16
-  // and N x 32 +1.2..+3.6 (data at commit 358db19); smaller k and batches
-  // gained nothing or lost (2 x 4000000 1 B 96.3 against 104.3; 16384x32x32 70.6 against 72.6).
-  // Not for a 4-byte accumulate with <= 32 columns (kTall), which reads its dst chunks one at a
-  // time (flat_gather.cuh): 4000000 x 16 on the H200 71-72% of the three-stream roofline with
-  // 32 KB units, 88% with 16 KB (at 2 and 8 B, and 16 x 4000000, 32 KB stays 0.5-4 points ahead).
+  // The unit's bytes, per GPU (DevicePolicy): a single matrix with a short side >= 16 may take
+  // larger units, which keep more bytes moving on HBM3e (docs/perf-guide.md, smem_flat's unit
+  // size). Not a 4-byte accumulate with <= 32 columns (kTall), which reads its dst chunks one at
+  // a time (flat_gather.cuh) and loses with them.
   const bool tall_accumulate_4b = a.num_type != NumType::kNone && a.elem_bytes == 4 && a.cols <= 32;
-  if (kernels::is_hbm3e(a.dram_gbps) && st.batch == 1 && std::min(a.rows, a.cols) >= 16 &&
-      !tall_accumulate_4b)
-    tile_bytes = 2 * kFlatTileBytes;
-  if (const char* env = std::getenv("TMAKIT_FLAT_TILE_BYTES")) {
-    const int t = std::atoi(env);
-    if (t >= 4096 && t <= 32768) tile_bytes = t;
-  }
+  const bool skinny = st.batch == 1 && std::min(a.rows, a.cols) >= 16 && !tall_accumulate_4b;
+  const int tile_bytes = skinny ? a.policy.flat_skinny_unit_bytes : a.policy.flat_unit_bytes;
   return flat_plan_memo(a.rows, a.cols, a.elem_bytes, st.batch, st.src_ld_elems, st.dst_ld_elems,
-                        st.src_batch_elems, st.dst_batch_elems, tile_bytes,
-                        flat_table_limits_from_env());
+                        st.src_batch_elems, st.dst_batch_elems, tile_bytes, a.policy.flat_limits);
 }
 
 }  // namespace tmakit::flat

@@ -137,17 +137,18 @@ cudaError_t launch_sector(const kernels::LaunchArgs& a, const Epi& epi = {}) {
       (a.strides.batch == 1 || (a.strides.dst_batch_elems * int(sizeof(T))) % G == 0);
   constexpr int P = (G / int(sizeof(T)) + 7) / 8 * 8;
   const int pad = aligned ? 0 : P;
-  // HBM3e (the H200): column-major tile order and, at 4 B, the tall tile (kSectorOwn).
-  const bool hbm3e = kernels::is_hbm3e(a.dram_gbps);
+  // The policy's tile order: down tile columns with, at 4 B, the tall tile (kSectorOwn), or
+  // grouped rows (DevicePolicy::sector_column_tiles, set for the H200).
+  const bool column_tiles = a.policy.sector_column_tiles;
   // An accumulate keeps the 64-row tile: the tall tile's 32 dst reads in flight per thread spill
   // (448 bytes at 4 B).
   constexpr bool kTallOk = !Epi::kReadsDst;
-  const int own = hbm3e ? kSectorOwn<T, kTallOk> : kSectorOwn<T, false>;
+  const int own = column_tiles ? kSectorOwn<T, kTallOk> : kSectorOwn<T, false>;
   const TileGrid g = tile_grid(ceil_div(a.rows + pad, own), ceil_div(a.cols, kN), a.strides.batch);
   auto go = [&](auto l2b) {
     constexpr int L2B = decltype(l2b)::value;
-    auto* kernel = hbm3e ? smem_sector_kernel<T, G, true, kTallOk, L2B, Epi>
-                         : smem_sector_kernel<T, G, false, false, L2B, Epi>;
+    auto* kernel = column_tiles ? smem_sector_kernel<T, G, true, kTallOk, L2B, Epi>
+                                : smem_sector_kernel<T, G, false, false, L2B, Epi>;
     kernel<<<dim3(g.x, g.y, g.z), dim3(32, 8), 0, a.stream>>>(
         static_cast<const T*>(a.src), static_cast<T*>(a.dst), a.rows, a.cols, a.strides, pad, epi);
     return cudaGetLastError();

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 #include <gtest/gtest.h>
+#include <tests/support/ranking.hpp>
 #include <tests/support/gpu.hpp>
 #include <tests/support/scoped_env.hpp>
 #include <host/tools/testdata.hpp>
@@ -144,12 +145,14 @@ TEST(BadCalls, SimulatedPreSm90FallsBackAndSaysWhy) {
   TransposeOptions o = variant("tma_load_store");
   o.synchronize = true;
   Status s;
+  std::string next;
   {
     test::ScopedEnv sim("TMAKIT_SIMULATE_CC", "80");
     s = transpose(src, dst, rows, cols, 4, o);
+    next = test::next_runnable(rows, cols, 4, o);
   }
   ASSERT_TRUE(s.ok()) << s.message;
-  EXPECT_EQ(s.variant, fallback_variant("tma_load_store", rows, cols, 4));
+  EXPECT_EQ(s.variant, next) << "not the ranking's next runnable technique";
   EXPECT_NE(s.fallback_reason.find("TMA needs 9.0"), std::string::npos) << s.fallback_reason;
   ASSERT_EQ(cudaMemcpy(out.data(), dst, out.size(), cudaMemcpyDeviceToHost), cudaSuccess);
   EXPECT_EQ(first_mismatch(out.data(), ref.data(), rows * cols, 4), -1);

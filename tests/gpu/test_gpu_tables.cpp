@@ -1,9 +1,10 @@
-// Per-GPU kernel paths, checked on whichever GPU runs the tests. A classic launcher may read the
-// device's peak DRAM bandwidth (LaunchArgs::dram_gbps, kernels::is_hbm3e) and run differently
-// on the H200 than on the H100: smem_flat's unit size, smem_sector's tile order and height.
-// transpose() passes the real device's figure, so the rest of the suite checks only the current
-// GPU's path. Here every classic transpose technique is launched directly through its registry row
-// with the H100's figure (3350 GB/s) and the H200's (4800 GB/s), on the shape classes the
+// Per-GPU kernel paths, checked on whichever GPU runs the tests. A classic launcher reads the
+// device's policy (LaunchArgs::policy, host/device_policy.hpp) and runs differently on the H200
+// than on the H100: smem_flat's unit size, smem_sector's tile order and height. transpose()
+// passes the real device's policy, so the rest of the suite checks only the current GPU's path.
+// Here every classic transpose technique is launched directly through its registry row with the
+// H100's policy (3350 GB/s) and the H200's (4800 GB/s), and with every policy override a
+// launcher reads (sector_bytes, strip_tile, flat units), on the shape classes the
 // per-GPU paths serve (odd rows, skinny with a short side >= 16, small batches), bit for bit
 // against the CPU reference, guards included. Each also runs with compute capability 0 and 90
 // (LaunchArgs::cc, kernels::l2_hint_pays): the plain loads and the L2-hinted ones, whichever
@@ -12,6 +13,7 @@
 #include <vector>
 #include <gtest/gtest.h>
 #include <host/device.hpp>
+#include <host/device_policy.hpp>
 #include <host/transpose/layout.hpp>
 #include <host/transpose/registry.hpp>
 #include <kernels/launchers.hpp>
@@ -43,7 +45,15 @@ TEST_P(GpuTables, BothGpusPathsMatchReference) {
   TMAKIT_NEED_GPU(def->info.min_cc);
   DeviceCaps caps;
   ASSERT_TRUE(current_device_caps(&caps).ok());
-  ASSERT_TRUE(kernels::is_hbm3e(4800) && !kernels::is_hbm3e(3350));
+  const DevicePolicy h100 = device_policy(3350), h200 = device_policy(4800);
+  ASSERT_TRUE(h200.sector_column_tiles && !h100.sector_column_tiles);
+  std::vector<std::pair<std::string, DevicePolicy>> policies = {{"hbm3", h100}, {"hbm3e", h200}};
+  for (const char* o : {"sector_bytes=16", "sector_bytes=64", "sector_bytes=128",
+                        "strip_tile=128x64", "flat_unit_bytes=8192,flat_table_max_rows=0"}) {
+    DevicePolicy p = h200;
+    ASSERT_EQ(apply_policy_overrides(o, &p), "") << o;
+    policies.push_back({std::string("hbm3e+") + o, p});
+  }
   struct Shape {
     std::int64_t batch, rows, cols;
   };
@@ -54,7 +64,7 @@ TEST_P(GpuTables, BothGpusPathsMatchReference) {
   const std::vector<Shape> shapes = {{1, 1001, 999}, {1, 333, 4097}, {1, 17, 40016}, {1, 40016, 24},
                                      {7, 75, 97},    {9, 32, 32},    {3, 64, 64},    {1, 119, 257},
                                      {1, 121, 333},  {2, 128, 97}};
-  for (const double gbps : {3350.0, 4800.0})
+  for (const auto& [policy_name, policy] : policies)
     for (const int cc : {0, 90})
       for (const Shape& s : shapes) {
         MatrixLayout layout;
@@ -71,7 +81,7 @@ TEST_P(GpuTables, BothGpusPathsMatchReference) {
               a.elem_bytes = c.elem_bytes;
               a.strides = lay.strides;
               a.sm_count = caps.sm_count;
-              a.dram_gbps = gbps;
+              a.policy = policy;
               a.cc = cc;
               const cudaError_t e = def->launch(a);
               Status st;
@@ -82,7 +92,7 @@ TEST_P(GpuTables, BothGpusPathsMatchReference) {
               return st;
             });
         EXPECT_EQ(err, "") << c.variant << " " << s.batch << " x " << s.rows << "x" << s.cols
-                           << " x" << c.elem_bytes << "B with dram_gbps = " << gbps
+                           << " x" << c.elem_bytes << "B with policy " << policy_name
                            << ", cc = " << cc;
       }
 }

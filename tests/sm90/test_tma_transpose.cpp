@@ -7,8 +7,9 @@
 #include <vector>
 #include <gtest/gtest.h>
 #include <host/device.hpp>
-#include <host/transpose/heuristic.hpp>
+#include <host/transpose/decider.hpp>
 #include <host/transpose/wisdom.hpp>
+#include <tests/support/ranking.hpp>
 #include <tests/support/gpu.hpp>
 #include <tests/support/harness.hpp>
 #include <tests/support/scoped_env.hpp>
@@ -89,14 +90,14 @@ TEST_P(TmaTranspose, MatchesReferenceAndSaysWhatRan) {
         case_name(c) + " " + std::to_string(s.rows) + "x" + std::to_string(s.cols);
     EXPECT_EQ(err, "") << where;
     if (!no_tma.empty()) {
-      EXPECT_EQ(st.variant, fallback_variant(c.variant, s.rows, s.cols, c.elem_bytes)) << where;
+      EXPECT_EQ(st.variant, test::next_runnable(s.rows, s.cols, c.elem_bytes, opt)) << where;
       EXPECT_EQ(st.fallback_reason, no_tma) << where;
     } else if (tma_can_run(s.rows, s.cols, c.elem_bytes)) {
       EXPECT_EQ(st.variant, c.variant) << where << ": fell back: " << st.fallback_reason;
       EXPECT_EQ(st.fallback_reason, "") << where;
       ++tma_runs;
     } else {
-      EXPECT_EQ(st.variant, fallback_variant(c.variant, s.rows, s.cols, c.elem_bytes)) << where;
+      EXPECT_EQ(st.variant, test::next_runnable(s.rows, s.cols, c.elem_bytes, opt)) << where;
       // A tensor map's stride_multiple_16 rule, or the same rule for a 16-byte vector side.
       EXPECT_NE(st.fallback_reason.find("multiple of 16"), std::string::npos)
           << where << ": reason '" << st.fallback_reason << "'";
@@ -121,9 +122,9 @@ std::string run_auto(std::int64_t rows, std::int64_t cols, int e, const Transpos
   });
 }
 
-// Where `auto` prefers a TMA technique (its tuning table ranks one first: host/transpose/
-// heuristic.hpp) it runs it when it can; with TMA switched off it runs the table's first
-// technique without the TMA unit, and says why.
+// Where `auto` prefers a TMA technique (the decider ranks one first: host/transpose/decider.hpp)
+// it runs it when it can; with TMA switched off it runs the ranking's first technique that can
+// run the call without the TMA unit, and says why.
 TEST(TmaFallback, AutoUsesTmaWhenItCanAndSaysWhyNot) {
   TMAKIT_NEED_GPU(90);
   GpuKey gpu;
@@ -134,7 +135,11 @@ TEST(TmaFallback, AutoUsesTmaWhenItCanAndSaysWhyNot) {
   for (const auto& [rows, cols] : {std::pair<std::int64_t, std::int64_t>{1040, 2000},
                                    {2048, 2048}, {4096, 4096}, {8192, 2048}})
     for (int e : {1, 2, 4, 8}) {
-      const HeuristicRanking rank = rank_techniques(gpu.name, caps.dram_gbps, rows, cols, e, 1);
+      Problem problem;
+      problem.elem_bytes = e;
+      problem.rows = rows;
+      problem.cols = cols;
+      const Ranking rank = rank_techniques(gpu.name, caps.dram_gbps, problem);
       ASSERT_FALSE(rank.ranked.empty());
       const VariantInfo* preferred = find_variant(rank.ranked[0].first);
       ASSERT_NE(preferred, nullptr);
@@ -146,14 +151,12 @@ TEST(TmaFallback, AutoUsesTmaWhenItCanAndSaysWhyNot) {
       EXPECT_EQ(st.fallback_reason, "") << where;
       if (!preferred->uses_tma) continue;
       ++tma_cells;
-      std::string classic;  // the table's first technique without the TMA unit
-      for (const auto& [token, ratio] : rank.ranked)
-        if (!find_variant(token)->uses_tma) {
-          classic = token;
-          break;
-        }
+      std::string classic;  // the ranking's first technique that runs without the TMA unit
       {
         test::ScopedEnv env("TMAKIT_DISABLE_TMA", "1");
+        classic = test::next_runnable(rows, cols, e, {});
+        ASSERT_NE(classic, "") << where;
+        EXPECT_FALSE(find_variant(classic)->uses_tma) << where << ": " << classic;
         EXPECT_EQ(run_auto(rows, cols, e, {}, &st), "") << where;
         EXPECT_EQ(st.variant, classic) << where;
         EXPECT_EQ(st.fallback_reason, "TMA disabled by TMAKIT_DISABLE_TMA=1") << where;
@@ -185,7 +188,7 @@ TEST(TmaFallback, OptionForcesTheClassicPathForEveryTmaTechnique) {
                                     }),
               "")
         << v.token;
-    EXPECT_EQ(st.variant, fallback_variant(v.token, 64, 48, e)) << v.token;
+    EXPECT_EQ(st.variant, test::next_runnable(64, 48, e, opt)) << v.token;
     EXPECT_EQ(st.fallback_reason, "TMA disabled by TransposeOptions::allow_tma = false");
   }
 }
@@ -203,7 +206,7 @@ TEST(TmaFallback, PitchNotAMultipleOf16BytesFallsBackAndSaysWhich) {
   };
   // 4-byte elements, 1001 columns: the source pitch is 4004 bytes.
   EXPECT_EQ(run(64, 1001), "");
-  EXPECT_EQ(st.variant, fallback_variant("tma_pipeline", 64, 1001, 4));
+  EXPECT_EQ(st.variant, test::next_runnable(64, 1001, 4, opt));
   EXPECT_NE(st.fallback_reason.find("src tensor map"), std::string::npos) << st.fallback_reason;
   EXPECT_NE(st.fallback_reason.find("4004"), std::string::npos) << st.fallback_reason;
   EXPECT_NE(st.fallback_reason.find("stride_multiple_16"), std::string::npos) << st.fallback_reason;

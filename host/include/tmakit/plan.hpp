@@ -10,13 +10,18 @@
 //
 // How the technique is chosen (Plan::explain() says which happened):
 //   - a named technique (TransposeOptions::variant) runs as named; where it cannot run the call
-//     (no sm_90 code, a pre-sm_90 GPU, a TMA rule broken) the plan picks among the techniques
-//     that can, as for `auto`, and says why in fallback_reason();
+//     (no sm_90 code, a pre-sm_90 GPU, a TMA rule broken) the plan runs the next technique of
+//     the ranking below that can, and says why in fallback_reason();
 //   - `auto` looks for wisdom first: a decision measured earlier on this GPU model (name, SM
 //     count, memory clock) with this driver for the same problem;
-//   - else Tuning::kHeuristic (the default) takes the built-in table's pick (no GPU time), and
-//     Tuning::kMeasure times every technique that can run the call (docs/plans.md: the
-//     rounds, the L2 flush, the cost) and keeps the fastest, recording it as wisdom.
+//   - else Tuning::kHeuristic takes the first technique that can run the call of the one
+//     decider's ranking (host/transpose/decider.hpp: the GPU's measured tuning table; no GPU
+//     time), and Tuning::kMeasure times every technique that can run the call (docs/plans.md:
+//     the rounds, the L2 flush, the cost) and keeps the fastest, recording it as wisdom.
+//     Tuning::kDefault (TuneOptions' default, and every transpose() call's) is the process's
+//     default: kHeuristic, unless set_default_tuning(Tuning::kMeasure) or TMAKIT_TUNING=measure
+//     makes `auto` measure each new problem once per process, as cudnn.benchmark does (with
+//     TMAKIT_WISDOM naming a file, each decision is also saved there, so later runs reuse it).
 //
 // Wisdom lives in memory for the process. It is read from a file only when asked
 // (load_wisdom(), or the environment variable TMAKIT_WISDOM naming a file, read at the first
@@ -33,13 +38,23 @@
 namespace tmakit {
 
 enum class Tuning {
-  kHeuristic = 0,  // wisdom, else the built-in table: no GPU time at plan time
+  kHeuristic = 0,  // wisdom, else the decider's ranking: no GPU time at plan time
   kMeasure,        // wisdom, else time the candidates and keep the fastest (recorded as wisdom)
+  kDefault,        // the process's default (default_tuning())
 };
-const char* to_string(Tuning mode);  // "heuristic", "measure"
+const char* to_string(Tuning mode);  // "heuristic", "measure", "default"
+
+// The process's default tuning, what Tuning::kDefault and every transpose() /
+// transpose_accumulate() call use: kHeuristic, or kMeasure when the environment variable
+// TMAKIT_TUNING is "measure" (read at the first call; any other value than "heuristic" is one
+// warning on stderr and ignored), or as last set here (kDefault is refused: kInvalidArgument).
+// A call measured this way on a stream being captured into a graph takes the heuristic
+// instead (measuring would break the capture), as does a call whose measurement fails.
+Status set_default_tuning(Tuning mode);
+Tuning default_tuning();
 
 struct TuneOptions {
-  Tuning mode = Tuning::kHeuristic;
+  Tuning mode = Tuning::kDefault;
   // kMeasure: the operands to time on (they must be a valid call of the plan's problem). Both
   // null: scratch buffers of the problem's size are allocated and freed (cudaMalloc). With
   // them, dst holds the result of the call when make_plan returns (the winner runs last); an
@@ -71,7 +86,11 @@ class Plan {
 
   const std::string& variant() const;          // the technique it runs on aligned operands
   const std::string& fallback_reason() const;  // why that is not the one asked for; or empty
-  Tuning tuning() const;
+  Tuning tuning() const;                       // kHeuristic or kMeasure (kDefault resolved)
+  // The techniques in the order the plan tried them (the decider's ranking, then the rest of
+  // the candidates): variant() is the first of them that can run the call, unless wisdom or a
+  // measurement chose it.
+  const std::vector<std::string>& ranking() const;
   // How the technique was chosen: "named", "heuristic", "measured", "wisdom".
   const std::string& source() const;
   double measured_us() const;  // the winner's median when measured (or from wisdom), else 0

@@ -122,12 +122,10 @@ Status transpose(const T* src, T* dst, std::int64_t rows, std::int64_t cols,
                    static_cast<int>(sizeof(T)), options);
 }
 
-// The built-in rules' pick for this problem (host/transpose/auto_table.cpp: by shape class,
-// square with 16-byte rows, odd rows, a side <= 32 elements; `batch` matrices of that shape).
-// `dram_gbps`: the GPU's peak DRAM bandwidth, which picks the table (0 or below 4000 GB/s: the
-// H100's; above: the H200's, where they differ). `auto` uses them for a single row or column;
-// otherwise it takes its plan's choice (tmakit/plan.hpp: wisdom, the GPU's tuning table, or
-// measured), which Plan::variant() and explain() report.
+// The one decider's pick for this problem (host/transpose/decider.hpp): the first technique of
+// its ranking on the tuning table of the GPU whose peak DRAM bandwidth is nearest `dram_gbps`
+// (0: the H100's), for `batch` dense matrices of rows x cols. A plan runs it when it can run the
+// call; else the ranking's next that can (Plan::ranking(), Plan::explain() say which).
 std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes,
                          std::int64_t batch = 1, double dram_gbps = 0);
 
@@ -138,12 +136,11 @@ std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes,
 // is not a multiple of 16 bytes, a misaligned pointer) come on top, in Status::fallback_reason.
 std::string tma_unavailable_reason(const TransposeOptions& options = {});
 
-// The classic (LDG/STG) technique a named TMA technique falls back to for this element size
-// (and what a plan runs on operands that break its technique's 16-byte alignment).
-// rows x cols picks the shape class (a side <= 32 elements, rows that are 16-byte multiples
-// or not), as auto_variant() does.
+// The first technique of the decider's ranking (as auto_variant), other than `token` and of its
+// kind, that has no alignment or tensor-map needs: what a plan of `token` runs on operands that
+// break its 16-byte alignment ("copy" for a copy technique).
 std::string fallback_variant(const std::string& token, std::int64_t rows, std::int64_t cols,
-                             int elem_bytes);
+                             int elem_bytes, double dram_gbps = 0);
 
 // ---- Transpose-accumulate: dst = alpha * src^T + beta * dst (cuBLAS geam's other half) ----
 
@@ -166,10 +163,8 @@ Status transpose_accumulate(const void* src, void* dst, std::int64_t rows, std::
                             DataType type, double alpha, double beta,
                             const MatrixLayout& layout = {}, const TransposeOptions& options = {});
 
-// Which accumulate technique `auto` picks (before any fallback): the faster one measured on the
-// H100 (tma_reduce for a side <= 32 with beta = 1, else smem_accumulate; docs/perf-guide.md,
-// 2026-11-23), and on a GPU whose peak DRAM bandwidth dram_gbps is above 4000 GB/s (the H200)
-// also tma_reduce for 2-byte types with beta = 1 and both sides 16-byte multiples.
+// The first accumulate technique of the decider's ranking for this problem's beta class (beta 0:
+// dst not read; else read) that takes `type` and `beta`, as auto_variant.
 std::string auto_accumulate_variant(std::int64_t rows, std::int64_t cols, DataType type,
                                     double beta, double dram_gbps = 0);
 

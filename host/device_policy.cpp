@@ -1,0 +1,144 @@
+// The per-device policy: rows of measured GPUs (docs/perf-guide.md has each field's figures),
+// and TMAKIT_POLICY, the one place an environment variable changes what a launcher does.
+#include <host/device_policy.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <sstream>
+
+namespace tmakit {
+namespace {
+
+// The rows: a GPU class by its peak DRAM bandwidth, the first row the device reaches.
+struct PolicyRow {
+  const char* name;
+  double min_dram_gbps;
+  DevicePolicy policy;
+};
+
+DevicePolicy hbm3e_policy() {  // the H200 (4800 GB/s)
+  DevicePolicy p;
+  p.sector_column_tiles = true;
+  p.flat_skinny_unit_bytes = 2 * kFlatTileBytes;
+  return p;
+}
+
+const PolicyRow& row_for(double dram_gbps) {
+  static const PolicyRow rows[] = {
+      {"hbm3e", 4000, hbm3e_policy()},
+      {"hbm3", 0, DevicePolicy{}},  // the H100 (3350 GB/s), and any GPU not above
+  };
+  for (const PolicyRow& r : rows)
+    if (dram_gbps > r.min_dram_gbps || r.min_dram_gbps == 0) return r;
+  return rows[1];
+}
+
+bool in_range(long v, long lo, long hi) {
+  return v >= lo && v <= hi;
+}
+
+struct Overrides {
+  std::mutex mu;
+  bool read = false;
+  std::string text;  // valid overrides, or empty
+};
+Overrides& overrides() {
+  static Overrides o;
+  return o;
+}
+
+std::string read_overrides() {
+  const char* e = std::getenv("TMAKIT_POLICY");
+  if (e == nullptr || *e == '\0') return {};
+  DevicePolicy probe;
+  if (std::string why = apply_policy_overrides(e, &probe); !why.empty()) {
+    std::fprintf(stderr, "tmakit: TMAKIT_POLICY ignored: %s\n", why.c_str());
+    return {};
+  }
+  return e;
+}
+
+}  // namespace
+
+std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
+  std::istringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    const std::size_t eq = item.find('=');
+    if (eq == std::string::npos) return "'" + item + "' is not FIELD=VALUE";
+    const std::string field = item.substr(0, eq), value = item.substr(eq + 1);
+    if (field == "strip_tile") {
+      int r = 0, c = 0;
+      char tail = 0;
+      if (std::sscanf(value.c_str(), "%dx%d%c", &r, &c, &tail) != 2 || r < 32 || c < 32 ||
+          r % 32 != 0 || c % 32 != 0 || r * (c | 1) > 48 * 1024)
+        return "strip_tile '" + value + "' is not RxC, multiples of 32 within 48 KB at 1 B";
+      p->strip_tile_rows = r;
+      p->strip_tile_cols = c;
+      continue;
+    }
+    char* end = nullptr;
+    const long v = std::strtol(value.c_str(), &end, 10);
+    if (value.empty() || *end != '\0') return field + " '" + value + "' is not an integer";
+    struct Field {
+      const char* name;
+      long lo, hi;
+      int* at;
+    };
+    int column_tiles = p->sector_column_tiles ? 1 : 0, unit = p->flat_unit_bytes;
+    const Field fields[] = {
+        {"sector_column_tiles", 0, 1, &column_tiles},
+        {"sector_bytes", 16, 128, &p->sector_bytes},
+        {"flat_unit_bytes", 4096, 32768, &unit},
+        {"flat_skinny_unit_bytes", 4096, 32768, &p->flat_skinny_unit_bytes},
+        {"flat_table_max_rows", 0, kFlatTableMaxRows, &p->flat_limits.max_rows},
+        {"flat_batch_table_bytes", 0, 8, &p->flat_limits.batch_max_elem_bytes},
+        {"flat_max_matrix_bytes", 0, 98304, &p->flat_limits.batch_max_matrix_bytes},
+        {"bulk_flat_stages", 1, 4, &p->bulk_flat_stages},
+        {"bulk_flat_ctas", 1, 8, &p->bulk_flat_ctas_per_sm},
+        {"bulk_flat_unit_bytes", 4096, 65536, &p->bulk_flat_unit_bytes},
+    };
+    const Field* f = nullptr;
+    for (const Field& x : fields)
+      if (field == x.name) f = &x;
+    if (f == nullptr) return "unknown field '" + field + "'";
+    if (!in_range(v, f->lo, f->hi) ||
+        (field == "sector_bytes" && v != 16 && v != 32 && v != 64 && v != 128))
+      return field + " " + value + " is out of its range (" + std::to_string(f->lo) + ".." +
+             std::to_string(f->hi) + ")";
+    *f->at = static_cast<int>(v);
+    p->sector_column_tiles = column_tiles != 0;
+    if (field == "flat_unit_bytes") p->flat_unit_bytes = p->flat_skinny_unit_bytes = unit;
+    if (field == "flat_max_matrix_bytes" && v > 0 && v < kFlatMaxMatrixBytes)
+      p->flat_limits.batch_max_matrix_bytes = kFlatMaxMatrixBytes;
+  }
+  return {};
+}
+
+void reload_policy_overrides() {
+  Overrides& o = overrides();
+  std::lock_guard<std::mutex> lock(o.mu);
+  o.text = read_overrides();
+  o.read = true;
+}
+
+DevicePolicy device_policy(double dram_gbps, std::string* key) {
+  const PolicyRow& row = row_for(dram_gbps);
+  DevicePolicy p = row.policy;
+  std::string text;
+  {
+    Overrides& o = overrides();
+    std::lock_guard<std::mutex> lock(o.mu);
+    if (!o.read) {
+      o.text = read_overrides();
+      o.read = true;
+    }
+    text = o.text;
+  }
+  if (!text.empty()) apply_policy_overrides(text, &p);
+  if (key != nullptr) *key = std::string(row.name) + (text.empty() ? "" : "+" + text);
+  return p;
+}
+
+}  // namespace tmakit

@@ -1,0 +1,31 @@
+// What a launcher decides per GPU, as one value: chosen once per device by the host
+// (host/device_policy.cpp, from its rows of measured GPUs; TMAKIT_POLICY overrides fields there,
+// in that one place) and passed down in kernels::LaunchArgs::policy. A launcher reads its
+// fields and nothing else about the GPU or the environment, so what runs is a function of the
+// call and this value, and the value is part of the plans' and wisdom's problem key.
+#pragma once
+#include <kernels/common/flat.hpp>
+
+namespace tmakit {
+
+struct DevicePolicy {
+  // smem_sector and sector_accumulate: blocks walk down tile columns (else grouped rows), and
+  // at 4 B a transpose owns 128 output rows a block instead of 64 (sector_kernel.cuh).
+  bool sector_column_tiles = false;
+  // smem_sector's owned granularity in bytes: 16, 32, 64 or 128 (128 not at 1 B).
+  int sector_bytes = 32;
+  // smem_flat and flat_accumulate: the bytes a unit moves (flat_kernel.cuh's flat_launch_plan)
+  // for a single matrix with a short side >= 16; other calls flat_unit_bytes.
+  int flat_skinny_unit_bytes = kFlatTileBytes;
+  int flat_unit_bytes = kFlatTileBytes;
+  // ... and which calls flat_plan's tables take.
+  FlatTableLimits flat_limits;
+  // smem_strip's tile where neither side is short (0: 64 x 64, 32 x 32 at 8-16 B).
+  int strip_tile_rows = 0, strip_tile_cols = 0;
+  // bulk_flat: ring stages, CTAs per SM at most, bytes a unit moves.
+  int bulk_flat_stages = 2;
+  int bulk_flat_ctas_per_sm = 6;
+  int bulk_flat_unit_bytes = kFlatTileBytes;
+};
+
+}  // namespace tmakit

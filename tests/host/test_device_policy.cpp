@@ -1,0 +1,67 @@
+// The per-device policy (host/device_policy.hpp) without a GPU: the rows by DRAM bandwidth, and
+// TMAKIT_POLICY's fields, each applied or refused with its reason and nothing else changed.
+#include <string>
+#include <gtest/gtest.h>
+#include <host/device_policy.hpp>
+
+namespace tmakit {
+namespace {
+
+TEST(DevicePolicy, RowsByBandwidth) {
+  std::string h100, h200, none;
+  const DevicePolicy a = device_policy(3352, &h100), b = device_policy(4800, &h200),
+                     c = device_policy(0, &none);
+  EXPECT_EQ(h100, "hbm3");
+  EXPECT_EQ(h200, "hbm3e");
+  EXPECT_EQ(none, "hbm3");
+  EXPECT_FALSE(a.sector_column_tiles);
+  EXPECT_TRUE(b.sector_column_tiles);
+  EXPECT_EQ(a.flat_skinny_unit_bytes, kFlatTileBytes);
+  EXPECT_EQ(b.flat_skinny_unit_bytes, 2 * kFlatTileBytes);
+  EXPECT_EQ(b.flat_unit_bytes, kFlatTileBytes);
+  EXPECT_EQ(c.sector_bytes, 32);
+}
+
+TEST(DevicePolicy, OverridesApplyEachField) {
+  DevicePolicy p;
+  ASSERT_EQ(apply_policy_overrides("sector_bytes=64,strip_tile=128x64,flat_unit_bytes=8192,"
+                                   "flat_table_max_rows=0,flat_batch_table_bytes=8,"
+                                   "flat_max_matrix_bytes=1000,bulk_flat_stages=3,bulk_flat_ctas=2,"
+                                   "bulk_flat_unit_bytes=65536,sector_column_tiles=1",
+                                   &p),
+            "");
+  EXPECT_EQ(p.sector_bytes, 64);
+  EXPECT_EQ(p.strip_tile_rows, 128);
+  EXPECT_EQ(p.strip_tile_cols, 64);
+  EXPECT_EQ(p.flat_unit_bytes, 8192);
+  EXPECT_EQ(p.flat_skinny_unit_bytes, 8192);  // flat_unit_bytes sets every flat unit
+  EXPECT_EQ(p.flat_limits.max_rows, 0);
+  EXPECT_EQ(p.flat_limits.batch_max_elem_bytes, 8);
+  EXPECT_EQ(p.flat_limits.batch_max_matrix_bytes, kFlatMaxMatrixBytes);  // raised to the floor
+  EXPECT_EQ(p.bulk_flat_stages, 3);
+  EXPECT_EQ(p.bulk_flat_ctas_per_sm, 2);
+  EXPECT_EQ(p.bulk_flat_unit_bytes, 65536);
+  EXPECT_TRUE(p.sector_column_tiles);
+}
+
+TEST(DevicePolicy, BadOverridesAreRefusedWithTheReason) {
+  const struct {
+    const char* text;
+    const char* why;
+  } cases[] = {{"sector_bytes=48", "sector_bytes 48 is out of its range"},
+               {"sector_bytes=256", "out of its range"},
+               {"flat_unit_bytes=100", "flat_unit_bytes 100 is out of its range (4096..32768)"},
+               {"bulk_flat_stages=x", "bulk_flat_stages 'x' is not an integer"},
+               {"strip_tile=100x64", "strip_tile '100x64' is not RxC"},
+               {"strip_tile=512x512", "within 48 KB"},
+               {"nonsense=1", "unknown field 'nonsense'"},
+               {"sector_bytes", "'sector_bytes' is not FIELD=VALUE"}};
+  for (const auto& c : cases) {
+    DevicePolicy p;
+    const std::string why = apply_policy_overrides(c.text, &p);
+    EXPECT_NE(why.find(c.why), std::string::npos) << c.text << ": '" << why << "'";
+  }
+}
+
+}  // namespace
+}  // namespace tmakit
