@@ -4,7 +4,10 @@
 // kept as wisdom and used, wisdom of another GPU model ignored, fallbacks chosen by measuring,
 // and bad operands rejected with dst untouched. Every output is compared bit for bit with the
 // CPU reference.
+#include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 #include <gtest/gtest.h>
@@ -12,6 +15,7 @@
 #include <host/transpose/wisdom.hpp>
 #include <tests/support/accumulate.hpp>
 #include <tests/support/gpu.hpp>
+#include <tests/support/ranking.hpp>
 #include <tests/support/harness.hpp>
 #include <tests/support/scoped_env.hpp>
 #include <tmakit/plan.hpp>
@@ -213,6 +217,50 @@ TEST(Plan, MeasureLeavesTheCallersDstCorrect) {
                                            [&](const void* s, void* d) { return plan.run(s, d); }),
               "");
   }
+}
+
+// Measure at first use (set_default_tuning, or TMAKIT_TUNING=measure): a transpose() call of a
+// new problem measures once (one wisdom entry more, the result right), the same call again
+// measures nothing, a plan with the default tuning finds the decision as wisdom, and with
+// TMAKIT_WISDOM naming a file the decision is saved there; back on the heuristic, a new problem
+// is ranked, not measured.
+TEST(Plan, DefaultTuningMeasuresEachProblemOnce) {
+  TMAKIT_NEED_GPU(75);
+  clear_wisdom();
+  const std::string path = ::testing::TempDir() + "tmakit_measure_default.wisdom";
+  std::remove(path.c_str());
+  test::ScopedEnv env("TMAKIT_WISDOM", path.c_str());
+  ASSERT_TRUE(set_default_tuning(Tuning::kMeasure).ok());
+  EXPECT_EQ(default_tuning(), Tuning::kMeasure);
+  const int before = wisdom_size();
+  Status st;
+  auto call = [&](const void* s, void* d) {
+    st = transpose(s, d, 1003, 517, 4);
+    return st;
+  };
+  EXPECT_EQ(test::check_transpose(1003, 517, 4, false, 0, call), "");
+  ASSERT_TRUE(st.ok()) << st.message;
+  EXPECT_EQ(wisdom_size(), before + 1) << "the first call did not measure";
+  const std::string first = st.variant;
+  EXPECT_EQ(test::check_transpose(1003, 517, 4, false, 0, call), "");
+  EXPECT_EQ(wisdom_size(), before + 1) << "the second call measured again";
+  EXPECT_EQ(st.variant, first);
+  Plan plan;
+  ASSERT_TRUE(make_plan(&plan, 1003, 517, 4).ok());
+  EXPECT_EQ(plan.source(), "wisdom") << plan.explain();
+  EXPECT_EQ(plan.variant(), first);
+  std::ifstream f(path);
+  std::stringstream text;
+  text << f.rdbuf();
+  EXPECT_NE(text.str().find("1003x517"), std::string::npos) << "not saved to " << path;
+  EXPECT_FALSE(set_default_tuning(Tuning::kDefault).ok());
+  ASSERT_TRUE(set_default_tuning(Tuning::kHeuristic).ok());
+  Plan ranked;
+  ASSERT_TRUE(make_plan(&ranked, 1003, 519, 4).ok());
+  EXPECT_EQ(ranked.source(), "heuristic");
+  EXPECT_EQ(ranked.variant(), test::next_runnable(1003, 519, 4, {})) << ranked.explain();
+  std::remove(path.c_str());
+  clear_wisdom();
 }
 
 // Measuring an accumulate never touches the caller's buffers (scratch ones are timed).
