@@ -271,11 +271,16 @@ Status make_state(const Request& req, const TuneOptions& asked_tune, const void*
       ranked_candidates(req, st->lay, caps, kind_of(req, named),
                         g != nullptr ? g->name : std::string(), &ranking);
   for (const VariantDef* d : order) st->ranking.push_back(d->info.token);
+  // (The preparation first: a TMA technique's reason names the device and a simulated
+  // capability; then the capability any technique needs.)
   auto why_not = [&](const VariantDef* d) {
-    return caps.cc < d->info.min_cc
-               ? "it needs compute capability " + std::to_string(d->info.min_cc / 10) + "." +
-                     std::to_string(d->info.min_cc % 10)
-               : try_prepare(st, d, map_src, map_dst);
+    std::string why = try_prepare(st, d, map_src, map_dst);
+    if (why.empty() && caps.cc < d->info.min_cc)
+      why = "it needs compute capability " + std::to_string(d->info.min_cc / 10) + "." +
+            std::to_string(d->info.min_cc % 10) + "; device " + std::to_string(caps.device) +
+            " has " + std::to_string(caps.cc / 10) + "." + std::to_string(caps.cc % 10) +
+            simulated_cc_note(caps.cc);
+    return why;
   };
   // The first of the order, `skip` aside, that can run the call (nullptr: none can).
   auto first_runnable = [&](const VariantDef* skip) -> const VariantDef* {

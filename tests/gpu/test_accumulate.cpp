@@ -6,6 +6,7 @@
 #include <vector>
 #include <gtest/gtest.h>
 #include <host/device.hpp>
+#include <tests/support/ranking.hpp>
 #include <tests/support/accumulate.hpp>
 #include <tests/support/gpu.hpp>
 #include <tests/support/harness.hpp>
@@ -44,7 +45,8 @@ bool tma_reduce_runs(std::int64_t rows, std::int64_t cols, DataType t, double be
          (rows * e) % 16 == 0 && (cols * e) % 16 == 0;
 }
 
-// Does technique v run this call itself, or fall back to smem_accumulate? The TMA techniques
+// Does technique v run this call itself, or fall back to the ranking's next runnable technique?
+// The TMA techniques
 // need TMA and 16-byte rows, tma_reduce also beta = 1 and a type TMA adds.
 bool runs_itself(const std::string& v, std::int64_t rows, std::int64_t cols, DataType t,
                  double beta) {
@@ -87,7 +89,9 @@ TEST_P(Accumulate, MatchesReferenceForEveryShapeAndScalars) {
         EXPECT_EQ(st.fallback_reason, "") << where;
         ++itself;
       } else {
-        EXPECT_EQ(st.variant, "smem_accumulate") << where;
+        EXPECT_EQ(st.variant, test::next_runnable_accumulate(s.rows, s.cols, c.type, sc.alpha,
+                                                             sc.beta, opt))
+            << where << ": not the ranking's next runnable technique";
         EXPECT_NE(st.fallback_reason, "") << where;
       }
     }
@@ -149,10 +153,10 @@ TEST(AccumulateFallback, TmaReduceSaysWhyAndCanRefuse) {
         });
   };
   EXPECT_EQ(run(DataType::kF32, 0.5), "");
-  EXPECT_EQ(st.variant, "smem_accumulate");
+  EXPECT_EQ(st.variant, test::next_runnable_accumulate(64, 64, DataType::kF32, 1, 0.5, opt));
   EXPECT_NE(st.fallback_reason.find("beta must be 1"), std::string::npos) << st.fallback_reason;
   EXPECT_EQ(run(DataType::kF64, 1), "");
-  EXPECT_EQ(st.variant, "smem_accumulate");
+  EXPECT_EQ(st.variant, test::next_runnable_accumulate(64, 64, DataType::kF64, 1, 1, opt));
   EXPECT_NE(st.fallback_reason.find("f64"), std::string::npos) << st.fallback_reason;
   opt.allow_fallback = false;
   void *src = nullptr, *dst = nullptr;
@@ -169,7 +173,7 @@ TEST(AccumulateFallback, TmaReduceSaysWhyAndCanRefuse) {
         return st;
       });
   EXPECT_EQ(err, "");
-  EXPECT_EQ(st.variant, "smem_accumulate");
+  EXPECT_EQ(st.variant, test::next_runnable_accumulate(64, 1001, DataType::kF32, 1, 1, opt));
   EXPECT_NE(st.fallback_reason.find("multiple of 16"), std::string::npos) << st.fallback_reason;
   cudaFree(src);
   cudaFree(dst);

@@ -29,4 +29,25 @@ inline std::string next_runnable(std::int64_t rows, std::int64_t cols, int elem_
   return "";
 }
 
+// The same for a transpose-accumulate call.
+inline std::string next_runnable_accumulate(std::int64_t rows, std::int64_t cols, DataType type,
+                                            double alpha, double beta,
+                                            const TransposeOptions& opt) {
+  Plan plan;
+  if (!make_accumulate_plan(&plan, rows, cols, type, alpha, beta, {}, opt).ok()) return "";
+  for (const std::string& token : plan.ranking()) {
+    if (token == opt.variant) continue;
+    TransposeOptions o = opt;
+    o.variant = token;
+    o.allow_fallback = false;
+    o.swizzle_bytes = -1;
+    o.barrier = TmaBarrier::kDefault;
+    Plan p;
+    if (make_accumulate_plan(&p, rows, cols, type, alpha, beta, {}, o).ok() &&
+        p.fallback_reason().empty())
+      return token;
+  }
+  return "";
+}
+
 }  // namespace tmakit::test
