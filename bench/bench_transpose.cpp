@@ -412,8 +412,8 @@ void register_overhead(const std::string& prefix, int calls_per_iter, int iters)
 }  // namespace tmakit::bench
 
 namespace tmakit::bench {
-void register_tensor_map_host();                                       // bench/tensor_map_host.cpp
-void register_plan_host_cost();                                        // bench/plan_rows.cpp
+void register_tensor_map_host();  // bench/tensor_map_host.cpp
+void register_plan_host_cost();   // bench/plan_rows.cpp
 void register_plan_survey(const std::vector<cli::SurveyCell>& cells, bool accumulate,
                           bool plans);  // bench/plan_rows.cpp
 void register_permute_cases(
@@ -426,9 +426,9 @@ namespace tmakit::bench {
 // The drawn survey cells of a distribution (--survey-dist).
 std::vector<cli::SurveyCell> survey_cells_of(const std::string& dist, long long count,
                                              long long seed) {
-  return dist == "classic"
-             ? cli::survey_cells(static_cast<int>(count), static_cast<unsigned>(seed))
-             : cli::decider_survey_cells(dist, static_cast<int>(count), static_cast<unsigned>(seed));
+  return dist == "classic" ? cli::survey_cells(static_cast<int>(count), static_cast<unsigned>(seed))
+                           : cli::decider_survey_cells(dist, static_cast<int>(count),
+                                                       static_cast<unsigned>(seed));
 }
 
 // Every preset but "permute": the host-cost rows, the survey (preset survey), the shapes'
@@ -442,14 +442,14 @@ void register_transpose_presets(const std::string& preset, const std::vector<Sha
   register_overhead("host_overhead", 100, 100);  // first, next to host_calls (see there)
   register_plan_host_cost();
   if (preset == "survey") {
-    benchmark::AddCustomContext("survey", !survey_list.empty()
-                                              ? std::to_string(survey_list.size()) + " named cells"
-                                              : std::to_string(survey_count) + " cells, seed " +
-                                                    std::to_string(survey_seed) + ", " +
-                                                    survey_dist);
+    benchmark::AddCustomContext(
+        "survey", !survey_list.empty() ? std::to_string(survey_list.size()) + " named cells"
+                                       : std::to_string(survey_count) + " cells, seed " +
+                                             std::to_string(survey_seed) + ", " + survey_dist);
     benchmark::AddCustomContext("survey_kind", survey_accumulate ? "accumulate" : "transpose");
-    register_plan_survey(!survey_list.empty() ? survey_list
-                                              : survey_cells_of(survey_dist, survey_count, survey_seed),
+    register_plan_survey(!survey_list.empty()
+                             ? survey_list
+                             : survey_cells_of(survey_dist, survey_count, survey_seed),
                          survey_accumulate, survey_plans);
   }
   for (const Shape& s : shapes)

@@ -311,8 +311,8 @@ void survey_accumulate_cell(benchmark::State& st, const cli::Shape& s, int e) {
     for (std::size_t i = 0; i < techs.size(); ++i)
       if (techs[i].first == h.variant()) h_us = medians[i];
     st.counters[beta == 0 ? "heuristic0_ratio" : "heuristic_ratio"] = h_us > 0 ? best / h_us : 0;
-    label += std::string(label.empty() ? "" : "; ") + (beta == 0 ? "beta 0 " : "beta 1 ") +
-             h.variant();
+    label +=
+        std::string(label.empty() ? "" : "; ") + (beta == 0 ? "beta 0 " : "beta 1 ") + h.variant();
   }
   for (auto _ : st) st.SetIterationTime(1e-6);
   st.counters["bytes"] = static_cast<double>(bytes);
@@ -334,22 +334,20 @@ void register_plan_host_cost() {
         ->Repetitions(1);
 }
 
-void register_plan_survey(const std::vector<cli::SurveyCell>& cells, bool accumulate,
-                          bool plans) {
+void register_plan_survey(const std::vector<cli::SurveyCell>& cells, bool accumulate, bool plans) {
   for (const cli::SurveyCell& c : cells) {
     const cli::Shape s = c.shape;
     const int e = c.elem_bytes;
     if (accumulate && (e == 1 || e == 16)) continue;  // no accumulate type of that size
-    benchmark::RegisterBenchmark(
-        ((accumulate ? "plan_survey_acc/e" : "plan_survey/e") + std::to_string(e) + "/" + s.cls +
-         "/" + s.name())
-            .c_str(),
-        [=](benchmark::State& st) {
-          if (accumulate)
-            survey_accumulate_cell(st, s, e);
-          else
-            survey_cell(st, s, e, plans);
-        })
+    benchmark::RegisterBenchmark(((accumulate ? "plan_survey_acc/e" : "plan_survey/e") +
+                                  std::to_string(e) + "/" + s.cls + "/" + s.name())
+                                     .c_str(),
+                                 [=](benchmark::State& st) {
+                                   if (accumulate)
+                                     survey_accumulate_cell(st, s, e);
+                                   else
+                                     survey_cell(st, s, e, plans);
+                                 })
         ->UseManualTime()
         ->Unit(benchmark::kMicrosecond)
         ->Iterations(1)

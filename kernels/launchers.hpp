@@ -22,9 +22,9 @@ struct LaunchArgs {
   int elem_bytes = 0;    // 1, 2, 4, 8, 16 (16: the techniques whose registry row takes it)
   BatchStrides strides;  // the host fills every field
   cudaStream_t stream = nullptr;
-  int sm_count = 1;      // for grids sized from the machine (copy, persistent kernels)
-  DevicePolicy policy;   // the per-GPU choices (kernels/common/device_policy.hpp)
-  int cc = 0;            // the device's compute capability, major * 10 + minor (0: unknown)
+  int sm_count = 1;     // for grids sized from the machine (copy, persistent kernels)
+  DevicePolicy policy;  // the per-GPU choices (kernels/common/device_policy.hpp)
+  int cc = 0;           // the device's compute capability, major * 10 + minor (0: unknown)
   // TMA techniques only:
   int swizzle = kSwizzle128B;  // CUtensorMapSwizzle of the tile boxes (none, 32B, 64B, 128B)
   BarrierStyle barrier = BarrierStyle::kPtx;

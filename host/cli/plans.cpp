@@ -305,15 +305,18 @@ int run_rank(const std::vector<std::string>& args) {
       if (!take_value(args, &i, &acc_type) ||
           (acc_type != "f16" && acc_type != "bf16" && acc_type != "f32" && acc_type != "f64" &&
            acc_type != "i32"))
-        return arg_error("rank", "--accumulate: '" + acc_type + "' is not f16, bf16, f32, f64 or i32");
+        return arg_error("rank",
+                         "--accumulate: '" + acc_type + "' is not f16, bf16, f32, f64 or i32");
       e = acc_type == "f64" ? 8 : acc_type == "f32" || acc_type == "i32" ? 4 : 2;
     } else if (a == "--beta") {
       if (!take_value(args, &i, &text)) return arg_error("rank", "--beta needs a number");
       char* end = nullptr;
       beta = std::strtod(text.c_str(), &end);
-      if (text.empty() || *end != '\0') return arg_error("rank", "--beta: '" + text + "' is not a number");
+      if (text.empty() || *end != '\0')
+        return arg_error("rank", "--beta: '" + text + "' is not a number");
     } else if (a == "--cells") {
-      if (!take_value(args, &i, &cells)) return arg_error("rank", "--cells needs a file (- for stdin)");
+      if (!take_value(args, &i, &cells))
+        return arg_error("rank", "--cells needs a file (- for stdin)");
     } else if (a == "--help" || a == "-h") {
       std::printf(
           "usage: tmakit rank --rows R --cols C [--batch B] [--elem-bytes E | --accumulate TYPE\n"

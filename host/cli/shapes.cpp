@@ -197,11 +197,12 @@ std::vector<SurveyCell> decider_survey_cells(const std::string& dist, int count,
     const int e = kElems[rng() % 5];
     const double elems = log_uniform(lo_bytes, hi_bytes) / e;
     Shape s{nullptr, 1, 0, 0};
-    auto sides = [&](double aspect, std::int64_t multiple) {  // rows x cols of `elems`, rows/cols ~ aspect
+    auto sides = [&](double aspect,
+                     std::int64_t multiple) {  // rows x cols of `elems`, rows/cols ~ aspect
       const double r = std::sqrt(elems * aspect);
       s.rows = std::max<std::int64_t>(multiple, static_cast<std::int64_t>(r) / multiple * multiple);
-      s.cols = std::max<std::int64_t>(multiple,
-                                      static_cast<std::int64_t>(elems / s.rows) / multiple * multiple);
+      s.cols = std::max<std::int64_t>(
+          multiple, static_cast<std::int64_t>(elems / s.rows) / multiple * multiple);
     };
     const double max_aspect = train ? 64 : 4;
     const double aspect = log_uniform(1 / max_aspect, max_aspect);
@@ -228,7 +229,7 @@ std::vector<SurveyCell> decider_survey_cells(const std::string& dist, int count,
           break;
         }
         s.cls = "skinny";
-        const std::int64_t k = !train                   ? uniform(1, 128)
+        const std::int64_t k = !train              ? uniform(1, 128)
                                : i % families == 2 ? static_cast<std::int64_t>(log_uniform(1, 193))
                                                    : uniform(1, 40);
         const std::int64_t n = std::max<std::int64_t>(k, static_cast<std::int64_t>(elems / k));

@@ -38,14 +38,10 @@ struct Features {
 
 Features features_of(int e, std::int64_t batch, std::int64_t rows, std::int64_t cols) {
   const double b = static_cast<double>(std::max<std::int64_t>(batch, 1));
-  return {std::log2(b * rows * cols * e),
-          std::log2(double(cols) * e),
-          std::log2(double(rows) * e),
-          std::log2(double(rows) * cols * e),
-          (cols * e) % 16 == 0,
-          (rows * e) % 16 == 0,
-          (rows * e) % 32 == 0,
-          batch > 1,
+  return {std::log2(b * rows * cols * e), std::log2(double(cols) * e),
+          std::log2(double(rows) * e),    std::log2(double(rows) * cols * e),
+          (cols * e) % 16 == 0,           (rows * e) % 16 == 0,
+          (rows * e) % 32 == 0,           batch > 1,
           std::min(rows, cols) <= 32};
 }
 
@@ -228,7 +224,8 @@ Ranking rank_techniques(const std::string& gpu_name, double dram_gbps, const Pro
   if (m.prior > 0)
     if (const auto cm = s.classes.find(class_of(p.elem_bytes, f)); cm != s.classes.end()) {
       for (std::size_t j = 0; j < n; ++j)
-        sum[j] += m.prior * (cm->second.sum[j] + (cm->second.cells - cm->second.count[j]) * m.missing) /
+        sum[j] += m.prior *
+                  (cm->second.sum[j] + (cm->second.cells - cm->second.count[j]) * m.missing) /
                   cm->second.cells;
       total += m.prior;
     }
@@ -263,7 +260,8 @@ std::string explain_ranking(const std::string& gpu_name, double dram_gbps, const
                 static_cast<long long>(p.cols));
   std::string out = buf;
   const Ranking r = rank_techniques(gpu_name, dram_gbps, p);
-  if (r.ranked.empty()) return out + "no cells of its class: the last resort " + last_resort_technique(p);
+  if (r.ranked.empty())
+    return out + "no cells of its class: the last resort " + last_resort_technique(p);
   std::snprintf(buf, sizeof buf, "%s, %d cells (distance %.2f):", r.table.c_str(), r.cells,
                 r.distance);
   out += buf;

@@ -27,8 +27,8 @@ struct Problem {
 };
 
 struct Ranking {
-  std::string table;  // the GPU whose data ranked it; "" when no table has cells of its class
-  int cells = 0;      // the measured cells it was ranked from
+  std::string table;    // the GPU whose data ranked it; "" when no table has cells of its class
+  int cells = 0;        // the measured cells it was ranked from
   double distance = 0;  // the farthest of them
   std::vector<std::pair<std::string, double>> ranked;  // token, predicted time over the fastest
 };

@@ -296,8 +296,7 @@ std::string Plan::explain() const {
            st.unaligned_def->info.token + "\n";
   if (!st.ranking.empty()) {
     out += "ranking:  ";
-    for (std::size_t i = 0; i < st.ranking.size(); ++i)
-      out += (i ? ", " : "") + st.ranking[i];
+    for (std::size_t i = 0; i < st.ranking.size(); ++i) out += (i ? ", " : "") + st.ranking[i];
     out += "\n";
   }
   out += "key:      " + st.problem_key + "\n";
@@ -305,4 +304,3 @@ std::string Plan::explain() const {
 }
 
 }  // namespace tmakit
-

@@ -32,7 +32,6 @@ std::string hex_ptr(const void* p) {
   return buf;
 }
 
-
 std::string swizzle_list(const std::vector<int>& axis) {
   std::string s;
   for (int b : axis)

@@ -64,9 +64,9 @@ Status launch_state(const PlanState& st, const void* src, void* dst, cudaStream_
     if (std::string why = planned_needs(st.req, *def, st.caps, &args, &maps); !why.empty()) {
       if (!st.is_auto && !st.req.options.allow_fallback) return fallback_refusal(*def, why);
       if (st.unaligned_def == nullptr)
-        return make_status(StatusCode::kUnsupported,
-                           "variant '" + def->info.token + "' cannot run these operands: " + why +
-                               "; no other technique can");
+        return make_status(StatusCode::kUnsupported, "variant '" + def->info.token +
+                                                         "' cannot run these operands: " + why +
+                                                         "; no other technique can");
       def = st.unaligned_def;
       args = st.args;
       args.src = src;

@@ -64,7 +64,8 @@ std::string problem_key(const Request& r, const ResolvedLayout& lay, const Devic
 // transpose or an accumulate.
 VariantKind kind_of(const Request& r, const VariantDef* named) {
   return named != nullptr ? named->info.kind
-                          : r.accumulate ? VariantKind::kAccumulate : VariantKind::kTranspose;
+         : r.accumulate   ? VariantKind::kAccumulate
+                          : VariantKind::kTranspose;
 }
 
 // The techniques of `kind` that take the request's element size and layout on this device
@@ -85,9 +86,9 @@ std::vector<const VariantDef*> candidate_defs(const Request& r, const ResolvedLa
 // The decider's problem for a request.
 Problem problem_of(const Request& r, const ResolvedLayout& lay) {
   Problem p;
-  p.kind = !r.accumulate         ? ProblemKind::kTranspose
-           : r.acc.beta == 0     ? ProblemKind::kAccumulateBeta0
-                                 : ProblemKind::kAccumulate;
+  p.kind = !r.accumulate     ? ProblemKind::kTranspose
+           : r.acc.beta == 0 ? ProblemKind::kAccumulateBeta0
+                             : ProblemKind::kAccumulate;
   p.elem_bytes = r.elem_bytes;
   p.batch = lay.strides.batch;
   p.rows = r.rows;
@@ -267,9 +268,8 @@ Status make_state(const Request& req, const TuneOptions& asked_tune, const void*
   // The decider's order (host/transpose/decider.hpp); a technique's reason where it cannot run.
   Ranking ranking;
   const GpuKey* g = gpu_key();
-  const std::vector<const VariantDef*> order =
-      ranked_candidates(req, st->lay, caps, kind_of(req, named),
-                        g != nullptr ? g->name : std::string(), &ranking);
+  const std::vector<const VariantDef*> order = ranked_candidates(
+      req, st->lay, caps, kind_of(req, named), g != nullptr ? g->name : std::string(), &ranking);
   for (const VariantDef* d : order) st->ranking.push_back(d->info.token);
   // (The preparation first: a TMA technique's reason names the device and a simulated
   // capability; then the capability any technique needs.)
@@ -300,7 +300,8 @@ Status make_state(const Request& req, const TuneOptions& asked_tune, const void*
     def = find_variant_def(st->timings[0].first);
   } else {
     def = first_runnable(nullptr);
-    if (def == nullptr) return make_status(StatusCode::kUnsupported, "no technique can run this call");
+    if (def == nullptr)
+      return make_status(StatusCode::kUnsupported, "no technique can run this call");
     st->source = "heuristic";
     st->rule = ranking_rule(ranking);
     // The ranking's first, when it could not run, is what the plan asked for.

@@ -44,10 +44,10 @@ struct PlanState {
   // that needs none (nullptr: none).
   const VariantDef* unaligned_def = nullptr;
   std::vector<std::string> ranking;  // the order the techniques were tried in
-  std::string asked;                // the named technique, or auto's pick before any fallback
-  std::string fallback_reason;      // why def is not `asked`; empty when it is
-  kernels::LaunchArgs args;         // src, dst and stream are set per run
-  TmaMaps maps;                     // encoded for map_src / map_dst
+  std::string asked;                 // the named technique, or auto's pick before any fallback
+  std::string fallback_reason;       // why def is not `asked`; empty when it is
+  kernels::LaunchArgs args;          // src, dst and stream are set per run
+  TmaMaps maps;                      // encoded for map_src / map_dst
   bool src_map = false, dst_map = false;
   const void* map_src = nullptr;
   const void* map_dst = nullptr;

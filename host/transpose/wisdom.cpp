@@ -313,8 +313,7 @@ std::atomic<int>& default_tuning_value() {
       return static_cast<int>(Tuning::kHeuristic);
     if (std::strcmp(e, "measure") == 0) return static_cast<int>(Tuning::kMeasure);
     std::fprintf(stderr,
-                 "tmakit: TMAKIT_TUNING='%s' is neither measure nor heuristic; it is ignored\n",
-                 e);
+                 "tmakit: TMAKIT_TUNING='%s' is neither measure nor heuristic; it is ignored\n", e);
     return static_cast<int>(Tuning::kHeuristic);
   }()};
   return mode;

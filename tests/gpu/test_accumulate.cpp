@@ -89,8 +89,8 @@ TEST_P(Accumulate, MatchesReferenceForEveryShapeAndScalars) {
         EXPECT_EQ(st.fallback_reason, "") << where;
         ++itself;
       } else {
-        EXPECT_EQ(st.variant, test::next_runnable_accumulate(s.rows, s.cols, c.type, sc.alpha,
-                                                             sc.beta, opt))
+        EXPECT_EQ(st.variant,
+                  test::next_runnable_accumulate(s.rows, s.cols, c.type, sc.alpha, sc.beta, opt))
             << where << ": not the ranking's next runnable technique";
         EXPECT_NE(st.fallback_reason, "") << where;
       }

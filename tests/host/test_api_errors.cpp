@@ -303,8 +303,12 @@ TEST(AccumulateAuto, PicksARankedTechniqueThatTakesTheCall) {
   for (DataType t : {DataType::kF16, DataType::kBF16, DataType::kF32, DataType::kF64})
     for (double beta : {0.0, 1.0, 2.0})
       for (double gbps : {3350.0, 4800.0})
-        for (const auto& [rows, cols] : {std::pair<long, long>{4096, 4096}, {4096, 4097},
-                                         {12345, 6789}, {4000000, 16}, {16, 4000000}, {33, 33}}) {
+        for (const auto& [rows, cols] : {std::pair<long, long>{4096, 4096},
+                                         {4096, 4097},
+                                         {12345, 6789},
+                                         {4000000, 16},
+                                         {16, 4000000},
+                                         {33, 33}}) {
           const std::string pick = auto_accumulate_variant(rows, cols, t, beta, gbps);
           const VariantInfo* v = find_variant(pick);
           ASSERT_NE(v, nullptr) << pick;

@@ -65,10 +65,12 @@ TEST(Decider, AMeasuredCellRanksItsFastestFirst) {
   // The full benchmark preset's 4096 x 4096 at 2 B is in both tables: it is its own nearest
   // cell, at distance 0, and its weight dwarfs the others'.
   for (const char* gpu : kGpus) {
-    const Ranking exact = rank_techniques(gpu, 0, problem(ProblemKind::kTranspose, 2, 1, 4096, 4096));
+    const Ranking exact =
+        rank_techniques(gpu, 0, problem(ProblemKind::kTranspose, 2, 1, 4096, 4096));
     ASSERT_FALSE(exact.ranked.empty());
     EXPECT_LE(exact.ranked[0].second, 1.01) << gpu << ": " << exact.ranked[0].first;
-    const Ranking near = rank_techniques(gpu, 0, problem(ProblemKind::kTranspose, 2, 1, 4099, 4093));
+    const Ranking near =
+        rank_techniques(gpu, 0, problem(ProblemKind::kTranspose, 2, 1, 4099, 4093));
     EXPECT_GT(near.distance, 0) << gpu;
     EXPECT_GT(near.cells, 1) << gpu;
   }
@@ -125,7 +127,8 @@ TEST(Decider, RankingWordsMatchTheGolden) {
   std::stringstream golden;
   golden << in.rdbuf();
   EXPECT_EQ(out.str(), golden.str()) << "the tables or the ranking changed: check the new words, "
-                                        "then TMAKIT_UPDATE_GOLDEN=1 rewrites " << path;
+                                        "then TMAKIT_UPDATE_GOLDEN=1 rewrites "
+                                     << path;
 }
 
 }  // namespace

@@ -133,7 +133,9 @@ TEST(TmaFallback, AutoUsesTmaWhenItCanAndSaysWhyNot) {
   ASSERT_TRUE(current_device_caps(&caps).ok());
   int tma_cells = 0;
   for (const auto& [rows, cols] : {std::pair<std::int64_t, std::int64_t>{1040, 2000},
-                                   {2048, 2048}, {4096, 4096}, {8192, 2048}})
+                                   {2048, 2048},
+                                   {4096, 4096},
+                                   {8192, 2048}})
     for (int e : {1, 2, 4, 8}) {
       Problem problem;
       problem.elem_bytes = e;
@@ -165,8 +167,7 @@ TEST(TmaFallback, AutoUsesTmaWhenItCanAndSaysWhyNot) {
       off.allow_tma = false;
       EXPECT_EQ(run_auto(rows, cols, e, off, &st), "") << where;
       EXPECT_EQ(st.variant, classic) << where;
-      EXPECT_EQ(st.fallback_reason, "TMA disabled by TransposeOptions::allow_tma = false")
-          << where;
+      EXPECT_EQ(st.fallback_reason, "TMA disabled by TransposeOptions::allow_tma = false") << where;
     }
   EXPECT_GT(tma_cells, 0) << "auto never prefers TMA: the fallback path is untested";
 }
