@@ -1,5 +1,5 @@
 // The public transpose: transpose() and transpose_accumulate() are one-call plans
-// (host/transpose/plan.cpp: every check before anything is launched, so a rejected call writes
+// (host/transpose/plan_check.cpp: every check before anything is launched, so a rejected call writes
 // nothing; the technique picked and its tensor maps encoded once per problem and kept).
 // auto_variant, fallback_variant and auto_accumulate_variant, at the end, are thin wrappers over
 // the one decider (host/transpose/decider.hpp).
@@ -154,7 +154,7 @@ std::string auto_accumulate_variant(std::int64_t rows, std::int64_t cols, DataTy
   p.rows = rows;
   p.cols = cols;
   return first_ranked(p, dram_gbps, [&](const VariantDef& d) {
-    // tma_reduce adds into dst: beta 1, and no f64 (plan.cpp's accumulate_unsupported)
+    // tma_reduce adds into dst: beta 1, and no f64 (plan_check.cpp's accumulate_unsupported)
     return d.info.kind == VariantKind::kAccumulate && d.info.supports_elem_bytes(p.elem_bytes) &&
            (d.info.token != "tma_reduce" || (beta == 1 && type != DataType::kF64));
   });
