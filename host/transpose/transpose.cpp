@@ -1,6 +1,6 @@
 // The public transpose: transpose() and transpose_accumulate() are one-call plans
-// (host/transpose/plan_check.cpp: every check before anything is launched, so a rejected call writes
-// nothing; the technique picked and its tensor maps encoded once per problem and kept).
+// (host/transpose/plan_check.cpp: every check before anything is launched, so a rejected call
+// writes nothing; the technique picked and its tensor maps encoded once per problem and kept).
 // auto_variant, fallback_variant and auto_accumulate_variant, at the end, are thin wrappers over
 // the one decider (host/transpose/decider.hpp).
 #include <algorithm>
