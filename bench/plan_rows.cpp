@@ -150,19 +150,31 @@ std::vector<double> time_rounds(const std::vector<std::function<void()>>& runs, 
   return out;
 }
 
+// A survey cell's operands on the device: src filled by `fill`, dst, and ref, src's transpose
+// computed on the host. Empty why: ready.
+struct CellOperands {
+  DeviceBuf src, dst, ref;
+  std::string why;
+  CellOperands(const cli::Shape& s, int e, FillRange fill, std::size_t bytes)
+      : src(bytes), dst(bytes), ref(bytes) {
+    if (!src.p || !dst.p || !ref.p) {
+      why = "cudaMalloc failed";
+      return;
+    }
+    std::vector<unsigned char> h_src(bytes), h_ref(bytes);
+    fill_input_and_reference(s.batch, s.rows, s.cols, e, fill, h_src.data(), h_ref.data());
+    if (cudaMemcpy(src.p, h_src.data(), bytes, cudaMemcpyHostToDevice) != cudaSuccess ||
+        cudaMemcpy(ref.p, h_ref.data(), bytes, cudaMemcpyHostToDevice) != cudaSuccess)
+      why = "cudaMemcpy failed";
+  }
+};
+
 void survey_cell(benchmark::State& st, const cli::Shape& s, int e, bool plans) {
   const std::int64_t n = s.batch * s.rows * s.cols;
   const std::size_t bytes = static_cast<std::size_t>(n) * e;
-  DeviceBuf src(bytes), dst(bytes), ref(bytes);
-  if (!src.p || !dst.p || !ref.p) return st.SkipWithError("cudaMalloc failed");
-  {  // input and its CPU reference
-    std::vector<unsigned char> h_src(bytes), h_ref(bytes);
-    fill_input_and_reference(s.batch, s.rows, s.cols, e, fill_index_pattern_range, h_src.data(),
-                             h_ref.data());
-    if (cudaMemcpy(src.p, h_src.data(), bytes, cudaMemcpyHostToDevice) != cudaSuccess ||
-        cudaMemcpy(ref.p, h_ref.data(), bytes, cudaMemcpyHostToDevice) != cudaSuccess)
-      return st.SkipWithError("cudaMemcpy failed");
-  }
+  CellOperands ops(s, e, fill_index_pattern_range, bytes);
+  if (!ops.why.empty()) return st.SkipWithError(ops.why.c_str());
+  DeviceBuf &src = ops.src, &dst = ops.dst, &ref = ops.ref;
   MatrixLayout lay;
   lay.batch = s.batch;
   auto verify = [&](const char* what) -> std::string {
@@ -259,16 +271,9 @@ void survey_accumulate_cell(benchmark::State& st, const cli::Shape& s, int e) {
   const std::int64_t n = s.batch * s.rows * s.cols;
   const std::size_t bytes = static_cast<std::size_t>(n) * e;
   const DataType type = e == 2 ? DataType::kBF16 : e == 4 ? DataType::kF32 : DataType::kF64;
-  DeviceBuf src(bytes), dst(bytes), ref(bytes);
-  if (!src.p || !dst.p || !ref.p) return st.SkipWithError("cudaMalloc failed");
-  {
-    std::vector<unsigned char> h_src(bytes), h_ref(bytes);
-    fill_input_and_reference(s.batch, s.rows, s.cols, e, fill_peer_values_range, h_src.data(),
-                             h_ref.data());
-    if (cudaMemcpy(src.p, h_src.data(), bytes, cudaMemcpyHostToDevice) != cudaSuccess ||
-        cudaMemcpy(ref.p, h_ref.data(), bytes, cudaMemcpyHostToDevice) != cudaSuccess)
-      return st.SkipWithError("cudaMemcpy failed");
-  }
+  CellOperands ops(s, e, fill_peer_values_range, bytes);
+  if (!ops.why.empty()) return st.SkipWithError(ops.why.c_str());
+  DeviceBuf &src = ops.src, &dst = ops.dst, &ref = ops.ref;
   MatrixLayout lay;
   lay.batch = s.batch;
   std::string label;

@@ -181,23 +181,54 @@ int run_tune(const std::vector<std::string>& args) {
   return failed == 0 ? 0 : 1;
 }
 
-int run_explain(const std::vector<std::string>& args) {
+// The problem's flags that `explain` and `rank` share: --rows, --cols, --batch, --elem-bytes,
+// --accumulate TYPE, --beta B.
+struct ProblemArgs {
   long long rows = 0, cols = 0, batch = 1, e = 4;
-  std::string variant = "auto", wisdom, acc_type;
-  bool measure = false, no_tma = false, have_beta = false;
+  std::string acc_type;
   double beta = 1;
+  bool have_beta = false;
+};
+
+// -1: args[*i] is none of them; 0: taken (with its value); 2: a bad value, said.
+int take_problem_arg(const char* cmd, const std::vector<std::string>& args, std::size_t* i,
+                     ProblemArgs* p) {
+  const std::string& a = args[*i];
+  std::string text;
+  if (a == "--rows" || a == "--cols" || a == "--batch") {
+    long long v = 0;
+    if (!take_integer(cmd, args, i, 1, 1ll << 40, &v)) return 2;
+    (a == "--rows" ? p->rows : a == "--cols" ? p->cols : p->batch) = v;
+  } else if (a == "--elem-bytes") {
+    if (!take_integer(cmd, args, i, 1, 16, &p->e)) return 2;
+    if (p->e != 1 && p->e != 2 && p->e != 4 && p->e != 8 && p->e != 16)
+      return arg_error(cmd, "--elem-bytes: " + std::to_string(p->e) + " is not 1, 2, 4, 8 or 16");
+  } else if (a == "--accumulate") {
+    const std::string& t = p->acc_type;
+    if (!take_value(args, i, &p->acc_type) ||
+        (t != "f16" && t != "bf16" && t != "f32" && t != "f64" && t != "i32"))
+      return arg_error(cmd, "--accumulate: '" + t + "' is not f16, bf16, f32, f64 or i32");
+  } else if (a == "--beta") {
+    if (!take_value(args, i, &text)) return arg_error(cmd, "--beta needs a number");
+    char* end = nullptr;
+    p->beta = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0')
+      return arg_error(cmd, "--beta: '" + text + "' is not a number");
+    p->have_beta = true;
+  } else {
+    return -1;
+  }
+  return 0;
+}
+
+int run_explain(const std::vector<std::string>& args) {
+  ProblemArgs pa;
+  std::string variant = "auto", wisdom;
+  bool measure = false, no_tma = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    std::string text;
-    if (a == "--rows" || a == "--cols" || a == "--batch") {
-      long long v = 0;
-      if (!take_integer("explain", args, &i, 1, 1ll << 40, &v)) return 2;
-      (a == "--rows" ? rows : a == "--cols" ? cols : batch) = v;
-    } else if (a == "--elem-bytes") {
-      if (!take_integer("explain", args, &i, 1, 16, &e)) return 2;
-      if (e != 1 && e != 2 && e != 4 && e != 8 && e != 16)
-        return arg_error("explain",
-                         "--elem-bytes: " + std::to_string(e) + " is not 1, 2, 4, 8 or 16");
+    if (const int rc = take_problem_arg("explain", args, &i, &pa); rc >= 0) {
+      if (rc > 0) return rc;
     } else if (a == "--variant") {
       if (!take_value(args, &i, &variant))
         return arg_error("explain", "--variant needs a technique");
@@ -207,19 +238,6 @@ int run_explain(const std::vector<std::string>& args) {
       if (!take_value(args, &i, &wisdom)) return arg_error("explain", "--wisdom needs a file name");
       if (!file_exists(wisdom))
         return arg_error("explain", "--wisdom: cannot open '" + wisdom + "'");
-    } else if (a == "--accumulate") {
-      if (!take_value(args, &i, &acc_type) ||
-          (acc_type != "f16" && acc_type != "bf16" && acc_type != "f32" && acc_type != "f64" &&
-           acc_type != "i32"))
-        return arg_error("explain",
-                         "--accumulate: '" + acc_type + "' is not f16, bf16, f32, f64 or i32");
-    } else if (a == "--beta") {
-      if (!take_value(args, &i, &text)) return arg_error("explain", "--beta needs a number");
-      char* end = nullptr;
-      beta = std::strtod(text.c_str(), &end);
-      if (text.empty() || *end != '\0')
-        return arg_error("explain", "--beta: '" + text + "' is not a number");
-      have_beta = true;
     } else if (a == "--measure") {
       measure = true;
     } else if (a == "--no-tma") {
@@ -233,8 +251,12 @@ int run_explain(const std::vector<std::string>& args) {
       return 2;
     }
   }
-  if (rows == 0 || cols == 0) return arg_error("explain", "--rows and --cols are required");
-  if (have_beta && acc_type.empty()) return arg_error("explain", "--beta goes with --accumulate");
+  if (pa.rows == 0 || pa.cols == 0) return arg_error("explain", "--rows and --cols are required");
+  if (pa.have_beta && pa.acc_type.empty())
+    return arg_error("explain", "--beta goes with --accumulate");
+  const long long rows = pa.rows, cols = pa.cols, batch = pa.batch, e = pa.e;
+  const std::string& acc_type = pa.acc_type;
+  const double beta = pa.beta;
   if (!load_existing("explain", wisdom)) return 1;
   TransposeOptions opt;
   opt.variant = variant;
@@ -287,33 +309,14 @@ namespace tmakit::cli {
 
 // tmakit rank: the one decider's ranking for problems, without a GPU (host/transpose/decider.hpp).
 int run_rank(const std::vector<std::string>& args) {
-  long long rows = 0, cols = 0, batch = 1, e = 4;
-  std::string gpu = "h100", acc_type, cells;
-  double beta = 1;
+  ProblemArgs pa;
+  std::string gpu = "h100", cells;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    std::string text;
-    if (a == "--rows" || a == "--cols" || a == "--batch") {
-      long long v = 0;
-      if (!take_integer("rank", args, &i, 1, 1ll << 40, &v)) return 2;
-      (a == "--rows" ? rows : a == "--cols" ? cols : batch) = v;
-    } else if (a == "--elem-bytes") {
-      if (!take_integer("rank", args, &i, 1, 16, &e)) return 2;
+    if (const int rc = take_problem_arg("rank", args, &i, &pa); rc >= 0) {
+      if (rc > 0) return rc;
     } else if (a == "--gpu") {
       if (!take_value(args, &i, &gpu)) return arg_error("rank", "--gpu needs h100, h200 or a name");
-    } else if (a == "--accumulate") {
-      if (!take_value(args, &i, &acc_type) ||
-          (acc_type != "f16" && acc_type != "bf16" && acc_type != "f32" && acc_type != "f64" &&
-           acc_type != "i32"))
-        return arg_error("rank",
-                         "--accumulate: '" + acc_type + "' is not f16, bf16, f32, f64 or i32");
-      e = acc_type == "f64" ? 8 : acc_type == "f32" || acc_type == "i32" ? 4 : 2;
-    } else if (a == "--beta") {
-      if (!take_value(args, &i, &text)) return arg_error("rank", "--beta needs a number");
-      char* end = nullptr;
-      beta = std::strtod(text.c_str(), &end);
-      if (text.empty() || *end != '\0')
-        return arg_error("rank", "--beta: '" + text + "' is not a number");
     } else if (a == "--cells") {
       if (!take_value(args, &i, &cells))
         return arg_error("rank", "--cells needs a file (- for stdin)");
@@ -358,15 +361,19 @@ int run_rank(const std::vector<std::string>& args) {
     }
     return 0;
   }
-  if (rows == 0 || cols == 0) return arg_error("rank", "--rows and --cols are required (--help)");
+  if (pa.rows == 0 || pa.cols == 0)
+    return arg_error("rank", "--rows and --cols are required (--help)");
   Problem p;
-  p.kind = acc_type.empty() ? ProblemKind::kTranspose
-           : beta == 0      ? ProblemKind::kAccumulateBeta0
-                            : ProblemKind::kAccumulate;
-  p.elem_bytes = static_cast<int>(e);
-  p.batch = batch;
-  p.rows = rows;
-  p.cols = cols;
+  p.kind = pa.acc_type.empty() ? ProblemKind::kTranspose
+           : pa.beta == 0      ? ProblemKind::kAccumulateBeta0
+                               : ProblemKind::kAccumulate;
+  p.elem_bytes = pa.acc_type.empty()                            ? static_cast<int>(pa.e)
+                 : pa.acc_type == "f64"                         ? 8
+                 : pa.acc_type == "f32" || pa.acc_type == "i32" ? 4
+                                                                : 2;
+  p.batch = pa.batch;
+  p.rows = pa.rows;
+  p.cols = pa.cols;
   std::printf("%s\n", explain_ranking(name, 0, p).c_str());
   return 0;
 }

@@ -102,9 +102,9 @@ TEST_P(AutoVariant, MatchesReferenceAndNamesWhatRan) {
 }
 INSTANTIATE_TEST_SUITE_P(ElemBytes, AutoVariant, ::testing::Values(1, 2, 4, 8));
 
-// Shapes each of the 2026-11-27 `auto` rules (host/transpose/auto_table.cpp) sent to a technique
-// `auto` did not run there before. The dense call runs what a plan of the problem names for this
-// GPU (its tuning table's pick, host/transpose/heuristic.hpp) and matches the reference; the same
+// Shapes where the class rules `auto` once had (docs/perf-guide.md 8.2) sent calls to different
+// techniques. The dense call runs what a plan of the problem names for this GPU (the decider's
+// pick, host/transpose/decider.hpp) and matches the reference; the same
 // call with padded leading dimensions, gapped batch strides and src / dst one element off 16 bytes
 // matches it too (the dispatcher may fall back there, and says what ran).
 TEST(AutoClassRules, DenseRunsTheTablePickAndStridedMatchesTheReference) {

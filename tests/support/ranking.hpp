@@ -8,13 +8,13 @@
 
 namespace tmakit::test {
 
-// The technique a call of `opt` runs when opt.variant (a named technique, or "auto") cannot
-// run it: the first entry of the plan's ranking, other than opt.variant, that makes a plan of
-// itself with these options (TMA axes back to their defaults). "" when the plan cannot be made.
-inline std::string next_runnable(std::int64_t rows, std::int64_t cols, int elem_bytes,
-                                 const TransposeOptions& opt, const MatrixLayout& layout = {}) {
+// The first entry of the ranking of make(plan, opt), other than opt.variant, that make() turns
+// into a plan of itself with allow_fallback = false (TMA axes back to their defaults); "" when
+// there is none or the first plan cannot be made.
+template <class Make>
+std::string first_runnable_of_ranking(const TransposeOptions& opt, Make make) {
   Plan plan;
-  if (!make_plan(&plan, rows, cols, elem_bytes, layout, opt).ok()) return "";
+  if (!make(&plan, opt).ok()) return "";
   for (const std::string& token : plan.ranking()) {
     if (token == opt.variant) continue;
     TransposeOptions o = opt;
@@ -23,31 +23,27 @@ inline std::string next_runnable(std::int64_t rows, std::int64_t cols, int elem_
     o.swizzle_bytes = -1;
     o.barrier = TmaBarrier::kDefault;
     Plan p;
-    if (make_plan(&p, rows, cols, elem_bytes, layout, o).ok() && p.fallback_reason().empty())
-      return token;
+    if (make(&p, o).ok() && p.fallback_reason().empty()) return token;
   }
   return "";
+}
+
+// The technique a transpose of `opt` runs when opt.variant (a named technique, or "auto")
+// cannot run it.
+inline std::string next_runnable(std::int64_t rows, std::int64_t cols, int elem_bytes,
+                                 const TransposeOptions& opt, const MatrixLayout& layout = {}) {
+  return first_runnable_of_ranking(opt, [&](Plan* p, const TransposeOptions& o) {
+    return make_plan(p, rows, cols, elem_bytes, layout, o);
+  });
 }
 
 // The same for a transpose-accumulate call.
 inline std::string next_runnable_accumulate(std::int64_t rows, std::int64_t cols, DataType type,
                                             double alpha, double beta,
                                             const TransposeOptions& opt) {
-  Plan plan;
-  if (!make_accumulate_plan(&plan, rows, cols, type, alpha, beta, {}, opt).ok()) return "";
-  for (const std::string& token : plan.ranking()) {
-    if (token == opt.variant) continue;
-    TransposeOptions o = opt;
-    o.variant = token;
-    o.allow_fallback = false;
-    o.swizzle_bytes = -1;
-    o.barrier = TmaBarrier::kDefault;
-    Plan p;
-    if (make_accumulate_plan(&p, rows, cols, type, alpha, beta, {}, o).ok() &&
-        p.fallback_reason().empty())
-      return token;
-  }
-  return "";
+  return first_runnable_of_ranking(opt, [&](Plan* p, const TransposeOptions& o) {
+    return make_accumulate_plan(p, rows, cols, type, alpha, beta, {}, o);
+  });
 }
 
 }  // namespace tmakit::test
