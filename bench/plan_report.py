@@ -27,14 +27,15 @@ def survey(run):
     rows = [b for b in run["benchmarks"] if b["name"].startswith("plan_survey/")]
     ok = [b for b in rows if not b.get("error_occurred")]
     out = {"cells": len(rows), "errors": len(rows) - len(ok)}
+    # A survey run with --survey-plans=0 (scripts/decider_data.sh's training runs) has no
+    # measure plan: its "measure" list is empty.
+    keys = [k for k in ("measure", "heuristic") if ok and all(k + "_ratio" in b for b in ok)]
     for key in ("measure", "heuristic"):
-        r = [b[key + "_ratio"] for b in ok]
-        out[key] = r
-    out["tune_ms"] = [b["tune_ms"] for b in ok]
+        out[key] = [b[key + "_ratio"] for b in ok] if key in keys else []
+    out["tune_ms"] = [b["tune_ms"] for b in ok if "tune_ms" in b]
     out["classes"] = collections.Counter(b["name"].split("/")[2] for b in ok)
     out["elems"] = collections.Counter(b["name"].split("/")[1] for b in ok)
-    out["worst"] = {k: min(ok, key=lambda b: b[k + "_ratio"]) for k in ("measure", "heuristic")
-                    if ok}
+    out["worst"] = {k: min(ok, key=lambda b: b[k + "_ratio"]) for k in keys}
     return out
 
 
@@ -53,7 +54,7 @@ def main():
         run = load(path)
         ctx = run["context"]
         s = survey(run)
-        n = len(s["measure"])
+        n = len(s["heuristic"])
         print(f"### {ctx.get('gpu')} (driver {ctx.get('driver_version')}, {ctx.get('date')}, "
               f"{ctx.get('survey', '')})\n")
         if n > 12:
@@ -87,15 +88,18 @@ def survey_tables(path, s, n):
         print("|---|---|---|---|---|---|---|")
         for key, name in (("measure", "Tuning::kMeasure"), ("heuristic", "Tuning::kHeuristic")):
             r = s[key]
+            if not r:
+                continue
             w = s["worst"][key]
             cell = "/".join(w["name"].split("/")[1:4])
             print(f"| {name} | {sum(x >= 0.99 for x in r)} / {n} | {sum(x >= 0.98 for x in r)} / {n} "
                   f"| {sum(x >= 0.97 for x in r)} / {n} | {pct(r, 0.05):.3f} | {statistics.median(r):.3f} "
                   f"| {min(r):.3f} ({cell}: {w['label']}) |")
         t = s["tune_ms"]
-        print(f"\nTime to tune one problem (make_plan with Tuning::kMeasure, scratch-free: on the "
-              f"cell's operands): median {statistics.median(t):.1f} ms, 95th percentile "
-              f"{pct(t, 0.95):.1f} ms, worst {max(t):.1f} ms.\n")
+        if t:
+            print(f"\nTime to tune one problem (make_plan with Tuning::kMeasure, scratch-free: on the "
+                  f"cell's operands): median {statistics.median(t):.1f} ms, 95th percentile "
+                  f"{pct(t, 0.95):.1f} ms, worst {max(t):.1f} ms.\n")
 
 
 def host_table(run):
