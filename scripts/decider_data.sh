@@ -16,6 +16,8 @@
 #                    held-out cells (default 300)
 #   --limit S        seconds each survey may take (default 0: no limit); a survey stopped at
 #                    its limit leaves the rows it finished (tuning_table.py reads a cut JSON)
+#   --train-dist D   the training surveys' distribution: train (default) or domain
+#                    (host/cli/shapes.hpp)
 #   --seed S         the training seed (default 101; the accumulate survey takes S + 1),
 #                    --heldout-seed S the judge's (default 20261128); never the same
 #
@@ -26,7 +28,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 prebuilt="" out=${OUT:-build-gpu} train=1200 acc=500 held=300 seed=101 held_seed=20261128 only=""
-limit=0
+limit=0 train_dist=train
 while [ $# -gt 0 ]; do
   case $1 in
     --prebuilt) prebuilt=$2; shift ;;
@@ -38,6 +40,7 @@ while [ $# -gt 0 ]; do
     --heldout-seed) held_seed=$2; shift ;;
     --only) only=$2; shift ;;
     --limit) limit=$2; shift ;;
+    --train-dist) train_dist=$2; shift ;;
     -h | --help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "decider_data.sh: unknown argument '$1' (--help)" >&2; exit 64 ;;
   esac
@@ -75,9 +78,9 @@ survey() {  # NAME ARGS...: one survey run, its JSON under $out
 }
 rc=0
 if [ "$only" != heldout ]; then
-  survey survey-train --survey-dist=train --survey-count="$train" --survey-seed="$seed" \
+  survey survey-train --survey-dist="$train_dist" --survey-count="$train" --survey-seed="$seed" \
     --survey-plans=0 --benchmark_filter='^plan_survey/' || rc=1
-  survey survey-train-acc --survey-dist=train --survey-kind=accumulate --survey-count="$acc" \
+  survey survey-train-acc --survey-dist="$train_dist" --survey-kind=accumulate --survey-count="$acc" \
     --survey-seed=$((seed + 1)) --benchmark_filter='^plan_survey_acc/' || rc=1
 fi
 if [ "$only" != train ]; then

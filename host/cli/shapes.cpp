@@ -189,6 +189,46 @@ std::vector<SurveyCell> decider_survey_cells(const std::string& dist, int count,
     return std::exp(std::log(lo) + unit() * (std::log(hi) - std::log(lo)));
   };
   static const int kElems[] = {1, 2, 4, 8, 16};
+  if (dist == "domain") {
+    // The classes with their own parameterisation: bytes from 512 KB, aspect up to 8:1,
+    // 16-element-multiple and any-length sides, a short side uniform in 1-160, batches of sides
+    // log-uniform in 20-400.
+    std::vector<SurveyCell> out;
+    for (int i = 0; static_cast<int>(out.size()) < count; ++i) {
+      const int e = kElems[rng() % 5];
+      const double elems = log_uniform(512.0 * 1024, 1024.0 * 1024 * 1024) / e;
+      const double aspect = log_uniform(1.0 / 8, 8);
+      Shape s{nullptr, 1, 0, 0};
+      switch (i % 4) {
+        case 0:
+        case 1: {
+          const std::int64_t m = i % 4 == 0 ? 16 : 1;
+          s.cls = i % 4 == 0 ? "square" : "odd";
+          s.rows = std::max<std::int64_t>(
+              m, static_cast<std::int64_t>(std::sqrt(elems * aspect)) / m * m);
+          s.cols = std::max<std::int64_t>(m, static_cast<std::int64_t>(elems / s.rows) / m * m);
+          break;
+        }
+        case 2: {
+          s.cls = "skinny";
+          const std::int64_t k = uniform(1, 160);
+          const std::int64_t n = std::max<std::int64_t>(k, static_cast<std::int64_t>(elems / k));
+          const bool k_rows = rng() % 2;
+          s.rows = k_rows ? k : n;
+          s.cols = k_rows ? n : k;
+          break;
+        }
+        default:
+          s.cls = "batched";
+          s.rows = static_cast<std::int64_t>(log_uniform(20, 401));
+          s.cols = static_cast<std::int64_t>(log_uniform(20, 401));
+          s.batch = std::max<std::int64_t>(2, static_cast<std::int64_t>(elems / (s.rows * s.cols)));
+          break;
+      }
+      out.push_back({s, e});
+    }
+    return out;
+  }
   const bool train = dist == "train";
   const double lo_bytes = train ? 256.0 * 1024 : 1024.0 * 1024, hi_bytes = 1024.0 * 1024 * 1024;
   const int families = train ? 6 : 4;

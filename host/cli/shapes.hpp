@@ -45,7 +45,11 @@ std::vector<SurveyCell> survey_cells(int count, unsigned seed,
 //    1 GB; square (16-element multiples) and odd (both sides odd) matrices of aspect up to 4:1,
 //    skinny ones with a short side uniform in 1-128, batches of matrices with sides uniform in
 //    30-300.
-// Element sizes 1-16 bytes uniform in both. The same (dist, seed, count) gives the same cells.
+//  - "domain": training data on the classes with their own parameterisation (bytes from
+//    512 KB, aspect up to 8:1, a short side uniform in 1-160, batches of sides log-uniform in
+//    20-400): denser where "train" is thin (short sides of 33-128, batches of 90-300), to be
+//    judged on a held-out seed the tables have not seen.
+// Element sizes 1-16 bytes uniform in all. The same (dist, seed, count) gives the same cells.
 std::vector<SurveyCell> decider_survey_cells(const std::string& dist, int count, unsigned seed);
 
 }  // namespace tmakit::cli
