@@ -185,7 +185,8 @@ int run_tune(const std::vector<std::string>& args) {
 // --accumulate TYPE, --beta B.
 struct ProblemArgs {
   long long rows = 0, cols = 0, batch = 1, e = 4;
-  std::string acc_type;
+  std::string acc_type;  // empty: a transpose; else `type`'s name
+  DataType type = DataType::kF32;
   double beta = 1;
   bool have_beta = false;
 };
@@ -204,10 +205,19 @@ int take_problem_arg(const char* cmd, const std::vector<std::string>& args, std:
     if (p->e != 1 && p->e != 2 && p->e != 4 && p->e != 8 && p->e != 16)
       return arg_error(cmd, "--elem-bytes: " + std::to_string(p->e) + " is not 1, 2, 4, 8 or 16");
   } else if (a == "--accumulate") {
-    const std::string& t = p->acc_type;
-    if (!take_value(args, i, &p->acc_type) ||
-        (t != "f16" && t != "bf16" && t != "f32" && t != "f64" && t != "i32"))
-      return arg_error(cmd, "--accumulate: '" + t + "' is not f16, bf16, f32, f64 or i32");
+    bool known = take_value(args, i, &p->acc_type) && !p->acc_type.empty();
+    if (known) {
+      known = false;
+      for (DataType t :
+           {DataType::kF16, DataType::kBF16, DataType::kF32, DataType::kF64, DataType::kI32})
+        if (p->acc_type == to_string(t)) {
+          p->type = t;
+          known = true;
+        }
+    }
+    if (!known)
+      return arg_error(cmd,
+                       "--accumulate: '" + p->acc_type + "' is not f16, bf16, f32, f64 or i32");
   } else if (a == "--beta") {
     if (!take_value(args, i, &text)) return arg_error(cmd, "--beta needs a number");
     char* end = nullptr;
@@ -270,12 +280,7 @@ int run_explain(const std::vector<std::string>& args) {
   if (acc_type.empty()) {
     s = make_plan(&plan, rows, cols, static_cast<int>(e), lay, opt, tune);
   } else {
-    const DataType t = acc_type == "f16"    ? DataType::kF16
-                       : acc_type == "bf16" ? DataType::kBF16
-                       : acc_type == "f32"  ? DataType::kF32
-                       : acc_type == "f64"  ? DataType::kF64
-                                            : DataType::kI32;
-    s = make_accumulate_plan(&plan, rows, cols, t, 1.0, beta, lay, opt, tune);
+    s = make_accumulate_plan(&plan, rows, cols, pa.type, 1.0, beta, lay, opt, tune);
   }
   if (!s) {
     std::fprintf(stderr, "tmakit explain: %s\n", s.message.c_str());
@@ -346,14 +351,10 @@ int run_rank(const std::vector<std::string>& args) {
     std::string kind;
     long long ce = 0, cb = 0, cr = 0, cc = 0;
     while (in >> kind >> ce >> cb >> cr >> cc) {
-      Problem p;
-      p.kind = kind == "accumulate"    ? ProblemKind::kAccumulate
-               : kind == "accumulate0" ? ProblemKind::kAccumulateBeta0
-                                       : ProblemKind::kTranspose;
-      p.elem_bytes = static_cast<int>(ce);
-      p.batch = cb;
-      p.rows = cr;
-      p.cols = cc;
+      const Problem p{kind == "accumulate"    ? ProblemKind::kAccumulate
+                      : kind == "accumulate0" ? ProblemKind::kAccumulateBeta0
+                                              : ProblemKind::kTranspose,
+                      static_cast<int>(ce), cb, cr, cc};
       const Ranking r = rank_techniques(name, 0, p);
       std::string line;
       for (const auto& [token, ratio] : r.ranked) line += (line.empty() ? "" : " ") + token;
@@ -363,17 +364,11 @@ int run_rank(const std::vector<std::string>& args) {
   }
   if (pa.rows == 0 || pa.cols == 0)
     return arg_error("rank", "--rows and --cols are required (--help)");
-  Problem p;
-  p.kind = pa.acc_type.empty() ? ProblemKind::kTranspose
-           : pa.beta == 0      ? ProblemKind::kAccumulateBeta0
-                               : ProblemKind::kAccumulate;
-  p.elem_bytes = pa.acc_type.empty()                            ? static_cast<int>(pa.e)
-                 : pa.acc_type == "f64"                         ? 8
-                 : pa.acc_type == "f32" || pa.acc_type == "i32" ? 4
-                                                                : 2;
-  p.batch = pa.batch;
-  p.rows = pa.rows;
-  p.cols = pa.cols;
+  const ProblemKind kind = pa.acc_type.empty() ? ProblemKind::kTranspose
+                           : pa.beta == 0      ? ProblemKind::kAccumulateBeta0
+                                               : ProblemKind::kAccumulate;
+  const int e = pa.acc_type.empty() ? static_cast<int>(pa.e) : data_type_bytes(pa.type);
+  const Problem p{kind, e, pa.batch, pa.rows, pa.cols};
   std::printf("%s\n", explain_ranking(name, 0, p).c_str());
   return 0;
 }

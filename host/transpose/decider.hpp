@@ -20,6 +20,7 @@ namespace tmakit {
 // does not (beta == 0), the two classes the accumulate data is measured in.
 enum class ProblemKind { kTranspose, kAccumulate, kAccumulateBeta0 };
 
+// An aggregate: Problem{kind, elem_bytes, batch, rows, cols}.
 struct Problem {
   ProblemKind kind = ProblemKind::kTranspose;
   int elem_bytes = 0;

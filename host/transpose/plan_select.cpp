@@ -85,15 +85,10 @@ std::vector<const VariantDef*> candidate_defs(const Request& r, const ResolvedLa
 
 // The decider's problem for a request.
 Problem problem_of(const Request& r, const ResolvedLayout& lay) {
-  Problem p;
-  p.kind = !r.accumulate     ? ProblemKind::kTranspose
-           : r.acc.beta == 0 ? ProblemKind::kAccumulateBeta0
-                             : ProblemKind::kAccumulate;
-  p.elem_bytes = r.elem_bytes;
-  p.batch = lay.strides.batch;
-  p.rows = r.rows;
-  p.cols = r.cols;
-  return p;
+  const ProblemKind kind = !r.accumulate     ? ProblemKind::kTranspose
+                           : r.acc.beta == 0 ? ProblemKind::kAccumulateBeta0
+                                             : ProblemKind::kAccumulate;
+  return {kind, r.elem_bytes, lay.strides.batch, r.rows, r.cols};
 }
 
 // The candidates in the order a plan tries them: the decider's ranking of those it ranks, then
@@ -119,6 +114,16 @@ std::vector<const VariantDef*> ranked_candidates(const Request& r, const Resolve
   }
   for (const VariantDef* d : cands) add(d->info.token);
   return out;
+}
+
+// "needs compute capability X.Y; device N has A.B" when `def` needs more than the device has
+// (a simulated capability says so), else "".
+std::string capability_shortfall(const VariantDef& def, const DeviceCaps& caps) {
+  if (caps.cc >= def.info.min_cc) return {};
+  return "needs compute capability " + std::to_string(def.info.min_cc / 10) + "." +
+         std::to_string(def.info.min_cc % 10) + "; device " + std::to_string(caps.device) +
+         " has " + std::to_string(caps.cc / 10) + "." + std::to_string(caps.cc % 10) +
+         simulated_cc_note(caps.cc);
 }
 
 // The ranking's words for explain(): its table, its cells and its first entries.
@@ -275,11 +280,8 @@ Status make_state(const Request& req, const TuneOptions& asked_tune, const void*
   // capability; then the capability any technique needs.)
   auto why_not = [&](const VariantDef* d) {
     std::string why = try_prepare(st, d, map_src, map_dst);
-    if (why.empty() && caps.cc < d->info.min_cc)
-      why = "it needs compute capability " + std::to_string(d->info.min_cc / 10) + "." +
-            std::to_string(d->info.min_cc % 10) + "; device " + std::to_string(caps.device) +
-            " has " + std::to_string(caps.cc / 10) + "." + std::to_string(caps.cc % 10) +
-            simulated_cc_note(caps.cc);
+    if (why.empty())
+      if (std::string cc = capability_shortfall(*d, caps); !cc.empty()) why = "it " + cc;
     return why;
   };
   // The first of the order, `skip` aside, that can run the call (nullptr: none can).
@@ -350,13 +352,8 @@ Status make_state(const Request& req, const TuneOptions& asked_tune, const void*
       st->unaligned_def = d;
       break;
     }
-  if (caps.cc < def->info.min_cc)
-    return make_status(StatusCode::kUnsupported,
-                       "variant '" + def->info.token + "' needs compute capability " +
-                           std::to_string(def->info.min_cc / 10) + "." +
-                           std::to_string(def->info.min_cc % 10) + "; device " +
-                           std::to_string(caps.device) + " has " + std::to_string(caps.cc / 10) +
-                           "." + std::to_string(caps.cc % 10) + simulated_cc_note(caps.cc));
+  if (std::string cc = capability_shortfall(*def, caps); !cc.empty())
+    return make_status(StatusCode::kUnsupported, "variant '" + def->info.token + "' " + cc);
   st->def = def;
   st->map_src = map_src;
   st->map_dst = map_dst;

@@ -120,11 +120,8 @@ std::string first_ranked(const Problem& p, double dram_gbps, F take) {
 
 std::string auto_variant(std::int64_t rows, std::int64_t cols, int elem_bytes, std::int64_t batch,
                          double dram_gbps) {
-  Problem p;
-  p.elem_bytes = elem_bytes;
-  p.batch = std::max<std::int64_t>(batch, 1);
-  p.rows = rows;
-  p.cols = cols;
+  const Problem p{ProblemKind::kTranspose, elem_bytes, std::max<std::int64_t>(batch, 1), rows,
+                  cols};
   return first_ranked(p, dram_gbps, [&](const VariantDef& d) {
     return d.info.kind == VariantKind::kTranspose && d.info.supports_elem_bytes(elem_bytes);
   });
@@ -135,11 +132,9 @@ std::string fallback_variant(const std::string& token, std::int64_t rows, std::i
   const VariantDef* def = find_variant_def(token);
   const VariantKind kind = def != nullptr ? def->info.kind : VariantKind::kTranspose;
   if (kind == VariantKind::kCopy) return "copy";
-  Problem p;
-  p.kind = kind == VariantKind::kAccumulate ? ProblemKind::kAccumulate : ProblemKind::kTranspose;
-  p.elem_bytes = elem_bytes;
-  p.rows = rows;
-  p.cols = cols;
+  const Problem p{
+      kind == VariantKind::kAccumulate ? ProblemKind::kAccumulate : ProblemKind::kTranspose,
+      elem_bytes, 1, rows, cols};
   return first_ranked(p, dram_gbps, [&](const VariantDef& d) {
     return d.info.token != token && d.info.kind == kind && d.plan == nullptr &&
            d.info.supports_elem_bytes(elem_bytes);
@@ -148,15 +143,14 @@ std::string fallback_variant(const std::string& token, std::int64_t rows, std::i
 
 std::string auto_accumulate_variant(std::int64_t rows, std::int64_t cols, DataType type,
                                     double beta, double dram_gbps) {
-  Problem p;
-  p.kind = beta == 0 ? ProblemKind::kAccumulateBeta0 : ProblemKind::kAccumulate;
-  p.elem_bytes = data_type_bytes(type);
-  p.rows = rows;
-  p.cols = cols;
+  const Problem p{beta == 0 ? ProblemKind::kAccumulateBeta0 : ProblemKind::kAccumulate,
+                  data_type_bytes(type), 1, rows, cols};
+  detail::AccumulateCall call;
+  call.type = type;
+  call.beta = beta;
   return first_ranked(p, dram_gbps, [&](const VariantDef& d) {
-    // tma_reduce adds into dst: beta 1, and no f64 (plan_check.cpp's accumulate_unsupported)
     return d.info.kind == VariantKind::kAccumulate && d.info.supports_elem_bytes(p.elem_bytes) &&
-           (d.info.token != "tma_reduce" || (beta == 1 && type != DataType::kF64));
+           detail::accumulate_unsupported(d, call).empty();
   });
 }
 

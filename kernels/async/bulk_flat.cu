@@ -29,7 +29,6 @@
 // element size, any short side.
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <kernels/common/flat.hpp>
 #include <kernels/launchers.hpp>
 #include <kernels/primitives/dispatch.cuh>

@@ -21,22 +21,13 @@
 // consecutive i of one column, 32 distinct banks for 4-byte elements.
 // (in[r][c] sits at r*src_ld + c of its matrix, out[i][j] at i*dst_ld + j; matrix b of the
 // batch at b*src_batch and b*dst_batch.)
-// Tile order, per GPU (DevicePolicy::sector_column_tiles, set for the H200) the blocks walk down
-// tile columns (for_each_tile<true>), so the tiles in flight fill one output row band; on the H100
-// the grouped row-major order. Measured on the H200 (docs/perf-guide.md; data at commit 358db19),
-// the eight odd shapes of the probe and full presets, % of memcpy, row-major -> column-major: 8 B
-// +2.4 to +7.2 points on six (9999^2 88.5 -> 93.5, 777x20001 89.9 -> 97.1), 20001x777 -0.1,
-// 1001x999 (L2-sized) -3.5; 4 B -1.5 to +6.1. On the H100 (2026-11-24) mixed, -3.4 to +4.1: it
-// keeps the row-major order. Tile height, per GPU: at 4 B on HBM3e a block owns kN2 = 128 output
-// elements per row (136 tile rows x 64 columns, 34 loads in flight per thread instead of 18; the
-// row pointer advances by 8 rows per load row, which keeps the L2-hinted kernel at 64 registers
-// without spills). Measured (docs/perf-guide.md; data at commit 358db19), % of memcpy, two rounds,
-// 64 -> 128 owned rows: H200 odd 4 B +1.7 to +2.7 on the four large shapes (12345x6789 87.8
-// -> 90.7, 9999^2 88.5 -> 90.8), 20001x777 +2.7, 3001x4999 / 777x20001 / 4097x4095 -0.1 to -0.9;
-// ncu at 6789x12345: 116.7 -> 85.7 M warp instructions, 183.4 -> 178.1 us. H100 odd 4 B -0.1 to
-// +2.1 (12345x6789 93.1 -> 93.5, 6789x12345 93.3 -> 93.2), squares 16384^2 / 32768^2 -0.9: the H100
-// keeps 64 rows.
-#include <cstdlib>
+// Tile order and height, per GPU (DevicePolicy::sector_column_tiles, set for the H200): there the
+// blocks walk down tile columns (for_each_tile<true>), so the tiles in flight fill one output row
+// band, and at 4 B a block owns kN2 = 128 output elements per row (136 tile rows x 64 columns,
+// 34 loads in flight per thread instead of 18: more bytes moving for HBM3e; the row pointer
+// advances by 8 rows per load row, which keeps the L2-hinted kernel at 64 registers without
+// spills). Elsewhere the grouped row-major order and 64 owned rows, which measured mixed on the
+// H100. The figures: docs/perf-guide.md, smem_sector's "Per GPU".
 #include <kernels/launchers.hpp>
 #include <kernels/primitives/dispatch.cuh>
 #include <kernels/primitives/sector_kernel.cuh>

@@ -19,8 +19,6 @@
 // leaves the load/store units, not DRAM, as the limit). A single row or column is a copy.
 #include <algorithm>
 #include <type_traits>
-#include <cstdio>
-#include <cstdlib>
 #include <kernels/common/grid.hpp>
 #include <kernels/launchers.hpp>
 #include <kernels/primitives/dispatch.cuh>

@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <cstdlib>
 #include <kernels/common/arch.hpp>
 
 namespace tmakit {

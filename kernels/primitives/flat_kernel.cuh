@@ -4,7 +4,6 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <type_traits>
 #include <kernels/common/flat.hpp>
 #include <kernels/launchers.hpp>

@@ -19,13 +19,7 @@ namespace {
 const char* const kGpus[] = {"NVIDIA H100 80GB HBM3", "NVIDIA H200"};
 
 Problem problem(ProblemKind kind, int e, std::int64_t batch, std::int64_t rows, std::int64_t cols) {
-  Problem p;
-  p.kind = kind;
-  p.elem_bytes = e;
-  p.batch = batch;
-  p.rows = rows;
-  p.cols = cols;
-  return p;
+  return {kind, e, batch, rows, cols};
 }
 
 TEST(Decider, TablesParseWholeWithRegisteredTechniques) {
