@@ -87,7 +87,7 @@ def features(e, batch, rows, cols):
 
 
 DEFAULT = dict(k=7, p=3.0, w_bytes=0.5, w_src=0.5, w_dst=1.0, w_mat=0.0, a_src16=4.0, a_dst16=2.0,
-               a_dst32=1.0, a_batch=0.0, a_short=8.0, missing=0.3, risk=0.0, prior=0.0)
+               a_dst32=1.0, a_batch=0.0, a_short=8.0, missing=0.3)
 
 
 def distance(m, a, b):
@@ -95,11 +95,6 @@ def distance(m, a, b):
                   m["w_dst"] * (a[2] - b[2]) ** 2 + m["w_mat"] * (a[8] - b[8]) ** 2)
     flags = (m["a_src16"], m["a_dst16"], m["a_dst32"], m["a_batch"], m["a_short"])
     return d + sum(w for w, x, y in zip(flags, a[3:8], b[3:8]) if x != y)
-
-
-def class_of(key, f):
-    """A cell's class for the prior: element size, each side's 16-byte rows, a side <= 32."""
-    return (key[0], f[3], f[4], f[7])
 
 
 class Ranker:
@@ -110,57 +105,22 @@ class Ranker:
             best = min(t.values())
             self.data.append((key, features(*key),
                               [math.log(t[x] / best) if x in t else None for x in tokens]))
-        # Per class, each technique's log ratios summed and counted, and the class's cells.
-        self.classes = collections.defaultdict(lambda: ([0.0] * len(tokens), [0] * len(tokens), [0]))
-        for key, f, lr in self.data:
-            c = self.classes[class_of(key, f)]
-            c[2][0] += 1
-            for j, v in enumerate(lr):
-                if v is not None:
-                    c[0][j] += v
-                    c[1][j] += 1
-
-    def prior(self, m, key, f, lr_excluded):
-        """Each technique's mean log ratio over the class's cells (missing where it did not run),
-        the excluded cell's own left out."""
-        c = self.classes.get(class_of(key, f))
-        if c is None:
-            return None
-        sums, counts, (cells,) = list(c[0]), list(c[1]), c[2]
-        if lr_excluded is not None:
-            cells -= 1
-            for j, v in enumerate(lr_excluded):
-                if v is not None:
-                    sums[j] -= v
-                    counts[j] -= 1
-        if cells <= 0:
-            return None
-        return [(sums[j] + (cells - counts[j]) * m["missing"]) / cells for j in range(len(sums))]
 
     def rank(self, m, key, exclude=None):
         f = features(*key)
-        own = next((lr for k, g, lr in self.data if k == exclude), None) if exclude else None
         near = sorted(((distance(m, f, g), i, lr) for i, (k, g, lr) in enumerate(self.data)
                        if k[0] == key[0] and k != exclude), key=lambda x: x[:2])[:m["k"]]
         if not near:
             return []
         n = len(self.tokens)
-        total, score, worst, ran = 0.0, [0.0] * n, [0.0] * n, [False] * n
+        total, score, ran = 0.0, [0.0] * n, [False] * n
         for d, _, lr in near:
             w = 1.0 / (d + EPS) ** m["p"]
             total += w
             for j, v in enumerate(lr):
                 ran[j] = ran[j] or v is not None
-                x = m["missing"] if v is None else v
-                score[j] += w * x
-                worst[j] = max(worst[j], x)
-        prior = self.prior(m, key, f, own) if m["prior"] > 0 else None
-        if prior is not None:  # the class's mean, weighted as `prior` neighbours' weight
-            for j in range(n):
-                score[j] += m["prior"] * prior[j]
-            total += m["prior"]
-        risk = m["risk"]
-        ranked = [((1 - risk) * score[j] / total + risk * worst[j], j) for j in range(n) if ran[j]]
+                score[j] += w * (m["missing"] if v is None else v)
+        ranked = [(score[j] / total, j) for j in range(n) if ran[j]]
         return [self.tokens[j] for _, j in sorted(ranked)]
 
 
@@ -182,7 +142,8 @@ def objective(results):
     return (sum(x >= 0.97 for x in v) - 3 * sum(x < 0.90 for x in v), min(v) if v else 0)
 
 
-SEARCH = dict(w_mat=(0.0, 0.25, 0.5, 1.0, 2.0), prior=(0.0, 0.02, 0.1, 0.5, 2.0), a_short=(0.0, 2.0, 4.0, 8.0), risk=(0.0, 0.2, 0.4, 0.6), k=(4, 7, 10, 14), p=(1.0, 2.0, 3.0),
+SEARCH = dict(w_mat=(0.0, 0.25, 0.5, 1.0, 2.0), a_short=(0.0, 2.0, 4.0, 8.0), k=(4, 7, 10, 14),
+              p=(1.0, 2.0, 3.0),
               w_bytes=(0.25, 0.5, 1.0), w_src=(0.5, 1.0, 2.0), w_dst=(0.5, 1.0, 2.0),
               a_src16=(0.5, 2.0, 4.0), a_dst16=(0.5, 2.0, 4.0), a_dst32=(0.0, 1.0, 2.0),
               a_batch=(0.0, 1.0), missing=(0.3, 0.693, 1.5))

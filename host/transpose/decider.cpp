@@ -17,14 +17,13 @@ namespace {
 // The ranking's parameters, fitted per GPU by scripts/tuning_table.py (its `model` line, the
 // same names): the neighbours taken, the weights of the log2 features' differences, the
 // distance added per flag that differs, the score of a technique that did not run in a
-// neighbour, the weight of the worst neighbour (risk) and of the class's mean (prior).
+// neighbour.
 struct ModelParams {
   int k = 7;
   double power = 3;  // neighbour weight 1 / (distance + 0.05)^power
   double w_bytes = 0.5, w_src = 0.5, w_dst = 1, w_mat = 0;
   double a_src16 = 4, a_dst16 = 2, a_dst32 = 1, a_batch = 0, a_short = 8;
   double missing = 0.3;  // log of the time over the fastest charged where it did not run
-  double risk = 0, prior = 0;
 };
 
 // What explains the kernels' speed: the bytes moved, the bytes of a source row (cols * e) and
@@ -45,11 +44,6 @@ Features features_of(int e, std::int64_t batch, std::int64_t rows, std::int64_t 
           std::min(rows, cols) <= 32};
 }
 
-// A cell's class for the prior: element size, each side's 16-byte rows, a side <= 32.
-int class_of(int e, const Features& f) {
-  return e * 8 + f.src16 * 4 + f.dst16 * 2 + f.short32;
-}
-
 struct Cell {
   int elem_bytes = 0;
   std::int64_t batch = 1, rows = 0, cols = 0;
@@ -57,17 +51,9 @@ struct Cell {
   std::vector<float> log_ratio;  // per token; NAN: did not run
 };
 
-// Per class: each technique's log ratios summed and counted over the class's cells.
-struct ClassMean {
-  std::vector<double> sum;
-  std::vector<int> count;
-  int cells = 0;
-};
-
 struct Section {
   std::vector<std::string> tokens;
   std::vector<Cell> cells;
-  std::map<int, ClassMean> classes;
 };
 
 struct Table {
@@ -97,8 +83,6 @@ void parse_model(const std::string& line, ModelParams* m) {
     if (k == "w_dst") m->w_dst = v;
     if (k == "w_mat") m->w_mat = v;
     if (k == "a_short") m->a_short = v;
-    if (k == "risk") m->risk = v;
-    if (k == "prior") m->prior = v;
     if (k == "a_src16") m->a_src16 = v;
     if (k == "a_dst16") m->a_dst16 = v;
     if (k == "a_dst32") m->a_dst32 = v;
@@ -142,15 +126,6 @@ Table parse(const char* text) {
       }
       if (!ls || c.rows < 1 || c.cols < 1 || c.batch < 1 || c.elem_bytes < 1) continue;
       c.f = features_of(c.elem_bytes, c.batch, c.rows, c.cols);
-      ClassMean& cm = s->classes[class_of(c.elem_bytes, c.f)];
-      cm.sum.resize(s->tokens.size(), 0);
-      cm.count.resize(s->tokens.size(), 0);
-      ++cm.cells;
-      for (std::size_t j = 0; j < s->tokens.size(); ++j)
-        if (!std::isnan(c.log_ratio[j])) {
-          cm.sum[j] += c.log_ratio[j];
-          ++cm.count[j];
-        }
       s->cells.push_back(std::move(c));
     }
   }
@@ -203,11 +178,9 @@ Ranking rank_techniques(const std::string& gpu_name, double dram_gbps, const Pro
     return a.first < b.first || (a.first == b.first && a.second < b.second);
   });
   // Each technique's score: the neighbours' log time over their fastest, weighted by nearness,
-  // `missing` where it did not run, with the class's mean as `prior` more neighbours' weight,
-  // blended with the worst neighbour by `risk`; a technique that ran in none of the neighbours
-  // is not ranked.
+  // `missing` where it did not run; a technique that ran in none of the neighbours is not ranked.
   const std::size_t n = s.tokens.size();
-  std::vector<double> sum(n, 0), worst(n, 0);
+  std::vector<double> sum(n, 0);
   std::vector<bool> ran(n, false);
   double total = 0;
   for (std::size_t i = 0; i < k; ++i) {
@@ -216,23 +189,11 @@ Ranking rank_techniques(const std::string& gpu_name, double dram_gbps, const Pro
     for (std::size_t j = 0; j < n; ++j) {
       const float lr = near[i].second->log_ratio[j];
       ran[j] = ran[j] || !std::isnan(lr);
-      const double x = std::isnan(lr) ? m.missing : lr;
-      sum[j] += w * x;
-      worst[j] = std::max(worst[j], x);
+      sum[j] += w * (std::isnan(lr) ? m.missing : lr);
     }
   }
-  if (m.prior > 0)
-    if (const auto cm = s.classes.find(class_of(p.elem_bytes, f)); cm != s.classes.end()) {
-      for (std::size_t j = 0; j < n; ++j)
-        sum[j] += m.prior *
-                  (cm->second.sum[j] + (cm->second.cells - cm->second.count[j]) * m.missing) /
-                  cm->second.cells;
-      total += m.prior;
-    }
   for (std::size_t j = 0; j < n; ++j)
-    if (ran[j])
-      out.ranked.push_back(
-          {s.tokens[j], std::exp((1 - m.risk) * sum[j] / total + m.risk * worst[j])});
+    if (ran[j]) out.ranked.push_back({s.tokens[j], std::exp(sum[j] / total)});
   std::stable_sort(out.ranked.begin(), out.ranked.end(),
                    [](const auto& a, const auto& b) { return a.second < b.second; });
   out.table = table.gpu;

@@ -68,10 +68,6 @@ Status launch_state(const PlanState& st, const void* src, void* dst, cudaStream_
                                                          "' cannot run these operands: " + why +
                                                          "; no other technique can");
       def = st.unaligned_def;
-      args = st.args;
-      args.src = src;
-      args.dst = dst;
-      args.stream = stream;
       args.src_map = args.dst_map = nullptr;
       result.fallback_reason = why;
     }
