@@ -31,15 +31,27 @@ EPS = 0.05  # decider.cpp: neighbour weight 1 / (distance + EPS)^p
 
 
 def load(path):
-    """A run: a JSON file (.xz or not), or ARCHIVE.tar.xz:MEMBER, one JSON file of an archive."""
+    """A run: a JSON file (.xz or not), or ARCHIVE.tar.xz:MEMBER, one JSON file of an archive. A
+    run stopped at a time limit (its JSON cut mid-row) gives the rows it finished, its context
+    marked "truncated"."""
     if ".tar.xz:" in path:
         archive, member = path.split(".tar.xz:", 1)
         with tarfile.open(archive + ".tar.xz") as t:
             f = t.extractfile(member if member.startswith("./") else "./" + member)
-            return json.load(f)
-    opener = lzma.open if path.endswith(".xz") else open
-    with opener(path, "rt") as f:
-        return json.load(f)
+            text = f.read().decode()
+    else:
+        opener = lzma.open if path.endswith(".xz") else open
+        with opener(path, "rt") as f:
+            text = f.read()
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        cut = text.rfind("\n    }")  # the end of the last whole benchmark row
+        if cut < 0:
+            raise
+        run = json.loads(text[:cut + 6] + "\n  ]\n}\n")
+        run["context"]["truncated"] = "stopped at its time limit; the rows it finished"
+        return run
 
 
 def shape_of(text):
