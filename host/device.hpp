@@ -21,6 +21,10 @@ struct DeviceCaps {
   // plans' and wisdom's problem key.
   DevicePolicy policy;
   std::string policy_key;
+  // A device described by name (TuneOptions::gpu), not queried: `name` is its GPU's; plans
+  // check its rules but encode no tensor map and launch nothing.
+  bool described = false;
+  std::string name;
 };
 
 // Empty when this build has device code for `caps`' device, else the whole message: which

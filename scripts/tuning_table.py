@@ -203,8 +203,9 @@ def summary(results):
 
 
 def runs_cells(paths, source=None):
-    """(gpu, dram_gbps, {kind: cells}); source, if given, gets {kind: {key: run index}}."""
-    gpu, dram, cells = None, 0.0, {k: {} for k in KINDS}
+    """(gpu, dram_gbps, sm_count, {kind: cells}); source, if given, gets {kind: {key: run
+    index}}."""
+    gpu, dram, sms, cells = None, 0.0, 0, {k: {} for k in KINDS}
     for i, path in enumerate(paths):
         run = load(path)
         ctx = run["context"]
@@ -213,16 +214,17 @@ def runs_cells(paths, source=None):
         gpu = ctx.get("gpu")
         # The GPU's peak DRAM bandwidth, by which decider.cpp picks a table for a GPU without one.
         dram = dram or (4800.0 if gpu and "H200" in gpu else 3352.0)
+        sms = sms or int(ctx.get("sm_count", 0))
         for kind, c in cells_of(run).items():
             cells[kind].update(c)
             if source is not None:
                 source.setdefault(kind, {}).update({k: i for k in c})
-    return gpu, dram, cells
+    return gpu, dram, sms, cells
 
 
 def write(out, name, paths):
     source = {}
-    gpu, dram, cells = runs_cells(paths, source)
+    gpu, dram, sms, cells = runs_cells(paths, source)
     sections = []
     for kind in KINDS:
         c = {k: v for k, v in cells[kind].items() if v}
@@ -240,7 +242,7 @@ def write(out, name, paths):
         f.write(f"// {gpu}: {sum(len(c) for _, _, c in sections)} cells, each technique's time over"
                 " the cell's fastest (0: it did not run there).\n")
         f.write(f"static const char* const kTuning_{name} = R\"tuning(tmakit-tuning 2\n")
-        f.write(f"gpu {gpu}\ndram_gbps {dram:.0f}\n")
+        f.write(f"gpu {gpu}\ndram_gbps {dram:.0f}\nsm_count {sms}\n")
         f.write("model " + " ".join(f"{k}={v:g}" for k, v in m.items()) + "\n")
         for kind, tokens, c in sections:
             f.write(f"kind {kind}\ntokens {' '.join(tokens)}\n")
@@ -276,7 +278,7 @@ def read_table(path):
 
 def judge_table(table, paths):
     m, kinds = read_table(table)
-    _, _, cells = runs_cells(paths)
+    _, _, _, cells = runs_cells(paths)
     for kind, (tokens, train) in kinds.items():
         held = {k: v for k, v in cells[kind].items() if v and k not in train}
         if held:

@@ -12,6 +12,11 @@ int arg_error(const std::string& cmd, const std::string& what) {
   return 2;
 }
 
+int status_error(const std::string& cmd, const Status& s) {
+  std::fprintf(stderr, "tmakit%s%s: %s\n", cmd.empty() ? "" : " ", cmd.c_str(), s.message.c_str());
+  return s.code == StatusCode::kNoDevice ? 3 : 1;
+}
+
 bool parse_integer(const std::string& text, long long lo, long long hi, long long* out) {
   if (text.empty()) return false;
   errno = 0;

@@ -4,8 +4,14 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+#include <tmakit/tmakit.hpp>
 
 namespace tmakit::cli {
+
+// The exit codes of every subcommand: 0 done, 1 a failure (a wrong result, a refused call), 2 a
+// usage error, 3 no usable CUDA device.
+// "tmakit <cmd>: <s.message>" on stderr; returns 3 when s is kNoDevice, else 1.
+int status_error(const std::string& cmd, const Status& s);
 
 // "tmakit <cmd>: <what>" on stderr (cmd empty: "tmakit: <what>"); returns 2, the usage-error
 // exit code of every subcommand.

@@ -52,8 +52,7 @@ bool parse_list(const std::string& text, long long lo, long long hi, std::vector
 }
 
 int fail(const Status& s) {
-  std::fprintf(stderr, "tmakit permute: %s\n", s.message.c_str());
-  return 1;
+  return status_error("permute", s);
 }
 
 }  // namespace

@@ -41,8 +41,11 @@ void explain_usage() {
                "usage: tmakit explain --rows R --cols C [--batch B] [--elem-bytes E]\n"
                "                      [--variant V] [--no-tma] [--measure] [--wisdom FILE]\n"
                "                      [--accumulate f16|bf16|f32|f64|i32 --beta B]\n"
+               "                      [--gpu h100|h200]\n"
                "  Prints what a plan of this problem runs and why: the heuristic's rule, the\n"
-               "  measured figures of every candidate (--measure), or the wisdom entry.\n");
+               "  measured figures of every candidate (--measure), or the wisdom entry.\n"
+               "  --gpu: the plan for that GPU's tuning table, made without a GPU (the ranking\n"
+               "  and every technique's rules; not with --measure or --wisdom).\n");
 }
 
 bool parse_elem_list(const std::string& text, std::vector<int>* out) {
@@ -131,10 +134,7 @@ int run_tune(const std::vector<std::string>& args) {
     for (int e : elems) cells.push_back({s, e});
   if (!load_existing("tune", wisdom)) return 1;
   DeviceInfo dev;
-  if (Status s = query_device(&dev); !s) {
-    std::fprintf(stderr, "tmakit tune: %s\n", s.message.c_str());
-    return 1;
-  }
+  if (Status s = query_device(&dev); !s) return status_error("tune", s);
   std::printf("%s, driver %d, %d problems, %lld rounds\n", dev.name.c_str(), dev.driver_version,
               static_cast<int>(cells.size()), rounds);
   std::printf("%-8s %-22s %3s  %-16s %10s  %-16s %7s  %9s\n", "class", "shape", "E", "fastest",
@@ -233,7 +233,7 @@ int take_problem_arg(const char* cmd, const std::vector<std::string>& args, std:
 
 int run_explain(const std::vector<std::string>& args) {
   ProblemArgs pa;
-  std::string variant = "auto", wisdom;
+  std::string variant = "auto", wisdom, gpu;
   bool measure = false, no_tma = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -250,6 +250,10 @@ int run_explain(const std::vector<std::string>& args) {
         return arg_error("explain", "--wisdom: cannot open '" + wisdom + "'");
     } else if (a == "--measure") {
       measure = true;
+    } else if (a == "--gpu") {
+      TableGpu t;
+      if (!take_value(args, &i, &gpu) || !tuning_table_gpu(gpu, &t))
+        return arg_error("explain", "--gpu: '" + gpu + "' is not a tuning table's GPU (h100, h200)");
     } else if (a == "--no-tma") {
       no_tma = true;
     } else if (a == "--help" || a == "-h") {
@@ -264,6 +268,9 @@ int run_explain(const std::vector<std::string>& args) {
   if (pa.rows == 0 || pa.cols == 0) return arg_error("explain", "--rows and --cols are required");
   if (pa.have_beta && pa.acc_type.empty())
     return arg_error("explain", "--beta goes with --accumulate");
+  if (!gpu.empty() && (measure || !wisdom.empty()))
+    return arg_error("explain", std::string("--gpu describes a GPU without using one: it cannot ") +
+                                    (measure ? "--measure" : "read --wisdom (this GPU's)"));
   const long long rows = pa.rows, cols = pa.cols, batch = pa.batch, e = pa.e;
   const std::string& acc_type = pa.acc_type;
   const double beta = pa.beta;
@@ -273,6 +280,7 @@ int run_explain(const std::vector<std::string>& args) {
   opt.allow_tma = !no_tma;
   TuneOptions tune;
   tune.mode = measure ? Tuning::kMeasure : Tuning::kHeuristic;
+  tune.gpu = gpu;
   MatrixLayout lay;
   lay.batch = batch;
   Plan plan;
@@ -282,10 +290,7 @@ int run_explain(const std::vector<std::string>& args) {
   } else {
     s = make_accumulate_plan(&plan, rows, cols, pa.type, 1.0, beta, lay, opt, tune);
   }
-  if (!s) {
-    std::fprintf(stderr, "tmakit explain: %s\n", s.message.c_str());
-    return 1;
-  }
+  if (!s) return status_error("explain", s);
   std::fputs(plan.explain().c_str(), stdout);
   return 0;
 }

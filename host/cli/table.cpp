@@ -4,13 +4,16 @@
 #include <cstdio>
 #include <string>
 #include <vector>
+#include <host/cli/args.hpp>
 #include <host/cli/commands.hpp>
 #include <host/cli/operands.hpp>
 #include <kernels/common/elem.hpp>
 #include <host/error.hpp>
+#include <host/transpose/decider.hpp>
 #include <host/transpose/registry.hpp>
 #include <host/tools/testdata.hpp>
 #include <host/tools/timing.hpp>
+#include <tmakit/permute.hpp>
 
 namespace tmakit::cli {
 namespace {
@@ -25,8 +28,7 @@ struct Row {
 };
 
 int fail(const Status& s) {
-  std::fprintf(stderr, "tmakit: %s\n", s.message.c_str());
-  return s.code == StatusCode::kNoDevice ? 3 : 1;
+  return status_error("", s);
 }
 
 std::string json_escape(const std::string& s) {
@@ -48,13 +50,30 @@ std::string elem_list(unsigned mask) {
 }  // namespace
 
 int run_list() {
-  std::printf("%-14s %-9s %-6s %-12s %-6s %s\n", "variant", "kind", "min_cc", "elem_bytes", "align",
-              "description");
-  for (const VariantInfo& v : variants())
-    std::printf("%-14s %-9s %d.%-4d %-12s %-6d %s\n", v.token.c_str(), to_string(v.kind),
-                v.min_cc / 10, v.min_cc % 10, elem_list(v.elem_bytes_mask).c_str(),
-                v.fast_align_bytes, v.description.c_str());
-  std::printf("auto: picks a variant per element size and shape (tmakit --variant auto)\n");
+  // Every technique: transpose(), its copies and accumulates (variants()), then permute()'s.
+  std::vector<const VariantInfo*> rows;
+  for (const VariantInfo& v : variants()) rows.push_back(&v);
+  for (const VariantInfo& v : permute_variants()) rows.push_back(&v);
+  int token_w = 7, kind_w = 4;
+  for (const VariantInfo* v : rows) {
+    token_w = std::max(token_w, static_cast<int>(v->token.size()));
+    kind_w = std::max(kind_w, static_cast<int>(std::string(to_string(v->kind)).size()));
+  }
+  std::printf("%-*s  %-*s  %-6s  %-12s  %-5s  %s\n", token_w, "variant", kind_w, "kind", "min_cc",
+              "elem_bytes", "align", "description");
+  for (const VariantInfo* v : rows) {
+    const std::string cc = std::to_string(v->min_cc / 10) + "." + std::to_string(v->min_cc % 10);
+    std::printf("%-*s  %-*s  %-6s  %-12s  %-5d  %s\n", token_w, v->token.c_str(), kind_w,
+                to_string(v->kind), cc.c_str(), elem_list(v->elem_bytes_mask).c_str(),
+                v->fast_align_bytes, v->description.c_str());
+  }
+  std::printf(
+      "auto: the first technique of the decider's ranking that can run the call (tmakit rank); "
+      "tuning tables: ");
+  const std::vector<std::string> tables = tuning_tables();
+  for (std::size_t i = 0; i < tables.size(); ++i)
+    std::printf("%s%s", i ? ", " : "", tables[i].c_str());
+  std::printf("\n");
   return 0;
 }
 

@@ -193,6 +193,7 @@ std::string validate_and_encode(const TensorMapSpec& spec, int cc, const std::st
     for (const RuleViolation& v : rep.errors) msg += (msg.empty() ? "" : "; ") + v.message;
     return prefix + msg;
   }
+  if (out == nullptr) return {};
   Status why;
   const CUresult r = encode_unchecked(spec, out, &why);
   if (!why.ok()) return prefix + why.message;

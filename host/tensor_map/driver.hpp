@@ -15,9 +15,9 @@ std::string curesult_name(CUresult r);
 // The raw driver call with no validation: for the differential test against validate().
 // Returns CUDA_ERROR_NOT_INITIALIZED and sets *why when the entry point is unavailable.
 CUresult encode_unchecked(const TensorMapSpec& spec, CUtensorMap* out, Status* why);
-// What a kernel's planned map needs: validate for `cc`, then encode. Empty on success; else
-// "<what>: " and the errors (warnings do not stop TMA) or the driver's refusal, for a
-// fallback reason.
+// What a kernel's planned map needs: validate for `cc`, then encode (out == nullptr: validate
+// only, for a described device). Empty on success; else "<what>: " and the errors (warnings do
+// not stop TMA) or the driver's refusal, for a fallback reason.
 std::string validate_and_encode(const TensorMapSpec& spec, int cc, const std::string& what,
                                 CUtensorMap* out);
 

@@ -57,8 +57,10 @@ struct Section {
 };
 
 struct Table {
+  std::string name;  // the file's: h100, h200
   std::string gpu;
   double dram_gbps = 0;
+  int sm_count = 0;
   ModelParams model;
   std::map<ProblemKind, Section> kinds;
   std::size_t cell_count() const {
@@ -91,8 +93,9 @@ void parse_model(const std::string& line, ModelParams* m) {
   }
 }
 
-Table parse(const char* text) {
+Table parse(const char* name, const char* text) {
   Table t;
+  t.name = name;
   std::istringstream in(text);
   std::string line;
   Section* s = nullptr;
@@ -102,6 +105,8 @@ Table parse(const char* text) {
       t.gpu = line.substr(4);
     } else if (line.rfind("dram_gbps ", 0) == 0) {
       t.dram_gbps = std::atof(line.c_str() + 10);
+    } else if (line.rfind("sm_count ", 0) == 0) {
+      t.sm_count = std::atoi(line.c_str() + 9);
     } else if (line.rfind("model ", 0) == 0) {
       parse_model(line, &t.model);
     } else if (line.rfind("kind ", 0) == 0) {
@@ -133,7 +138,8 @@ Table parse(const char* text) {
 }
 
 const std::vector<Table>& tables() {
-  static const std::vector<Table> all = {parse(kTuning_h100), parse(kTuning_h200)};
+  static const std::vector<Table> all = {parse("h100", kTuning_h100),
+                                             parse("h200", kTuning_h200)};
   return all;
 }
 
@@ -232,6 +238,15 @@ std::string explain_ranking(const std::string& gpu_name, double dram_gbps, const
     out += buf;
   }
   return out;
+}
+
+bool tuning_table_gpu(const std::string& name, TableGpu* out) {
+  for (const Table& t : tables())
+    if (name == t.name || name == t.gpu) {
+      *out = {t.gpu, t.dram_gbps, t.sm_count};
+      return true;
+    }
+  return false;
 }
 
 std::vector<std::string> tuning_tables() {

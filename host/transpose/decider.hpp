@@ -46,6 +46,16 @@ std::string last_resort_technique(const Problem& p);
 // their predicted time over the fastest (or the last resort): `tmakit rank` prints it.
 std::string explain_ranking(const std::string& gpu_name, double dram_gbps, const Problem& p);
 
+// The GPU of a compiled table, named by the table's file name ("h100", "h200") or by the GPU's
+// name: what a plan made with TuneOptions::gpu is described for (no device queried). False when
+// no table has that name.
+struct TableGpu {
+  std::string name;  // as the device reports it: "NVIDIA H100 80GB HBM3"
+  double dram_gbps = 0;
+  int sm_count = 0;
+};
+bool tuning_table_gpu(const std::string& name, TableGpu* out);
+
 // The tables compiled in: "gpu name (cells)" each, for messages and `tmakit list`.
 std::vector<std::string> tuning_tables();
 

@@ -262,7 +262,10 @@ std::string Plan::explain() const {
   out += std::to_string(s.batch) + " x " + std::to_string(r.rows) + " x " + std::to_string(r.cols) +
          " (src ld " + std::to_string(s.src_ld_elems) + ", dst ld " +
          std::to_string(s.dst_ld_elems) + (st.lay.dense ? ", dense" : ", strided") + ")\n";
-  out += "device:   " + std::to_string(st.caps.device) + ", compute capability " +
+  out += "device:   " +
+         (st.caps.described ? st.caps.name + " as described (TuneOptions::gpu: no device used)"
+                            : std::to_string(st.caps.device)) +
+         ", compute capability " +
          std::to_string(st.caps.cc / 10) + "." + std::to_string(st.caps.cc % 10) + ", " +
          std::to_string(st.caps.sm_count) + " SMs\n";
   out += "asked:    " + r.options.variant + " (tuning: " + to_string(st.tuning) + ")\n";

@@ -22,6 +22,10 @@ namespace tmakit::detail {
 
 Status launch_state(const PlanState& st, const void* src, void* dst, cudaStream_t stream,
                     bool synchronize, bool checked) {
+  if (st.caps.described)
+    return invalid("this plan is described for " + st.caps.name +
+                   " (TuneOptions::gpu) and cannot run: make it with TuneOptions::gpu empty to "
+                   "run it on this device");
   if (!checked) {
     if (Status s = check_null(src, dst); !s) return s;
     if (Status s = check_aligned_to_element(src, dst, st.req.elem_bytes); !s) return s;

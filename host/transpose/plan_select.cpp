@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 #include <utility>
+#include <host/device_policy.hpp>
 #include <host/error.hpp>
 #include <host/tensor_map/driver.hpp>
 #include <host/transpose/decider.hpp>
@@ -204,24 +205,56 @@ Status fallback_refusal(const VariantDef& def, const std::string& why) {
                          "not run)");
 }
 
+// The device a plan made with TuneOptions::gpu is described for: its table's GPU, compute
+// capability 9.0 and the policy its DRAM bandwidth selects, as a build with sm_90 code sees it.
+Status described_caps(const std::string& gpu, DeviceCaps* caps) {
+  TableGpu t;
+  if (!tuning_table_gpu(gpu, &t)) {
+    std::string names;
+    for (const std::string& n : tuning_tables()) names += (names.empty() ? "" : ", ") + n;
+    return invalid("TuneOptions::gpu: no tuning table is for '" + gpu + "' (the tables: " +
+                   names + "; name one as h100 or h200)");
+  }
+  DeviceCaps c;
+  c.cc = 90;
+  c.sm_count = t.sm_count;
+  c.dram_gbps = t.dram_gbps;
+  c.code_ptx_version = 90;
+  c.policy = device_policy(c.dram_gbps, &c.policy_key);
+  c.described = true;
+  c.name = t.name;
+  *caps = c;
+  return {};
+}
+
 Status make_state(const Request& req, const TuneOptions& asked_tune, const void* map_src,
                   const void* map_dst, PlanState* st) {
   TuneOptions tune = asked_tune;
-  if (tune.mode == Tuning::kDefault) tune.mode = default_tuning();
+  if (tune.mode == Tuning::kDefault) tune.mode = tune.gpu.empty() ? default_tuning()
+                                                                  : Tuning::kHeuristic;
   st->req = req;
   st->tuning = tune.mode;
   const VariantDef* named = nullptr;
   if (Status s = check_request(req, nullptr, nullptr, false, &named, &st->lay); !s) return s;
   st->is_auto = named == nullptr;
-  if (Status s = current_device_caps(&st->caps); !s) return s;
-  if (std::string why = missing_device_code(st->caps); !why.empty())
-    return make_status(StatusCode::kUnsupported, why);
+  if (!tune.gpu.empty()) {
+    if (tune.mode == Tuning::kMeasure)
+      return invalid("TuneOptions::gpu describes a plan for a GPU without using one, so it "
+                     "cannot measure: use mode kHeuristic (or leave gpu empty to measure here)");
+    if (Status s = described_caps(tune.gpu, &st->caps); !s) return s;
+    tune.use_wisdom = false;  // wisdom is this machine's GPU's
+  } else {
+    if (Status s = current_device_caps(&st->caps); !s) return s;
+    if (std::string why = missing_device_code(st->caps); !why.empty())
+      return make_status(StatusCode::kUnsupported, why);
+  }
   const DeviceCaps& caps = st->caps;
   const bool ops16 = aligned16(map_src) && aligned16(map_dst);
   st->problem_key = problem_key(req, st->lay, caps, ops16);
   GpuKey gpu;
   bool have_gpu = false;
   auto gpu_key = [&]() -> const GpuKey* {
+    if (caps.described) return nullptr;
     if (!have_gpu) {
       have_gpu = current_gpu_key(&gpu).ok();
       cudaGetLastError();
@@ -273,8 +306,10 @@ Status make_state(const Request& req, const TuneOptions& asked_tune, const void*
   // The decider's order (host/transpose/decider.hpp); a technique's reason where it cannot run.
   Ranking ranking;
   const GpuKey* g = gpu_key();
-  const std::vector<const VariantDef*> order = ranked_candidates(
-      req, st->lay, caps, kind_of(req, named), g != nullptr ? g->name : std::string(), &ranking);
+  const std::vector<const VariantDef*> order =
+      ranked_candidates(req, st->lay, caps, kind_of(req, named),
+                        caps.described ? caps.name : g != nullptr ? g->name : std::string(),
+                        &ranking);
   for (const VariantDef* d : order) st->ranking.push_back(d->info.token);
   // (The preparation first: a TMA technique's reason names the device and a simulated
   // capability; then the capability any technique needs.)

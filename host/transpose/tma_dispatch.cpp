@@ -99,6 +99,7 @@ std::string tma_unavailable(bool allow_tma, const DeviceCaps& caps) {
            std::to_string(caps.code_ptx_version) +
            " PTX compiled by the driver, which has no TMA; add 90 to CMAKE_CUDA_ARCHITECTURES";
   PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
+  if (caps.described) return {};  // nothing is encoded for a described device
   if (Status s = driver_encode_tiled(&fn); !s)
     return "cuTensorMapEncodeTiled is unavailable: " + s.message;
   return {};
@@ -190,6 +191,7 @@ std::string prepare_tma(const VariantDef& def, bool allow_tma, const DeviceCaps&
            simulated_cc_note(caps.cc) + "; '" + def.info.token + "' needs " +
            std::to_string(def.info.min_cc / 10) + "." + std::to_string(def.info.min_cc % 10);
   }
+  if (caps.described) return plan_and_encode(def, caps, args, maps);  // its maps are not kept
   MapKey key;
   key.def = &def;
   key.src = args->src;
@@ -259,13 +261,15 @@ std::string plan_and_encode(const VariantDef& def, const DeviceCaps& caps,
   if (plan.dst_rows16)
     if (std::string w = check_rows16(dst, e); !w.empty()) return w;
   if (plan.src.used) {
-    if (std::string w = encode_side(src, plan.src, plan.swizzle, e, caps.cc, &maps->src);
+    if (std::string w = encode_side(src, plan.src, plan.swizzle, e, caps.cc,
+                                    caps.described ? nullptr : &maps->src);
         !w.empty())
       return w;
     args->src_map = &maps->src;
   }
   if (plan.dst.used) {
-    if (std::string w = encode_side(dst, plan.dst, plan.swizzle, e, caps.cc, &maps->dst);
+    if (std::string w = encode_side(dst, plan.dst, plan.swizzle, e, caps.cc,
+                                    caps.described ? nullptr : &maps->dst);
         !w.empty())
       return w;
     args->dst_map = &maps->dst;

@@ -63,6 +63,12 @@ struct TuneOptions {
   void* dst = nullptr;
   int rounds = 7;          // timed launches per candidate (>= 1): the median is kept
   bool use_wisdom = true;  // false: ignore recorded decisions (a measure plan measures again)
+  // Empty: the plan is for the current device. A tuning table's GPU ("h100", "h200"; see
+  // `tmakit list`): the plan is described for that GPU without using one. It ranks with that
+  // GPU's table and checks every technique's rules (tensor maps validated, not encoded); no
+  // device is queried, no wisdom read, nothing measured (mode kMeasure is refused). Such a plan
+  // explains (`tmakit explain --gpu`); run() refuses it.
+  std::string gpu;
 };
 
 namespace detail {
