@@ -8,7 +8,7 @@
 //   prefetch   the same, but the CTA first issues cp.async.bulk.prefetch.tensor for its next two
 //              tiles into L2, so their DRAM latency overlaps the current tile's work.
 // It verifies all four and prints their times; the profiler gives the L2 traffic (see
-// docs/examples.md for the ncu command and the measured figures).
+// examples/README.md for the ncu command and the measured figures).
 //
 //   build: CMake target example_multicast_prefetch (sm_90a: cuda::ptx's multicast form needs
 //   the arch-specific target; links tmakit for tensor_map.hpp). Exit 0 when all four are

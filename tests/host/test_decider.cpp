@@ -3,14 +3,18 @@
 // and name only techniques that take the element size; a GPU without a table of its own takes the
 // table of the nearest DRAM bandwidth; every class has a ranking or a last resort that runs it;
 // and the ranking's words for a handful of problems match tests/golden/decider_rank.txt
-// (regenerate with TMAKIT_UPDATE_GOLDEN=1 after scripts/tuning_table.py changes a table).
+// (regenerate with TMAKIT_UPDATE_GOLDEN=1 after scripts/tuning_table.py changes a table); a plan
+// described for a table's GPU (TuneOptions::gpu) follows that table's ranking and never runs.
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <tuple>
+#include <vector>
 #include <gtest/gtest.h>
 #include <host/transpose/decider.hpp>
+#include <tmakit/plan.hpp>
 #include <tmakit/tmakit.hpp>
 
 namespace tmakit {
@@ -123,6 +127,66 @@ TEST(Decider, RankingWordsMatchTheGolden) {
   EXPECT_EQ(out.str(), golden.str()) << "the tables or the ranking changed: check the new words, "
                                         "then TMAKIT_UPDATE_GOLDEN=1 rewrites "
                                      << path;
+}
+
+// TuneOptions::gpu: a plan described for a table's GPU with no device used (this test runs
+// where there may be none). It runs the first technique of its ranking that passes the rules,
+// says whose table it is, and refuses to run or to measure.
+TEST(DescribedPlan, RanksWithTheNamedTableAndNeverRuns) {
+  for (const char* gpu : {"h100", "h200"}) {
+    TableGpu t;
+    ASSERT_TRUE(tuning_table_gpu(gpu, &t)) << gpu;
+    EXPECT_GT(t.sm_count, 0) << gpu;
+    EXPECT_GT(t.dram_gbps, 0) << gpu;
+    TuneOptions tune;
+    tune.gpu = gpu;
+    tune.mode = Tuning::kHeuristic;
+    for (const auto& [e, batch, rows, cols] :
+         std::vector<std::tuple<int, long long, long long, long long>>{
+             {1, 1, 64, 3000000}, {2, 512, 197, 64}, {4, 1, 1000000, 33}, {16, 1, 1, 1000}}) {
+      MatrixLayout lay;
+      lay.batch = batch;
+      Plan plan;
+      const Status s = make_plan(&plan, rows, cols, e, lay, {}, tune);
+      ASSERT_TRUE(s.ok()) << gpu << " " << s.message;
+      const Ranking r = rank_techniques(t.name, 0, {ProblemKind::kTranspose, e, batch, rows, cols});
+      ASSERT_FALSE(r.ranked.empty());
+      // The plan's order is the table's ranking (less techniques that cannot take the call,
+      // then the rest), and it runs an entry of it.
+      std::vector<std::string> ranked, planned;
+      for (const auto& [token, ratio] : r.ranked) ranked.push_back(token);
+      for (const std::string& token : plan.ranking())
+        if (std::find(ranked.begin(), ranked.end(), token) != ranked.end())
+          planned.push_back(token);
+      std::vector<std::string> kept;
+      for (const std::string& token : ranked)
+        if (std::find(plan.ranking().begin(), plan.ranking().end(), token) != plan.ranking().end())
+          kept.push_back(token);
+      EXPECT_EQ(planned, kept) << gpu << " " << rows << "x" << cols;
+      ASSERT_FALSE(planned.empty());
+      EXPECT_EQ(plan.ranking()[0], planned[0]);
+      EXPECT_NE(std::find(plan.ranking().begin(), plan.ranking().end(), plan.variant()),
+                plan.ranking().end());
+      EXPECT_NE(plan.explain().find(t.name + " as described"), std::string::npos)
+          << plan.explain();
+      const Status ran = plan.run(reinterpret_cast<const void*>(256), reinterpret_cast<void*>(4096));
+      EXPECT_EQ(ran.code, StatusCode::kInvalidArgument);
+      EXPECT_NE(ran.message.find("cannot run"), std::string::npos) << ran.message;
+    }
+  }
+  TuneOptions measure;
+  measure.gpu = "h100";
+  measure.mode = Tuning::kMeasure;
+  Plan plan;
+  Status s = make_plan(&plan, 64, 64, 4, {}, {}, measure);
+  EXPECT_EQ(s.code, StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message.find("cannot measure"), std::string::npos) << s.message;
+  TuneOptions unknown;
+  unknown.gpu = "a100";
+  s = make_plan(&plan, 64, 64, 4, {}, {}, unknown);
+  EXPECT_EQ(s.code, StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message.find("'a100'"), std::string::npos) << s.message;
+  EXPECT_NE(s.message.find("H100"), std::string::npos) << s.message;
 }
 
 }  // namespace
