@@ -1,4 +1,4 @@
-// Where the host time of one transpose() call goes (issue 16, target 4: <= 5 us for a 64x64
+// Where the host time of one transpose() call goes (the host-cost target: <= 5 us for a 64x64
 // matrix with synchronize = false): each CUDA runtime call the dispatcher makes per call, timed
 // alone, next to a bare kernel launch and the registry's own launch of `copy` without the
 // dispatcher. Same protocol as host_overhead (bench_transpose.cpp): 100 calls per iteration on

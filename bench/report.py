@@ -353,7 +353,7 @@ def write_md(runs, md_path, img_rel, command):
             lines += ["### %s: host overhead per call" % gpu.replace("NVIDIA ", ""), "",
                       "`host_overhead/<token>/e4/64x64`: host microseconds from calling `transpose()` (synchronize = false) "
                       "to its return, 10,000 calls per repetition, median of 3, at the start of the run (the figure "
-                      "issue 16's target reads). The same rows ran again after every cell (`host_overhead_end`): the "
+                      "the host-cost target reads). The same rows ran again after every cell (`host_overhead_end`): the "
                       "same calls in the same process. The two columns have differed in both directions between runs and "
                       "GPUs, by up to 3 us (docs/perf-guide.md).", "",
                       "| token | ran | us per call | at the end of the run |", "|---|---|---|---|"]

@@ -1,5 +1,5 @@
 // Host time per call of building a tensor map against pointing an encoded one at a new
-// address (issue 20): tmakit's encode() (device query, every rule, the driver's encode) and
+// address: tmakit's encode() (device query, every rule, the driver's encode) and
 // replace_address() (the address rules, cuTensorMapReplaceAddress), and the bare driver calls
 // under them, for a tiled map (a 4096 x 4096 fp32 matrix, 32 x 32 boxes, 128B swizzle) and an
 // im2col map (the worked example: 3 x 7 x 9 x 8 fp32, 32 pixels of 8 channels). 10,000 calls

@@ -33,7 +33,7 @@ std::string missing_device_code(const DeviceCaps& caps);
 
 // The environment variables tmakit reads, read once, at the first call that needs them: getenv
 // scans the whole environment, 0.14 us per variable and call on the H100 machine (bench/
-// experiments/launch_paths.cu, issue 16's host time per call), where a 64 x 64 transpose()
+// experiments/launch_paths.cu, the host time per call), where a 64 x 64 transpose()
 // costs about 5 us. Setting them in-process after that first call has no effect until
 // reload_env_settings(), which tests call (not meant to race with running calls).
 //   simulated_cc  TMAKIT_SIMULATE_CC (major*10+minor), or 1 << 30 when unset or malformed

@@ -39,9 +39,9 @@ using Launcher = cudaError_t (*)(const LaunchArgs&);
 
 // Whether the classic kernels' global loads carry an L2 prefetch-size hint
 // (ld.global.nc.L2::128B / 256B, kernels/primitives/ld_l2.cuh): on Hopper (sm_90), the GPUs
-// it was measured on. On 2026-11-25, measured it on the H200 and 2026-11-25 on the H100, each
-// kernel with the hint forced on and off in one process, two runs each (docs/perf-guide.md);
-// each launcher cites where it pays. Elsewhere (cc unknown, sm_80, newer GPUs): plain loads.
+// it was measured on, each kernel with the hint forced on and off in one process, two runs each
+// (docs/perf-guide.md section 6); each launcher says where it pays. Elsewhere (cc unknown, sm_80, newer
+// GPUs): plain loads.
 inline bool l2_hint_pays(const LaunchArgs& a) {
   return a.cc >= 90 && a.cc < 100;
 }
@@ -97,7 +97,7 @@ cudaError_t launch_smem_strip(const LaunchArgs&);
 cudaError_t launch_smem_sector(const LaunchArgs&);
 cudaError_t launch_smem_realign(const LaunchArgs&);
 // reg_realign at 1 B: up to this many bytes of matrix (the batch's total) each lane loads its
-// own next vector; above, the lanes shuffle (kernels/classic/reg_realign.cu, 2026-11-26).
+// own next vector; above, the lanes shuffle (kernels/classic/reg_realign.cu).
 inline constexpr std::int64_t kRealignOwnNextMaxBytes1B = std::int64_t{24} << 20;
 cudaError_t launch_reg_realign(const LaunchArgs&);
 cudaError_t launch_smem_flat(const LaunchArgs&);

@@ -50,7 +50,7 @@ def copy_speed_bound(cell, need_ratio):
 
 
 def verdicts(run):
-    """(target, met, figure) for issue 16's targets 1-5 and 7's large aligned shapes."""
+    """(target, met, figure) for the performance targets 1-5 and the large aligned shapes."""
     out = []
     for cls, e, floor, need_ratio in class_targets():
         lo, worst = class_stats(run, cls, e)

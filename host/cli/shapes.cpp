@@ -190,7 +190,7 @@ std::vector<SurveyCell> decider_survey_cells(const std::string& dist, int count,
   };
   static const int kElems[] = {1, 2, 4, 8, 16};
   if (dist == "domain") {
-    // The classes with their own parameterisation: bytes from 512 KB, aspect up to 8:1,
+    // The judged classes with their own parameterisation: bytes from 512 KB, aspect up to 8:1,
     // 16-element-multiple and any-length sides, a short side uniform in 1-160, batches of sides
     // log-uniform in 20-400.
     std::vector<SurveyCell> out;

@@ -16,8 +16,8 @@ class L2Flusher {
   L2Flusher& operator=(const L2Flusher&) = delete;
   Status init(std::size_t l2_bytes);  // allocates 2 x l2_bytes
   // Demotes persisting (evict_last) L2 lines to normal, then overwrites the scratch buffer.
-  // TMAKIT_FLUSH_KEEP_PERSISTING=1 skips the demotion: the flush of runs before 2026-11-24
-  // (2026-11-24), kept to reproduce them.
+  // TMAKIT_FLUSH_KEEP_PERSISTING=1 skips the demotion: the flush of the runs made before
+  // the demotion existed, kept to reproduce them.
   Status flush(cudaStream_t stream);
 
  private:

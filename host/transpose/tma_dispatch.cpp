@@ -134,7 +134,7 @@ struct MapEntry {
 };
 
 // The last few calls' tensor maps: a caller that transposes the same buffers again (the
-// common case in a loop or a layer) skips planning, validating and encoding (issue 16: host
+// common case in a loop or a layer) skips planning, validating and encoding (the host
 // time per call). Keyed on the whole call, addresses included, so a hit is exactly what
 // encoding again would give.
 class MapCache {

@@ -3,7 +3,7 @@
 // shared memory with one LDG.128 + STS.128 per 16-byte chunk, waits for all of it at a
 // __syncthreads, and only then gathers: every CTA alternates between waiting on DRAM and
 // issuing its gather, and the load phase's address math and stores are instructions the
-// gather could have used (the 2026-11-23 ncu: 70-76% issue active at 28-38% of DRAM peak on
+// gather could have used (ncu: 70-76% issue active at 28-38% of DRAM peak on
 // batches of 97 x 75 matrices). A source run is one contiguous byte range, so one thread can
 // hand the whole of it to the TMA unit as a single 1-D cp.async.bulk; here a persistent CTA
 // keeps the next S - 1 units' copies in flight in a ring of S stages (one mbarrier each) while

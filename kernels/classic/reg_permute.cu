@@ -19,9 +19,9 @@
 // loads measured slower, docs/perf-guide.md). Calls the block cannot take (a short
 // side outside 2..32, lines not whole chunks, 16-byte rules broken) run smem_flat.
 //
-// Realigned reads (2026-11-27, RegPlan::realign): k x N whose src lines break the 16-byte rules
+// Realigned reads (RegPlan::realign): k x N whose src lines break the 16-byte rules
 // (N * E not a multiple of 16, as in 12 x 1000003 at 1 B; a misaligned src or pitch) ran
-// smem_flat at 69-89% of memcpy on the H200 (probe, 2026-11-27) where the aligned k x N runs
+// smem_flat at 69-89% of memcpy on the H200 (probe) where the aligned k x N runs
 // here at 88-101%. kWide keeps its block; only the strided loads and the lane -> block map
 // change. Line x of block j starts at byte address a = src + strided + x * ld, s = a mod 16
 // bytes past the aligned vector v0 = a - s; its chunk is bytes s..s+15 of {v0, v0 + 16}. Lane
@@ -320,12 +320,8 @@ cudaError_t launch_k(const kernels::LaunchArgs& a, const RegPlan& p) {
     constexpr int U = reg_blocks_per_thread(K);
     const std::int64_t per_cta = std::int64_t(U) * kThreads;
     const dim3 grid(static_cast<unsigned>((p.blocks + per_cta - 1) / per_cta));
-    // Hopper, kTall with k >= 7: loads with .L2::256B (% of memcpy, two runs each). H200
-    // (2026-11-25): 4000000x16 1 / 2 / 4 / 8 B 84.5 / 82.9 / 80.8 / 81.5 -> +7.3 / +7.0 / +7.9 /
-    // +8.1, 4000000x32 +7.1 to +7.5, 4000000x7 +1.0 to +5.0; 4000000x2 / x4 and kWide (k x N)
-    // -0.3 to -3.1, so they keep the plain load. H100 (2026-11-25): 4000000x16 89.7 / 88.9 /
-    // 88.9 / 88.9 -> +9.4 / +7.4 / +6.6 / +6.6, 4000000x32 +7.5 to +8.3, 4000000x7 +1.8 to +4.2,
-    // 2097152x9 +3.3 to +5.0 (probe, one run each).
+    // Hopper, kTall with k >= 7: loads with .L2::256B (6-9 points on both GPUs); N x 2, N x 4
+    // and kWide (k x N) lost a little with it and keep the plain load (docs/perf-guide.md section 6).
     const auto* src = static_cast<const unsigned char*>(a.src);
     auto* dst = static_cast<unsigned char*>(a.dst);
     if constexpr (F == RegForm::kWide && sizeof(T) == 1) {  // the plan realigns at 1 B only

@@ -16,7 +16,7 @@
 //              4 B: 4 STS.128; 8 B: 2 x 2 STS.128;
 //   phase 3  each output row writes its owned whole sectors with STG.128, each chunk realigned
 //            by a funnel shift of two chunks read from OUT, in slots of whole quarter-warps per
-//            row (2026-11-26: fewer instructions than smem_realign's shuffles; below).
+//            row (fewer instructions than smem_realign's shuffles; below).
 // Coordinates (RegRealignTile<E>, kernels/common/realign.hpp): pad = kPad when output rows
 // are shifted (some out[c][0] not on a 32-byte sector), else 0; owned = kRows - pad. Tile
 // (tile_y, tile_x) covers input columns c0 = tile_x * kCols .. + kCols - 1 and tile rows i <->
@@ -35,7 +35,7 @@
 // traffic was not the limit: ncu has it latency-bound on its global loads (long-scoreboard
 // stalls 8.2 per issue, MIO throttle 0.02), at about the same instruction count. Batches of
 // small matrices lose (the tile is 256 rows): `auto` runs it for large odd matrices at 1-2 B
-// on both GPUs since 2026-11-26 (host/transpose/transpose.cpp).
+// on both GPUs (host/transpose/transpose.cpp).
 #include <cstdint>
 #include <type_traits>
 #include <kernels/common/grid.hpp>
@@ -119,7 +119,7 @@ __device__ __forceinline__ void transpose_to_out(const std::uint32_t (&c)[4][4],
 // k <= chunks - 1 = kRows * E / 16 - 3, so the next chunk ends by byte 16 + 16 * (chunks + 1) =
 // kRows * E: inside the row) and funnel-shifts them by o0 % 16. Its global address advances by
 // kRowStep * ldd * E bytes from item to item.
-// The 2026-11-26 run (docs/perf-guide.md) cut this phase's instructions: before, the next chunk
+// A measured change (docs/perf-guide.md) cut this phase's instructions: before, the next chunk
 // came from the neighbouring lane by four shuffles, each item recomputed its 64-bit address, and
 // the realignment's word select was a 4-way one (realign_chunk<false>). ncu, H200, 12345x6789 1 B:
 // 39.1 -> 33.0 M warp instructions, 66.1 -> 57.3 us.
@@ -172,8 +172,7 @@ __device__ __forceinline__ void reg_realign_phase3(const unsigned char* out, int
 
 // Phase 1's next vector (kOwnNext): each lane loads the vector after its own (a second LDG.128
 // whose lines the first one brings to L1) instead of taking it from the neighbouring lane by
-// four shuffles and a select, with lane k = 7 loading it for the group. Measured (2026-11-26,
-// docs/perf-guide.md; H200, % of memcpy, mean of two rounds, shuffles -> own loads): ncu at odd
+// four shuffles and a select, with lane k = 7 loading it for the group. Measured (docs/perf-guide.md; H200, % of memcpy, mean of two rounds, shuffles -> own loads): ncu at odd
 // 12345x6789 1 B 33.0 -> 24.4 M warp instructions in the same time (58.6 -> 58.4 us), L2 read
 // sectors +7%, long-scoreboard stalls 4.6 -> 11.1 per issue: the large 1 B shapes wait on
 // DRAM, and there own loads ran lower (12345x6789 77.7 -> 76.9, 6789x12345 76.6 -> 74.7, 9999^2
@@ -303,10 +302,8 @@ cudaError_t launch_reg_realign_e(const kernels::LaunchArgs& a) {
   const int pad = dst_rows_on_sectors<E>(a.dst, st) ? 0 : S::kPad;
   const TileGrid g =
       tile_grid(ceil_div(a.rows + pad, S::kRows - pad), ceil_div(a.cols, S::kCols), st.batch);
-  // Hopper: loads with .L2::256B. Measured (docs/perf-guide.md; % of memcpy, two runs each):
-  // H200 (2026-11-25) odd 1 B 12345x6789 / 6789x12345 64.9 / 62.8 -> 66.6 / 65.2, 2 B 64.0 /
-  // 62.8 -> 65.6 / 64.5 (.L2::128B: +0.7 to +1.4); H100 (2026-11-25) 1 B 75.8 / 74.6 -> 78.4 /
-  // 76.3, 2 B 75.6 / 74.5 -> 77.9 / 76.7, 4-8 B +1.9 to +2.8.
+  // Hopper: loads with .L2::256B, 1.5-2.6 points at odd 1-2 B on both GPUs (.L2::128B gained
+  // less; docs/perf-guide.md section 6).
   // Each lane loads its own next vector (kOwnNext) at 2-8 B, and at 1 B up to
   // kRealignOwnNextMaxBytes1B of matrix; else lane 7 alone loads one and the rest shuffle.
   const bool own_next = E > 1 || a.rows * a.cols * st.batch <= kernels::kRealignOwnNextMaxBytes1B;

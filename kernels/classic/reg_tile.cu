@@ -89,14 +89,9 @@ cudaError_t kernels::launch_reg_tile(const LaunchArgs& a) {
   const std::uint64_t ctas = (p.blocks + kThreads - 1) / kThreads;
   const dim3 grid(static_cast<unsigned>(ctas < 0x7fffffffu ? ctas : 0x7fffffffu));
   return dispatch_elem_1248(a.elem_bytes, [&](auto t) {
-    // Hopper, 1-2 B: loads with .L2::128B. H200, 2026-11-25 (% of memcpy, .L2::128B / 256B
-    // against none): 16384x32x32 1 B 80.6 -> 92.4 / 85.6, 2 B 93.2 -> 96.0 / 94.7; 4000000x16
-    // 1 B 85.5 -> 88.1, 2 B 87.8 -> 90.2; 1000x512x512 1 B +4.6; 4096x64x64 1 B -1.3. At 4-8 B
-    // mixed (-0.7 to +1.7): plain loads. H100, 2026-11-25 (.L2::128B, two runs each):
-    // 16384x32x32 1 B 88.3 -> 98.9, 2 B +1.9; 4000000x16 1 B +5.4; 1000x512x512 1 B +4.0;
-    // 32x4000000 1 B +4.5; but 4096x64x64 1 B 99.4 -> 93.6, and (probe, one run) 100000x8x8 1 /
-    // 2 B -7.8 / -3.8. So source rows of 64 bytes and of under 32 keep the plain load on both
-    // GPUs (measured at 64 x 64 and 8 x 8; not a model).
+    // Hopper, 1-2 B: loads with .L2::128B, which fetches the rest of a short source row's line
+    // ahead; at 4-8 B it did not pay, and source rows of 64 bytes or of under 32 lost with it on
+    // both GPUs (measured at 64 x 64 and 8 x 8, not a model; docs/perf-guide.md section 6).
     const bool rows_pay = p.src_ld_bytes >= 32 && p.src_ld_bytes != 64;
     const bool hint = sizeof(t) <= 2 && rows_pay && kernels::l2_hint_pays(a);
     return with_l2_hint<128>(hint, [&](auto l2b) {

@@ -2,7 +2,7 @@
 // alignment. smem_strip's skinny tiles already read and write long runs, but it moves 4-byte
 // words at best, and only where every run starts on a word: a 7 x N byte matrix writes its
 // 7-byte output rows one byte per thread, and a batch of 97 x 75 matrices does the same on both
-// sides (H100, 2026-11-23: 47-66% of memcpy at 1 B, 74-76% at 2 B). Yet the dense side of such
+// sides (H100: 47-66% of memcpy at 1 B, 74-76% at 2 B). Yet the dense side of such
 // a call is one contiguous run, whatever the short side's length:
 //   kWide  (R <= 32 rows of N, dst dense):  dst rows of R elements, back to back: w*R elements
 //   kTall  (N rows of C <= 32, src dense):  src likewise: h*C elements
@@ -19,7 +19,7 @@
 // neighbouring columns or rows and lie inside the operand, as in bulk_flat) and only its run's
 // elements are stored to shared memory. Element by element with dependent loads, a 1-byte head
 // chunk cost up to 15 DRAM round trips in one thread while its block waited at the barrier
-// (H200, 2026-11-26: 24 x 1000003 1 / 2 / 4 B 55 / 68 / 72% of memcpy against 64 / 87 / 93
+// (H200: 24 x 1000003 1 / 2 / 4 B 55 / 68 / 72% of memcpy against 64 / 87 / 93
 // at 24 x 1000000). Only the operand's own first and last chunk, where whole reads would leave
 // it, still go element by element.
 // Phase 2 (store): each thread builds a 16-byte destination chunk element by element from

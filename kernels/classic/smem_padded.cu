@@ -20,12 +20,9 @@ cudaError_t kernels::launch_smem_padded(const LaunchArgs& a) {
         a.src, a.dst, a.rows, a.cols, a.strides, a.stream);
   };
   // 16-byte elements too: the classic fallback of int4_8x8 (a 32x33 tile of uint4 is 16.5 KB).
-  // On Hopper they take the hinted loads-first form (kernels/primitives/smem_tile.cuh): session
-  // 28, H100, two runs each, % of memcpy shipped -> hinted: batches 98.7-99.6 -> 99.1-100.1
-  // (3000x97x75 96.1 -> 98.2), odd 87.9-91.1 -> 88.8-92.9, 4000000x16 94.7 -> 97.1, square
-  // 2048^2 / 4096^2 / 8192x2048 -0.3 / -0.5 / -0.5. At 1-8 B it was mixed (8 B 3000x97x75
-  // H100 93.4 -> 82.3, H200 86.5 -> 92.0; 2 B batches H100 -0.6 to -1.4, H200 -0.3 to -2.2):
-  // plain loads there. (Not measured at 16 B on the H200.)
+  // On Hopper they take the hinted loads-first form (kernels/primitives/smem_tile.cuh), which
+  // gained on batches, odd and skinny shapes at 16 B on the H100 (not measured there on the
+  // H200); at 1-8 B it was mixed, so they keep plain loads (docs/perf-guide.md section 6).
   if (a.elem_bytes == 16)
     return with_l2_hint<256>(kernels::l2_hint_pays(a), [&](auto l2b) { return go(uint4{}, l2b); });
   return dispatch_elem_1248(a.elem_bytes,

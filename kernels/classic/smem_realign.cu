@@ -255,9 +255,8 @@ cudaError_t launch_realign(const kernels::LaunchArgs& a) {
   const int pad = dst_rows_on_sectors<E>(a.dst, st) ? 0 : S::kPad;
   const TileGrid g =
       tile_grid(ceil_div(a.rows + pad, S::kOwned), ceil_div(a.cols, S::kCols), st.batch);
-  // Hopper, 1 B: loads with .L2::256B (H200, 2026-11-25: 3001x4999 68.7 -> 69.9, 12345x6789
-  // 58.6 -> 60.2 / 61.0% of memcpy; at 2-4 B -1 to -2, so those keep the plain load; H100,
-  // 2026-11-25: 12345x6789 71.3 -> 73.6, 6789x12345 70.8 -> 72.5).
+  // Hopper, 1 B: loads with .L2::256B (1-2 points on both GPUs); at 2-4 B it lost 1-2, so those
+  // keep the plain load (docs/perf-guide.md section 6).
   return with_l2_hint<256>(E == 1 && kernels::l2_hint_pays(a), [&](auto l2b) {
     return launch_with_smem(smem_realign_kernel<E, decltype(l2b)::value>, dim3(g.x, g.y, g.z),
                             dim3(kThreads), static_cast<std::uint32_t>(S::kSmemBytes), a.stream,

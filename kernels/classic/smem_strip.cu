@@ -141,10 +141,9 @@ cudaError_t launch_strip(const kernels::LaunchArgs& a) {
   if ((a.rows == 1 || a.cols == 1) && st.src_ld_elems == (a.rows == 1 ? a.cols : 1) &&
       st.dst_ld_elems == (a.rows == 1 ? 1 : a.rows) &&
       (st.batch == 1 || (st.src_batch_elems == n && st.dst_batch_elems == n))) {
-    // From kLineMemcpyMinBytes the copy is cudaMemcpyAsync's own (what issue 16 measures
-    // every transpose against): in final run (data at commit 358db19)
-    // `copy` ran 106-112% of memcpy at 30.5 MB, 101.5-103 at 53.4 MB, 93.6-96.5 at 61 MB and
-    // 93-94 from 122 MB (H100 | H200): the 16 B lines (1 x 4000000, 4000000 x 1) ran 94-98%.
+    // From kLineMemcpyMinBytes the copy is cudaMemcpyAsync's own (what the benchmark measures
+    // every transpose against): below it the `copy` kernel is faster, from it memcpy is
+    // (docs/perf-guide.md 4.3).
     const std::int64_t bytes = n * st.batch * static_cast<std::int64_t>(sizeof(T));
     if (bytes >= kernels::kLineMemcpyMinBytes)
       return cudaMemcpyAsync(a.dst, a.src, static_cast<std::size_t>(bytes), cudaMemcpyDefault,

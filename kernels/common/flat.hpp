@@ -27,7 +27,7 @@ TMAKIT_HD constexpr bool flat_src_is_one_run(FlatForm f) {
 inline constexpr int kFlatShortSide = 32;          // kWide / kTall: the short side, at most
 inline constexpr int kFlatTileBytes = 16384;       // a unit moves about this many bytes
 inline constexpr int kFlatMaxMatrixBytes = 32768;  // kBatch: one matrix, at most (1, 4-16 B)
-// ... at 2 B (2026-11-27): batches of odd 2 B matrices of 38-65 KB ran smem_flat / bulk_flat
+// ... at 2 B: batches of odd 2 B matrices of 38-65 KB ran smem_flat / bulk_flat
 // with one matrix a unit at 72.7-97.5% of memcpy where the best other technique ran 65.9-83.9
 // (H100 and H200, docs/perf-guide.md). At 1 B the same limit won on some shapes and
 // lost on others (1000x190x250 1 B +19 points, 800x300x200 -21), at 4-8 B it did not win.
@@ -148,18 +148,18 @@ TMAKIT_HD void flat_advance(const FlatGather& g, const FlatJump& j, FlatWalk& w)
 // V = 16, 8, 4, 2. Consecutive lanes gather consecutive chunks, which start on rows V apart
 // (i1, i1 + V, ... mod n1); stored in row order, those rows would share a bank group at V >= 4
 // (V * stride a multiple of 8 groups: up to 8-way conflicts in an LDS.128 phase of 8 lanes;
-// 2026-11-23 measured 64 x 64 batches at 2 B at 54% of memcpy with such a table, 79% stepping
+// A run measured 64 x 64 batches at 2 B at 54% of memcpy with such a table, 79% stepping
 // the walk). So row i1 = a * V + b sits in slot b * per + a,
 // per = ceil(n1 / V): rows V apart sit in adjacent slots, and 8 adjacent slots start on 8
 // different bank groups (an odd stride in groups).
 //
-// Where kBatch takes the table (H100, 2026-11-24, docs/perf-guide.md; bulk_flat / smem_flat,
+// Where kBatch takes the table (H100, docs/perf-guide.md; bulk_flat / smem_flat,
 // % of memcpy, medians of the rounds, walk -> table): the table adds 4 LDS.128 per chunk to a
 // gather of V LDS per chunk; it paid where the gather's own shared reads are not bank-bound
 // (flat_bank_degree) and lost where they are, a reading of these shapes, not profiled:
 //   1 B: 3000 x 97 x 75 (degree 2) 73.3 -> 79.9; 2000 x 100 x 60 (degree 4) 86.3 -> 78.7,
 //        2048 x 128 x 128 (degree 8) 55.4 -> 53.2; matrices of up to 64 rows took it before
-//        (2026-11-23) and keep it;
+//        and keep it;
 //   2-4 B: 97 x 75 2 B 87.2 -> 91.5 (degree 2); 33 x 65 2 / 4 B +3.2 / +2.3, 24 x 40 2 B +5.3,
 //        16 x 48 2 B +2.4, 8 x 8 2 B +0.7 (smem_flat +5.2); but 16 x 48 4 B smem_flat -2.3,
 //        24 x 40 4 B -0.7; 64 x 64 2 B -3.0, 128 x 128 2 B -2.4, 100 x 60 2 / 4 B +0.1 / -0.8
@@ -194,7 +194,7 @@ TMAKIT_HD constexpr int flat_table_row_at(int v, int rows, int i1) {
 }
 // T[i1][j] without a division by the runtime n1: (i1 + j) / n1 <= j / n1 + 1 subtractions (one
 // where n1 >= V). Each block builds V * n1 entries; whether the divisions it replaced mattered
-// was not measured apart (2026-11-24: the 100 x 60 loss stayed without them).
+// was not measured apart (the 100 x 60 loss stayed without them).
 TMAKIT_HD int flat_table_value(const FlatGather& g, int i1, int j) {
   int r = i1 + j, q = 0;  // (i1 + j) = q * n1 + r
   while (r >= g.n1) {
@@ -206,7 +206,7 @@ TMAKIT_HD int flat_table_value(const FlatGather& g, int i1, int j) {
 // How many distinct 4-byte words of shared memory the busiest bank serves when the first warp
 // of a kBatch unit reads the first element of its 32 chunks (lane k's chunk starts at dst
 // element o = k * V: dst (matrix g, row c, column r) reads the src byte (g * R * C + r * C + c)
-// * E; one warp, one element: what the whole gather does to within a way, H100 the 2026-11-24
+// * E; one warp, one element: what the whole gather does to within a way, H100
 // shapes). Stepped without a division: a plan's cost stays well under a microsecond.
 inline int flat_bank_degree(const FlatGather& g, int e) {
   const int v = 16 / e;
@@ -357,7 +357,7 @@ inline FlatPlan flat_plan(std::int64_t rows, std::int64_t cols, int e, std::int6
 // matches (one entry per thread; launchers only). flat_plan counts the gather's bank degree for
 // batches of matrices of 49-128 rows, 0.41-0.44 us on the host (64 x 64, 4 B, g++ -O2), and
 // smem_flat, bulk_flat (twice: its plan hook and its launch) and reg_permute's fallback plan on
-// every call: transpose()'s per-call host time target is 5 us (issue 16, target 4).
+// every call: transpose()'s per-call host time target is 5 us (docs/perf-guide.md).
 inline FlatPlan flat_plan_memo(std::int64_t rows, std::int64_t cols, int e, std::int64_t batch,
                                std::int64_t src_ld, std::int64_t dst_ld, std::int64_t src_bs,
                                std::int64_t dst_bs, int tile_bytes, FlatTableLimits limits) {
@@ -510,7 +510,7 @@ TMAKIT_HD constexpr FlatChunkSlotParts flat_chunk_slot_parts(int slot) {
 //   k = k' - ph(d),  ph(d) = (a(d) / 16) % G  (flat_dst_chunk)
 // where a(d) is run's first byte: a group of G chunks starts on a 32-byte sector of global
 // memory, not on the run's first chunk. Counted from the run, a run starting in a sector's
-// second half split every pair over two sectors (H200, 2026-11-27: smem_flat on 1000003 x 24
+// second half split every pair over two sectors (H200: smem_flat on 1000003 x 24
 // at 4 B stored 4.69 M L1 sectors for 3.00 M of data, copy 3.00 M). Items whose k < 0 or
 // k >= nv are empty.
 inline constexpr int kFlatRunGroup = 2;
@@ -528,7 +528,7 @@ TMAKIT_HD FlatItem flat_dst_item(int item, int runs) {
   const int d = rest / kFlatRunGroup;
   return {d, grp * kFlatRunGroup + rest - d * kFlatRunGroup};
 }
-// The same items as a thread walks them (item = t, t + kThreads, ...; the 2026-11-27 kTall path of
+// The same items as a thread walks them (item = t, t + kThreads, ...; the kTall path of
 // store_unit): item = grp * RG + rest with RG = runs * kFlatRunGroup (rest = d * G + k' % G, so
 // (d, k') = flat_dst_item(item, runs), also at runs = 1), moved kThreads on by adding kThreads's
 // digits (step.grp, step.rest < RG) with one carry instead of flat_dst_item's two divisions.

@@ -115,7 +115,7 @@ TMAKIT_HD std::uint32_t funnel_bytes(std::uint32_t lo, std::uint32_t hi, int sh)
 // bytes into an aligned 16-byte vector pair. The word offset s/4 is chosen with selects, not
 // a register index (which would put w in local memory): TwoLevel = false picks each of the 5
 // words among 4 (nested selects), true moves by 2 words on bit 1 of s/4, then by 1 on bit 0
-// (6 + 5 selects; experiment of 2026-11-26, docs/perf-guide.md).
+// (6 + 5 selects; docs/perf-guide.md).
 template <bool TwoLevel = false>
 TMAKIT_HD void realign_chunk(const std::uint32_t (&w)[8], int s, std::uint32_t (&out)[4]) {
   const int q = s >> 2, sh = s & 3;

@@ -12,7 +12,7 @@
 //     dst: chunk c = dst row c, columns [jV, jV + V)       (strided side: pitch dst_ld)
 // Every chunk is one aligned 16-byte access, so the plan asks for 16-byte aligned bases,
 // pitches and batch strides, and a long side that is a whole number of chunks, with one
-// exception (2026-11-27, `realign`): kWide at 1 B may read a strided side that breaks those
+// exception (`realign`): kWide at 1 B may read a strided side that breaks those
 // rules (odd long sides such as 12 x 1000003, misaligned src pointers or pitches). Each line's
 // chunk is then the 16 bytes at an unaligned address, built from the aligned vector under it
 // and the next one (the next lane's, a shuffle); a long side that is not whole chunks leaves

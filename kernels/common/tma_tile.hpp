@@ -49,7 +49,7 @@ TMAKIT_HD constexpr int tma_map_type_bytes(int elem_bytes) {
   return elem_bytes == 16 ? 8 : elem_bytes;
 }
 
-// tma_wide's tile side in elements: 256 bytes; 512 at 16-byte elements (issue 16, 2026-11-24),
+// tma_wide's tile side in elements: 256 bytes; 512 at 16-byte elements (docs/perf-guide.md),
 // so a tile is 32 x 32 elements (16 KB), not 16 x 16 (4 KB): a CTA keeps as many bytes moving
 // as at 8 B. The host's `auto` counts tiles with it.
 TMAKIT_HD constexpr std::uint32_t tma_wide_side(int elem_bytes) {

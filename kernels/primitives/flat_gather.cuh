@@ -112,7 +112,7 @@ __device__ __forceinline__ void gather_chunk(const unsigned char* run0, const in
 // chunks; the whole ones, k in [head, kw) (head = 1 where a is not 16-byte aligned, kw = the
 // chunks that end by the run's end), gather from a walk that flat_walk places once, at the
 // thread's first chunk, and flat_advance moves kThreads * V elements on per chunk. Before
-// (2026-11-27 and earlier) every chunk placed its walk with flat_walk (two divisions) and
+// (before) every chunk placed its walk with flat_walk (two divisions) and
 // recomputed its run, chunk and bounds: 129 instructions per 16-byte chunk at 4 B (the sm_90
 // SASS of bulk_flat's kBatch gather, one chunk's path through the table), of which 12 moved data;
 // now 48. Measured (docs/perf-guide.md, % of memcpy, before -> after): H200 A/B
@@ -122,7 +122,7 @@ __device__ __forceinline__ void gather_chunk(const unsigned char* run0, const in
 // kTall (C dst runs): item -> (run, chunk k) as flat_dst_item and flat_dst_chunk define it,
 // the thread's items walked by their digits (flat_item_digits: placed once, moved kThreads items
 // on with one carry, no division per item) and whole chunks told by flat_run_chunks per run (no
-// 64-bit bounds). Before (2026-11-27 and earlier) each item took flat_dst_item's two divisions
+// 64-bit bounds). Before each item took flat_dst_item's two divisions
 // and flat_chunk's bounds: 103 -> 63 instructions per 16-byte chunk at 4 B (smem_flat's sm_90
 // SASS). Measured (docs/perf-guide.md, % of memcpy, two rounds each, before -> after):
 // H200 smem_flat 4000000x4 4 B 86.0 / 87.0 -> 92.0 / 92.4, 4000000x7 1 B 84.4 / 84.9 -> 95.6 /
@@ -245,7 +245,7 @@ __device__ __forceinline__ void store_unit(const unsigned char* run0, const int*
         // s1, clamped to [j0, j1) so that every read stays in the unit; all V read first, then
         // the run's written. Element by element with a division each (flat_offset), each shared
         // load waiting on the global store before it, the threads that hold these chunks held
-        // up their block (H200, 2026-11-26: 1000003 x 24 4 B 58% of memcpy against 93 at
+        // up their block (H200: 1000003 x 24 4 B 58% of memcpy against 93 at
         // 1000000 x 24).
         const int j0 = static_cast<int>(s.lo - s.c) / E, j1 = static_cast<int>(s.hi - s.c) / E;
         const int off0 = d * g.sd + (static_cast<int>(s.lo - a) / E) * g.s1;

@@ -21,15 +21,15 @@ constexpr int kLoadUnroll = 4;  // chunks loaded per thread before they are stor
 // kPartials: the call is not 16-byte aligned throughout (flat_call_is_aligned), so runs have
 // partial chunks inside the operand: read them whole (phase 1) and gather kTall's partial dst
 // chunks before writing them (phase 2). An aligned call runs the kernel without that code: with
-// it, aligned skinny calls ran 2.5-5% slower (H200, 2026-11-26: 4 x 4000000 1 B, 32 x 4000000
+// it, aligned skinny calls ran 2.5-5% slower (H200: 4 x 4000000 1 B, 32 x 4000000
 // 1 B), whose chunks are all whole.
 // Blocks per SM: 5 at 2-16 B (48 registers), 4 at 1 B and for an accumulate that reads dst
-// (64: its dst chunk and scalars spilled 8-20 bytes under 48). The 2026-11-27 gather
+// (64: its dst chunk and scalars spilled 8-20 bytes under 48). The gather
 // (flat_gather.cuh: a walk placed once per unit and jumped from chunk to chunk) raised the
 // 2-16 B one-run kernels from 48 to 51-56 registers under a bound of 4, one block per SM
 // fewer: H100, % of memcpy, base -> that build, smem_flat 20000 x 16 x 48 8 B 98.9 -> 93.8,
-// 10000 x 24 x 40 8 B 96.4 -> 92.1, 2048 x 64 x 64 4 B 84.7 -> 78.9 (docs/perf-guide.md
-// 2026-11-27); a bound of 5 keeps 48 (4 bytes of spill at 2 B).
+// 10000 x 24 x 40 8 B 96.4 -> 92.1, 2048 x 64 x 64 4 B 84.7 -> 78.9 (docs/perf-guide.md);
+// a bound of 5 keeps 48 (4 bytes of spill at 2 B).
 template <class T, FlatForm F, bool kPartials, class Epi>
 __global__ void __launch_bounds__(kThreads, sizeof(T) == 1 || Epi::kReadsDst ? 4 : 5)
     smem_flat_kernel(const T* __restrict__ src, T* __restrict__ dst, FlatPlan p,
@@ -77,7 +77,7 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 1 || Epi::kReadsDst ? 4
         uint4 v[kLoadUnroll];
         // The chunk's shared byte (a whole chunk), -2 - flat_chunk_slot (a partial chunk read
         // whole: its shared byte and its run's bytes), or -1 (none): a whole chunk's path is the
-        // one compare it was before partial chunks were read whole (2026-11-26: packing every
+        // one compare it was before partial chunks were read whole (packing every
         // chunk's slot cost aligned skinny calls 2-4%).
         int at[kLoadUnroll];
 #pragma unroll
@@ -99,7 +99,7 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 1 || Epi::kReadsDst ? 4
           // The shared byte of c (c - a(i) >= -15: the head chunk starts below the run).
           const int sh = i * p.src_stride + b0 + static_cast<int>(std::intptr_t(s.c - a));
           // One load for both kinds of chunk read whole (two in separate branches cost the
-          // partial ones their gain, 2026-11-26).
+          // partial ones their gain).
           const bool whole = s.whole();
           if (whole || (kPartials && s.lo < s.hi && ok.holds(s.c))) {
             v[q] = __ldg(reinterpret_cast<const uint4*>(s.c));

@@ -1,5 +1,5 @@
 // The dynamic shared-memory opt-in every launcher above 48 KB needs, remembered per kernel and
-// device: cudaFuncSetAttribute is a driver call on every launch otherwise (issue 16's per-call
+// device: cudaFuncSetAttribute is a driver call on every launch otherwise (the per-call
 // host overhead). The setting belongs to the function in the device's context and stays until
 // changed, so once per kernel, device and size is enough, except that cudaDeviceReset drops it
 // with the context: launch_with_smem then sees the launch refused (cudaErrorInvalidValue),

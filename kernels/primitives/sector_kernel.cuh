@@ -153,11 +153,9 @@ cudaError_t launch_sector(const kernels::LaunchArgs& a, const Epi& epi = {}) {
         static_cast<const T*>(a.src), static_cast<T*>(a.dst), a.rows, a.cols, a.strides, pad, epi);
     return cudaGetLastError();
   };
-  // Hopper, 4-8 B, the default 32-byte sectors: loads with .L2::256B. H200, 2026-11-25 (% of
-  // memcpy, two runs each): odd 4 B 12345x6789 / 6789x12345 82.3 / 82.7 -> 84.8 / 85.0, 8 B
-  // 93.7 / 94.4 -> 95.2 / 95.8; batches within +-0.6. H100, 2026-11-25: odd 8 B 92.3 -> 93.4,
-  // the rest -0.5 to +1.9. At 1-2 B the hinted loads spill and ran 2-3 points lower (H200):
-  // they keep the plain load.
+  // Hopper, 4-8 B, the default 32-byte sectors: loads with .L2::256B (odd shapes gained 1-2.5
+  // points, batches stayed within noise). At 1-2 B the hinted loads spill and ran lower: they
+  // keep the plain load (docs/perf-guide.md section 6).
   constexpr bool kHintable = G == 32 && sizeof(T) >= 4;
   if constexpr (kHintable) return with_l2_hint<256>(kernels::l2_hint_pays(a), go);
   return go(std::integral_constant<int, 0>{});

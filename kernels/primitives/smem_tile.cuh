@@ -43,7 +43,7 @@ __global__ void __launch_bounds__(kSmemTile* kSmemTileRows)
           // Hinted (L2B, the launcher's choice): every load first, each with .L2::<L2B>B and
           // predicated on the bounds (0 outside), then the shared stores. The hinted load is an
           // asm with a memory clobber, so one written between the shared stores (the paths
-          // below) would not be hoisted above them (2026-11-25 lost 3-10 points so).
+          // below) would not be hoisted above them (a measured loss of 3-10 points).
           constexpr int J = N / kSmemTileRows, I = N / kSmemTile;
           T v[J][I];
 #pragma unroll

@@ -26,9 +26,8 @@ struct Pipe {
   static constexpr std::uint32_t kRows = R, kCols = C, kStages = S, kCtasPerSm = K;
 };
 
-// Per element size: 16 KB tiles, 4 stages, 2 CTAs per SM. At 16384x16384 on the H100 the
-// alternatives measured (data at commit 358db19: 4 KB to 64 KB tiles, 2
-// to 4 stages, 1 to 4 CTAs per SM) were all within 0.7 points of these or slower.
+// Per element size: 16 KB tiles, 4 stages, 2 CTAs per SM: the other tile sizes, stage counts
+// and CTAs per SM tried were no faster (docs/perf-guide.md 4.10).
 template <int E>
 struct PipeConfig;
 template <>

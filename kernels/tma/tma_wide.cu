@@ -1,4 +1,4 @@
-// tma_wide: tma_load_store with the three changes that measured faster (issue 18; each lever's
+// tma_wide: tma_load_store with the three changes that measured faster (each lever's
 // figure in docs/perf-guide.md section 6), each on its own first:
 //   1. a 2T x 2T tile (T = 128 / elem_bytes): two boxes side by side each way, so every global
 //      row segment a CTA reads or writes is 256 bytes instead of 128 (the tile is four
@@ -12,7 +12,7 @@
 // same speed, while storing the loaded tile back untransposed run 98% of memcpy; the cost
 // is where the transposed tiles land, not the shared-memory work. Swizzle (none, 128B) and
 // barrier style are axes.
-// 16-byte elements (issue 16, 2026-11-24): every row is then a 16-byte multiple, so this is the
+// 16-byte elements (docs/perf-guide.md): every row is then a 16-byte multiple, so this is the
 // TMA path for 16-byte elements at any shape. The tile is 32 x 32 (512-byte rows: a 16 x 16
 // tile would keep only 4 KB moving per CTA), the maps hold pairs of 8-byte words (TMA has no
 // 16-byte type), and with 128B a quarter-warp takes one row group (tile_chunk_block): the

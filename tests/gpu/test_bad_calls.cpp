@@ -1,4 +1,4 @@
-// The bad-call corpus (issue 8): every way a caller can get a transpose wrong, each refused
+// The bad-call corpus: every way a caller can get a transpose wrong, each refused
 // with a status code and a message naming the problem, before anything is launched, so a
 // poisoned destination stays untouched. Device memory is real here, so every check past the
 // argument checks (pointer kinds, alignment, TMA refusals) is exercised. Streams whose

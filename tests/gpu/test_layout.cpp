@@ -1,4 +1,4 @@
-// Batched and strided operands (issue 8): every registered technique x element size x layout,
+// Batched and strided operands: every registered technique x element size x layout,
 // every byte of the destination span compared with the CPU reference (padding between rows
 // and gaps between matrices must stay untouched). On an sm_90 device, TMA techniques must run
 // themselves where the pitches, batch strides and destination rows are 16-byte multiples and

@@ -127,6 +127,40 @@ TEST(Permute, StridedOperandsLeavePaddingUntouched) {
     }
 }
 
+// Views whose dimensions interleave without overlapping, as torch's slicing makes them: a step
+// of 2 over an odd extent (strides (73, 2) over (R, 37): every element inside a 73-element row),
+// on either side, and a stride smaller than the row an inner dimension spans. Each technique's
+// output against the CPU reference, dst's untouched elements included.
+TEST(Permute, InterleavedStridedViewsThatDoNotOverlap) {
+  TMAKIT_NEED_GPU(75);
+  struct Case {
+    Ext n;
+    std::vector<int> p;
+    std::vector<std::int64_t> src, dst;
+  };
+  const std::vector<Case> cases = {
+      {{50, 37}, {1, 0}, {73, 2}, {}},                      // x[..., ::2], rows of 73
+      {{50, 37}, {1, 0}, {}, {101, 2}},                     // such a view as dst (37, 50)
+      {{6, 50, 37}, {2, 0, 1}, {3700, 73, 2}, {}},          // 73 > 2 x 36, 3700 > 72 + 73 x 49
+      {{6, 50, 37}, {1, 2, 0}, {}, {407, 11, 2}},           // dst (50, 37, 6): 11 > 2 x 5
+      {{9, 8, 7, 5}, {3, 1, 0, 2}, {504, 63, 9, 2}, {}},    // 9 > 2 x 4, 63 > 8 + 9 x 6, ...
+  };
+  for (const Case& c : cases)
+    for (int e : {1, 2, 4, 8, 16}) {
+      PermuteLayout lay{c.src, c.dst};
+      PermuteReduction red;
+      const Status ok = reduce_permutation(c.n, c.p, e, lay, &red);
+      if (!ok.ok()) {
+        ADD_FAILURE() << ok.message;
+        continue;
+      }
+      for (const char* v : {"auto", "permute_tile", "permute_tma"}) {
+        const test::PermuteRun r = test::check_permute(c.n, c.p, e, lay, named(v));
+        EXPECT_TRUE(r.error.empty()) << v << " " << e << " B: " << r.error;
+      }
+    }
+}
+
 // A permutation that reduces to a transpose runs transpose()'s pick for it, and the bytes are
 // the same as transpose()'s.
 TEST(Permute, ReductionToTransposeIsTheSameTechniqueAndOutput) {

@@ -1,4 +1,4 @@
-// Seeded random calls, technique by technique (issue 16: "make classes of input correct, not a
+// Seeded random calls, technique by technique ("make classes of input correct, not a
 // list"). The other GPU tests pin shapes and layouts by hand; here each technique x element size
 // (and `auto`) takes TMAKIT_SWEEP_CALLS calls (default 24) drawn from five shape classes: small
 // odd matrices, skinny k x N and N x k (k 1..33), batches of small matrices, mid-sized odd

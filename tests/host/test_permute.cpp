@@ -121,6 +121,9 @@ TEST(PermuteArgs, BadCallsAreClearErrors) {
       {{2, 3}, {1, 0}, 4, {{3, 0}, {}}, "src stride of dimension 1 must be >= 1"},
       {{2, 3}, {1, 0}, 4, {{2, 1}, {}}, "alias"},
       {{2, 3}, {1, 0}, 4, {{}, {1, 2}}, "alias"},
+      // One stride short of stepping past what the dimensions inside it reach.
+      {{50, 37}, {1, 0}, 4, {{72, 2}, {}}, "alias"},
+      {{9, 8, 7, 5}, {3, 1, 0, 2}, 4, {{504, 62, 9, 2}, {}}, "alias"},
       {{1 << 21, 1 << 20, 1 << 20}, {2, 1, 0}, 4, {}, "2^62"},
       {{2, 2, 2, 2, 2, 2, 2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7, 8}, 4, {}, "rank 9"},
   };
@@ -161,6 +164,53 @@ TEST(PermuteArgs, BadCallsAreClearErrors) {
 
 // The reference against an independent formula: the dst offset of src multi-index idx is
 // sum_d idx[perm[d]] * dst_stride[d].
+// The no-overlap rule is exact for interleaved views: a stride need only step past what the
+// dimensions of smaller stride reach (torch's x[..., ::2] over an odd extent: strides (73, 2)
+// over (R, 37)), on either side, and any stride one short of that is refused. Every accepted
+// layout really puts each element at its own address.
+TEST(PermuteArgs, InterleavedViewsThatDoNotOverlapAreAccepted) {
+  struct Case {
+    Ext n;
+    Perm p;
+    PermuteLayout lay;
+  };
+  const std::vector<Case> cases = {
+      {{50, 37}, {1, 0}, {{73, 2}, {}}},
+      {{50, 37}, {1, 0}, {{}, {101, 2}}},
+      {{6, 50, 37}, {2, 0, 1}, {{3700, 73, 2}, {}}},
+      {{6, 50, 37}, {1, 2, 0}, {{}, {407, 11, 2}}},
+      {{9, 8, 7, 5}, {3, 1, 0, 2}, {{504, 63, 9, 2}, {}}},
+  };
+  for (const Case& c : cases) {
+    PermuteReduction r;
+    const Status s = reduce_permutation(c.n, c.p, 4, c.lay, &r);
+    ASSERT_TRUE(s.ok()) << s.message;
+    for (int side = 0; side < 2; ++side) {
+      const auto& st = side == 0 ? c.lay.src_strides_elems : c.lay.dst_strides_elems;
+      if (st.empty()) continue;
+      Ext ext(c.n.size());
+      for (std::size_t d = 0; d < ext.size(); ++d) ext[d] = side == 0 ? c.n[d] : c.n[c.p[d]];
+      // Every index's offset, distinct.
+      std::vector<std::int64_t> offsets, idx(ext.size(), 0);
+      for (bool more = true; more;) {
+        std::int64_t off = 0;
+        for (std::size_t d = 0; d < ext.size(); ++d) off += idx[d] * st[d];
+        offsets.push_back(off);
+        more = false;
+        for (std::size_t d = ext.size(); d-- > 0;)
+          if (++idx[d] < ext[d]) {
+            more = true;
+            break;
+          } else {
+            idx[d] = 0;
+          }
+      }
+      std::sort(offsets.begin(), offsets.end());
+      EXPECT_EQ(std::adjacent_find(offsets.begin(), offsets.end()), offsets.end());
+    }
+  }
+}
+
 TEST(PermuteReference, MatchesTheIndexFormulaWithPaddingUntouched) {
   std::mt19937 rng(5);
   for (int trial = 0; trial < 200; ++trial) {

@@ -71,7 +71,7 @@ TEST(Registry, PublicViewMatchesAndLooksUpByToken) {
   EXPECT_EQ(find_variant("auto"), nullptr);
 }
 
-// Every technique takes leading dimensions and batch strides (issue 17: `copy` used to be
+// Every technique takes leading dimensions and batch strides (`copy` used to be
 // dense-only, so strided tma_copy calls that TMA could not take had no fallback).
 TEST(Registry, EveryTechniqueTakesStridedOperands) {
   for (const VariantInfo& v : variants()) EXPECT_TRUE(v.strided) << v.token;

@@ -1,4 +1,4 @@
-// A build without sm_90 device code on an sm_90 GPU (issue 17): a package built for "80", a
+// A build without sm_90 device code on an sm_90 GPU: a package built for "80", a
 // machine configured with `native` on an A100, a project's own CMAKE_CUDA_ARCHITECTURES. Its
 // TMA kernels would be compute_80 PTX with TMA compiled out (a trap that kills the context), so
 // every TMA technique must fall back before launching and say that the build is why.

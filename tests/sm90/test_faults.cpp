@@ -1,4 +1,4 @@
-// Faults that must surface as errors, not hangs or misleading messages (issue 8). Each runs in
+// Faults that must surface as errors, not hangs or misleading messages. Each runs in
 // a child process (tests/tools/fault_probe.cu), because a fault leaves that process's CUDA
 // context unusable; this process then runs a transpose to show the next work still runs.
 #include <array>

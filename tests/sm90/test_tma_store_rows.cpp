@@ -1,4 +1,4 @@
-// The TMA-store row question (issue 17): does a TMA store write past the end of a row whose
+// The TMA-store row question: does a TMA store write past the end of a row whose
 // length is not a multiple of 16 bytes, into the padding that a larger pitch leaves?
 //
 // A standalone reproducer, independent of every tmakit kernel: one 2-D map of 16 rows whose

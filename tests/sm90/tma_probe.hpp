@@ -17,7 +17,7 @@ struct ProbeResult {
 cudaError_t tma_probe_load(const CUtensorMap& map, int x, int y, std::uint32_t expect_bytes,
                            std::uint32_t copy_bytes, unsigned char* out, ProbeResult* result);
 
-// The TMA-store reproducer (issue 17): fills a 1024-aligned shared buffer of `box_bytes` with
+// The TMA-store reproducer: fills a 1024-aligned shared buffer of `box_bytes` with
 // bytes 1, 2, 3, ... (never 0xCD), stores it with one raw cuda::ptx cp.async.bulk.tensor.2d
 // (global <- shared) at box coordinates (x, y) of the 2-D `map`, and waits for the bulk group
 // to complete (cp.async.bulk.wait_group 0) before the kernel exits.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """ctest (sm90): measured shared-memory wavefronts per request against the host bank model.
 
-For each technique and axis named by issue 7 (smem, smem_padded, smem_xor, vec_swizzled,
+For each technique and axis the bank model covers (smem, smem_padded, smem_xor, vec_swizzled,
 tma_load_store in every swizzle mode, int4_8x8 in both forms; 4- and 1-byte elements), one
 kernel launch of `tmakit` at 1024x1024 runs under Nsight Compute (--clock-control none) and the
 table compares, for shared loads and shared stores separately:

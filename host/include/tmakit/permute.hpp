@@ -26,8 +26,9 @@ namespace tmakit {
 
 // Strides in elements, like cuTENSOR's: src_strides_elems[k] for src dimension k,
 // dst_strides_elems[d] for dst dimension d. Empty: dense (row-major). Strides must be >= 1 and
-// place every element of an operand at its own address (sorted by stride, each stride at least
-// the previous one times its extent).
+// place every element of an operand at its own address: sorted by stride, each stride exceeds
+// the sum of stride x (extent - 1) over the dimensions of smaller stride (torch's x[..., ::2]
+// over an odd extent, strides (73, 2) over extents (R, 37), passes).
 struct PermuteLayout {
   std::vector<std::int64_t> src_strides_elems;
   std::vector<std::int64_t> dst_strides_elems;
