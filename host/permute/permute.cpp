@@ -227,7 +227,33 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
                                        : "reduces to " + r.to_string()) +
                            ": use auto, permute_tma or permute_tile");
 
-  // 4. The permutation techniques.
+  // 4. Rank 6-8 after the reduction: rank-5 permutations over the outer dimensions, one launch
+  // each (each checked and run as a call of its own, on the same stream).
+  if (r.extents.size() > 5) {
+    detail::PermuteSplit sp;
+    if (std::string why = detail::split_permutation(r, &sp); !why.empty())
+      return make_status(StatusCode::kUnsupported, "this permutation cannot run: " + why);
+    const auto* s8 = static_cast<const unsigned char*>(src);
+    auto* d8 = static_cast<unsigned char*>(dst);
+    std::vector<std::int64_t> idx(sp.loop_extents.size(), 0);
+    Status last;
+    for (std::int64_t launch = 0; launch < sp.launches; ++launch) {
+      std::int64_t so = 0, dof = 0;
+      for (std::size_t k = 0; k < idx.size(); ++k) {
+        so += idx[k] * sp.loop_src[k];
+        dof += idx[k] * sp.loop_dst[k];
+      }
+      last = permute(s8 + so * elem_bytes, d8 + dof * elem_bytes, sp.extents, sp.perm, elem_bytes,
+                     sp.layout, options);
+      if (!last) return last;
+      for (std::size_t k = idx.size(); k-- > 0;)  // the next looped index, last fastest
+        if (++idx[k] < sp.loop_extents[k]) break;
+        else idx[k] = 0;
+    }
+    return last;
+  }
+
+  // 5. The permutation techniques.
   kernels::PermuteArgs a;
   if (std::string why = detail::permute_geometry(r, &a.geo); !why.empty())
     return make_status(StatusCode::kUnsupported, "this permutation cannot run: " + why);
@@ -295,6 +321,20 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
            std::to_string(r.transpose_elem_bytes) +
            " bytes); permute_tma and permute_tile, when named, run the walk below\n";
   kernels::PermuteArgs a;
+  if (r.extents.size() > 5) {
+    detail::PermuteSplit sp;
+    if (std::string why = detail::split_permutation(r, &sp); !why.empty())
+      return out + "the permutation kernels cannot run it: " + why + "\n";
+    std::string looped;
+    for (std::size_t k = 0; k < sp.loop_extents.size(); ++k)
+      looped += (k ? ", " : "") + std::to_string(sp.loop_extents[k]) + " (src stride " +
+                std::to_string(sp.loop_src[k]) + ", dst stride " + std::to_string(sp.loop_dst[k]) +
+                ")";
+    return out + "rank " + std::to_string(r.extents.size()) + " is more than the walk holds: " +
+           std::to_string(sp.launches) + " launches of a rank-" +
+           std::to_string(sp.extents.size()) + " permutation, the host looping over " + looped +
+           "; each:\n" + explain_permute(sp.extents, sp.perm, elem_bytes, sp.layout);
+  }
   if (std::string why = detail::permute_geometry(r, &a.geo); !why.empty())
     return out + "the permutation kernels cannot run it: " + why + "\n";
   a.elem_bytes = elem_bytes;

@@ -252,6 +252,61 @@ PermuteReduction reduce(const PermuteProblem& p) {
   return r;
 }
 
+std::string split_permutation(const PermuteReduction& r, PermuteSplit* out) {
+  const std::size_t red = r.extents.size();
+  const auto& n = r.extents;
+  const auto& ss = r.src_strides_elems;
+  const auto& ds = r.dst_strides_elems;
+  *out = PermuteSplit{};
+  std::vector<bool> keep(red, false);
+  std::size_t kept = 0;
+  auto take = [&](std::size_t k) {
+    if (!keep[k]) {
+      keep[k] = true;
+      ++kept;
+    }
+  };
+  std::size_t i = 0, j = 0;  // the dimensions contiguous in src and in dst: the walk's tile
+  for (std::size_t k = 1; k < red; ++k) {
+    if (ss[k] < ss[i]) i = k;
+    if (ds[k] < ds[j]) j = k;
+  }
+  take(i);
+  take(j);
+  std::vector<std::size_t> rest;
+  for (std::size_t k = 0; k < red; ++k)
+    if (!keep[k]) rest.push_back(k);
+  // The largest extents stay in the walk: the fewest launches.
+  std::stable_sort(rest.begin(), rest.end(),
+                   [&](std::size_t a, std::size_t b) { return n[a] > n[b]; });
+  for (std::size_t k : rest)
+    if (kept < 5) take(k);
+  for (std::size_t k = 0; k < red; ++k) {
+    if (keep[k]) continue;
+    if (out->launches > kPermuteMaxSplitLaunches / n[k])
+      return "it reduces to rank " + std::to_string(red) +
+             ", which runs as rank-5 permutations over the outer dimensions, and those would be " +
+             "more than " + std::to_string(kPermuteMaxSplitLaunches) + " launches";
+    out->launches *= n[k];
+    out->loop_extents.push_back(n[k]);
+    out->loop_src.push_back(ss[k]);
+    out->loop_dst.push_back(ds[k]);
+  }
+  std::vector<int> sub_of(red, -1);  // reduced src dimension -> its index among the kept ones
+  for (std::size_t k = 0; k < red; ++k)
+    if (keep[k]) {
+      sub_of[k] = static_cast<int>(out->extents.size());
+      out->extents.push_back(n[k]);
+      out->layout.src_strides_elems.push_back(ss[k]);
+    }
+  for (int d : r.perm)  // dst order
+    if (keep[static_cast<std::size_t>(d)]) {
+      out->perm.push_back(sub_of[static_cast<std::size_t>(d)]);
+      out->layout.dst_strides_elems.push_back(ds[static_cast<std::size_t>(d)]);
+    }
+  return {};
+}
+
 std::string permute_geometry(const PermuteReduction& r, PermuteGeometry* g) {
   const std::size_t red = r.extents.size();
   *g = PermuteGeometry{};
@@ -328,9 +383,14 @@ Status reduce_permutation(const std::vector<std::int64_t>& extents, const std::v
   detail::PermuteProblem p;
   if (Status s = detail::check_permute_args(extents, perm, elem_bytes, layout, &p); !s) return s;
   *out = detail::reduce(p);
+  if (out->form == PermuteForm::kCopy || out->form == PermuteForm::kTranspose) return {};
+  // Rank 6-8 after the reduction runs split (detail::split_permutation), unless that takes too
+  // many launches.
   PermuteGeometry g;
-  if (std::string why = detail::permute_geometry(*out, &g);
-      !why.empty() && out->form != PermuteForm::kCopy && out->form != PermuteForm::kTranspose)
+  detail::PermuteSplit sp;
+  std::string why = out->extents.size() > 5 ? detail::split_permutation(*out, &sp)
+                                            : detail::permute_geometry(*out, &g);
+  if (!why.empty())
     return make_status(StatusCode::kUnsupported, "permutation " + detail::list(perm) + ": " + why);
   return {};
 }

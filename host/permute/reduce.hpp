@@ -32,4 +32,20 @@ PermuteReduction reduce(const PermuteProblem& p);
 // batch ordered by dst stride. Empty string, or why it cannot (more than 3 batch dimensions).
 std::string permute_geometry(const PermuteReduction& r, PermuteGeometry* g);
 
+// A reduction of rank 6-8, which the kernels' walk cannot hold (two tile dimensions and three
+// batch ones), as rank-5 permutations that the host runs one after another: it keeps the
+// dimension contiguous in src, the one contiguous in dst and the largest others (five in all),
+// and loops over the rest. The sub-permutation in permute()'s terms (src order; dst strides per
+// dst dimension, as PermuteLayout takes them), and the looped dimensions with both strides.
+struct PermuteSplit {
+  std::vector<std::int64_t> extents;
+  std::vector<int> perm;
+  PermuteLayout layout;
+  std::vector<std::int64_t> loop_extents, loop_src, loop_dst;  // elements
+  std::int64_t launches = 1;
+};
+inline constexpr std::int64_t kPermuteMaxSplitLaunches = 4096;
+// Empty string, or why it cannot (more than kPermuteMaxSplitLaunches sub-permutations).
+std::string split_permutation(const PermuteReduction& r, PermuteSplit* out);
+
 }  // namespace tmakit::detail

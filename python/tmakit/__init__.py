@@ -176,7 +176,7 @@ def _row_major(a):
 def _check_matrix(a, what):
     if len(a.shape) not in (2, 3):
         raise ValueError("tmakit.%s: x must be 2-D (rows, cols) or 3-D (batch, rows, cols); it "
-                         "has shape %s (tmakit.permute takes any rank up to 5)" % (what, a.shape))
+                         "has shape %s (tmakit.permute takes any rank up to 8)" % (what, a.shape))
 
 
 def transpose(x, *, variant="auto", out=None):
@@ -224,8 +224,8 @@ def transpose_accumulate(x, out, *, alpha=1.0, beta=1.0, variant="auto"):
 
 
 def permute(x, dims, *, variant="auto", out=None):
-    """x.permute(dims) made contiguous (ranks 1-5, and more when extents of 1 or adjacent runs
-    fold), as a new array of x's library or into `out`; strided x and out are strided calls."""
+    """x.permute(dims) made contiguous (ranks 1-8), as a new array of x's library or into
+    `out`; strided x and out are strided calls."""
     a = _Array(x, "x")
     dims = [int(p) for p in dims]
     if sorted(dims) != list(range(len(a.shape))):

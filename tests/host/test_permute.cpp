@@ -92,12 +92,30 @@ TEST(PermuteReduction, DropsOnesAndFusesRuns) {
   EXPECT_EQ(r.extents, (Ext{4, 30}));
 }
 
-TEST(PermuteReduction, RankBeyondFiveThatDoesNotFoldIsRefused) {
+// Rank 6-8 after the reduction: rank-5 permutations over the outer dimensions, keeping the
+// dimensions contiguous in src and in dst and the largest others; refused only when that would
+// be more than kPermuteMaxSplitLaunches launches.
+TEST(PermuteReduction, RankBeyondFiveRunsSplitOverItsOuterDimensions) {
   PermuteReduction r;
-  const Status s =
-      reduce_permutation({2, 3, 2, 3, 2, 3}, {5, 4, 3, 2, 1, 0}, 4, PermuteLayout{}, &r);
+  Status s = reduce_permutation({2, 3, 2, 3, 2, 3, 2, 3}, {7, 6, 5, 4, 3, 2, 1, 0}, 4, {}, &r);
+  ASSERT_TRUE(s.ok()) << s.message;
+  ASSERT_EQ(r.extents.size(), 8u);
+  detail::PermuteSplit sp;
+  ASSERT_EQ(detail::split_permutation(r, &sp), "");
+  EXPECT_EQ(sp.extents.size(), 5u);
+  EXPECT_EQ(sp.launches, 2 * 2 * 2);  // the three 2s the walk does not keep
+  // Every element is covered once: the launches x the sub-permutation's volume is the whole.
+  std::int64_t sub = 1;
+  for (std::int64_t n : sp.extents) sub *= n;
+  EXPECT_EQ(sub * sp.launches, 2 * 3 * 2 * 3 * 2 * 3 * 2 * 3);
+  // The sub-permutation keeps src's and dst's contiguous dimensions (strides 1).
+  EXPECT_EQ(*std::min_element(sp.layout.src_strides_elems.begin(),
+                              sp.layout.src_strides_elems.end()), 1);
+  EXPECT_EQ(*std::min_element(sp.layout.dst_strides_elems.begin(),
+                              sp.layout.dst_strides_elems.end()), 1);
+  s = reduce_permutation({17, 17, 17, 17, 17, 17, 17, 17}, {7, 6, 5, 4, 3, 2, 1, 0}, 4, {}, &r);
   EXPECT_EQ(s.code, StatusCode::kUnsupported);
-  EXPECT_NE(s.message.find("rank 6"), std::string::npos) << s.message;
+  EXPECT_NE(s.message.find("launches"), std::string::npos) << s.message;
 }
 
 TEST(PermuteArgs, BadCallsAreClearErrors) {

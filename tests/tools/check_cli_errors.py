@@ -96,7 +96,7 @@ CASES = [
     ("permute", ["--shape", "4,4", "--perm", "1,0", "--elem-bytes", "3"], ["permute", "element size 3"]),
     ("permute", ["--shape", "4,4", "--perm", "1,0", "--variant", "smem"], ["permute", "--variant", "'smem'"]),
     ("permute", ["--shape", "4,4", "--perm", "1,0", "--iters", "0"], ["permute", "--iters", "'0'"]),
-    ("permute", ["--shape", "2,3,2,3,2,3", "--perm", "5,4,3,2,1,0"], ["permute", "rank 6"]),
+    ("permute", ["--shape", "17,17,17,17,17,17,17,17", "--perm", "7,6,5,4,3,2,1,0"], ["permute", "launches"]),
     ("permute", ["--frob"], ["permute", "unknown argument", "'--frob'"]),
     ("wisdom", [], ["wisdom", "FILE"]),
     ("wisdom", ["a", "b"], ["wisdom", "FILE"]),

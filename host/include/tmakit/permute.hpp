@@ -1,7 +1,6 @@
 // Tensor permutations: dst = src with its dimensions reordered, like
-// torch's x.permute(perm).contiguous() or cuTENSOR's cutensorPermute, for ranks 1 to 5 (more
-// when the reduction below folds them to 5), element sizes 1, 2, 4, 8, 16 bytes, dense or
-// strided operands.
+// torch's x.permute(perm).contiguous() or cuTENSOR's cutensorPermute, for ranks 1 to 8, element
+// sizes 1, 2, 4, 8, 16 bytes, dense or strided operands.
 //
 // Orders: extents are ROW-MAJOR, outermost dimension first, as torch writes shapes. Dimension d
 // of dst is dimension perm[d] of src: dst extent d = extents[perm[d]], and
@@ -14,7 +13,10 @@
 //       speed as calling transpose() yourself, its Status::variant names the technique);
 //   whole rows moving (the innermost dimension stays innermost) or a transpose of two
 //       dimensions inside a batch of up to three more -> the permutation techniques:
-//       permute_tma (rank-5 tensor maps, sm_90) or permute_tile (LDG/STG, any GPU).
+//       permute_tma (rank-5 tensor maps, sm_90) or permute_tile (LDG/STG, any GPU);
+//   more dimensions (rank 6-8 after the reduction) -> rank-5 permutations of the tile and the
+//       three largest other dimensions, the host looping over the rest (one launch each, on
+//       options.stream; refused above 4,096 launches).
 // Errors are returned like transpose()'s, before anything is launched: dst is left untouched.
 #pragma once
 #include <cstdint>
