@@ -54,3 +54,61 @@ def test_plan_arguments_are_checked_before_any_gpu():
                                             "auto", False, "heuristic", 7, True)
     with pytest.raises(TypeError, match="CUDA arrays"):
         tmakit.plan([[1.0, 2.0]])
+
+
+class _FakeDLPack:
+    """A DLPack producer built with ctypes (no GPU, no array library): what tmakit reads of it
+    is checked field by field."""
+
+    def __init__(self, device_type, shape, strides, code, bits, address=0x7F0000001000):
+        import ctypes
+        from tmakit import _DLManagedTensor
+        n = len(shape)
+        self.shape = (ctypes.c_int64 * n)(*shape)
+        self.strides = (ctypes.c_int64 * n)(*strides) if strides is not None else None
+        mt = _DLManagedTensor()
+        t = mt.dl_tensor
+        t.data = address
+        t.device.device_type, t.device.device_id = device_type, 0
+        t.ndim = n
+        t.dtype.code, t.dtype.bits, t.dtype.lanes = code, bits, 1
+        t.shape = ctypes.cast(self.shape, ctypes.POINTER(ctypes.c_int64))
+        t.strides = (ctypes.cast(self.strides, ctypes.POINTER(ctypes.c_int64))
+                     if self.strides is not None else None)
+        t.byte_offset = 64
+        self.mt = mt
+        self.device_type = device_type
+        self.stream_seen = "not asked"
+
+    def __dlpack_device__(self):
+        return (self.device_type, 0)
+
+    def __dlpack__(self, stream=None):
+        import ctypes
+        self.stream_seen = stream
+        new = ctypes.pythonapi.PyCapsule_New
+        new.restype, new.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p,
+                                                       ctypes.c_void_p]
+        return new(ctypes.addressof(self.mt), b"dltensor", None)
+
+
+def test_dlpack_producers_are_read_field_by_field():
+    # A bfloat16 strided view on a CUDA device (what __cuda_array_interface__ cannot name).
+    x = _FakeDLPack(2, (37, 50), (2, 101), code=4, bits=16)
+    cap, ptr, shape, strides, itemsize, dtype, dev = tmakit._dlpack_view(x, "x", 1)
+    assert (ptr, shape, strides, itemsize, dtype, dev) == (0x7F0000001000 + 64, (37, 50),
+                                                           (2, 101), 2, "bfloat16", 0)
+    assert x.stream_seen == 1  # the handshake: ready on the legacy default stream
+    # NULL strides: C-contiguous; float8 (code 2, 8 bits) and int types by their names.
+    y = _FakeDLPack(2, (4, 5, 6), None, code=0, bits=8)
+    assert tmakit._dlpack_view(y, "y", 1)[2:6] == ((4, 5, 6), (30, 6, 1), 1, "int8")
+    z = _FakeDLPack(13, (3,), (1,), code=2, bits=64)  # managed memory counts as CUDA
+    assert tmakit._dlpack_view(z, "z", 1)[5] == "float64"
+    # On the CPU, or of a type that is not a whole-byte scalar: a clear error, nothing run.
+    with pytest.raises(ValueError, match="device type 1"):
+        tmakit.transpose(_FakeDLPack(1, (4, 4), None, code=2, bits=32))
+    with pytest.raises(ValueError, match="whole-byte"):
+        tmakit.transpose(_FakeDLPack(2, (4, 4), None, code=1, bits=4))
+    # A producer tmakit cannot make new arrays of: out= is asked for, before anything runs.
+    with pytest.raises(ValueError, match="out="):
+        tmakit.transpose(_FakeDLPack(2, (4, 4), None, code=2, bits=32))

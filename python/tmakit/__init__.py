@@ -7,8 +7,10 @@
     p = tmakit.plan(x, tuning="measure")     # choose once (timed, kept as wisdom), run often
     y = p(x)
 
-Arrays are used where they lie (no copy): a CUDA torch tensor, a CuPy array, or a JAX array on
-a GPU. The result is a new array of the same library, or `out=`. The call runs on the caller's
+Arrays are used where they lie (no copy): a CUDA torch tensor, a CuPy array, a JAX array on a
+GPU, or any other DLPack producer on a CUDA device (read through the protocol's C structs, the
+array made ready on the legacy default stream by the stream handshake: dtypes that
+__cuda_array_interface__ cannot name, such as bfloat16, included). The result is a new array of the same library, or `out=`. The call runs on the caller's
 current stream (torch's current stream for torch tensors, CuPy's for CuPy arrays; JAX arrays
 are made ready first and the call waits for its kernel). Strided views are strided calls: the
 strides go to the C++ library as they are, never through a hidden copy. Every error is an
@@ -23,6 +25,78 @@ __all__ = ["transpose", "transpose_accumulate", "permute", "variants", "explain_
 
 _ACC_TYPES = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
               "int32": "i32"}
+
+
+# ---- DLPack (the protocol's C structs, read through ctypes: no library needed) ----
+import ctypes as _ct
+
+
+class _DLDevice(_ct.Structure):
+    _fields_ = [("device_type", _ct.c_int32), ("device_id", _ct.c_int32)]
+
+
+class _DLDataType(_ct.Structure):
+    _fields_ = [("code", _ct.c_uint8), ("bits", _ct.c_uint8), ("lanes", _ct.c_uint16)]
+
+
+class _DLTensor(_ct.Structure):
+    _fields_ = [("data", _ct.c_void_p), ("device", _DLDevice), ("ndim", _ct.c_int32),
+                ("dtype", _DLDataType), ("shape", _ct.POINTER(_ct.c_int64)),
+                ("strides", _ct.POINTER(_ct.c_int64)), ("byte_offset", _ct.c_uint64)]
+
+
+class _DLManagedTensor(_ct.Structure):
+    _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", _ct.c_void_p),
+                ("deleter", _ct.c_void_p)]
+
+
+_DL_CUDA, _DL_CUDA_MANAGED = 2, 13
+_DL_CODES = {0: "int", 1: "uint", 2: "float", 4: "bfloat", 5: "complex", 6: "bool"}
+_capsule_name = _ct.pythonapi.PyCapsule_GetName
+_capsule_name.restype, _capsule_name.argtypes = _ct.c_char_p, [_ct.py_object]
+_capsule_pointer = _ct.pythonapi.PyCapsule_GetPointer
+_capsule_pointer.restype, _capsule_pointer.argtypes = _ct.c_void_p, [_ct.py_object, _ct.c_char_p]
+
+
+def _dlpack_view(x, what, stream):
+    """(capsule, address, shape, strides in elements, element bytes, dtype name, device id) of a
+    DLPack producer on a CUDA device. The protocol's stream handshake: the producer makes the
+    array ready for `stream` (None: the legacy default stream) before handing it over. The
+    capsule is kept (not consumed) while the call runs: the producer's array stays alive."""
+    dev_type, dev_id = x.__dlpack_device__()
+    if int(dev_type) not in (_DL_CUDA, _DL_CUDA_MANAGED):
+        raise ValueError("tmakit: %s is a DLPack array on device type %d (kDLCUDA is 2); tmakit "
+                         "runs on CUDA arrays" % (what, int(dev_type)))
+    try:
+        cap = x.__dlpack__(stream=stream)
+    except TypeError:  # a producer of the protocol before the stream argument
+        cap = x.__dlpack__()
+    name = _capsule_name(cap)
+    if name not in (b"dltensor", b"dltensor_versioned"):
+        raise ValueError("tmakit: %s's DLPack capsule is %r (already used?)" % (what, name))
+    if name == b"dltensor_versioned":
+        # DLManagedTensorVersioned: {version (2 x u32), manager_ctx, deleter, flags (u64),
+        # dl_tensor}: the tensor after 32 bytes.
+        t = _DLTensor.from_address(_capsule_pointer(cap, name) + 32)
+    else:
+        t = _DLManagedTensor.from_address(_capsule_pointer(cap, name)).dl_tensor
+    dt = t.dtype
+    if dt.lanes != 1 or dt.bits % 8 or dt.code not in _DL_CODES:
+        raise ValueError("tmakit: %s has DLPack dtype code %d, %d bits, %d lanes: tmakit takes "
+                         "whole-byte scalars" % (what, dt.code, dt.bits, dt.lanes))
+    itemsize = dt.bits // 8
+    shape = tuple(t.shape[k] for k in range(t.ndim))
+    if t.strides:
+        strides = tuple(t.strides[k] for k in range(t.ndim))
+    else:  # NULL strides: C-contiguous
+        st, acc = [], 1
+        for n in reversed(shape):
+            st.insert(0, acc)
+            acc *= n
+        strides = tuple(st)
+    dtype = _DL_CODES[dt.code] + str(dt.bits)
+    dtype = {"bfloat16": "bfloat16", "bool8": "bool"}.get(dtype, dtype)
+    return cap, (t.data or 0) + t.byte_offset, shape, strides, itemsize, dtype, int(dev_id)
 
 
 _torch = None  # the torch module, once a torch tensor has been seen
@@ -44,7 +118,7 @@ class _Array:
     Per-call cost matters here: the torch path reads each attribute once and nothing else."""
 
     __slots__ = ("obj", "lib", "ptr", "shape", "strides", "itemsize", "dtype", "stream", "sync",
-                 "device")
+                 "device", "capsule")
 
     def __init__(self, x, what, want_stream=True):
         global _torch
@@ -53,6 +127,7 @@ class _Array:
         self.stream = 0
         self.sync = False
         self.device = None
+        self.capsule = None
         if mod == "torch":
             if _torch is None:
                 import torch
@@ -101,10 +176,17 @@ class _Array:
                 if hasattr(x, "block_until_ready"):
                     x.block_until_ready()
                 self.sync = True
+        elif hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__"):
+            # Any other producer, and dtypes __cuda_array_interface__ has no name for (JAX's
+            # bfloat16): DLPack, ready on the legacy default stream, which the call runs on.
+            self.lib = "jax" if mod in ("jax", "jaxlib") else mod
+            (self.capsule, self.ptr, self.shape, self.strides, self.itemsize, self.dtype,
+             _) = _dlpack_view(x, what, 1)
+            self.sync = self.lib == "jax"  # as above: a JAX result is read right after
         else:
             raise TypeError("tmakit: %s is a %s.%s; tmakit takes CUDA arrays: torch tensors, CuPy "
-                            "arrays or JAX arrays on a GPU" % (what, type(x).__module__,
-                                                               type(x).__name__))
+                            "arrays, JAX arrays on a GPU, or any DLPack producer on a CUDA "
+                            "device" % (what, type(x).__module__, type(x).__name__))
 
     def new(self, shape):
         """A new C-contiguous array of this library, dtype and device."""
@@ -113,7 +195,10 @@ class _Array:
         if self.lib == "cupy":
             import cupy
             return cupy.empty(shape, dtype=self.obj.dtype)
-        return _JaxOut(shape, self.obj.dtype)
+        if self.lib == "jax":
+            return _JaxOut(shape, self.obj.dtype)
+        raise ValueError("tmakit: a result in %s's arrays needs out= (tmakit makes new torch, CuPy "
+                         "and JAX arrays only)" % self.lib)
 
 
 class _JaxOut:
@@ -123,7 +208,7 @@ class _JaxOut:
         try:
             import cupy
             self.buf = cupy.empty(shape, dtype=dtype)
-        except ImportError:
+        except (ImportError, TypeError, ValueError):  # no CuPy, or a dtype it lacks (bfloat16)
             import torch
             import numpy as np
             tdt = getattr(torch, np.dtype(dtype).name)
