@@ -25,7 +25,7 @@ namespace ptx = cuda::ptx;
 constexpr int kN = 2, kH = 12, kW = 12, kC = 8;  // NHWC input; C * 4 bytes a multiple of 16
 constexpr int kR = 3, kS = 3, kPad = 1;          // filter rows x columns, stride 1
 constexpr int kOH = kH + 2 * kPad - kR + 1, kOW = kW + 2 * kPad - kS + 1;
-constexpr int kPixels = 32;                      // output pixels per copy (pixels_per_column)
+constexpr int kPixels = 32;  // output pixels per copy (pixels_per_column)
 
 // cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes
 //   [tile], [map, {c, w, h, n}], [bar], {off_w, off_h}: the first pixel's coordinates (innermost
@@ -94,8 +94,8 @@ int main() {
   cudaMalloc(&d_x, x.size() * sizeof(float));
   cudaMalloc(&d_out, got.size() * sizeof(float));
   cudaMemcpy(d_x, x.data(), x.size() * sizeof(float), cudaMemcpyHostToDevice);
-  const tmakit::Im2colSpec spec = tmakit::conv2d_im2col_spec(
-      tmakit::TmaType::kF32, d_x, kN, kH, kW, kC, kR, kS, kPad, kPad, kC, kPixels);
+  const tmakit::Im2colSpec spec = tmakit::conv2d_im2col_spec(tmakit::TmaType::kF32, d_x, kN, kH, kW,
+                                                             kC, kR, kS, kPad, kPad, kC, kPixels);
   std::printf("%s\n", tmakit::describe(spec).c_str());
   CUtensorMap map;
   if (const tmakit::Status s = tmakit::encode(spec, &map); !s) {
@@ -110,10 +110,11 @@ int main() {
   cudaMemcpy(got.data(), d_out, got.size() * sizeof(float), cudaMemcpyDeviceToHost);
   int wrong = 0;
   for (std::size_t k = 0; k < got.size(); ++k) wrong += got[k] != want[k];
-  std::printf("im2col_load: %d x %d x %d x %d input, 3 x 3 filter, padding 1: a %d x %d column "
-              "matrix in %d copies: %s (%d wrong)\n",
-              kN, kH, kW, kC, rows, cols, (rows + kPixels - 1) / kPixels * kR * kS,
-              wrong ? "WRONG" : "ok", wrong);
+  std::printf(
+      "im2col_load: %d x %d x %d x %d input, 3 x 3 filter, padding 1: a %d x %d column "
+      "matrix in %d copies: %s (%d wrong)\n",
+      kN, kH, kW, kC, rows, cols, (rows + kPixels - 1) / kPixels * kR * kS, wrong ? "WRONG" : "ok",
+      wrong);
   cudaFree(d_x);
   cudaFree(d_out);
   return wrong ? 1 : 0;

@@ -24,13 +24,15 @@ namespace ptx = cuda::ptx;
 constexpr int kN = 8;  // 8 x 8 int4 per tile
 
 // Chunk of element (i, j) in row i of a 128B-swizzled tile of 16-byte elements.
-__device__ int swz(int i, int j) { return j ^ (i % 8); }
+__device__ int swz(int i, int j) {
+  return j ^ (i % 8);
+}
 
 // 8 threads: thread j moves column j of the tile to row j of the transposed tile.
 __global__ void int4_transpose(const __grid_constant__ CUtensorMap src_map,
                                const __grid_constant__ CUtensorMap dst_map) {
-  __shared__ alignas(1024) int4 tile[kN][kN];     // as loaded: tile[i][swz(i, j)] = A(i, j)
-  __shared__ alignas(1024) int4 tile_t[kN][kN];   // tile_t[j][swz(j, i)] = A(i, j)
+  __shared__ alignas(1024) int4 tile[kN][kN];    // as loaded: tile[i][swz(i, j)] = A(i, j)
+  __shared__ alignas(1024) int4 tile_t[kN][kN];  // tile_t[j][swz(j, i)] = A(i, j)
   __shared__ std::uint64_t bar;
   // The map counts int32 words (TMA has no 16-byte element type): x is a word coordinate.
   const int x_words = blockIdx.x * kN * 4, y = blockIdx.y * kN;

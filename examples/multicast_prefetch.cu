@@ -31,7 +31,8 @@ enum Mode { kPlain, kMulticast, kPersistent, kPrefetch };
 // cp.async.bulk.prefetch.tensor.3d.L2.global.tile [map, {x, y, z}]: no wrapper in cuda::ptx.
 __device__ void prefetch_tile(const CUtensorMap* map, int z) {
   asm volatile("cp.async.bulk.prefetch.tensor.3d.L2.global.tile [%0, {%1, %2, %3}];" ::"l"(map),
-               "r"(0), "r"(0), "r"(z) : "memory");
+               "r"(0), "r"(0), "r"(z)
+               : "memory");
 }
 
 template <Mode M>
@@ -48,7 +49,10 @@ __global__ void add_tiles(const __grid_constant__ CUtensorMap x_map,
   }
   // Multicast writes into the other CTAs' shared memory and completes their barriers: every
   // barrier of the cluster must be initialised first.
-  if constexpr (M == kMulticast) cg::this_cluster().sync(); else __syncthreads();
+  if constexpr (M == kMulticast)
+    cg::this_cluster().sync();
+  else
+    __syncthreads();
   const int step = M >= kPersistent ? gridDim.x : kTiles;
   std::uint32_t phase = 0;
   for (int t = blockIdx.x; t < kTiles; t += step, phase ^= 1) {
@@ -101,7 +105,8 @@ CUtensorMap map_of(float* base, int tiles, int box_rows) {
   s.pitch_bytes = {kTileBytes, kT * 4, 0, 0, 0};
   s.box = {1, static_cast<std::uint32_t>(box_rows), kT, 0, 0};
   CUtensorMap m;
-  if (const tmakit::Status st = tmakit::encode(s, &m); !st) std::fprintf(stderr, "%s\n", st.message.c_str());
+  if (const tmakit::Status st = tmakit::encode(s, &m); !st)
+    std::fprintf(stderr, "%s\n", st.message.c_str());
   return m;
 }
 
@@ -125,7 +130,8 @@ int main() {
   cudaMemcpy(x, hx.data(), nx * 4, cudaMemcpyHostToDevice);
   cudaMemcpy(w, hw.data(), nw * 4, cudaMemcpyHostToDevice);
   const CUtensorMap xm = map_of(x, kTiles, kT), om = map_of(out, kTiles, kT);
-  const CUtensorMap wm = map_of(w, kTiles / kCluster, kT), wq = map_of(w, kTiles / kCluster, kT / kCluster);
+  const CUtensorMap wm = map_of(w, kTiles / kCluster, kT),
+                    wq = map_of(w, kTiles / kCluster, kT / kCluster);
   auto launch = [&](Mode m) {
     cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute attr[1];

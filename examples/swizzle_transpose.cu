@@ -21,8 +21,8 @@ constexpr int kTile = 32;  // 32 x 32 floats: rows of 128 bytes, the 128B swizzl
 
 // Byte offset of element (row, col) of a float tile stored with the 128B swizzle.
 __device__ std::uint32_t swizzled(std::uint32_t row, std::uint32_t col) {
-  const std::uint32_t byte = col * 4;          // byte within the 128-byte row
-  const std::uint32_t chunk = byte / 16;       // its 16-byte chunk, 0..7
+  const std::uint32_t byte = col * 4;     // byte within the 128-byte row
+  const std::uint32_t chunk = byte / 16;  // its 16-byte chunk, 0..7
   return row * 128 + ((chunk ^ (row % 8)) * 16) + byte % 16;
 }
 
@@ -74,10 +74,10 @@ bool encode(CUtensorMap* map, float* base, std::uint64_t rows, std::uint64_t col
                                        cudaEnableDefault, &found) != cudaSuccess ||
       found != cudaDriverEntryPointSuccess)
     return false;
-  const cuuint64_t dims[2] = {cols, rows};                  // innermost first
-  const cuuint64_t strides[1] = {cols * sizeof(float)};     // row pitch, a multiple of 16
-  const cuuint32_t box[2] = {kTile, kTile};                 // inner box: 128 bytes, the most
-  const cuuint32_t elem_strides[2] = {1, 1};                //   the 128B swizzle allows
+  const cuuint64_t dims[2] = {cols, rows};               // innermost first
+  const cuuint64_t strides[1] = {cols * sizeof(float)};  // row pitch, a multiple of 16
+  const cuuint32_t box[2] = {kTile, kTile};              // inner box: 128 bytes, the most
+  const cuuint32_t elem_strides[2] = {1, 1};             //   the 128B swizzle allows
   return encode_tiled(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, base, dims, strides, box,
                       elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                       CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
@@ -107,7 +107,7 @@ int main() {
     return 1;
   }
   swizzle_transpose<<<dim3((cols + kTile - 1) / kTile, (rows + kTile - 1) / kTile), 256>>>(src_map,
-                                                                                        dst_map);
+                                                                                           dst_map);
   if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) {
     std::fprintf(stderr, "swizzle_transpose: %s\n", cudaGetErrorString(e));
     return 1;
@@ -116,10 +116,11 @@ int main() {
   std::uint64_t wrong = 0;
   for (std::uint64_t r = 0; r < rows; ++r)
     for (std::uint64_t c = 0; c < cols; ++c) wrong += back[c * rows + r] != host[r * cols + c];
-  std::printf("swizzle_transpose: %llu x %llu floats through 128B-swizzled 32 x 32 tiles: %s "
-              "(%llu wrong)\n",
-              static_cast<unsigned long long>(rows), static_cast<unsigned long long>(cols),
-              wrong ? "WRONG" : "ok", static_cast<unsigned long long>(wrong));
+  std::printf(
+      "swizzle_transpose: %llu x %llu floats through 128B-swizzled 32 x 32 tiles: %s "
+      "(%llu wrong)\n",
+      static_cast<unsigned long long>(rows), static_cast<unsigned long long>(cols),
+      wrong ? "WRONG" : "ok", static_cast<unsigned long long>(wrong));
   cudaFree(src);
   cudaFree(dst);
   return wrong ? 1 : 0;

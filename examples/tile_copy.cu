@@ -70,12 +70,12 @@ bool encode(CUtensorMap* map, float* base, std::uint64_t rows, std::uint64_t col
   const cuuint64_t strides[1] = {cols * sizeof(float)};
   const cuuint32_t box[2] = {kBoxCols, kBoxRows};  // inner box bytes: 128, a multiple of 16
   const cuuint32_t elem_strides[2] = {1, 1};       // every element of the box (no skipping)
-  const CUresult r = encode_tiled(
-      map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, base, dims, strides, box, elem_strides,
-      CU_TENSOR_MAP_INTERLEAVE_NONE,        // plain row-major layout
-      CU_TENSOR_MAP_SWIZZLE_NONE,           // shared memory holds the box row after row
-      CU_TENSOR_MAP_L2_PROMOTION_L2_128B,   // fetch whole 128-byte lines into L2
-      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);   // out-of-bounds elements read as zero
+  const CUresult r =
+      encode_tiled(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, base, dims, strides, box, elem_strides,
+                   CU_TENSOR_MAP_INTERLEAVE_NONE,       // plain row-major layout
+                   CU_TENSOR_MAP_SWIZZLE_NONE,          // shared memory holds the box row after row
+                   CU_TENSOR_MAP_L2_PROMOTION_L2_128B,  // fetch whole 128-byte lines into L2
+                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);  // out-of-bounds elements read as zero
   if (r != CUDA_SUCCESS) std::fprintf(stderr, "cuTensorMapEncodeTiled returned %d\n", r);
   return r == CUDA_SUCCESS;
 }

@@ -40,8 +40,8 @@ using Launcher = cudaError_t (*)(const LaunchArgs&);
 // Whether the classic kernels' global loads carry an L2 prefetch-size hint
 // (ld.global.nc.L2::128B / 256B, kernels/primitives/ld_l2.cuh): on Hopper (sm_90), the GPUs
 // it was measured on, each kernel with the hint forced on and off in one process, two runs each
-// (docs/perf-guide.md section 6); each launcher says where it pays. Elsewhere (cc unknown, sm_80, newer
-// GPUs): plain loads.
+// (docs/perf-guide.md section 6); each launcher says where it pays. Elsewhere (cc unknown, sm_80,
+// newer GPUs): plain loads.
 inline bool l2_hint_pays(const LaunchArgs& a) {
   return a.cc >= 90 && a.cc < 100;
 }

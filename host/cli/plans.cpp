@@ -253,7 +253,8 @@ int run_explain(const std::vector<std::string>& args) {
     } else if (a == "--gpu") {
       TableGpu t;
       if (!take_value(args, &i, &gpu) || !tuning_table_gpu(gpu, &t))
-        return arg_error("explain", "--gpu: '" + gpu + "' is not a tuning table's GPU (h100, h200)");
+        return arg_error("explain",
+                         "--gpu: '" + gpu + "' is not a tuning table's GPU (h100, h200)");
     } else if (a == "--no-tma") {
       no_tma = true;
     } else if (a == "--help" || a == "-h") {

@@ -41,7 +41,8 @@ std::vector<SurveyCell> survey_cells(int count, unsigned seed,
 //    side's rows may or may not be 16-byte multiples), a short side log-uniform in 1-192, a
 //    short side uniform in 1-40, batches of matrices with sides log-uniform in 2-700, batches of
 //    matrices with sides multiples of 8 from 16 to 512; aspect ratios log-uniform up to 64:1.
-//  - "heldout": the judge, the classes tmakit is judged on as stated: operand bytes log-uniform from 1 MB to
+//  - "heldout": the judge, the classes tmakit is judged on as stated: operand bytes log-uniform
+//  from 1 MB to
 //    1 GB; square (16-element multiples) and odd (both sides odd) matrices of aspect up to 4:1,
 //    skinny ones with a short side uniform in 1-128, batches of matrices with sides uniform in
 //    30-300.

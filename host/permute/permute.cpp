@@ -247,8 +247,10 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
                      sp.layout, options);
       if (!last) return last;
       for (std::size_t k = idx.size(); k-- > 0;)  // the next looped index, last fastest
-        if (++idx[k] < sp.loop_extents[k]) break;
-        else idx[k] = 0;
+        if (++idx[k] < sp.loop_extents[k])
+          break;
+        else
+          idx[k] = 0;
     }
     return last;
   }
@@ -330,8 +332,8 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
       looped += (k ? ", " : "") + std::to_string(sp.loop_extents[k]) + " (src stride " +
                 std::to_string(sp.loop_src[k]) + ", dst stride " + std::to_string(sp.loop_dst[k]) +
                 ")";
-    return out + "rank " + std::to_string(r.extents.size()) + " is more than the walk holds: " +
-           std::to_string(sp.launches) + " launches of a rank-" +
+    return out + "rank " + std::to_string(r.extents.size()) +
+           " is more than the walk holds: " + std::to_string(sp.launches) + " launches of a rank-" +
            std::to_string(sp.extents.size()) + " permutation, the host looping over " + looped +
            "; each:\n" + explain_permute(sp.extents, sp.perm, elem_bytes, sp.layout);
   }

@@ -138,8 +138,7 @@ Table parse(const char* name, const char* text) {
 }
 
 const std::vector<Table>& tables() {
-  static const std::vector<Table> all = {parse("h100", kTuning_h100),
-                                             parse("h200", kTuning_h200)};
+  static const std::vector<Table> all = {parse("h100", kTuning_h100), parse("h200", kTuning_h200)};
   return all;
 }
 

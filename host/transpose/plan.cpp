@@ -265,9 +265,8 @@ std::string Plan::explain() const {
   out += "device:   " +
          (st.caps.described ? st.caps.name + " as described (TuneOptions::gpu: no device used)"
                             : std::to_string(st.caps.device)) +
-         ", compute capability " +
-         std::to_string(st.caps.cc / 10) + "." + std::to_string(st.caps.cc % 10) + ", " +
-         std::to_string(st.caps.sm_count) + " SMs\n";
+         ", compute capability " + std::to_string(st.caps.cc / 10) + "." +
+         std::to_string(st.caps.cc % 10) + ", " + std::to_string(st.caps.sm_count) + " SMs\n";
   out += "asked:    " + r.options.variant + " (tuning: " + to_string(st.tuning) + ")\n";
   out += "runs:     " + st.def->info.token + "\n";
   out += "chosen:   " + st.source + ": ";

@@ -212,8 +212,8 @@ Status described_caps(const std::string& gpu, DeviceCaps* caps) {
   if (!tuning_table_gpu(gpu, &t)) {
     std::string names;
     for (const std::string& n : tuning_tables()) names += (names.empty() ? "" : ", ") + n;
-    return invalid("TuneOptions::gpu: no tuning table is for '" + gpu + "' (the tables: " +
-                   names + "; name one as h100 or h200)");
+    return invalid("TuneOptions::gpu: no tuning table is for '" + gpu + "' (the tables: " + names +
+                   "; name one as h100 or h200)");
   }
   DeviceCaps c;
   c.cc = 90;
@@ -230,8 +230,8 @@ Status described_caps(const std::string& gpu, DeviceCaps* caps) {
 Status make_state(const Request& req, const TuneOptions& asked_tune, const void* map_src,
                   const void* map_dst, PlanState* st) {
   TuneOptions tune = asked_tune;
-  if (tune.mode == Tuning::kDefault) tune.mode = tune.gpu.empty() ? default_tuning()
-                                                                  : Tuning::kHeuristic;
+  if (tune.mode == Tuning::kDefault)
+    tune.mode = tune.gpu.empty() ? default_tuning() : Tuning::kHeuristic;
   st->req = req;
   st->tuning = tune.mode;
   const VariantDef* named = nullptr;
@@ -239,8 +239,9 @@ Status make_state(const Request& req, const TuneOptions& asked_tune, const void*
   st->is_auto = named == nullptr;
   if (!tune.gpu.empty()) {
     if (tune.mode == Tuning::kMeasure)
-      return invalid("TuneOptions::gpu describes a plan for a GPU without using one, so it "
-                     "cannot measure: use mode kHeuristic (or leave gpu empty to measure here)");
+      return invalid(
+          "TuneOptions::gpu describes a plan for a GPU without using one, so it "
+          "cannot measure: use mode kHeuristic (or leave gpu empty to measure here)");
     if (Status s = described_caps(tune.gpu, &st->caps); !s) return s;
     tune.use_wisdom = false;  // wisdom is this machine's GPU's
   } else {
@@ -308,7 +309,9 @@ Status make_state(const Request& req, const TuneOptions& asked_tune, const void*
   const GpuKey* g = gpu_key();
   const std::vector<const VariantDef*> order =
       ranked_candidates(req, st->lay, caps, kind_of(req, named),
-                        caps.described ? caps.name : g != nullptr ? g->name : std::string(),
+                        caps.described ? caps.name
+                        : g != nullptr ? g->name
+                                       : std::string(),
                         &ranking);
   for (const VariantDef* d : order) st->ranking.push_back(d->info.token);
   // (The preparation first: a TMA technique's reason names the device and a simulated

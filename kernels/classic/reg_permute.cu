@@ -321,7 +321,8 @@ cudaError_t launch_k(const kernels::LaunchArgs& a, const RegPlan& p) {
     const std::int64_t per_cta = std::int64_t(U) * kThreads;
     const dim3 grid(static_cast<unsigned>((p.blocks + per_cta - 1) / per_cta));
     // Hopper, kTall with k >= 7: loads with .L2::256B (6-9 points on both GPUs); N x 2, N x 4
-    // and kWide (k x N) lost a little with it and keep the plain load (docs/perf-guide.md section 6).
+    // and kWide (k x N) lost a little with it and keep the plain load (docs/perf-guide.md section
+    // 6).
     const auto* src = static_cast<const unsigned char*>(a.src);
     auto* dst = static_cast<unsigned char*>(a.dst);
     if constexpr (F == RegForm::kWide && sizeof(T) == 1) {  // the plan realigns at 1 B only

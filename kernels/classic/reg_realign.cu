@@ -172,7 +172,8 @@ __device__ __forceinline__ void reg_realign_phase3(const unsigned char* out, int
 
 // Phase 1's next vector (kOwnNext): each lane loads the vector after its own (a second LDG.128
 // whose lines the first one brings to L1) instead of taking it from the neighbouring lane by
-// four shuffles and a select, with lane k = 7 loading it for the group. Measured (docs/perf-guide.md; H200, % of memcpy, mean of two rounds, shuffles -> own loads): ncu at odd
+// four shuffles and a select, with lane k = 7 loading it for the group. Measured
+// (docs/perf-guide.md; H200, % of memcpy, mean of two rounds, shuffles -> own loads): ncu at odd
 // 12345x6789 1 B 33.0 -> 24.4 M warp instructions in the same time (58.6 -> 58.4 us), L2 read
 // sectors +7%, long-scoreboard stalls 4.6 -> 11.1 per issue: the large 1 B shapes wait on
 // DRAM, and there own loads ran lower (12345x6789 77.7 -> 76.9, 6789x12345 76.6 -> 74.7, 9999^2

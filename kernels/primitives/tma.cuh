@@ -283,7 +283,7 @@ __device__ __forceinline__ void reduce_add_3d(const CUtensorMap* map, int x, int
 #endif
 }
 
-// ---- L2 cache hints and tensor prefetch (the L2 levers of docs/perf-guide.md) -------------------------------
+// ---- L2 cache hints and tensor prefetch (docs/perf-guide.md section 6) -------------------------
 // cuda::ptx (CCCL 3.0) wraps neither the .L2::cache_hint forms of the bulk tensor copies nor
 // cp.async.bulk.prefetch.tensor, so these three are inline PTX, here only. The 64-bit policy
 // operand is what createpolicy would return; libcu++'s cuda::access_property builds it

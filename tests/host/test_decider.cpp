@@ -167,9 +167,9 @@ TEST(DescribedPlan, RanksWithTheNamedTableAndNeverRuns) {
       EXPECT_EQ(plan.ranking()[0], planned[0]);
       EXPECT_NE(std::find(plan.ranking().begin(), plan.ranking().end(), plan.variant()),
                 plan.ranking().end());
-      EXPECT_NE(plan.explain().find(t.name + " as described"), std::string::npos)
-          << plan.explain();
-      const Status ran = plan.run(reinterpret_cast<const void*>(256), reinterpret_cast<void*>(4096));
+      EXPECT_NE(plan.explain().find(t.name + " as described"), std::string::npos) << plan.explain();
+      const Status ran =
+          plan.run(reinterpret_cast<const void*>(256), reinterpret_cast<void*>(4096));
       EXPECT_EQ(ran.code, StatusCode::kInvalidArgument);
       EXPECT_NE(ran.message.find("cannot run"), std::string::npos) << ran.message;
     }

@@ -109,10 +109,10 @@ TEST(PermuteReduction, RankBeyondFiveRunsSplitOverItsOuterDimensions) {
   for (std::int64_t n : sp.extents) sub *= n;
   EXPECT_EQ(sub * sp.launches, 2 * 3 * 2 * 3 * 2 * 3 * 2 * 3);
   // The sub-permutation keeps src's and dst's contiguous dimensions (strides 1).
-  EXPECT_EQ(*std::min_element(sp.layout.src_strides_elems.begin(),
-                              sp.layout.src_strides_elems.end()), 1);
-  EXPECT_EQ(*std::min_element(sp.layout.dst_strides_elems.begin(),
-                              sp.layout.dst_strides_elems.end()), 1);
+  EXPECT_EQ(
+      *std::min_element(sp.layout.src_strides_elems.begin(), sp.layout.src_strides_elems.end()), 1);
+  EXPECT_EQ(
+      *std::min_element(sp.layout.dst_strides_elems.begin(), sp.layout.dst_strides_elems.end()), 1);
   s = reduce_permutation({17, 17, 17, 17, 17, 17, 17, 17}, {7, 6, 5, 4, 3, 2, 1, 0}, 4, {}, &r);
   EXPECT_EQ(s.code, StatusCode::kUnsupported);
   EXPECT_NE(s.message.find("launches"), std::string::npos) << s.message;
