@@ -35,7 +35,10 @@
 // inside the load loop: the compiler then waited on each LDG before the next, and it ran at
 // 43-74% of memcpy; docs/perf-guide.md.) A matrix's last block with tail_elems < V
 // elements stores its dense run only up to its end (store_upto).
+#include <array>
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 #include <kernels/common/reg_block.hpp>
 #include <kernels/launchers.hpp>
 #include <kernels/primitives/dispatch.cuh>
@@ -311,12 +314,13 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-template <class T, RegForm F, int K = kRegMinK>
+// The kernel of p.k among K..KMax (cudaErrorInvalidValue: not among them).
+template <class T, RegForm F, int K, int KMax>
 cudaError_t launch_k(const kernels::LaunchArgs& a, const RegPlan& p) {
-  if constexpr (K > kRegMaxK) {
+  if constexpr (K > KMax) {
     return cudaErrorInvalidValue;
   } else {
-    if (p.k != K) return launch_k<T, F, K + 1>(a, p);
+    if (p.k != K) return launch_k<T, F, K + 1, KMax>(a, p);
     constexpr int U = reg_blocks_per_thread(K);
     const std::int64_t per_cta = std::int64_t(U) * kThreads;
     const dim3 grid(static_cast<unsigned>((p.blocks + per_cta - 1) / per_cta));
@@ -343,13 +347,75 @@ cudaError_t launch_k(const kernels::LaunchArgs& a, const RegPlan& p) {
   }
 }
 
-template <class T>
-cudaError_t launch_reg(const kernels::LaunchArgs& a, const RegPlan& p) {
-  return p.form == RegForm::kWide ? launch_k<T, RegForm::kWide>(a, p)
-                                  : launch_k<T, RegForm::kTall>(a, p);
+}  // namespace
+
+// The kernels in parts, one per (element size, form, range of K): all of them in one translation
+// unit made this file the build's critical path (one nvcc run several times longer than any
+// other). CMake compiles the file once per part with TMAKIT_REG_PERMUTE_PART set
+// (CMakeLists.txt), so a parallel build takes them side by side; part 0 also holds the launcher.
+// Without TMAKIT_REG_PERMUTE_PART this one file holds every part.
+namespace reg_permute_parts {
+
+// Part n: element size kSizes[n / 6], form kWide or kTall (n / 3 % 2), K in kRanges[n % 3].
+inline constexpr int kParts = 24;
+inline constexpr int kRangeLo[3] = {kRegMinK, 11, 20}, kRangeHi[3] = {10, 19, kRegMaxK};
+template <int N>
+using PartType = std::conditional_t<
+    N / 6 == 0, std::uint8_t,
+    std::conditional_t<N / 6 == 1, std::uint16_t,
+                       std::conditional_t<N / 6 == 2, std::uint32_t, std::uint64_t>>>;
+template <int N>
+inline constexpr RegForm kPartForm = N / 3 % 2 == 0 ? RegForm::kWide : RegForm::kTall;
+
+template <int N>
+cudaError_t launch_part(const kernels::LaunchArgs& a, const RegPlan& p) {
+  return launch_k<PartType<N>, kPartForm<N>, kRangeLo[N % 3], kRangeHi[N % 3]>(a, p);
 }
 
-}  // namespace
+#ifdef TMAKIT_REG_PERMUTE_PART
+// This compile instantiates its own part only; the others come from their own objects.
+template cudaError_t launch_part<TMAKIT_REG_PERMUTE_PART>(const kernels::LaunchArgs&,
+                                                          const RegPlan&);
+#define TMAKIT_REG_PERMUTE_EXTERN(N) \
+  extern template cudaError_t launch_part<N>(const kernels::LaunchArgs&, const RegPlan&);
+#else
+#define TMAKIT_REG_PERMUTE_EXTERN(N)
+#endif
+
+}  // namespace reg_permute_parts
+
+#if !defined(TMAKIT_REG_PERMUTE_PART) || TMAKIT_REG_PERMUTE_PART == 0
+namespace reg_permute_parts {
+TMAKIT_REG_PERMUTE_EXTERN(1)
+TMAKIT_REG_PERMUTE_EXTERN(2)
+TMAKIT_REG_PERMUTE_EXTERN(3)
+TMAKIT_REG_PERMUTE_EXTERN(4)
+TMAKIT_REG_PERMUTE_EXTERN(5)
+TMAKIT_REG_PERMUTE_EXTERN(6)
+TMAKIT_REG_PERMUTE_EXTERN(7)
+TMAKIT_REG_PERMUTE_EXTERN(8)
+TMAKIT_REG_PERMUTE_EXTERN(9)
+TMAKIT_REG_PERMUTE_EXTERN(10)
+TMAKIT_REG_PERMUTE_EXTERN(11)
+TMAKIT_REG_PERMUTE_EXTERN(12)
+TMAKIT_REG_PERMUTE_EXTERN(13)
+TMAKIT_REG_PERMUTE_EXTERN(14)
+TMAKIT_REG_PERMUTE_EXTERN(15)
+TMAKIT_REG_PERMUTE_EXTERN(16)
+TMAKIT_REG_PERMUTE_EXTERN(17)
+TMAKIT_REG_PERMUTE_EXTERN(18)
+TMAKIT_REG_PERMUTE_EXTERN(19)
+TMAKIT_REG_PERMUTE_EXTERN(20)
+TMAKIT_REG_PERMUTE_EXTERN(21)
+TMAKIT_REG_PERMUTE_EXTERN(22)
+TMAKIT_REG_PERMUTE_EXTERN(23)
+
+template <int... N>
+constexpr auto part_table(std::integer_sequence<int, N...>) {
+  using Part = cudaError_t (*)(const kernels::LaunchArgs&, const RegPlan&);
+  return std::array<Part, sizeof...(N)>{&launch_part<N>...};
+}
+}  // namespace reg_permute_parts
 
 cudaError_t kernels::launch_reg_permute(const LaunchArgs& a) {
   const BatchStrides& st = a.strides;
@@ -359,7 +425,18 @@ cudaError_t kernels::launch_reg_permute(const LaunchArgs& a) {
                reinterpret_cast<std::uintptr_t>(a.dst));
   if (p.form == RegForm::kNone || p.blocks == 0) return launch_smem_flat(a);
   if (p.blocks > std::int64_t(0x7fffffff) * kThreads) return launch_smem_flat(a);
-  return dispatch_elem_1248(a.elem_bytes, [&](auto t) { return launch_reg<decltype(t)>(a, p); });
+  using namespace reg_permute_parts;
+  static constexpr auto kTable = part_table(std::make_integer_sequence<int, kParts>{});
+  const int size = a.elem_bytes == 1   ? 0
+                   : a.elem_bytes == 2 ? 1
+                   : a.elem_bytes == 4 ? 2
+                   : a.elem_bytes == 8 ? 3
+                                       : -1;
+  const int range = p.k <= kRangeHi[0] ? 0 : p.k <= kRangeHi[1] ? 1 : 2;
+  if (size < 0 || p.k < kRegMinK || p.k > kRegMaxK) return cudaErrorInvalidValue;
+  return kTable[6 * size + 3 * (p.form == RegForm::kTall ? 1 : 0) + range](a, p);
 }
+#endif
+#undef TMAKIT_REG_PERMUTE_EXTERN
 
 }  // namespace tmakit
