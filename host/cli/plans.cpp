@@ -344,9 +344,8 @@ int run_rank(const std::vector<std::string>& args) {
       return arg_error("rank", "unknown argument '" + a + "' (--help)");
     }
   }
-  const std::string name = gpu == "h100"   ? "NVIDIA H100 80GB HBM3"
-                           : gpu == "h200" ? "NVIDIA H200"
-                                           : gpu;
+  TableGpu table;  // a table's short name (h100, h200) as its GPU's; any other name as given
+  const std::string name = tuning_table_gpu(gpu, &table) ? table.name : gpu;
   if (!cells.empty()) {
     std::ifstream file;
     if (cells != "-") {

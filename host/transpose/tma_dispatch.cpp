@@ -98,8 +98,8 @@ std::string tma_unavailable(bool allow_tma, const DeviceCaps& caps) {
            std::to_string(caps.device) + " its kernels run as compute_" +
            std::to_string(caps.code_ptx_version) +
            " PTX compiled by the driver, which has no TMA; add 90 to CMAKE_CUDA_ARCHITECTURES";
-  PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
   if (caps.described) return {};  // nothing is encoded for a described device
+  PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
   if (Status s = driver_encode_tiled(&fn); !s)
     return "cuTensorMapEncodeTiled is unavailable: " + s.message;
   return {};
