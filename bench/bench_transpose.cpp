@@ -30,7 +30,7 @@
 //                (host/cli/shapes.hpp: the decider's training data and its held-out judge)
 //                [--survey-kind=transpose|accumulate]  time the accumulate techniques instead
 //                [--survey-plans=0]  no measure plan per cell (training data needs none)
-//   tmakit_bench --preset=permute [--permute-random=24] [--permute-seed=20261127]
+//   tmakit_bench --preset=permute [--permute-random=40] [--permute-seed=1]
 //                permutations against cuTENSOR (bench/permute_rows.cpp)
 //   tmakit_bench --survey-cells=E:SHAPE,...   the same for named cells (E: element bytes)
 //                [google benchmark flags]
@@ -491,7 +491,7 @@ int main(int argc, char** argv) {
   std::string shape_list;
   bool gate = true, list_shapes = false, have_shapes = false;
   long long survey_count = 120, survey_seed = 20261127;
-  long long permute_random = 24, permute_seed = 20261127;
+  long long permute_random = 40, permute_seed = 1;
   std::vector<cli::SurveyCell> survey_list;  // --survey-cells
   std::string survey_dist = "classic";
   bool survey_accumulate = false, survey_plans = true;

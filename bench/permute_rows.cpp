@@ -9,9 +9,9 @@
 //   cutensor      cutensorPermute with the same modes (2-16 B; built only with cuTENSOR)
 // Every output is verified bit for bit against reference_permute before it is timed.
 // Cases: the named layouts (attention's heads, NCHW <-> NHWC, odd rank-4 reorders, a rank-5
-// reversal, (1,0,2) with 16- and 256-byte rows) and `random` ones: --permute-random=N cases
-// (default 24) of rank 3-5 with odd extents, 2, 4 or 8 bytes, drawn from --permute-seed
-// (default 20261127), each 32-96 MB, never a copy.
+// reversals of rank 3-5, (1,0,2) with 16- and 256-byte rows, the qkv split, ViT heads, pixel
+// shuffle, NCDHW -> NDHWC) and `random` ones: --permute-random=N cases (default 40) of rank 3-6,
+// 1-16 bytes, extents 2-600, 16-256 MB, drawn from --permute-seed (default 1), never a copy.
 // Counters: GBps (bytes read + written), contig_bytes (the innermost run that stays contiguous
 // on both sides: a row permutation's row, else one element), form (0 copy, 1 transpose, 2 rows,
 // 3 tile).
@@ -214,30 +214,30 @@ void register_case(const Case& c, int rounds) {
   }
 }
 
-// Rank 3-5, odd extents (every one, so no stride is a 16-byte multiple below 16-byte
-// elements), 32-96 MB, a permutation that does not reduce to a copy.
+// The random set: rank 3-6, elements of 1, 2, 4, 8 or 16 bytes, every extent 2-600 (drawn
+// log-uniform, so small and odd ones are common), 16-256 MB in all, a permutation that does not
+// reduce to a copy. Draws outside the size range are redrawn.
 std::vector<Case> random_cases(int count, unsigned seed) {
   std::mt19937 rng(seed);
   std::vector<Case> out;
+  std::uniform_real_distribution<double> log_extent(std::log(2.0), std::log(601.0));
   while (static_cast<int>(out.size()) < count) {
     Case c;
     c.name = "random";
-    const int rank = 3 + static_cast<int>(rng() % 3);
-    const int sizes[] = {2, 4, 8};
-    c.e = sizes[rng() % 3];
-    const double target_elems =
-        (32.0 + std::uniform_real_distribution<double>(0, 64)(rng)) * 1e6 / c.e;
-    std::vector<double> w(rank);
-    double sum = 0;
-    for (double& x : w) sum += (x = std::uniform_real_distribution<double>(0.15, 1.0)(rng));
+    const int rank = 3 + static_cast<int>(rng() % 4);
+    const int sizes[] = {1, 2, 4, 8, 16};
+    c.e = sizes[rng() % 5];
+    double bytes = c.e;
     for (int k = 0; k < rank; ++k) {
-      auto n = static_cast<std::int64_t>(std::pow(target_elems, w[k] / sum));
-      n = std::max<std::int64_t>(3, n | 1);  // odd, at least 3
+      const auto n = std::min<std::int64_t>(
+          600, std::max<std::int64_t>(2, static_cast<std::int64_t>(std::exp(log_extent(rng)))));
       c.n.push_back(n);
+      bytes *= static_cast<double>(n);
     }
     c.perm.resize(rank);
     std::iota(c.perm.begin(), c.perm.end(), 0);
     std::shuffle(c.perm.begin(), c.perm.end(), rng);
+    if (bytes < 16e6 || bytes > 256e6) continue;
     PermuteReduction r;
     if (!reduce_permutation(c.n, c.perm, c.e, {}, &r) || r.form == PermuteForm::kCopy) continue;
     out.push_back(c);
@@ -255,13 +255,23 @@ void register_permute_cases(int random_count, unsigned random_seed, L2Flusher* f
   std::vector<Case> cases = {
       {"attention_bshd_to_bhsd", {8, 4096, 32, 128}, {0, 2, 1, 3}, 2},
       {"attention_bhsd_to_bshd", {8, 32, 4096, 128}, {0, 2, 1, 3}, 2},
+      {"qkv_split", {8, 2048, 3, 16, 64}, {2, 0, 3, 1, 4}, 2},
+      {"vit_heads", {16, 197, 12, 64}, {0, 2, 1, 3}, 4},
       {"nchw_to_nhwc", {64, 256, 56, 56}, {0, 2, 3, 1}, 2},
       {"nhwc_to_nchw", {64, 56, 56, 256}, {0, 3, 1, 2}, 2},
       {"nchw_to_nhwc", {64, 256, 56, 56}, {0, 2, 3, 1}, 1},
       {"nhwc_to_nchw", {64, 56, 56, 256}, {0, 3, 1, 2}, 1},
-      {"odd_0231", {63, 95, 97, 101}, {0, 2, 3, 1}, 4},
+      {"nchw_to_nhwc", {32, 192, 56, 56}, {0, 2, 3, 1}, 4},
+      {"nhwc_to_nchw", {32, 56, 56, 192}, {0, 3, 1, 2}, 4},
+      {"ncdhw_to_ndhwc", {8, 64, 32, 56, 56}, {0, 2, 3, 4, 1}, 2},
+      {"pixel_shuffle", {8, 64, 2, 2, 128, 128}, {0, 1, 4, 2, 5, 3}, 2},
+      {"reverse3", {301, 405, 217}, {2, 1, 0}, 4},
+      {"reverse4", {24, 40, 56, 72}, {3, 2, 1, 0}, 2},
       {"odd_3210", {63, 95, 97, 101}, {3, 2, 1, 0}, 4},
       {"reverse5", {24, 40, 32, 48, 40}, {4, 3, 2, 1, 0}, 4},
+      {"odd_0231", {63, 95, 97, 101}, {0, 2, 3, 1}, 4},
+      {"small_41302", {8, 9, 10, 11, 120}, {4, 1, 3, 0, 2}, 4},
+      {"small_43201", {34, 19, 21, 37, 6}, {4, 3, 2, 0, 1}, 2},
       {"rows16_102", {4096, 2048, 4}, {1, 0, 2}, 4},
       {"rows256_102", {2048, 512, 64}, {1, 0, 2}, 4},
   };

@@ -206,3 +206,63 @@ def test_plan_errors_name_the_mismatch(gpu):
         tmakit.plan_accumulate(x)(x)
     with pytest.raises(ValueError):
         tmakit.plan(x, variant="no_such_technique")
+
+
+def test_jax_bfloat16_round_trip(gpu):
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+    if not any(d.platform == "gpu" for d in jax.devices()):
+        pytest.skip("JAX has no GPU backend here")
+    x = (jnp.arange(301 * 257, dtype=jnp.float32) % 509).astype(jnp.bfloat16).reshape(301, 257)
+    y = tmakit.transpose(x)  # through DLPack: __cuda_array_interface__ has no bfloat16
+    assert isinstance(y, jax.Array) and y.dtype == jnp.bfloat16 and y.shape == (257, 301)
+    assert bool((y == x.T).all())
+    back = tmakit.transpose(y)
+    assert bool((back == x).all())
+    z = (jnp.arange(4 * 5 * 6 * 7, dtype=jnp.float32)).astype(jnp.bfloat16).reshape(4, 5, 6, 7)
+    assert bool((tmakit.permute(z, (3, 1, 0, 2)) == jnp.transpose(z, (3, 1, 0, 2))).all())
+
+
+class _OnlyDLPack:
+    """A DLPack producer that is neither torch nor anything tmakit knows by name: the protocol's
+    two methods and nothing else (here over a CuPy array, handed out as the protocol says)."""
+
+    def __init__(self, arr):
+        self._arr = arr
+
+    def __dlpack__(self, stream=None, **kwargs):
+        return self._arr.__dlpack__(stream=stream)
+
+    def __dlpack_device__(self):
+        return self._arr.__dlpack_device__()
+
+
+def test_a_dlpack_producer_other_than_torch(gpu):
+    cupy = pytest.importorskip("cupy")
+    x = cupy.arange(333 * 129, dtype=cupy.int16).reshape(333, 129)
+    out = cupy.empty((129, 333), dtype=cupy.int16)
+    r = tmakit.transpose(_OnlyDLPack(x), out=out)
+    assert r is out and bool((out == x.T).all())
+    z = cupy.arange(6 * 7 * 8, dtype=cupy.float64).reshape(6, 7, 8)
+    out = cupy.empty((8, 6, 7), dtype=cupy.float64)
+    tmakit.permute(_OnlyDLPack(z), (2, 0, 1), out=out)
+    assert bool((out == z.transpose(2, 0, 1)).all())
+    with pytest.raises(ValueError, match="needs out="):
+        tmakit.transpose(_OnlyDLPack(x))
+
+
+def test_odd_extent_step_two_views(gpu):
+    torch = gpu
+    base = torch.arange(300 * 73, device="cuda", dtype=torch.float32).view(300, 73)
+    v = base[..., ::2]  # strides (73, 2) over (300, 37): no two elements share an address
+    assert v.stride() == (73, 2) and v.shape == (300, 37)
+    assert _same(tmakit.transpose(v), v.t().contiguous())
+    assert _same(tmakit.permute(v, (1, 0)), v.t().contiguous())
+    b3 = torch.arange(5 * 11 * 73, device="cuda", dtype=torch.int16).view(5, 11, 73)[..., ::2]
+    assert _same(tmakit.permute(b3, (2, 0, 1)), b3.permute(2, 0, 1).contiguous())
+    dst_base = torch.full((37, 601), -1.0, device="cuda")
+    out = dst_base[:, ::2]  # an odd-extent stride-2 out: (37, 301) strides (601, 2)
+    src = torch.arange(301 * 37, device="cuda", dtype=torch.float32).view(301, 37)
+    tmakit.transpose(src, out=out)
+    assert _same(out, src.t().contiguous())
+    assert bool((dst_base[:, 1::2] == -1).all())  # the gaps untouched

@@ -16,6 +16,8 @@ are made ready first and the call waits for its kernel). Strided views are strid
 strides go to the C++ library as they are, never through a hidden copy. Every error is an
 exception with tmakit's message, raised before anything is written.
 """
+import sys as _sys
+
 from . import _tmakit
 from . import tensormap  # noqa: F401  (tmakit.tensormap.validate / explain)
 
@@ -264,9 +266,33 @@ def _check_matrix(a, what):
                          "has shape %s (tmakit.permute takes any rank up to 8)" % (what, a.shape))
 
 
+def _torch_ops(x, out):
+    """tmakit.ops (the torch operators) when x is a torch tensor that torch.compile is tracing,
+    or that needs a gradient, and no out= is given; else None (the direct call)."""
+    t = _sys.modules.get("torch")
+    if t is None or out is not None or not isinstance(x, t.Tensor):
+        return None
+    if t.compiler.is_compiling() or (x.requires_grad and t.is_grad_enabled()):
+        from . import ops
+        return ops
+    return None
+
+
 def transpose(x, *, variant="auto", out=None):
     """x.T for a 2-D array, x.transpose(1, 2) for a 3-D batch, as a new C-contiguous array of
-    x's library (or written into `out`). variant: "auto" or a technique of variants()."""
+    x's library (or written into `out`). variant: "auto" or a technique of variants().
+    A torch tensor under torch.compile, or one that needs a gradient, goes through the
+    operator tmakit.ops.transpose (traced into the graph, differentiable)."""
+    ops = _torch_ops(x, out)
+    if ops is not None:
+        if x.dim() not in (2, 3):
+            raise ValueError("tmakit.transpose: x must be 2-D (rows, cols) or 3-D (batch, rows, "
+                             "cols); it has shape %s" % (tuple(x.shape),))
+        return ops.transpose(x, variant)
+    return _transpose_direct(x, variant, out)
+
+
+def _transpose_direct(x, variant, out):
     a = _Array(x, "x")
     _check_matrix(a, "transpose")
     shape = a.shape[:-2] + (a.shape[-1], a.shape[-2])
@@ -287,7 +313,18 @@ def transpose(x, *, variant="auto", out=None):
 
 def transpose_accumulate(x, out, *, alpha=1.0, beta=1.0, variant="auto"):
     """out = alpha * x.T + beta * out, in out's place (x 2-D, or a 3-D batch transposed per
-    matrix). Types: float16, bfloat16, float32, float64, int32. Returns out."""
+    matrix). Types: float16, bfloat16, float32, float64, int32. Returns out. Under
+    torch.compile it is the operator tmakit.ops.transpose_accumulate_ (for a gradient, use the
+    functional tmakit.ops.transpose_accumulate)."""
+    t = _sys.modules.get("torch")
+    if t is not None and isinstance(x, t.Tensor) and t.compiler.is_compiling():
+        from . import ops
+        ops.transpose_accumulate_(x, out, float(alpha), float(beta), variant)
+        return out
+    return _transpose_accumulate_direct(x, out, alpha, beta, variant)
+
+
+def _transpose_accumulate_direct(x, out, alpha, beta, variant):
     a = _Array(x, "x")
     _check_matrix(a, "transpose_accumulate")
     t = _ACC_TYPES.get(a.dtype)
@@ -310,7 +347,15 @@ def transpose_accumulate(x, out, *, alpha=1.0, beta=1.0, variant="auto"):
 
 def permute(x, dims, *, variant="auto", out=None):
     """x.permute(dims) made contiguous (ranks 1-8), as a new array of x's library or into
-    `out`; strided x and out are strided calls."""
+    `out`; strided x and out are strided calls. A torch tensor under torch.compile, or one that
+    needs a gradient, goes through the operator tmakit.ops.permute."""
+    ops = _torch_ops(x, out)
+    if ops is not None:
+        return ops.permute(x, [int(p) for p in dims], variant)
+    return _permute_direct(x, dims, variant, out)
+
+
+def _permute_direct(x, dims, variant, out):
     a = _Array(x, "x")
     dims = [int(p) for p in dims]
     if sorted(dims) != list(range(len(a.shape))):
