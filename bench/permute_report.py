@@ -5,12 +5,16 @@
 
 Per case (median GB/s over the rounds; bytes read + written): cudaMemcpyAsync, tmakit's `auto`
 (and what it ran), permute_tma, permute_tile, cuTENSOR's cutensorPermute; `auto` as % of
-memcpy and over cuTENSOR; permute_tma over permute_tile. The random set's geometric mean of
-auto / cuTENSOR closes each section. A skipped technique shows its reason in the notes.
+memcpy and over cuTENSOR; permute_tma over permute_tile; the shorter of the two innermost runs
+(src's and dst's innermost extents after the reduction, in bytes). Each section closes with the
+targets: auto / cuTENSOR (geometric mean, cases at 1.00 or more, the lowest), % of memcpy where
+both innermost runs are 32 bytes or more (85%) and on every case of 16 MB or more (75%). A
+skipped technique shows its reason in the notes.
 """
 import json
 import lzma
 import math
+import re
 import statistics
 import sys
 from collections import OrderedDict
@@ -49,6 +53,19 @@ def cases(run):
     return out
 
 
+def inner_run_bytes(label, e):
+    """The shorter of the two innermost runs (src's innermost extent, dst's) in bytes, from the
+    reduction the label names ("... reduces to tile: extents (a, b, c) perm (2, 0, 1)")."""
+    m = re.search(r"extents \(([^)]*)\) perm \(([^)]*)\)", label)
+    if not m:
+        return None
+    ext = [int(x) for x in m.group(1).split(",") if x.strip()]
+    perm = [int(x) for x in m.group(2).split(",") if x.strip()]
+    if not ext:
+        return None
+    return min(ext[-1], ext[perm[-1]]) * e
+
+
 def med(slot):
     return statistics.median(slot["gbps"]) if slot and slot["gbps"] else None
 
@@ -59,54 +76,73 @@ def section(run):
         f"### {ctx.get('gpu', '?')}, driver {ctx.get('driver_version', '?')}, "
         f"cuTENSOR {ctx.get('cutensor', '?')}, {ctx.get('date', '?')}",
         "",
-        "| case | e | extents | perm | form | contiguous run | memcpy GB/s | auto GB/s (ran) "
-        "| auto % memcpy | permute_tma | permute_tile | cuTENSOR | auto / cuTENSOR "
-        "| tma / tile |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| case | e | extents | perm | form | shorter inner run | MB | memcpy GB/s "
+        "| auto GB/s (ran) | auto % memcpy | permute_tma | permute_tile | cuTENSOR "
+        "| auto / cuTENSOR | tma / tile |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     notes = []
     ratios_random = []
     ratios_named = []
-    contiguous = []  # (case, % of memcpy) where the contiguous run is 32 bytes or more
+    long_runs = []  # (case, % of memcpy) where both innermost runs are 32 bytes or more
+    big = []  # (case, % of memcpy) for every case of 16 MB or more
     for (e, label, ext, perm), who in cases(run).items():
         g = {w: med(who.get(w)) for w in WHO}
         form = next((who[w].get("form") for w in WHO if w in who and who[w].get("form")), "?")
-        contig = next((who[w].get("contig") for w in WHO if w in who and who[w].get("contig")), 0)
-        ran = who.get("auto", {}).get("label", "").split(";")[0].replace("ran ", "")
+        auto_label = who.get("auto", {}).get("label", "")
+        ran = auto_label.split(";")[0].replace("ran ", "")
+        eb = int(e[1:])
+        run_b = inner_run_bytes(auto_label, eb)
+        if form == "rows":
+            run_b = next((who[w].get("contig") for w in WHO if w in who and who[w].get("contig")),
+                         run_b)
+        mb = math.prod(int(x) for x in ext.split("x")) * eb / 1e6
+        name = f"{label} {ext.replace('x', ',')} ({perm.replace('.', ',')}) {e[1:]} B"
 
         def cell(w):
             if g[w] is None:
                 err = who.get(w, {}).get("error", "")
                 if err:
-                    notes.append((f"{label} {ext} ({perm}) {e[1:]} B", w, err.replace("skipped: ", "")))
+                    notes.append((name, w, err.replace("skipped: ", "")))
                 return "-"
             return f"{g[w]:.0f}"
 
-        pct = f"{100 * g['auto'] / g['memcpy']:.1f}%" if g["auto"] and g["memcpy"] else "-"
+        frac = g["auto"] / g["memcpy"] if g["auto"] and g["memcpy"] else None
+        pct = f"{100 * frac:.1f}%" if frac else "-"
         vs = g["auto"] / g["cutensor"] if g["auto"] and g["cutensor"] else None
         tt = (f"{g['permute_tma'] / g['permute_tile']:.2f}"
               if g["permute_tma"] and g["permute_tile"] else "-")
         if vs is not None:
-            (ratios_random if label == "random" else ratios_named).append(vs)
-        if contig >= 32 and g["auto"] and g["memcpy"]:
-            contiguous.append((f"{label} {ext.replace('x', ',')} ({perm.replace('.', ',')}) {e[1:]} B",
-                               100 * g["auto"] / g["memcpy"]))
+            (ratios_random if label == "random" else ratios_named).append((vs, name))
+        if frac and run_b is not None and run_b >= 32:
+            long_runs.append((name, frac))
+        if frac and mb >= 16:
+            big.append((name, frac))
         lines.append(
             f"| {label} | {e[1:]} B | {ext.replace('x', ', ')} | {perm.replace('.', ',')} | {form} "
-            f"| {contig} B | {cell('memcpy')} | {cell('auto')} ({ran}) | {pct} "
+            f"| {run_b if run_b is not None else '-'} B | {mb:.0f} | {cell('memcpy')} "
+            f"| {cell('auto')} ({ran}) | {pct} "
             f"| {cell('permute_tma')} | {cell('permute_tile')} | {cell('cutensor')} "
             f"| {f'{vs:.3f}' if vs else '-'} | {tt} |")
     lines.append("")
-    for title, r in (("named cases", ratios_named), ("random set", ratios_random)):
+    everything = ratios_named + ratios_random
+    for title, r in (("named cases", ratios_named), ("random set", ratios_random),
+                     ("all cases", everything)):
         if r:
-            gm = math.exp(sum(math.log(x) for x in r) / len(r))
-            lines.append(f"- auto / cuTENSOR, {title}: geometric mean {gm:.3f}, lowest {min(r):.3f}, "
-                         f"{sum(1 for x in r if x >= 1.05)} of {len(r)} at 1.05 or more")
-    if contiguous:
-        low = [f"{c} {p:.1f}%" for c, p in contiguous if p < 90]
-        lines.append(f"- contiguous run of 32 bytes or more: {len(contiguous) - len(low)} of "
-                     f"{len(contiguous)} at 90% of memcpy or more" +
-                     (f"; below: {'; '.join(low)}" if low else ""))
+            xs = [x for x, _ in r]
+            gm = math.exp(sum(math.log(x) for x in xs) / len(xs))
+            worst = min(r)
+            lines.append(f"- auto / cuTENSOR, {title}: geometric mean {gm:.3f}; "
+                         f"{sum(1 for x in xs if x >= 1.0)} of {len(xs)} at 1.00 or more; "
+                         f"lowest {worst[0]:.3f} ({worst[1]})")
+    for title, rows, goal in (("both innermost runs 32 bytes or more", long_runs, 0.85),
+                              ("16 MB or more", big, 0.75)):
+        if rows:
+            low = sorted((p, c) for c, p in rows if p < goal)
+            lines.append(f"- {title}: {len(rows) - len(low)} of {len(rows)} at "
+                         f"{100 * goal:.0f}% of memcpy or more" +
+                         (f"; below: {'; '.join(f'{c} {100 * p:.1f}%' for p, c in low[:8])}"
+                          + (" ..." if len(low) > 8 else "") if low else ""))
     if notes:
         # One line per (technique, reason), with the cases it covers.
         grouped = OrderedDict()

@@ -9,6 +9,7 @@
 #include <kernels/common/device_policy.hpp>
 #include <kernels/common/elem.hpp>
 #include <kernels/common/grid.hpp>
+#include <kernels/common/permute_box.hpp>
 #include <kernels/common/permute_geometry.hpp>
 #include <kernels/common/tma_tile.hpp>
 
@@ -153,11 +154,15 @@ struct PermuteArgs {
   const void* src = nullptr;
   void* dst = nullptr;
   int elem_bytes = 0;               // 1, 2, 4, 8, 16
-  PermuteGeometry geo;              // kernels/common/permute_geometry.hpp
+  PermuteGeometry geo;              // kernels/common/permute_geometry.hpp (rank 5 at most)
+  PermuteDims dims;                 // the same reduced permutation, every dimension (rank 1-8);
+                                    // rank 6-8: geo is unset and only permute_tile's box walk runs
   std::int64_t src_span_bytes = 0;  // from src to one past its last element (reads stay inside)
   cudaStream_t stream = nullptr;
   int sm_count = 1;
   int cc = 0;
+  bool box_registers = false;   // DevicePolicy::permute_box_registers
+  bool box_cuts_first = true;   // DevicePolicy::permute_box_cuts_first
   // permute_tma: rank-5 maps (b2, b1, b0, rows, cols) of src and (b2, b1, b0, cols, rows) of dst
   // for a transposing permutation, (b2, b1, b0, rows, row words) of both for a row permutation.
   const CUtensorMap* src_map = nullptr;
@@ -179,6 +184,12 @@ struct PermuteTmaPlan {
 
 // kernels/permute/
 cudaError_t launch_permute_tile(const PermuteArgs&);
+// The box permute_tile's box walk takes for `dims` (rank 6-8 run only through it); false: none.
+// registers, cuts_first: DevicePolicy::permute_box_registers and permute_box_cuts_first.
+bool permute_tile_box_plan(const PermuteDims& dims, int elem_bytes, BoxPlan* box,
+                           bool registers = false, bool cuts_first = true);
+// Whether permute_tile walks `a` in boxes (else its 32 x 33 tile or its rows kernels).
+bool permute_tile_prefers_box(const PermuteArgs& a);
 cudaError_t launch_permute_tma(const PermuteArgs&);
 PermuteTmaPlan plan_permute_tma(const PermuteArgs&);
 

@@ -162,6 +162,47 @@ bool auto_prefers_tma(const kernels::PermuteArgs& a) {
   return fill(a.geo.rows) * fill(a.geo.cols) >= 0.4;
 }
 
+PermuteDims dims_of(const PermuteReduction& r) {
+  PermuteDims d;
+  d.rank = static_cast<int>(std::min<std::size_t>(r.extents.size(), kPermuteMaxRank));
+  for (int k = 0; k < d.rank; ++k) {
+    d.n[k] = r.extents[k];
+    d.ss[k] = r.src_strides_elems[k];
+    d.ds[k] = r.dst_strides_elems[k];
+  }
+  return d;
+}
+
+// permute_tile's box in words: the dimensions grouped into it, the contiguous runs it reads and
+// writes, the boxes.
+std::string describe_box(const BoxPlan& p, int elem_bytes) {
+  auto run = [&](bool src_side) {  // elements contiguous on one side, from the innermost
+    std::int64_t elems = 1, expect = 1;
+    for (int k = 0; k < p.dims; ++k) {
+      const int u = src_side ? k : p.dst_order[k];
+      const std::int64_t stride = src_side ? p.ss[u] : p.ds[u];
+      if (stride != expect) break;
+      elems *= p.box[u];
+      if (p.box[u] != p.full[u]) break;
+      expect *= p.full[u];
+    }
+    return elems;
+  };
+  std::string out = "box walk (permute_tile): a box of ";
+  for (int u = 0; u < p.dims; ++u)
+    out += (u ? " x " : "") + std::to_string(p.box[u]) +
+           (p.box[u] < p.full[u] ? " of " + std::to_string(p.full[u]) : std::string()) +
+           " (src stride " + std::to_string(p.ss[u]) + ", dst stride " + std::to_string(p.ds[u]) +
+           ")";
+  const std::int64_t rs = run(true), rd = run(false);
+  out += " = " + std::to_string(p.volume) + " elements, src order first; runs of " +
+         std::to_string(rs) + " elements (" + std::to_string(rs * elem_bytes) +
+         " bytes) read, " + std::to_string(rd) + " (" + std::to_string(rd * elem_bytes) +
+         " bytes) written; " + std::to_string(p.boxes) + " boxes over " +
+         std::to_string(p.outer) + " batch dimensions (the cut ones' chunks included)\n";
+  return out;
+}
+
 }  // namespace
 
 const std::vector<VariantInfo>& permute_variants() {
@@ -227,9 +268,16 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
                                        : "reduces to " + r.to_string()) +
                            ": use auto, permute_tma or permute_tile");
 
-  // 4. Rank 6-8 after the reduction: rank-5 permutations over the outer dimensions, one launch
-  // each (each checked and run as a call of its own, on the same stream).
-  if (r.extents.size() > 5) {
+  // 4. Rank 6-8 after the reduction: permute_tile's box walk takes it in one launch where a box
+  // fits (auto, or permute_tile named); else rank-5 permutations over the outer dimensions, one
+  // launch each (each checked and run as a call of its own, on the same stream).
+  const PermuteDef* tile = find_def("permute_tile");
+  const PermuteDef* tma = find_def("permute_tma");
+  kernels::PermuteArgs a;
+  a.dims = dims_of(r);
+  const bool wide = r.extents.size() > 5;
+  BoxPlan box;
+  if (wide && (named == tma || !kernels::permute_tile_box_plan(a.dims, elem_bytes, &box))) {
     detail::PermuteSplit sp;
     if (std::string why = detail::split_permutation(r, &sp); !why.empty())
       return make_status(StatusCode::kUnsupported, "this permutation cannot run: " + why);
@@ -256,9 +304,9 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   }
 
   // 5. The permutation techniques.
-  kernels::PermuteArgs a;
-  if (std::string why = detail::permute_geometry(r, &a.geo); !why.empty())
-    return make_status(StatusCode::kUnsupported, "this permutation cannot run: " + why);
+  if (!wide)
+    if (std::string why = detail::permute_geometry(r, &a.geo); !why.empty())
+      return make_status(StatusCode::kUnsupported, "this permutation cannot run: " + why);
   DeviceCaps caps;
   if (Status s = current_device_caps(&caps); !s) return s;
   if (std::string why = missing_device_code(caps); !why.empty())
@@ -274,10 +322,10 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.stream = options.stream;
   a.sm_count = caps.sm_count;
   a.cc = caps.cc;
-  const PermuteDef* tile = find_def("permute_tile");
-  const PermuteDef* tma = find_def("permute_tma");
+  a.box_registers = caps.policy.permute_box_registers;
+  a.box_cuts_first = caps.policy.permute_box_cuts_first;
   const PermuteDef* def = named != nullptr ? named : tma;
-  if (named == nullptr && !auto_prefers_tma(a)) def = tile;
+  if (named == nullptr && (wide || !auto_prefers_tma(a))) def = tile;
   Status result;
   TmaMaps maps;
   if (def == tma) {
@@ -323,7 +371,14 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
            std::to_string(r.transpose_elem_bytes) +
            " bytes); permute_tma and permute_tile, when named, run the walk below\n";
   kernels::PermuteArgs a;
+  a.dims = dims_of(r);
+  BoxPlan box;
+  const bool has_box = kernels::permute_tile_box_plan(a.dims, elem_bytes, &box);
   if (r.extents.size() > 5) {
+    if (has_box)
+      return out + "rank " + std::to_string(r.extents.size()) +
+             ": permute_tile's box walk in one launch (auto runs it)\n" +
+             describe_box(box, elem_bytes);
     detail::PermuteSplit sp;
     if (std::string why = detail::split_permutation(r, &sp); !why.empty())
       return out + "the permutation kernels cannot run it: " + why + "\n";
@@ -333,7 +388,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
                 std::to_string(sp.loop_src[k]) + ", dst stride " + std::to_string(sp.loop_dst[k]) +
                 ")";
     return out + "rank " + std::to_string(r.extents.size()) +
-           " is more than the walk holds: " + std::to_string(sp.launches) + " launches of a rank-" +
+           " and no box fits: " + std::to_string(sp.launches) + " launches of a rank-" +
            std::to_string(sp.extents.size()) + " permutation, the host looping over " + looped +
            "; each:\n" + explain_permute(sp.extents, sp.perm, elem_bytes, sp.layout);
   }
@@ -355,6 +410,15 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
       out += ", batch b" + std::to_string(k) + " " +
              dim(g.batch_extent[k], g.src_batch[k], g.dst_batch[k]);
   out += "\n";
+  if (r.form != PermuteForm::kCopy && r.form != PermuteForm::kTranspose)
+    out += std::string("auto: ") + (auto_prefers_tma(a) ? "permute_tma" : "permute_tile") + "\n";
+  if (kernels::permute_tile_prefers_box(a) && has_box)
+    out += describe_box(box, elem_bytes);
+  else
+    out += std::string("permute_tile: ") +
+           (a.moves_rows() ? "whole rows, the widest vector every offset allows"
+                           : "32 x 33 shared tiles of cols x rows") +
+           "\n";
   const kernels::PermuteTmaPlan plan = kernels::plan_permute_tma(a);
   if (plan.rule != nullptr) return out + "permute_tma: " + plan.rule + "\n";
   MapSide src, dst;

@@ -26,6 +26,11 @@ struct DevicePolicy {
   int bulk_flat_stages = 2;
   int bulk_flat_ctas_per_sm = 6;
   int bulk_flat_unit_bytes = kFlatTileBytes;
+  // permute_tile's box walk: each thread's offsets in registers (permute_box_reg_kernel) instead
+  // of shared tables; the boxes that share a cut row's sectors walked one after another
+  // (box_cuts_first) instead of in dst order alone.
+  bool permute_box_registers = false;
+  bool permute_box_cuts_first = true;
 };
 
 }  // namespace tmakit

@@ -38,7 +38,7 @@ struct FastDiv {
 };
 
 inline constexpr int kBoxMaxDims = 5;   // dimensions inside a box
-inline constexpr int kBoxMaxOuter = 7;  // the rest, plus the chunk counts of cut ones
+inline constexpr int kBoxMaxOuter = 10;  // the rest, plus the chunk counts of cut ones
 // Shared memory of a box: its elements plus, per element, the tables a block builds once and
 // reuses for every box it walks (kernels/permute/permute_tile.cu): the src offset, the dst offset
 // and shared index of the dst-order element, and the coordinates along cut dimensions (edge
@@ -52,8 +52,9 @@ inline constexpr std::int64_t kBoxTargetElems = 1024;  // boxes grow (longer run
 TMAKIT_HD constexpr std::int64_t box_run_elems(int elem_bytes) {
   return elem_bytes >= 8 ? 128 / elem_bytes : 32;
 }
-inline std::int64_t box_smem_bytes(std::int64_t volume, int elem_bytes) {
-  return (volume * elem_bytes + 15) / 16 * 16 + volume * kBoxTableBytes;
+inline std::int64_t box_smem_bytes(std::int64_t volume, int elem_bytes,
+                                   int table_bytes = kBoxTableBytes) {
+  return (volume * elem_bytes + 15) / 16 * 16 + volume * table_bytes;
 }
 
 struct BoxPlan {
@@ -73,31 +74,46 @@ struct BoxPlan {
   int cut[2] = {-1, -1};  // box dimensions cut into chunks (at most one per side)
 };
 
+inline PermuteDims box_dims_of(const PermuteGeometry& g) {
+  PermuteDims d;
+  auto add = [&](std::int64_t n, std::int64_t ss, std::int64_t ds) {
+    d.n[d.rank] = n;
+    d.ss[d.rank] = ss;
+    d.ds[d.rank] = ds;
+    ++d.rank;
+  };
+  add(g.cols, g.src_col, g.dst_col);
+  add(g.rows, g.src_row, g.dst_row);
+  for (int k = 0; k < 3; ++k)
+    if (g.batch_extent[k] > 1) add(g.batch_extent[k], g.src_batch[k], g.dst_batch[k]);
+  return d;
+}
+
 // The box of a reduced permutation: false when it has no such walk (more dimensions than fit).
-inline bool make_box_plan(const PermuteGeometry& g, int elem_bytes, BoxPlan* out) {
+// max_volume: the most elements a box may hold; table_bytes: the shared memory a kernel keeps
+// per element beside the element itself (kBoxTableBytes for tables, 0 when it keeps its
+// offsets in registers).
+inline bool make_box_plan(const PermuteDims& dims, int elem_bytes, std::int64_t max_volume,
+                          int table_bytes, bool cuts_first, BoxPlan* out) {
   struct Dim {
     std::int64_t n, ss, ds;
   };
-  Dim all[5] = {{g.cols, g.src_col, g.dst_col}, {g.rows, g.src_row, g.dst_row}};
-  int nd = 2;
-  for (int k = 0; k < 3; ++k)
-    if (g.batch_extent[k] > 1) all[nd++] = {g.batch_extent[k], g.src_batch[k], g.dst_batch[k]};
-  // Drop extents of 1 (a single row: rows == 1).
-  int kept = 0;
-  for (int k = 0; k < nd; ++k)
-    if (all[k].n > 1) all[kept++] = all[k];
-  nd = kept;
+  if (dims.rank > kPermuteMaxRank) return false;
+  Dim all[kPermuteMaxRank];
+  int nd = 0;
+  for (int k = 0; k < dims.rank; ++k)  // extents of 1 dropped (a single row: rows == 1)
+    if (dims.n[k] > 1) all[nd++] = {dims.n[k], dims.ss[k], dims.ds[k]};
   if (nd == 0) all[nd++] = {1, 1, 1};
-  int by_src[5], by_dst[5];
+  int by_src[kPermuteMaxRank], by_dst[kPermuteMaxRank];
   for (int k = 0; k < nd; ++k) by_src[k] = by_dst[k] = k;
   std::sort(by_src, by_src + nd, [&](int a, int b) { return all[a].ss < all[b].ss; });
   std::sort(by_dst, by_dst + nd, [&](int a, int b) { return all[a].ds < all[b].ds; });
-  std::int64_t box[5] = {0, 0, 0, 0, 0};  // 0: not in the box
-  std::int64_t volume = 1;
+  std::int64_t box[kPermuteMaxRank] = {};  // 0: not in the box
   // Boxes for runs of `run` elements on both sides: a dimension already in the box (the src
-  // side cut it) is widened when the dst side needs more of it.
-  auto plan_for = [&](std::int64_t run, std::int64_t* b) {
-    for (int k = 0; k < 5; ++k) b[k] = 0;
+  // side cut it) is widened when the dst side needs more of it. Returns the volume, or -1 when
+  // the box would have more than kBoxMaxDims dimensions.
+  auto plan_for = [&](std::int64_t run, std::int64_t* b) -> std::int64_t {
+    for (int k = 0; k < kPermuteMaxRank; ++k) b[k] = 0;
     auto fill = [&](const int* order) {
       std::int64_t product = 1;
       for (int k = 0; k < nd && product < run; ++k) {
@@ -113,32 +129,40 @@ inline bool make_box_plan(const PermuteGeometry& g, int elem_bytes, BoxPlan* out
     fill(by_src);
     fill(by_dst);
     std::int64_t v = 1;
-    for (int k = 0; k < nd; ++k) v *= b[k] == 0 ? 1 : b[k];
-    return v;
+    int used = 0;
+    for (int k = 0; k < nd; ++k)
+      if (b[k] != 0) v *= b[k], ++used;
+    return used > kBoxMaxDims ? -1 : v;
   };
-  // The shortest runs first (box_run_elems); then doubled while the box stays under
-  // kBoxTargetElems and its shared memory fits: bigger boxes, fewer barriers per element.
+  auto fits = [&](std::int64_t v) {
+    return v > 0 && v <= max_volume &&
+           box_smem_bytes(v, elem_bytes, table_bytes) <= kBoxMaxSmemBytes;
+  };
+  // The shortest runs first (box_run_elems), halved until the box fits; then longer runs (in
+  // steps of a quarter) while the box fits, keeping the largest box of at most twice
+  // kBoxTargetElems: bigger boxes, fewer barriers per element. (Doubling alone jumps past it:
+  // (8, 9, 10, 11, 120) (4, 1, 3, 0, 2) goes from 360 elements to 9600.)
   std::int64_t run = box_run_elems(elem_bytes);
-  volume = plan_for(run, box);
-  while (box_smem_bytes(volume, elem_bytes) > kBoxMaxSmemBytes) {
+  std::int64_t volume = plan_for(run, box);
+  while (!fits(volume)) {
     if (run <= 2) return false;
     run /= 2;
     volume = plan_for(run, box);
   }
-  for (std::int64_t r = run * 2; r <= 4096 && volume < kBoxTargetElems; r *= 2) {
-    std::int64_t wider[5];
+  const std::int64_t target = std::min<std::int64_t>(kBoxTargetElems, max_volume / 2);
+  for (std::int64_t r = run + (run + 3) / 4; r <= 4096 && volume < target; r += (r + 3) / 4) {
+    std::int64_t wider[kPermuteMaxRank];
     const std::int64_t v = plan_for(r, wider);
     bool narrow_cuts = true;  // coordinates along cut dimensions fit the tables' 8 bits
     for (int k = 0; k < nd; ++k)
       narrow_cuts = narrow_cuts && (wider[k] >= all[k].n || wider[k] < 256);
-    if (v > kBoxTargetElems * 2 || box_smem_bytes(v, elem_bytes) > kBoxMaxSmemBytes || !narrow_cuts)
-      break;
+    if (v <= volume || v > target * 2 || !fits(v) || !narrow_cuts) continue;
     volume = v;
-    for (int k = 0; k < 5; ++k) box[k] = wider[k];
+    for (int k = 0; k < kPermuteMaxRank; ++k) box[k] = wider[k];
   }
   BoxPlan p;
   // Box dimensions in src order; smem strides follow it.
-  int index_of[5];
+  int index_of[kPermuteMaxRank];
   std::uint32_t stride = 1;
   for (int k = 0; k < nd; ++k) {
     const int d = by_src[k];
@@ -158,7 +182,7 @@ inline bool make_box_plan(const PermuteGeometry& g, int elem_bytes, BoxPlan* out
   for (int k = 0; k < nd; ++k)
     if (index_of[by_dst[k]] >= 0) p.dst_order[dn++] = index_of[by_dst[k]];
   p.volume = stride;
-  // Offsets inside a box are kept as 32-bit tables, shared indices as 16-bit ones.
+  // Offsets inside a box are kept as 32-bit values, shared indices as 16-bit ones.
   std::int64_t max_src = 0, max_dst = 0;
   for (int u = 0; u < p.dims; ++u) {
     max_src += (p.box[u] - 1) * p.ss[u];
@@ -166,10 +190,29 @@ inline bool make_box_plan(const PermuteGeometry& g, int elem_bytes, BoxPlan* out
   }
   if (max_src >= (std::int64_t{1} << 31) || max_dst >= (std::int64_t{1} << 31) || p.volume > 65535)
     return false;
-  // The batch: every dimension outside the box, then the chunk counts of cut ones, in dst order
-  // (consecutive boxes write near each other).
+  // The batch: every dimension outside the box and the chunk counts of cut ones, in dst order
+  // (consecutive boxes write near each other). cuts_first: the chunk counts first (fastest),
+  // src's cut before dst's, so the boxes that share a sector of a cut row (odd extents put chunk
+  // edges inside sectors) run at about the same time, while the sector is still in L2.
+  int order[kPermuteMaxRank], no = 0;
+  if (cuts_first) {
+    for (const int* side : {by_src, by_dst})
+      for (int k = 0; k < nd; ++k) {
+        const int d = side[k], u = index_of[d];
+        if (u < 0 || p.box[u] >= all[d].n) continue;
+        bool seen = false;
+        for (int j = 0; j < no; ++j) seen = seen || order[j] == d;
+        if (!seen) order[no++] = d;
+        break;  // the innermost cut dimension of this side
+      }
+  }
   for (int k = 0; k < nd; ++k) {
-    const int d = by_dst[k];
+    bool seen = false;
+    for (int j = 0; j < no; ++j) seen = seen || order[j] == by_dst[k];
+    if (!seen) order[no++] = by_dst[k];
+  }
+  for (int k = 0; k < nd; ++k) {
+    const int d = order[k];
     const int u = index_of[d];
     if (u >= 0 && p.box[u] >= all[d].n) continue;
     if (p.outer == kBoxMaxOuter) return false;
@@ -194,6 +237,10 @@ inline bool make_box_plan(const PermuteGeometry& g, int elem_bytes, BoxPlan* out
     p.outer_div[o] = FastDiv(static_cast<std::uint32_t>(p.outer_n[o]));
   *out = p;
   return true;
+}
+
+inline bool make_box_plan(const PermuteGeometry& g, int elem_bytes, BoxPlan* out) {
+  return make_box_plan(box_dims_of(g), elem_bytes, 65535, kBoxTableBytes, true, out);
 }
 
 // Box element t (src order) or t (dst order) -> its coordinates in the box.

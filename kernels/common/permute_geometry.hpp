@@ -19,6 +19,14 @@ struct PermuteGeometry {
   }
 };
 
+// A reduced permutation as it is, any rank up to kPermuteMaxRank: extents, src and dst strides
+// in elements, per dimension (what the box walk of permute_tile starts from, rank 6-8 included).
+inline constexpr int kPermuteMaxRank = 8;
+struct PermuteDims {
+  int rank = 0;
+  std::int64_t n[kPermuteMaxRank] = {}, ss[kPermuteMaxRank] = {}, ds[kPermuteMaxRank] = {};
+};
+
 // Batch entry b as coordinates: b = b0 + batch_extent[0] * (b1 + batch_extent[1] * b2).
 struct BatchAt {
   std::int64_t b0, b1, b2;

@@ -237,6 +237,125 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// The box walk with each thread's part of a box in registers instead of shared tables: thread
+// tid owns the box elements t = tid + 512 k (k < kBoxRegs) in src order for the load and in dst
+// order for the store, so its src offsets, dst offsets, shared indices and coordinates along
+// cut dimensions are computed once per block and kept in registers; only a box's origin
+// changes from box to box. Shared memory holds the box's elements alone (at most 2048), and the
+// next box's loads are issued before this box's stores (two boxes in flight per thread). Any
+// rank up to 8: every dimension outside the box is the batch of boxes.
+constexpr int kBoxRegs = 4;
+constexpr unsigned kBoxThreads = 512;  // 32 x 16
+constexpr std::int64_t kBoxRegVolume = std::int64_t{kBoxThreads} * kBoxRegs;
+constexpr int kBoxRegBlocksPerSm = 2;  // 64 registers a thread at most
+
+template <int E>
+__global__ void __launch_bounds__(kBoxThreads, kBoxRegBlocksPerSm)
+    permute_box_reg_kernel(const typename Word<E>::type* __restrict__ src,
+                           typename Word<E>::type* __restrict__ dst, BoxPlan p) {
+  using T = typename Word<E>::type;
+  extern __shared__ __align__(16) unsigned char permute_box_smem[];
+  T* buf = reinterpret_cast<T*>(permute_box_smem);
+  const std::uint32_t V = p.volume;
+  const int cut0 = p.cut[0], cut1 = p.cut[1];
+  const unsigned tid = threadIdx.y * kSide + threadIdx.x;
+  std::int32_t ld_off[kBoxRegs], st_off[kBoxRegs];
+  std::uint32_t st_idx[kBoxRegs];  // shared index of the dst-order element
+  std::uint32_t cuts[kBoxRegs];    // coordinates along the cut dimensions: load 0-15, store 16-31
+#pragma unroll
+  for (int k = 0; k < kBoxRegs; ++k) {
+    const std::uint32_t t = tid + k * kBoxThreads;
+    ld_off[k] = st_off[k] = 0;
+    st_idx[k] = cuts[k] = 0;
+    if (t >= V) continue;
+    std::uint32_t c[kBoxMaxDims];
+    box_coords_src(p, t, c);
+    std::int64_t off = 0;
+#pragma unroll
+    for (int u = 0; u < kBoxMaxDims; ++u)
+      if (u < p.dims) off += c[u] * p.ss[u];
+    ld_off[k] = static_cast<std::int32_t>(off);
+    cuts[k] = (cut0 >= 0 ? c[cut0] : 0) | (cut1 >= 0 ? c[cut1] << 8 : 0);
+    box_coords_dst(p, t, c);
+    off = 0;
+    std::uint32_t at = 0;
+#pragma unroll
+    for (int u = 0; u < kBoxMaxDims; ++u)
+      if (u < p.dims) {
+        off += c[u] * p.ds[u];
+        at += c[u] * p.smem_stride[u];
+      }
+    st_off[k] = static_cast<std::int32_t>(off);
+    st_idx[k] = at;
+    cuts[k] |= ((cut0 >= 0 ? c[cut0] : 0) | (cut1 >= 0 ? c[cut1] << 8 : 0)) << 16;
+  }
+  // Box b -> its origin on both sides and what is left of its cut dimensions (lim: the
+  // coordinates along a cut dimension stay below it).
+  auto origin = [&](std::int64_t b, std::int64_t* so, std::int64_t* dof, std::uint32_t* lim0,
+                    std::uint32_t* lim1) {
+    auto rest = static_cast<std::uint32_t>(b);
+    *so = *dof = 0;
+    *lim0 = *lim1 = 256;
+#pragma unroll
+    for (int o = 0; o < kBoxMaxOuter; ++o) {
+      if (o >= p.outer) break;
+      const std::uint32_t q = p.outer_div[o].div(rest);
+      const std::uint32_t c = rest - q * static_cast<std::uint32_t>(p.outer_n[o]);
+      rest = q;
+      *so += c * p.outer_ss[o];
+      *dof += c * p.outer_ds[o];
+      const int u = p.outer_cut[o];
+      if (u >= 0) {
+        const std::int64_t left = p.full[u] - std::int64_t{c} * p.box[u];
+        const std::uint32_t l = left < p.box[u] ? static_cast<std::uint32_t>(left) : p.box[u];
+        if (u == cut0)
+          *lim0 = l;
+        else
+          *lim1 = l;
+      }
+    }
+  };
+  auto inside = [](std::uint32_t cc, std::uint32_t l0, std::uint32_t l1) {
+    return (cc & 255u) < l0 && ((cc >> 8) & 255u) < l1;
+  };
+  std::int64_t b = blockIdx.x;
+  if (b >= p.boxes) return;
+  std::int64_t so, dof;
+  std::uint32_t lim0, lim1;
+  origin(b, &so, &dof, &lim0, &lim1);
+  T v[kBoxRegs];
+  auto load = [&](std::int64_t s0, std::uint32_t l0, std::uint32_t l1) {
+#pragma unroll
+    for (int k = 0; k < kBoxRegs; ++k)
+      if (tid + k * kBoxThreads < V && inside(cuts[k], l0, l1)) v[k] = src[s0 + ld_off[k]];
+  };
+  load(so, lim0, lim1);
+  for (;;) {
+#pragma unroll
+    for (int k = 0; k < kBoxRegs; ++k)
+      if (tid + k * kBoxThreads < V && inside(cuts[k], lim0, lim1)) buf[tid + k * kBoxThreads] = v[k];
+    __syncthreads();
+    const std::int64_t next = b + gridDim.x;
+    std::int64_t nso = 0, ndof = 0;
+    std::uint32_t nl0 = 0, nl1 = 0;
+    if (next < p.boxes) {  // the next box's loads in flight while this one is stored
+      origin(next, &nso, &ndof, &nl0, &nl1);
+      load(nso, nl0, nl1);
+    }
+#pragma unroll
+    for (int k = 0; k < kBoxRegs; ++k)
+      if (tid + k * kBoxThreads < V && inside(cuts[k] >> 16, lim0, lim1))
+        dst[dof + st_off[k]] = buf[st_idx[k]];
+    if (next >= p.boxes) break;
+    __syncthreads();
+    b = next;
+    so = nso;
+    dof = ndof;
+    lim0 = nl0;
+    lim1 = nl1;
+  }
+}
+
 // Row permutation whose rows share no 16-byte alignment (odd extents): dst is written in
 // aligned 16-byte chunks; each chunk's 16 source bytes, at offset r inside an aligned block,
 // come from the two aligned blocks around them (whole 16-byte loads), shifted into place with
@@ -362,9 +481,67 @@ int row_vector_bytes(const kernels::PermuteArgs& a, const PermuteGeometry& bytes
   return m >= 16 ? 16 : m >= 8 ? 8 : m >= 4 ? 4 : m >= 2 ? 2 : 1;
 }
 
+// The box walk of `dims`: the shared tables of permute_box_kernel, or with the policy's
+// permute_box_registers permute_box_reg_kernel (slower where measured, kept to compare).
+// cudaErrorNotSupported: no box fits, nothing launched.
+bool box_plan_for(const PermuteDims& dims, int elem_bytes, bool tables, bool cuts_first,
+                  BoxPlan* box) {
+  return make_box_plan(dims, elem_bytes, tables ? 65535 : kBoxRegVolume,
+                       tables ? kBoxTableBytes : 0, cuts_first, box);
+}
+
+cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
+  bool tables = !a.box_registers;
+  BoxPlan box;
+  if (!box_plan_for(dims, a.elem_bytes, tables, a.box_cuts_first, &box)) {
+    tables = !tables;  // the other kernel's box (permute() checked that one of them fits)
+    if (!box_plan_for(dims, a.elem_bytes, tables, a.box_cuts_first, &box))
+      return cudaErrorNotSupported;
+  }
+  const auto smem = static_cast<std::uint32_t>(
+      box_smem_bytes(box.volume, a.elem_bytes, tables ? kBoxTableBytes : 0));
+  // Resident blocks per SM: the registers' limit (two), or what shared memory holds (the
+  // tables' kernel).
+  const std::int64_t per_sm =
+      tables
+          ? std::max<std::int64_t>(1, std::min<std::int64_t>(8, (200 * 1024) / std::max(smem, 1u)))
+          : kBoxRegBlocksPerSm;
+  const std::int64_t blocks = std::min<std::int64_t>(box.boxes, a.sm_count * per_sm);
+  const dim3 block(kSide, kThreadRows);
+  return dispatch_word(a.elem_bytes, [&](auto eb) {
+    constexpr int E = decltype(eb)::value;
+    using T = typename Word<E>::type;
+    if (tables)
+      permute_box_kernel<E><<<static_cast<unsigned>(blocks), block, smem, a.stream>>>(
+          static_cast<const T*>(a.src), static_cast<T*>(a.dst), box);
+    else
+      permute_box_reg_kernel<E><<<static_cast<unsigned>(blocks), dim3(kSide, kBoxThreads / kSide),
+                                  smem, a.stream>>>(
+          static_cast<const T*>(a.src), static_cast<T*>(a.dst), box);
+    return cudaGetLastError();
+  });
+}
+
 }  // namespace
 
+bool kernels::permute_tile_box_plan(const PermuteDims& dims, int elem_bytes, BoxPlan* box,
+                                    bool registers, bool cuts_first) {
+  return box_plan_for(dims, elem_bytes, !registers, cuts_first, box) ||
+         box_plan_for(dims, elem_bytes, registers, cuts_first, box);
+}
+
+bool kernels::permute_tile_prefers_box(const PermuteArgs& a) {
+  if (a.dims.rank > 5) return true;
+  const PermuteGeometry& g = a.geo;
+  if (a.moves_rows() && g.cols >= box_run_elems(a.elem_bytes)) return false;  // the rows kernels
+  const std::int64_t run = box_run_elems(a.elem_bytes);
+  auto fill = [](std::int64_t n) { return double(n) / double(ceil_div(n, kSide) * kSide); };
+  return g.cols < run || g.rows < run || fill(g.rows) * fill(g.cols) < 0.9 ||
+         !(g.src_col == 1 && g.dst_row == 1);
+}
+
 cudaError_t kernels::launch_permute_tile(const PermuteArgs& a) {
+  if (a.dims.rank > 5) return launch_box(a, a.dims);  // rank 6-8: the box walk alone
   const PermuteGeometry& g = a.geo;
   const dim3 block(kSide, kThreadRows);
   if (a.moves_rows() && g.cols >= box_run_elems(a.elem_bytes) &&
@@ -419,23 +596,9 @@ cudaError_t kernels::launch_permute_tile(const PermuteArgs& a) {
   // Also tiles less than 90% full (odd extents: 101 is 3 full tiles and one of 5). (Boxes of
   // 1- and 2-byte elements with both dimensions long measured slower than the tile on the H100:
   // 864 against 1135 GB/s at 2 B, NCHW -> NHWC.)
-  const std::int64_t run = box_run_elems(a.elem_bytes);
-  auto fill = [](std::int64_t n) { return double(n) / double(ceil_div(n, kSide) * kSide); };
-  BoxPlan box;
-  if ((g.cols < run || g.rows < run || fill(g.rows) * fill(g.cols) < 0.9 ||
-       !(g.src_col == 1 && g.dst_row == 1)) &&
-      make_box_plan(g, a.elem_bytes, &box)) {
-    const auto smem = static_cast<std::uint32_t>(box_smem_bytes(box.volume, a.elem_bytes));
-    const std::int64_t per_sm =
-        std::max<std::int64_t>(1, std::min<std::int64_t>(8, (200 * 1024) / smem));
-    const std::int64_t blocks = std::min<std::int64_t>(box.boxes, a.sm_count * per_sm);
-    return dispatch_word(a.elem_bytes, [&](auto eb) {
-      constexpr int E = decltype(eb)::value;
-      using T = typename Word<E>::type;
-      permute_box_kernel<E><<<static_cast<unsigned>(blocks), block, smem, a.stream>>>(
-          static_cast<const T*>(a.src), static_cast<T*>(a.dst), box);
-      return cudaGetLastError();
-    });
+  if (kernels::permute_tile_prefers_box(a)) {
+    const cudaError_t err = launch_box(a, box_dims_of(g));
+    if (err != cudaErrorNotSupported) return err;
   }
   const TileGrid grid = tile_grid(ceil_div(g.rows, kSide), ceil_div(g.cols, kSide), g.batch());
   const bool transposing = g.dst_row < g.dst_col;  // j walks dst more closely than i

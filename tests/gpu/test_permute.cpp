@@ -88,8 +88,34 @@ TEST(Permute, ExtentsOfOneAndRankSixToEightThatFold) {
       }
 }
 
-// Rank 6-8 that does not fold: the host runs rank-5 permutations over the outer dimensions, on
-// the same stream; every technique's output against the reference, dense and strided.
+// Every permutation of ranks 6, 7 and 8 on small odd extents, against the reference: rank 6 at
+// every element size, ranks 7 and 8 with the size cycling through 1-16 bytes from one
+// permutation to the next (45,360 permutations; a reduction of rank 6-8 runs as permute_tile's
+// box walk in one launch).
+TEST(Permute, EveryPermutationOfRanks6To8OddExtents) {
+  TMAKIT_NEED_GPU(75);
+  const int sizes[] = {1, 2, 4, 8, 16};
+  int runs = 0;
+  for (int rank = 6; rank <= 8; ++rank) {
+    const Ext all = {3, 5, 3, 3, 5, 3, 3, 3};
+    const Ext n(all.begin(), all.begin() + rank);
+    int k = 0;
+    for (const auto& perm : test::all_perms(rank)) {
+      const int pick = sizes[k++ % 5];
+      for (int e : sizes) {
+        if (rank > 6 && e != pick) continue;
+        const test::PermuteRun r = test::check_permute(n, perm, e, {}, {});
+        ASSERT_TRUE(r.error.empty()) << "rank " << rank << " " << e << " B: " << r.error;
+        ++runs;
+      }
+    }
+  }
+  EXPECT_EQ(runs, 720 * 5 + 5040 + 40320);
+}
+
+// Rank 6-8 that does not fold: permute_tile's box walk in one launch (auto and permute_tile),
+// rank-5 permutations over the outer dimensions run by the host on the same stream
+// (permute_tma); every technique's output against the reference, dense and strided.
 TEST(Permute, RankSixToEightThatDoesNotFold) {
   TMAKIT_NEED_GPU(75);
   const struct {

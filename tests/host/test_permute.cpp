@@ -5,10 +5,12 @@
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <string>
 #include <vector>
 #include <gtest/gtest.h>
 #include <host/permute/reduce.hpp>
 #include <kernels/common/permute_box.hpp>
+#include <kernels/launchers.hpp>
 #include <tmakit/permute.hpp>
 
 namespace tmakit {
@@ -281,82 +283,123 @@ TEST(PermuteReference, MatchesTheIndexFormulaWithPaddingUntouched) {
 namespace tmakit {
 namespace {
 
-// permute_tile's box walk (kernels/common/permute_box.hpp), run on the CPU exactly as the kernel
-// walks it (every box: origin and what is left of cut dimensions, load in src order, store in
-// dst order), against the reference: every permutation of ranks 2-5 with odd and short extents,
-// every element size.
+// permute_tile's box walk (kernels/common/permute_box.hpp) run on the CPU exactly as the
+// kernels walk it (every box: origin and what is left of cut dimensions, load in src order,
+// store in dst order), against the reference. Every plan: the shared-table kernel's from the
+// rank-5 geometry, and from every dimension of the reduction (rank 6-8 included) the tables'
+// and the registers' boxes, each with its batch in both orders.
+bool walk_box(const BoxPlan& plan, const std::vector<std::int64_t>& n, const std::vector<int>& perm,
+              int e, std::string* why) {
+  std::int64_t total = 1;
+  for (auto x : n) total *= x;
+  std::vector<unsigned char> src(total * e), want(total * e), got(total * e, 0xCD);
+  for (std::int64_t i = 0; i < total * e; ++i)
+    src[i] = static_cast<unsigned char>(i * 7 + i / 251);
+  if (!reference_permute(src.data(), want.data(), n, perm, e).ok()) return false;
+  std::vector<unsigned char> buf(plan.volume * e);
+  for (std::int64_t b = 0; b < plan.boxes; ++b) {
+    std::int64_t rest = b, so = 0, dof = 0;
+    std::uint32_t lim[kBoxMaxDims];
+    for (int u = 0; u < kBoxMaxDims; ++u) lim[u] = plan.box[u];
+    for (int o = 0; o < plan.outer; ++o) {
+      const std::int64_t c = rest % plan.outer_n[o];
+      rest /= plan.outer_n[o];
+      so += c * plan.outer_ss[o];
+      dof += c * plan.outer_ds[o];
+      if (plan.outer_cut[o] >= 0) {
+        const int u = plan.outer_cut[o];
+        lim[u] = static_cast<std::uint32_t>(
+            std::min<std::int64_t>(plan.box[u], plan.full[u] - c * plan.box[u]));
+      }
+    }
+    for (std::uint32_t t = 0; t < plan.volume; ++t) {
+      std::uint32_t c[kBoxMaxDims];
+      box_coords_src(plan, t, c);
+      bool in = true;
+      std::int64_t off = so;
+      for (int u = 0; u < plan.dims; ++u) in = in && c[u] < lim[u], off += c[u] * plan.ss[u];
+      if (in) std::memcpy(&buf[t * e], &src[off * e], e);
+    }
+    for (std::uint32_t t = 0; t < plan.volume; ++t) {
+      std::uint32_t c[kBoxMaxDims];
+      box_coords_dst(plan, t, c);
+      bool in = true;
+      std::int64_t off = dof;
+      std::uint32_t at = 0;
+      for (int u = 0; u < plan.dims; ++u) {
+        in = in && c[u] < lim[u];
+        off += c[u] * plan.ds[u];
+        at += c[u] * plan.smem_stride[u];
+      }
+      if (in) std::memcpy(&got[off * e], &buf[at * e], e);
+    }
+  }
+  if (got == want) return true;
+  *why = test_text(n) + " perm " + test_text(perm) + " " + std::to_string(e) + " B";
+  return false;
+}
+
 TEST(PermuteBox, TheWalkCoversEveryElementOnce) {
   const std::vector<std::vector<std::int64_t>> shapes = {
-      {3, 200}, {7, 5, 3}, {300, 3, 70}, {2, 3, 5, 7}, {5, 3, 7, 2, 9}, {3, 65, 2, 129, 3}};
-  int walked = 0;
-  for (const auto& n : shapes)
-    for (std::vector<int> p : {std::vector<int>{}}) {
-      (void)p;
-      std::vector<int> perm(n.size());
-      std::iota(perm.begin(), perm.end(), 0);
-      do {
-        for (int e : {1, 2, 4, 8, 16}) {
-          detail::PermuteProblem prob;
-          ASSERT_TRUE(detail::check_permute_args(n, perm, e, {}, &prob).ok());
-          const PermuteReduction red = detail::reduce(prob);
-          PermuteGeometry g;
-          if (!detail::permute_geometry(red, &g).empty()) continue;
-          BoxPlan plan;
-          if (!make_box_plan(g, e, &plan)) continue;
+      {3, 200},       {7, 5, 3},          {300, 3, 70},         {2, 3, 5, 7},
+      {5, 3, 7, 2, 9}, {3, 65, 2, 129, 3}, {2, 3, 2, 5, 3, 2},   {3, 2, 4, 1, 3, 2, 2},
+      {2, 3, 2, 3, 2, 3, 2, 3}};
+  std::mt19937 rng(73);
+  int walked_tables = 0, walked_regs = 0, wide = 0;
+  for (const auto& n : shapes) {
+    std::vector<int> perm(n.size());
+    std::iota(perm.begin(), perm.end(), 0);
+    std::vector<std::vector<int>> perms;
+    do perms.push_back(perm);
+    while (std::next_permutation(perm.begin(), perm.end()));
+    if (perms.size() > 400) {  // ranks 7 and 8: a sample
+      std::shuffle(perms.begin(), perms.end(), rng);
+      perms.resize(400);
+    }
+    for (const auto& p : perms)
+      for (int e : {1, 2, 4, 8, 16}) {
+        detail::PermuteProblem prob;
+        ASSERT_TRUE(detail::check_permute_args(n, p, e, {}, &prob).ok());
+        const PermuteReduction red = detail::reduce(prob);
+        std::string why;
+        PermuteGeometry g;
+        BoxPlan plan;
+        if (detail::permute_geometry(red, &g).empty() && make_box_plan(g, e, &plan)) {
           ASSERT_LE(box_smem_bytes(plan.volume, e), kBoxMaxSmemBytes);
           for (int cut : plan.cut)  // packed as 8-bit coordinates in the kernel's tables
             if (cut >= 0) ASSERT_LT(plan.box[cut], 256u);
-          std::int64_t total = 1;
-          for (auto x : n) total *= x;
-          std::vector<unsigned char> src(total * e), want(total * e), got(total * e, 0xCD);
-          for (std::int64_t i = 0; i < total * e; ++i)
-            src[i] = static_cast<unsigned char>(i * 7 + i / 251);
-          ASSERT_TRUE(reference_permute(src.data(), want.data(), n, perm, e).ok());
-          std::vector<unsigned char> buf(plan.volume * e);
-          for (std::int64_t b = 0; b < plan.boxes; ++b) {
-            std::int64_t rest = b, so = 0, dof = 0;
-            std::uint32_t lim[kBoxMaxDims];
-            for (int u = 0; u < kBoxMaxDims; ++u) lim[u] = plan.box[u];
-            for (int o = 0; o < plan.outer; ++o) {
-              const std::int64_t c = rest % plan.outer_n[o];
-              rest /= plan.outer_n[o];
-              so += c * plan.outer_ss[o];
-              dof += c * plan.outer_ds[o];
-              if (plan.outer_cut[o] >= 0) {
-                const int u = plan.outer_cut[o];
-                lim[u] = static_cast<std::uint32_t>(
-                    std::min<std::int64_t>(plan.box[u], plan.full[u] - c * plan.box[u]));
-              }
-            }
-            for (std::uint32_t t = 0; t < plan.volume; ++t) {
-              std::uint32_t c[kBoxMaxDims];
-              box_coords_src(plan, t, c);
-              bool in = true;
-              std::int64_t off = so;
-              for (int u = 0; u < plan.dims; ++u)
-                in = in && c[u] < lim[u], off += c[u] * plan.ss[u];
-              if (in) std::memcpy(&buf[t * e], &src[off * e], e);
-            }
-            for (std::uint32_t t = 0; t < plan.volume; ++t) {
-              std::uint32_t c[kBoxMaxDims];
-              box_coords_dst(plan, t, c);
-              bool in = true;
-              std::int64_t off = dof;
-              std::uint32_t at = 0;
-              for (int u = 0; u < plan.dims; ++u) {
-                in = in && c[u] < lim[u];
-                off += c[u] * plan.ds[u];
-                at += c[u] * plan.smem_stride[u];
-              }
-              if (in) std::memcpy(&got[off * e], &buf[at * e], e);
-            }
-          }
-          ASSERT_EQ(got, want) << test_text(n) << " perm " << test_text(perm) << " " << e << " B";
-          ++walked;
+          ASSERT_TRUE(walk_box(plan, n, p, e, &why)) << "tables: " << why;
+          ++walked_tables;
         }
-      } while (std::next_permutation(perm.begin(), perm.end()));
-    }
-  EXPECT_GT(walked, 500);
+        PermuteDims dims;
+        dims.rank = static_cast<int>(red.extents.size());
+        for (int k = 0; k < dims.rank; ++k)
+          dims.n[k] = red.extents[k], dims.ss[k] = red.src_strides_elems[k],
+          dims.ds[k] = red.dst_strides_elems[k];
+        // Every dimension: the tables' box and the registers' (at most 512 threads x 4), each
+        // walked in both orders of the batch.
+        bool any = false;
+        for (const bool registers : {false, true})
+          for (const bool cuts_first : {true, false}) {
+            if (!make_box_plan(dims, e, registers ? 2048 : 65535, registers ? 0 : kBoxTableBytes,
+                               cuts_first, &plan))
+              continue;
+            any = true;
+            for (int cut : plan.cut)
+              if (cut >= 0) ASSERT_LT(plan.box[cut], 256u);
+            ASSERT_TRUE(walk_box(plan, n, p, e, &why))
+                << (registers ? "registers" : "tables") << (cuts_first ? ", cuts first: " : ": ")
+                << why;
+            ++walked_regs;
+          }
+        ASSERT_TRUE(any || dims.rank <= 5) << "a rank-" << dims.rank << " reduction with no box";
+        ASSERT_EQ(any, kernels::permute_tile_box_plan(dims, e, &plan));
+        wide += any && dims.rank > 5;
+      }
+  }
+  EXPECT_GT(walked_tables, 500);
+  EXPECT_GT(walked_regs, 8000);
+  EXPECT_GT(wide, 100);  // reductions of rank 6-8 walked in one box walk
 }
 
 TEST(PermuteBox, FastDivIsExact) {
