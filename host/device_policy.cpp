@@ -87,7 +87,6 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
       int* at;
     };
     int column_tiles = p->sector_column_tiles ? 1 : 0, unit = p->flat_unit_bytes;
-    int box_registers = p->permute_box_registers ? 1 : 0;
     int box_cuts_first = p->permute_box_cuts_first ? 1 : 0;
     const Field fields[] = {
         {"sector_column_tiles", 0, 1, &column_tiles},
@@ -100,7 +99,7 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
         {"bulk_flat_stages", 1, 4, &p->bulk_flat_stages},
         {"bulk_flat_ctas", 1, 8, &p->bulk_flat_ctas_per_sm},
         {"bulk_flat_unit_bytes", 4096, 65536, &p->bulk_flat_unit_bytes},
-        {"permute_box_registers", 0, 1, &box_registers},
+        {"permute_box_registers_min_bytes", 1, 32, &p->permute_box_registers_min_bytes},
         {"permute_box_cuts_first", 0, 1, &box_cuts_first},
     };
     const Field* f = nullptr;
@@ -113,7 +112,6 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
              std::to_string(f->hi) + ")";
     *f->at = static_cast<int>(v);
     p->sector_column_tiles = column_tiles != 0;
-    p->permute_box_registers = box_registers != 0;
     p->permute_box_cuts_first = box_cuts_first != 0;
     if (field == "flat_unit_bytes") p->flat_unit_bytes = p->flat_skinny_unit_bytes = unit;
     if (field == "flat_max_matrix_bytes" && v > 0 && v < kFlatMaxMatrixBytes)

@@ -161,7 +161,7 @@ struct PermuteArgs {
   cudaStream_t stream = nullptr;
   int sm_count = 1;
   int cc = 0;
-  bool box_registers = false;   // DevicePolicy::permute_box_registers
+  bool box_registers = false;   // DevicePolicy::permute_box_registers_min_bytes reached
   bool box_cuts_first = true;   // DevicePolicy::permute_box_cuts_first
   // permute_tma: rank-5 maps (b2, b1, b0, rows, cols) of src and (b2, b1, b0, cols, rows) of dst
   // for a transposing permutation, (b2, b1, b0, rows, row words) of both for a row permutation.
@@ -185,7 +185,7 @@ struct PermuteTmaPlan {
 // kernels/permute/
 cudaError_t launch_permute_tile(const PermuteArgs&);
 // The box permute_tile's box walk takes for `dims` (rank 6-8 run only through it); false: none.
-// registers, cuts_first: DevicePolicy::permute_box_registers and permute_box_cuts_first.
+// registers, cuts_first: what PermuteArgs::box_registers and box_cuts_first say.
 bool permute_tile_box_plan(const PermuteDims& dims, int elem_bytes, BoxPlan* box,
                            bool registers = false, bool cuts_first = true);
 // Whether permute_tile walks `a` in boxes (else its 32 x 33 tile or its rows kernels).

@@ -175,7 +175,7 @@ PermuteDims dims_of(const PermuteReduction& r) {
 
 // permute_tile's box in words: the dimensions grouped into it, the contiguous runs it reads and
 // writes, the boxes.
-std::string describe_box(const BoxPlan& p, int elem_bytes) {
+std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers) {
   auto run = [&](bool src_side) {  // elements contiguous on one side, from the innermost
     std::int64_t elems = 1, expect = 1;
     for (int k = 0; k < p.dims; ++k) {
@@ -188,7 +188,8 @@ std::string describe_box(const BoxPlan& p, int elem_bytes) {
     }
     return elems;
   };
-  std::string out = "box walk (permute_tile): a box of ";
+  std::string out = std::string("box walk (permute_tile, each thread's offsets in ") +
+                    (registers ? "registers" : "shared tables") + "): a box of ";
   for (int u = 0; u < p.dims; ++u)
     out += (u ? " x " : "") + std::to_string(p.box[u]) +
            (p.box[u] < p.full[u] ? " of " + std::to_string(p.full[u]) : std::string()) +
@@ -322,7 +323,7 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.stream = options.stream;
   a.sm_count = caps.sm_count;
   a.cc = caps.cc;
-  a.box_registers = caps.policy.permute_box_registers;
+  a.box_registers = elem_bytes >= caps.policy.permute_box_registers_min_bytes;
   a.box_cuts_first = caps.policy.permute_box_cuts_first;
   const PermuteDef* def = named != nullptr ? named : tma;
   if (named == nullptr && (wide || !auto_prefers_tma(a))) def = tile;
@@ -373,12 +374,15 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
   kernels::PermuteArgs a;
   a.dims = dims_of(r);
   BoxPlan box;
-  const bool has_box = kernels::permute_tile_box_plan(a.dims, elem_bytes, &box);
+  const DevicePolicy policy;  // the default policy's kernel and batch order
+  const bool registers = elem_bytes >= policy.permute_box_registers_min_bytes;
+  const bool has_box = kernels::permute_tile_box_plan(a.dims, elem_bytes, &box, registers,
+                                                      policy.permute_box_cuts_first);
   if (r.extents.size() > 5) {
     if (has_box)
       return out + "rank " + std::to_string(r.extents.size()) +
              ": permute_tile's box walk in one launch (auto runs it)\n" +
-             describe_box(box, elem_bytes);
+             describe_box(box, elem_bytes, registers);
     detail::PermuteSplit sp;
     if (std::string why = detail::split_permutation(r, &sp); !why.empty())
       return out + "the permutation kernels cannot run it: " + why + "\n";
@@ -410,10 +414,15 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
       out += ", batch b" + std::to_string(k) + " " +
              dim(g.batch_extent[k], g.src_batch[k], g.dst_batch[k]);
   out += "\n";
+  const kernels::PermuteTmaPlan tma_plan = kernels::plan_permute_tma(a);
   if (r.form != PermuteForm::kCopy && r.form != PermuteForm::kTranspose)
-    out += std::string("auto: ") + (auto_prefers_tma(a) ? "permute_tma" : "permute_tile") + "\n";
+    out += std::string("auto: ") +
+           (!auto_prefers_tma(a)        ? "permute_tile"
+            : tma_plan.rule == nullptr ? "permute_tma (permute_tile where its maps cannot be made)"
+                                       : "permute_tile (permute_tma cannot run it)") +
+           "\n";
   if (kernels::permute_tile_prefers_box(a) && has_box)
-    out += describe_box(box, elem_bytes);
+    out += describe_box(box, elem_bytes, registers);
   else
     out += std::string("permute_tile: ") +
            (a.moves_rows() ? "whole rows, the widest vector every offset allows"

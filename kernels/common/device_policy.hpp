@@ -27,9 +27,10 @@ struct DevicePolicy {
   int bulk_flat_ctas_per_sm = 6;
   int bulk_flat_unit_bytes = kFlatTileBytes;
   // permute_tile's box walk: each thread's offsets in registers (permute_box_reg_kernel) instead
-  // of shared tables; the boxes that share a cut row's sectors walked one after another
-  // (box_cuts_first) instead of in dst order alone.
-  bool permute_box_registers = false;
+  // of shared tables from elements of this many bytes on (32: never, 1: always); the boxes that
+  // share a cut row's sectors walked one after another (box_cuts_first) instead of in dst
+  // order alone. (docs/perf-guide.md, "Permutations: the box kernels".)
+  int permute_box_registers_min_bytes = 8;
   bool permute_box_cuts_first = true;
 };
 
