@@ -275,6 +275,13 @@ TIMING = {
 }
 
 
+OLD_TIMING = {  # runs of the earlier format: one timing per file
+    "gpu": "GPU time, the earlier method: CUDA events behind a GPU-side sleep (JAX ungated, its "
+           "own streams)",
+    "call": TIMING["gbps_call"],
+}
+
+
 def _geomean(xs):
     import math
     xs = [x for x in xs if x]
@@ -297,12 +304,16 @@ def report(paths, md):
             d = json.load(f)
         keys = ["gbps", "gbps_call"] if "gbps_call" in d["rows"][0] else ["gbps"]
         for key in keys:
+            # A run of the earlier format: one timing per file, named by its "timing" key.
+            how = TIMING[key] if len(keys) == 2 else OLD_TIMING[d.get("timing", "call")]
+            kind = ("GPU time" if key == "gbps" else "call time") if len(keys) == 2 else \
+                ("GPU time" if d.get("timing") == "gpu" else "call time")
             rs = ratios(d["rows"], key)
             low = [x for x in rs if x is not None and x < 1.0]
             out += ["### Python, %s: %s, torch %s, %s, %s repetitions" % (
-                        "GPU time" if key == "gbps" else "call time", d["gpu"],
-                        d.get("torch", "?"), d.get("date", "?"), d.get("reps", "?")), "",
-                    "%s (data: docs/data/%s)." % (TIMING[key], p.rsplit("/", 1)[-1]), "",
+                        kind, d["gpu"], d.get("torch", "?"), d.get("date", "?"),
+                        d.get("reps", "?")), "",
+                    "%s (data: docs/data/%s)." % (how, p.rsplit("/", 1)[-1]), "",
                     ] + HEADER + [row_line(r, key) for r in d["rows"]]
             out += ["", "Geometric mean of the ratio %.2f; lowest %.2f; %d of %d cells under "
                     "1.00." % (_geomean(rs), min(x for x in rs if x is not None), len(low),
