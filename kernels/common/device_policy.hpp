@@ -30,7 +30,7 @@ struct DevicePolicy {
   // of shared tables from elements of this many bytes on (32: never, 1: always); the boxes that
   // share a cut row's sectors walked one after another (box_cuts_first) instead of in dst
   // order alone. (docs/perf-guide.md, "Permutations: the box kernels".)
-  int permute_box_registers_min_bytes = 8;
+  int permute_box_registers_min_bytes = 32;
   bool permute_box_cuts_first = true;
 };
 

@@ -482,8 +482,8 @@ int row_vector_bytes(const kernels::PermuteArgs& a, const PermuteGeometry& bytes
 }
 
 // The box walk of `dims`: the shared tables of permute_box_kernel, or with the policy's
-// permute_box_registers_min_bytes permute_box_reg_kernel (faster at 8 and 16 bytes where
-// measured, slower at 4 bytes; docs/perf-guide.md).
+// permute_box_registers_min_bytes permute_box_reg_kernel (off by default: no element size
+// favoured it on both measured sets; docs/perf-guide.md, "Permutations: the box kernels").
 // cudaErrorNotSupported: no box fits, nothing launched.
 bool box_plan_for(const PermuteDims& dims, int elem_bytes, bool tables, bool cuts_first,
                   BoxPlan* box) {
