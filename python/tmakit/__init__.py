@@ -303,7 +303,7 @@ def _transpose_direct(x, variant, out):
         src = _row_major(a)
         if src is not None:
             b, r, c, lds, bss = src
-            o = _torch.empty(shape, dtype=x.dtype, device=a.device)
+            o = x.new_empty(shape)  # dtype and device taken over, nothing parsed
             _tmakit.transpose(a.ptr, o.data_ptr(), r, c, a.itemsize, b, lds, r, bss, r * c,
                               variant, a.stream, a.sync)
             return o
