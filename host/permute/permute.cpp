@@ -33,7 +33,7 @@ const std::vector<PermuteDef>& permute_registry() {
     tile.description =
         "LDG/STG: a 32x33 shared tile of the two dimensions contiguous in src and dst inside a "
         "batch of up to three more; whole rows with the widest vector when the inner dimension "
-        "stays";
+        "stays; boxes of whole runs on both sides for short ones and for rank 6-8";
     tile.min_cc = 75;
     tile.elem_bytes_mask = kElems1248 | elem_bit(16);
     tile.kind = VariantKind::kPermute;

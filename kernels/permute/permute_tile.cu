@@ -10,10 +10,12 @@
 //     several rows per warp when rows are short: no shared memory, no element reordering.
 //     Rows at odd byte offsets are written in aligned 16-byte chunks, realigned from two
 //     aligned loads by funnel shifts.
-//   - Short contiguous dimensions (a reversal of 3 x 5 x 7 x ..., rows of a few elements) and
-//     strides that make neither side contiguous: boxes of whole runs on both sides
-//     (kernels/common/permute_box.hpp), loaded in src order and stored in dst order through
-//     shared memory, the index math done once per block into tables.
+//   - Short contiguous dimensions (a reversal of 3 x 5 x 7 x ..., rows of a few elements),
+//     strides that make neither side contiguous, and every reduction of rank 6-8: boxes of
+//     whole runs on both sides (kernels/common/permute_box.hpp), loaded in src order and stored
+//     in dst order through shared memory, the index math done once per block into shared
+//     tables (or, by the policy's permute_box_registers_min_bytes, into each thread's
+//     registers). The box walk takes any rank up to 8 in one launch.
 // The TMA path beside it is permute_tma (kernels/permute/permute_tma.cu).
 #include <kernels/common/grid.hpp>
 #include <kernels/common/permute_box.hpp>
