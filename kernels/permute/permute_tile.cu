@@ -17,6 +17,7 @@
 //     tables (or, by the policy's permute_box_registers_min_bytes, into each thread's
 //     registers). The box walk takes any rank up to 8 in one launch.
 // The TMA path beside it is permute_tma (kernels/permute/permute_tma.cu).
+#include <type_traits>
 #include <kernels/common/grid.hpp>
 #include <kernels/common/permute_box.hpp>
 #include <kernels/launchers.hpp>
@@ -218,24 +219,36 @@ __global__ void __launch_bounds__(kThreads)
           lim1 = l;
       }
     }
-    auto inside = [&](std::uint16_t cc) { return (cc & 255u) < lim0 && (cc >> 8) < lim1; };
-    for (std::uint32_t t0 = tid; t0 < V; t0 += K * kThreads) {
-      T v[K];
+    // A whole box (no cut dimension at its edge, most boxes) skips the coordinate tables and
+    // their two compares per element: the kernel is bound by instruction issue.
+    const bool whole = (cut0 < 0 || lim0 == p.box[cut0]) && (cut1 < 0 || lim1 == p.box[cut1]);
+    auto walk = [&](auto whole_box) {
+      constexpr bool kWhole = decltype(whole_box)::value;
+      auto inside = [&](const std::uint16_t* cut, std::uint32_t t) {
+        return kWhole || ((cut[t] & 255u) < lim0 && (cut[t] >> 8) < lim1);
+      };
+      for (std::uint32_t t0 = tid; t0 < V; t0 += K * kThreads) {
+        T v[K];
 #pragma unroll
-      for (int k = 0; k < K; ++k) {
-        const std::uint32_t t = t0 + k * kThreads;
-        if (t < V && inside(ld_cut[t])) v[k] = src[so + ld_off[t]];
-      }
+        for (int k = 0; k < K; ++k) {
+          const std::uint32_t t = t0 + k * kThreads;
+          if (t < V && inside(ld_cut, t)) v[k] = src[so + ld_off[t]];
+        }
 #pragma unroll
-      for (int k = 0; k < K; ++k) {
-        const std::uint32_t t = t0 + k * kThreads;
-        if (t < V && inside(ld_cut[t])) buf[t] = v[k];
+        for (int k = 0; k < K; ++k) {
+          const std::uint32_t t = t0 + k * kThreads;
+          if (t < V && inside(ld_cut, t)) buf[t] = v[k];
+        }
       }
-    }
-    __syncthreads();
-    for (std::uint32_t t = tid; t < V; t += kThreads)
-      if (inside(st_cut[t])) dst[dof + st_off[t]] = buf[st_idx[t]];
-    __syncthreads();
+      __syncthreads();
+      for (std::uint32_t t = tid; t < V; t += kThreads)
+        if (inside(st_cut, t)) dst[dof + st_off[t]] = buf[st_idx[t]];
+      __syncthreads();
+    };
+    if (whole)
+      walk(std::true_type{});
+    else
+      walk(std::false_type{});
   }
 }
 
