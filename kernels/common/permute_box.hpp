@@ -6,6 +6,7 @@
 // dimensions until they do too. A block loads the box in src order (consecutive threads,
 // consecutive src addresses), then stores it in dst order (consecutive dst addresses) from
 // shared memory. Every other dimension, and the chunks of a cut one, are the batch of boxes.
+// The plan takes any reduced permutation up to rank 8 (PermuteDims), so rank 6-8 is one launch.
 // Host (the plan) and device (the index math), so the host tests can walk it on the CPU.
 #pragma once
 #include <algorithm>
