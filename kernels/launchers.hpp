@@ -161,8 +161,8 @@ struct PermuteArgs {
   cudaStream_t stream = nullptr;
   int sm_count = 1;
   int cc = 0;
-  bool box_registers = false;   // DevicePolicy::permute_box_registers_min_bytes reached
-  bool box_cuts_first = true;   // DevicePolicy::permute_box_cuts_first
+  bool box_registers = false;  // DevicePolicy::permute_box_registers_min_bytes reached
+  bool box_cuts_first = true;  // DevicePolicy::permute_box_cuts_first
   // permute_tma: rank-5 maps (b2, b1, b0, rows, cols) of src and (b2, b1, b0, cols, rows) of dst
   // for a transposing permutation, (b2, b1, b0, rows, row words) of both for a row permutation.
   const CUtensorMap* src_map = nullptr;

@@ -197,10 +197,10 @@ std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers) {
            ")";
   const std::int64_t rs = run(true), rd = run(false);
   out += " = " + std::to_string(p.volume) + " elements, src order first; runs of " +
-         std::to_string(rs) + " elements (" + std::to_string(rs * elem_bytes) +
-         " bytes) read, " + std::to_string(rd) + " (" + std::to_string(rd * elem_bytes) +
-         " bytes) written; " + std::to_string(p.boxes) + " boxes over " +
-         std::to_string(p.outer) + " batch dimensions (the cut ones' chunks included)\n";
+         std::to_string(rs) + " elements (" + std::to_string(rs * elem_bytes) + " bytes) read, " +
+         std::to_string(rd) + " (" + std::to_string(rd * elem_bytes) + " bytes) written; " +
+         std::to_string(p.boxes) + " boxes over " + std::to_string(p.outer) +
+         " batch dimensions (the cut ones' chunks included)\n";
   return out;
 }
 
@@ -417,7 +417,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
   const kernels::PermuteTmaPlan tma_plan = kernels::plan_permute_tma(a);
   if (r.form != PermuteForm::kCopy && r.form != PermuteForm::kTranspose)
     out += std::string("auto: ") +
-           (!auto_prefers_tma(a)        ? "permute_tile"
+           (!auto_prefers_tma(a)       ? "permute_tile"
             : tma_plan.rule == nullptr ? "permute_tma (permute_tile where its maps cannot be made)"
                                        : "permute_tile (permute_tma cannot run it)") +
            "\n";

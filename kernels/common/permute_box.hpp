@@ -38,7 +38,7 @@ struct FastDiv {
   }
 };
 
-inline constexpr int kBoxMaxDims = 5;   // dimensions inside a box
+inline constexpr int kBoxMaxDims = 5;    // dimensions inside a box
 inline constexpr int kBoxMaxOuter = 10;  // the rest, plus the chunk counts of cut ones
 // Shared memory of a box: its elements plus, per element, the tables a block builds once and
 // reuses for every box it walks (kernels/permute/permute_tile.cu): the src offset, the dst offset

@@ -348,7 +348,8 @@ __global__ void __launch_bounds__(kBoxThreads, kBoxRegBlocksPerSm)
   for (;;) {
 #pragma unroll
     for (int k = 0; k < kBoxRegs; ++k)
-      if (tid + k * kBoxThreads < V && inside(cuts[k], lim0, lim1)) buf[tid + k * kBoxThreads] = v[k];
+      if (tid + k * kBoxThreads < V && inside(cuts[k], lim0, lim1))
+        buf[tid + k * kBoxThreads] = v[k];
     __syncthreads();
     const std::int64_t next = b + gridDim.x;
     std::int64_t nso = 0, ndof = 0;
@@ -531,9 +532,9 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
       permute_box_kernel<E><<<static_cast<unsigned>(blocks), block, smem, a.stream>>>(
           static_cast<const T*>(a.src), static_cast<T*>(a.dst), box);
     else
-      permute_box_reg_kernel<E><<<static_cast<unsigned>(blocks), dim3(kSide, kBoxThreads / kSide),
-                                  smem, a.stream>>>(
-          static_cast<const T*>(a.src), static_cast<T*>(a.dst), box);
+      permute_box_reg_kernel<E>
+          <<<static_cast<unsigned>(blocks), dim3(kSide, kBoxThreads / kSide), smem, a.stream>>>(
+              static_cast<const T*>(a.src), static_cast<T*>(a.dst), box);
     return cudaGetLastError();
   });
 }

@@ -293,8 +293,7 @@ bool walk_box(const BoxPlan& plan, const std::vector<std::int64_t>& n, const std
   std::int64_t total = 1;
   for (auto x : n) total *= x;
   std::vector<unsigned char> src(total * e), want(total * e), got(total * e, 0xCD);
-  for (std::int64_t i = 0; i < total * e; ++i)
-    src[i] = static_cast<unsigned char>(i * 7 + i / 251);
+  for (std::int64_t i = 0; i < total * e; ++i) src[i] = static_cast<unsigned char>(i * 7 + i / 251);
   if (!reference_permute(src.data(), want.data(), n, perm, e).ok()) return false;
   std::vector<unsigned char> buf(plan.volume * e);
   for (std::int64_t b = 0; b < plan.boxes; ++b) {
@@ -340,10 +339,15 @@ bool walk_box(const BoxPlan& plan, const std::vector<std::int64_t>& n, const std
 }
 
 TEST(PermuteBox, TheWalkCoversEveryElementOnce) {
-  const std::vector<std::vector<std::int64_t>> shapes = {
-      {3, 200},       {7, 5, 3},          {300, 3, 70},         {2, 3, 5, 7},
-      {5, 3, 7, 2, 9}, {3, 65, 2, 129, 3}, {2, 3, 2, 5, 3, 2},   {3, 2, 4, 1, 3, 2, 2},
-      {2, 3, 2, 3, 2, 3, 2, 3}};
+  const std::vector<std::vector<std::int64_t>> shapes = {{3, 200},
+                                                         {7, 5, 3},
+                                                         {300, 3, 70},
+                                                         {2, 3, 5, 7},
+                                                         {5, 3, 7, 2, 9},
+                                                         {3, 65, 2, 129, 3},
+                                                         {2, 3, 2, 5, 3, 2},
+                                                         {3, 2, 4, 1, 3, 2, 2},
+                                                         {2, 3, 2, 3, 2, 3, 2, 3}};
   std::mt19937 rng(73);
   int walked_tables = 0, walked_regs = 0, wide = 0;
   for (const auto& n : shapes) {
