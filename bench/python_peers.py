@@ -108,18 +108,15 @@ def kernel_ms(fn, flush, reps):
     return statistics.median(ms) if ms else None
 
 
-def time_one(fn, flush, reps, gated):
-    """Median milliseconds of fn() between two CUDA events. gated: the stream is first held by
-    a GPU-side sleep (torch.cuda._sleep) so that the call's host time is spent while the GPU
-    is busy and the events time the GPU's work alone, as the C++ benchmark's launch gate does;
-    JAX (its own streams) ends at block_until_ready."""
+def time_one(fn, flush, reps):
+    """Median milliseconds of fn() between two CUDA events on an idle GPU: the call time, the
+    host's time included (the GPU time is kernel_ms's). JAX (its own streams) ends at
+    block_until_ready."""
     ms = []
     for _ in range(reps):
         flush.fill_(1)
         torch.cuda.synchronize()
         a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        if gated:
-            torch.cuda._sleep(2_000_000)  # about 1 ms at Hopper's clocks
         a.record()
         y = fn()
         if hasattr(y, "block_until_ready"):  # JAX runs on XLA's streams: end when it is done
@@ -247,13 +244,13 @@ def main():
                 gbps[name] = gbps_call[name] = None
                 print("# %s %s: %s gave a wrong result: not timed" % (cls, shape, name))
                 continue
-            gbps_call[name] = moved / (time_one(fn, flush, a.reps, False) * 1e6)
+            gbps_call[name] = moved / (time_one(fn, flush, a.reps) * 1e6)
             k = kernel_ms(fn, flush, a.reps)
             gbps[name] = moved / (k * 1e6) if k else None
         dst = torch.empty_like(x)
         copy = lambda: dst.copy_(x)  # noqa: E731  the copy rate the peers are held to
         gbps["copy"] = moved / (kernel_ms(copy, flush, a.reps) * 1e6)
-        gbps_call["copy"] = moved / (time_one(copy, flush, a.reps, False) * 1e6)
+        gbps_call["copy"] = moved / (time_one(copy, flush, a.reps) * 1e6)
         rows.append({"class": cls, "shape": shape, "dtype": str(dtype), "perm": perm,
                      "gbps": gbps, "gbps_call": gbps_call})
         print(row_line(rows[-1]), "   call time:", row_line(rows[-1], "gbps_call"))
