@@ -201,6 +201,14 @@ std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers) {
          std::to_string(rd) + " (" + std::to_string(rd * elem_bytes) + " bytes) written; " +
          std::to_string(p.boxes) + " boxes over " + std::to_string(p.outer) +
          " batch dimensions (the cut ones' chunks included)\n";
+  const DevicePolicy policy;
+  if (!registers && policy.permute_box_words) {  // 16-byte aligned operands
+    const int ws = box_vector_elems(p, true, elem_bytes, 0);
+    const int wd = box_vector_elems(p, false, elem_bytes, 0);
+    if (ws > 1 || wd > 1)
+      out += "in words (16-byte aligned operands): loads of " + std::to_string(ws * elem_bytes) +
+             " bytes, stores of " + std::to_string(wd * elem_bytes) + " bytes\n";
+  }
   return out;
 }
 
@@ -325,6 +333,7 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.cc = caps.cc;
   a.box_registers = elem_bytes >= caps.policy.permute_box_registers_min_bytes;
   a.box_cuts_first = caps.policy.permute_box_cuts_first;
+  a.box_words = caps.policy.permute_box_words;
   const PermuteDef* def = named != nullptr ? named : tma;
   if (named == nullptr && (wide || !auto_prefers_tma(a))) def = tile;
   Status result;

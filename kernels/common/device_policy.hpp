@@ -29,9 +29,11 @@ struct DevicePolicy {
   // permute_tile's box walk: each thread's offsets in registers (permute_box_reg_kernel) instead
   // of shared tables from elements of this many bytes on (32: never, 1: always); the boxes that
   // share a cut row's sectors walked one after another (box_cuts_first) instead of in dst
-  // order alone. (docs/perf-guide.md, "Permutations: the box kernels".)
+  // order alone; the tables' boxes loaded and stored in 4-16-byte words where the strides allow
+  // (permute_box_words). (docs/perf-guide.md, "Permutations: the box kernels".)
   int permute_box_registers_min_bytes = 32;
   bool permute_box_cuts_first = true;
+  bool permute_box_words = true;
 };
 
 }  // namespace tmakit

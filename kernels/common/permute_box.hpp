@@ -58,6 +58,13 @@ inline std::int64_t box_smem_bytes(std::int64_t volume, int elem_bytes,
   return (volume * elem_bytes + 15) / 16 * 16 + volume * table_bytes;
 }
 
+// The most elements of a 16-byte word (a power of two) that divide n.
+TMAKIT_HD constexpr std::int64_t word_elems(std::int64_t n, int elem_bytes) {
+  std::int64_t w = 16 / elem_bytes;
+  while (w > 1 && n % w != 0) w /= 2;
+  return w < 1 ? 1 : w;
+}
+
 struct BoxPlan {
   int dims = 0;                         // box dimensions, innermost src first
   std::uint32_t box[kBoxMaxDims] = {};  // extent inside the box
@@ -129,6 +136,17 @@ inline bool make_box_plan(const PermuteDims& dims, int elem_bytes, std::int64_t 
     };
     fill(by_src);
     fill(by_dst);
+    // Each side's contiguous dimension in whole 16-byte words where its extent allows: chunks of
+    // a multiple of the word keep every box's runs word aligned (the vector box kernel's loads
+    // and stores, box_vector_elems below).
+    for (const int* side : {by_src, by_dst}) {
+      const int d = side[0];
+      if (b[d] == 0 || b[d] >= all[d].n ||
+          (side == by_src ? all[d].ss : all[d].ds) != 1)
+        continue;
+      const std::int64_t w = word_elems(all[d].n, elem_bytes);
+      b[d] = std::min(all[d].n, (b[d] + w - 1) / w * w);
+    }
     std::int64_t v = 1;
     int used = 0;
     for (int k = 0; k < nd; ++k)
@@ -263,6 +281,32 @@ TMAKIT_HD void box_coords_dst(const BoxPlan& p, std::uint32_t t, std::uint32_t* 
     c[u] = t - q * p.box[u];
     t = q;
   }
+}
+
+// The vector box kernel's word on one side (elements, a power of two up to 16 bytes; 1: none):
+// the side's innermost box dimension must have stride 1 and hold whole words, every other
+// stride (inside the box and between boxes) must be a multiple of the word, a cut dimension's
+// extent too (an edge box then holds whole words), and `ptr` aligned to it. Then every word of
+// every box lies in one run, aligned, and is inside the tensor exactly when its first element
+// is. src side: box dimension 0 (src order); dst side: dst_order[0].
+inline int box_vector_elems(const BoxPlan& p, bool src_side, int elem_bytes, std::uintptr_t ptr) {
+  if (p.dims == 0) return 1;
+  const int u = src_side ? 0 : p.dst_order[0];
+  const std::int64_t* inner = src_side ? p.ss : p.ds;
+  const std::int64_t* outer = src_side ? p.outer_ss : p.outer_ds;
+  if (inner[u] != 1) return 1;
+  std::int64_t w = word_elems(p.box[u], elem_bytes);
+  if (p.box[u] < p.full[u]) w = std::min(w, word_elems(p.full[u], elem_bytes));
+  auto divides = [&](std::int64_t x) { return x % w == 0; };
+  while (w > 1) {
+    bool ok = ptr % static_cast<std::uintptr_t>(w * elem_bytes) == 0;
+    for (int k = 0; k < p.dims; ++k) ok = ok && (k == u || divides(inner[k]));
+    for (int o = 0; o < p.outer; ++o) ok = ok && divides(outer[o]);
+    if (ok) break;
+    w /= 2;
+  }
+  // Words of 2 bytes at 1-byte elements are not worth a kernel of their own.
+  return w * elem_bytes >= 4 ? static_cast<int>(w) : 1;
 }
 
 }  // namespace tmakit

@@ -515,6 +515,11 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
     if (!box_plan_for(dims, a.elem_bytes, tables, a.box_cuts_first, &box))
       return cudaErrorNotSupported;
   }
+  if (tables && a.box_words) {  // the walk in words where the strides allow
+    const int ws = box_vector_elems(box, true, a.elem_bytes, reinterpret_cast<std::uintptr_t>(a.src));
+    const int wd = box_vector_elems(box, false, a.elem_bytes, reinterpret_cast<std::uintptr_t>(a.dst));
+    if (ws > 1 || wd > 1) return kernels::launch_permute_box_words(a, box, ws, wd);
+  }
   const auto smem = static_cast<std::uint32_t>(
       box_smem_bytes(box.volume, a.elem_bytes, tables ? kBoxTableBytes : 0));
   // Resident blocks per SM: the registers' limit (two), or what shared memory holds (the

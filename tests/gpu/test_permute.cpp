@@ -1,6 +1,7 @@
 // permute() on the device: every permutation of ranks 2-5 against the CPU reference for every
 // element size and technique, strided operands with poisoned padding, bad calls with dst
 // untouched, and the reduction to transpose() (same technique, same bytes).
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -305,6 +306,58 @@ TEST(Permute, BadCallsLeaveDstUntouched) {
   for (unsigned char x : out) ASSERT_EQ(x, 0x5A);
   cudaFree(src);
   cudaFree(dst);
+}
+
+// permute_tile's boxes in words (kernels/permute/permute_box_words.cu): even extents whose
+// contiguous dimensions hold whole 4-16-byte words, cut into chunks with edge boxes, operands
+// 0-12 bytes off 16-byte alignment (narrower words or none) and padded strides, against the
+// reference with dst's padding and guard bands poisoned.
+TEST(Permute, BoxesInWordsEvenExtentsOffsetsAndPadding) {
+  TMAKIT_NEED_GPU(75);
+  const std::vector<Ext> shapes = {{12, 200}, {24, 8, 72}, {6, 100, 4, 2}, {16, 3, 40, 2},
+                                   {8, 136, 3, 2}, {2, 4, 6, 8, 3}};
+  int runs = 0, in_words = 0;
+  for (const Ext& n : shapes) {
+    const int rank = static_cast<int>(n.size());
+    auto perms = test::all_perms(rank);
+    if (rank == 5) perms = {{4, 3, 2, 1, 0}, {4, 1, 3, 0, 2}, {1, 4, 2, 0, 3}, {2, 0, 4, 3, 1}};
+    for (const auto& perm : perms)
+      for (int e : {1, 2, 4, 8}) {
+        in_words += explain_permute(n, perm, e).find("in words") != std::string::npos;
+        for (std::size_t off : {0, 4, 8, 12}) {
+          if (off % e != 0) continue;
+          const test::PermuteRun r = test::check_permute(n, perm, e, {}, named("permute_tile"), off);
+          ASSERT_TRUE(r.error.empty()) << "offset " << off << ": " << r.error;
+          ++runs;
+        }
+        PermuteLayout lay;  // src rows padded by 8 elements, dst's by 4: words of 8-16 bytes
+        lay.src_strides_elems = test::dense_strides(n);
+        Ext dn(rank);
+        for (int d = 0; d < rank; ++d) dn[d] = n[perm[d]];
+        lay.dst_strides_elems = test::dense_strides(dn);
+        if (rank >= 2) {
+          for (int k = 0; k + 1 < rank; ++k) lay.src_strides_elems[k] += 8 * (k + 1);
+          for (int d = 0; d + 1 < rank; ++d) lay.dst_strides_elems[d] += 4 * (d + 1);
+          std::int64_t span = 1;  // keep strides nested: each above the span inside it
+          for (int k = rank - 1; k >= 0; --k) {
+            lay.src_strides_elems[k] = std::max(lay.src_strides_elems[k], span);
+            span = lay.src_strides_elems[k] * n[k];
+          }
+          span = 1;
+          for (int d = rank - 1; d >= 0; --d) {
+            lay.dst_strides_elems[d] = std::max(lay.dst_strides_elems[d], span);
+            span = lay.dst_strides_elems[d] * dn[d];
+          }
+        }
+        for (const char* v : {"auto", "permute_tile"}) {
+          const test::PermuteRun r = test::check_permute(n, perm, e, lay, named(v));
+          ASSERT_TRUE(r.error.empty()) << v << " padded: " << r.error;
+          ++runs;
+        }
+      }
+  }
+  EXPECT_GT(runs, 1000);
+  EXPECT_GT(in_words, 200);  // the word kernel planned, not only the element walk
 }
 
 // The layouts of the issue at small sizes, on every technique.

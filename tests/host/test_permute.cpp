@@ -288,8 +288,12 @@ namespace {
 // store in dst order), against the reference. Every plan: the shared-table kernel's from the
 // rank-5 geometry, and from every dimension of the reduction (rank 6-8 included) the tables'
 // and the registers' boxes, each with its batch in both orders.
+// words: as permute_box_words_kernel walks it (box_vector_elems' words, 16-byte aligned
+// operands): a word is loaded or stored whole when its first element is inside, so every
+// element of it must be inside too, consecutive in memory and aligned; checked element by
+// element against the element walk's coordinates.
 bool walk_box(const BoxPlan& plan, const std::vector<std::int64_t>& n, const std::vector<int>& perm,
-              int e, std::string* why) {
+              int e, std::string* why, bool words = false) {
   std::int64_t total = 1;
   for (auto x : n) total *= x;
   std::vector<unsigned char> src(total * e), want(total * e), got(total * e, 0xCD);
@@ -311,31 +315,65 @@ bool walk_box(const BoxPlan& plan, const std::vector<std::int64_t>& n, const std
             std::min<std::int64_t>(plan.box[u], plan.full[u] - c * plan.box[u]));
       }
     }
-    for (std::uint32_t t = 0; t < plan.volume; ++t) {
+    auto src_at = [&](std::uint32_t t, std::int64_t* off) {
       std::uint32_t c[kBoxMaxDims];
       box_coords_src(plan, t, c);
       bool in = true;
-      std::int64_t off = so;
-      for (int u = 0; u < plan.dims; ++u) in = in && c[u] < lim[u], off += c[u] * plan.ss[u];
-      if (in) std::memcpy(&buf[t * e], &src[off * e], e);
-    }
-    for (std::uint32_t t = 0; t < plan.volume; ++t) {
+      *off = so;
+      for (int u = 0; u < plan.dims; ++u) in = in && c[u] < lim[u], *off += c[u] * plan.ss[u];
+      return in;
+    };
+    auto dst_at = [&](std::uint32_t t, std::int64_t* off, std::uint32_t* at) {
       std::uint32_t c[kBoxMaxDims];
       box_coords_dst(plan, t, c);
       bool in = true;
-      std::int64_t off = dof;
-      std::uint32_t at = 0;
+      *off = dof;
+      *at = 0;
       for (int u = 0; u < plan.dims; ++u) {
         in = in && c[u] < lim[u];
-        off += c[u] * plan.ds[u];
-        at += c[u] * plan.smem_stride[u];
+        *off += c[u] * plan.ds[u];
+        *at += c[u] * plan.smem_stride[u];
       }
-      if (in) std::memcpy(&got[off * e], &buf[at * e], e);
+      return in;
+    };
+    const std::uint32_t ws = words ? box_vector_elems(plan, true, e, 0) : 1;
+    const std::uint32_t wd = words ? box_vector_elems(plan, false, e, 0) : 1;
+    const std::uint32_t step = plan.smem_stride[plan.dst_order[0]];
+    for (std::uint32_t t = 0; t < plan.volume; t += ws) {
+      std::int64_t off;
+      if (!src_at(t, &off)) continue;
+      for (std::uint32_t j = 0; j < ws; ++j) {
+        std::int64_t o;
+        if (!src_at(t + j, &o) || o != off + j || off % ws != 0) {
+          *why = "a src word that is not whole, consecutive and aligned: ";
+          return false;
+        }
+      }
+      std::memcpy(&buf[t * e], &src[off * e], ws * e);
+    }
+    for (std::uint32_t t = 0; t < plan.volume; t += wd) {
+      std::int64_t off;
+      std::uint32_t at;
+      if (!dst_at(t, &off, &at)) continue;
+      for (std::uint32_t j = 0; j < wd; ++j) {
+        std::int64_t o;
+        std::uint32_t a;
+        if (!dst_at(t + j, &o, &a) || o != off + j || a != at + j * step || off % wd != 0) {
+          *why = "a dst word that is not whole, consecutive and aligned: ";
+          return false;
+        }
+        std::memcpy(&got[o * e], &buf[a * e], e);
+      }
     }
   }
   if (got == want) return true;
   *why = test_text(n) + " perm " + test_text(perm) + " " + std::to_string(e) + " B";
   return false;
+}
+
+// Whether the box has a word of at least two elements on either side (16-byte aligned operands).
+bool box_has_words(const BoxPlan& plan, int e) {
+  return box_vector_elems(plan, true, e, 0) > 1 || box_vector_elems(plan, false, e, 0) > 1;
 }
 
 TEST(PermuteBox, TheWalkCoversEveryElementOnce) {
@@ -347,9 +385,16 @@ TEST(PermuteBox, TheWalkCoversEveryElementOnce) {
                                                          {3, 65, 2, 129, 3},
                                                          {2, 3, 2, 5, 3, 2},
                                                          {3, 2, 4, 1, 3, 2, 2},
-                                                         {2, 3, 2, 3, 2, 3, 2, 3}};
+                                                         {2, 3, 2, 3, 2, 3, 2, 3},
+                                                         // even extents: boxes in words, edge
+                                                         // boxes of cut word-wide dimensions
+                                                         {12, 200},
+                                                         {24, 8, 72},
+                                                         {6, 100, 4, 2},
+                                                         {16, 3, 40, 2},
+                                                         {2, 4, 6, 8, 3}};
   std::mt19937 rng(73);
-  int walked_tables = 0, walked_regs = 0, wide = 0;
+  int walked_tables = 0, walked_regs = 0, walked_words = 0, wide = 0;
   for (const auto& n : shapes) {
     std::vector<int> perm(n.size());
     std::iota(perm.begin(), perm.end(), 0);
@@ -374,6 +419,10 @@ TEST(PermuteBox, TheWalkCoversEveryElementOnce) {
             if (cut >= 0) ASSERT_LT(plan.box[cut], 256u);
           ASSERT_TRUE(walk_box(plan, n, p, e, &why)) << "tables: " << why;
           ++walked_tables;
+          if (box_has_words(plan, e)) {
+            ASSERT_TRUE(walk_box(plan, n, p, e, &why, true)) << "tables in words: " << why;
+            ++walked_words;
+          }
         }
         PermuteDims dims;
         dims.rank = static_cast<int>(red.extents.size());
@@ -395,6 +444,11 @@ TEST(PermuteBox, TheWalkCoversEveryElementOnce) {
                 << (registers ? "registers" : "tables") << (cuts_first ? ", cuts first: " : ": ")
                 << why;
             ++walked_regs;
+            if (!registers && box_has_words(plan, e)) {
+              ASSERT_TRUE(walk_box(plan, n, p, e, &why, true))
+                  << "tables in words" << (cuts_first ? ", cuts first: " : ": ") << why;
+              ++walked_words;
+            }
           }
         ASSERT_TRUE(any || dims.rank <= 5) << "a rank-" << dims.rank << " reduction with no box";
         ASSERT_EQ(any, kernels::permute_tile_box_plan(dims, e, &plan));
@@ -404,6 +458,7 @@ TEST(PermuteBox, TheWalkCoversEveryElementOnce) {
   EXPECT_GT(walked_tables, 500);
   EXPECT_GT(walked_regs, 8000);
   EXPECT_GT(wide, 100);  // reductions of rank 6-8 walked in one box walk
+  EXPECT_GT(walked_words, 1000);  // boxes walked in words
 }
 
 TEST(PermuteBox, FastDivIsExact) {
