@@ -103,6 +103,7 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
         {"permute_box_registers_min_bytes", 1, 32, &p->permute_box_registers_min_bytes},
         {"permute_box_cuts_first", 0, 1, &box_cuts_first},
         {"permute_box_words", 0, 1, &box_words},
+        {"permute_tma_min_fill_pct", 0, 101, &p->permute_tma_min_fill_pct},
     };
     const Field* f = nullptr;
     for (const Field& x : fields)

@@ -151,15 +151,14 @@ std::string prepare_permute_tma(bool allow_tma, const DeviceCaps& caps, kernels:
 }
 
 // auto: permute_tma for row permutations of rows of 64 bytes or more, and where its tiles (128
-// bytes square) are at least 40% full over the two tile dimensions; else permute_tile, whose
-// boxes take whole short dimensions. (A rank-5 reversal's 24 x 40 fills the 32 x 32 tiles of
-// 4-byte elements to 47%: permute_tma against permute_tile 1877 / 1913 GB/s on the H100,
-// 2568 / 2069 on the H200.)
-bool auto_prefers_tma(const kernels::PermuteArgs& a) {
+// bytes square) are filled at least to the policy's permute_tma_min_fill_pct over the two tile
+// dimensions; else permute_tile, whose boxes take whole short dimensions. Below that fill a
+// TMA copy moves mostly nothing (docs/perf-guide.md, "Permutations: the box kernels").
+bool auto_prefers_tma(const kernels::PermuteArgs& a, const DevicePolicy& policy) {
   if (a.moves_rows()) return a.geo.cols * a.elem_bytes >= 64;
   const std::int64_t side = 128 / std::min(a.elem_bytes, 8);
   auto fill = [&](std::int64_t n) { return double(n) / double((n + side - 1) / side * side); };
-  return fill(a.geo.rows) * fill(a.geo.cols) >= 0.4;
+  return fill(a.geo.rows) * fill(a.geo.cols) * 100 >= policy.permute_tma_min_fill_pct;
 }
 
 PermuteDims dims_of(const PermuteReduction& r) {
@@ -335,7 +334,7 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.box_cuts_first = caps.policy.permute_box_cuts_first;
   a.box_words = caps.policy.permute_box_words;
   const PermuteDef* def = named != nullptr ? named : tma;
-  if (named == nullptr && (wide || !auto_prefers_tma(a))) def = tile;
+  if (named == nullptr && (wide || !auto_prefers_tma(a, caps.policy))) def = tile;
   Status result;
   TmaMaps maps;
   if (def == tma) {
@@ -426,7 +425,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
   const kernels::PermuteTmaPlan tma_plan = kernels::plan_permute_tma(a);
   if (r.form != PermuteForm::kCopy && r.form != PermuteForm::kTranspose)
     out += std::string("auto: ") +
-           (!auto_prefers_tma(a)       ? "permute_tile"
+           (!auto_prefers_tma(a, policy) ? "permute_tile"
             : tma_plan.rule == nullptr ? "permute_tma (permute_tile where its maps cannot be made)"
                                        : "permute_tile (permute_tma cannot run it)") +
            "\n";

@@ -34,6 +34,9 @@ struct DevicePolicy {
   int permute_box_registers_min_bytes = 32;
   bool permute_box_cuts_first = true;
   bool permute_box_words = true;
+  // auto's permute_tma for the tile form: its 128-byte square tiles at least this full (percent)
+  // over the two tile dimensions, else permute_tile.
+  int permute_tma_min_fill_pct = 20;
 };
 
 }  // namespace tmakit

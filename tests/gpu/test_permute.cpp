@@ -360,6 +360,40 @@ TEST(Permute, BoxesInWordsEvenExtentsOffsetsAndPadding) {
   EXPECT_GT(in_words, 200);  // the word kernel planned, not only the element walk
 }
 
+// Row permutations whose rows are not whole 16-byte chunks or sit off 16-byte alignment: the
+// realigned rows kernel (head bytes, 16-byte chunks from two aligned blocks, tail bytes, a
+// thread's rows together). Rows of 33-103 elements, operands 0-15 bytes off alignment, padded
+// rows, more rows than a sweep of the grid.
+TEST(Permute, RowsOffSixteenByteChunksEveryOffset) {
+  TMAKIT_NEED_GPU(75);
+  struct Case {
+    Ext n;
+    std::vector<int> p;
+  };
+  const Case cases[] = {{{5, 7, 37}, {1, 0, 2}},
+                        {{3, 9, 4, 69}, {2, 0, 1, 3}},
+                        {{6, 5, 103}, {1, 0, 2}},
+                        {{300, 41, 33}, {1, 0, 2}},
+                        {{2, 3, 5, 2, 47}, {3, 1, 0, 2, 4}}};
+  int runs = 0;
+  for (const Case& c : cases)
+    for (int e : {1, 2, 4, 8})
+      for (std::size_t off = 0; off < 16; off += e)
+        for (const char* v : {"auto", "permute_tile"}) {
+          const test::PermuteRun r = test::check_permute(c.n, c.p, e, {}, named(v), off);
+          ASSERT_TRUE(r.error.empty()) << v << " offset " << off << ": " << r.error;
+          ++runs;
+        }
+  PermuteLayout lay;  // rows of 37 elements in rows of 40, dst's in rows of 39
+  lay.src_strides_elems = {7 * 40, 40, 1};
+  lay.dst_strides_elems = {5 * 39, 39, 1};
+  for (int e : {1, 2, 4, 8}) {
+    const test::PermuteRun r = test::check_permute({5, 7, 37}, {1, 0, 2}, e, lay, named("auto"));
+    ASSERT_TRUE(r.error.empty()) << "padded: " << r.error;
+  }
+  EXPECT_EQ(runs, 5 * (16 + 8 + 4 + 2) * 2);
+}
+
 // The layouts of the issue at small sizes, on every technique.
 TEST(Permute, NamedLayoutsSmall) {
   TMAKIT_NEED_GPU(75);
