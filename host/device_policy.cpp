@@ -89,6 +89,7 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
     int column_tiles = p->sector_column_tiles ? 1 : 0, unit = p->flat_unit_bytes;
     int box_cuts_first = p->permute_box_cuts_first ? 1 : 0;
     int box_words = p->permute_box_words ? 1 : 0;
+    int origin_once = p->permute_box_origin_once ? 1 : 0;
     const Field fields[] = {
         {"sector_column_tiles", 0, 1, &column_tiles},
         {"sector_bytes", 16, 128, &p->sector_bytes},
@@ -103,7 +104,9 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
         {"permute_box_registers_min_bytes", 1, 32, &p->permute_box_registers_min_bytes},
         {"permute_box_cuts_first", 0, 1, &box_cuts_first},
         {"permute_box_words", 0, 1, &box_words},
+        {"permute_box_origin_once", 0, 1, &origin_once},
         {"permute_tma_min_fill_pct", 0, 101, &p->permute_tma_min_fill_pct},
+        {"permute_rows_realign_below_bytes", 1, 16, &p->permute_rows_realign_below_bytes},
     };
     const Field* f = nullptr;
     for (const Field& x : fields)
@@ -117,6 +120,7 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
     p->sector_column_tiles = column_tiles != 0;
     p->permute_box_cuts_first = box_cuts_first != 0;
     p->permute_box_words = box_words != 0;
+    p->permute_box_origin_once = origin_once != 0;
     if (field == "flat_unit_bytes") p->flat_unit_bytes = p->flat_skinny_unit_bytes = unit;
     if (field == "flat_max_matrix_bytes" && v > 0 && v < kFlatMaxMatrixBytes)
       p->flat_limits.batch_max_matrix_bytes = kFlatMaxMatrixBytes;

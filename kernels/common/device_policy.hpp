@@ -37,6 +37,12 @@ struct DevicePolicy {
   // auto's permute_tma for the tile form: its 128-byte square tiles at least this full (percent)
   // over the two tile dimensions, else permute_tile.
   int permute_tma_min_fill_pct = 20;
+  // permute_tile's row permutations: rows whose widest vector (the gcd of every offset, up to 16
+  // bytes) is below this many bytes go as realigned 16-byte chunks, the others as vectors.
+  int permute_rows_realign_below_bytes = 16;
+  // permute_tile's box walk: each box's origin decoded by one warp of the block, a box ahead,
+  // instead of by every warp (kernels/primitives/box_walk.cuh).
+  bool permute_box_origin_once = true;
 };
 
 }  // namespace tmakit

@@ -45,7 +45,8 @@ inline constexpr int kBoxMaxOuter = 10;  // the rest, plus the chunk counts of c
 // and shared index of the dst-order element, and the coordinates along cut dimensions (edge
 // boxes), kBoxTableBytes in all.
 inline constexpr int kBoxTableBytes = 4 + 4 + 2 + 2 + 2;
-inline constexpr int kBoxMaxSmemBytes = 48 * 1024;
+inline constexpr int kBoxMaxSmemBytes = 48 * 1024 - 256;  // the static 48 KB, less the kernels'
+                                                          // own (the box origins' slots)
 inline constexpr std::int64_t kBoxTargetElems = 1024;  // boxes grow (longer runs) up to about this
 
 // Each side's run, in elements: 32 (64 bytes at 2-byte elements), at least 128 bytes from 8-byte
@@ -80,6 +81,7 @@ struct BoxPlan {
   FastDiv outer_div[kBoxMaxOuter];   // outer_n as divisors (boxes < 2^32)
   std::int64_t boxes = 1;
   int cut[2] = {-1, -1};  // box dimensions cut into chunks (at most one per side)
+  bool origin_once = true;  // one warp of a block decodes each box's origin (for_each_box)
 };
 
 inline PermuteDims box_dims_of(const PermuteGeometry& g) {
@@ -260,6 +262,41 @@ inline bool make_box_plan(const PermuteDims& dims, int elem_bytes, std::int64_t 
 
 inline bool make_box_plan(const PermuteGeometry& g, int elem_bytes, BoxPlan* out) {
   return make_box_plan(box_dims_of(g), elem_bytes, 65535, kBoxTableBytes, true, out);
+}
+
+// Box b of the batch -> where it starts on both sides and how much of its cut dimensions is
+// inside the tensor (lim0, lim1: coordinates along cut[0], cut[1] stay below them; 256 when
+// uncut). Every box kernel and the host tests decode a box with this.
+struct BoxOrigin {
+  std::int64_t src = 0, dst = 0;  // element offsets of the box's first element
+  std::uint32_t lim0 = 256, lim1 = 256;
+};
+TMAKIT_HD BoxOrigin box_origin(const BoxPlan& p, std::uint32_t b) {
+  BoxOrigin at;
+#pragma unroll
+  for (int o = 0; o < kBoxMaxOuter; ++o) {
+    if (o >= p.outer) break;
+    const std::uint32_t q = p.outer_div[o].div(b);
+    const std::uint32_t c = b - q * static_cast<std::uint32_t>(p.outer_n[o]);
+    b = q;
+    at.src += c * p.outer_ss[o];
+    at.dst += c * p.outer_ds[o];
+    const int u = p.outer_cut[o];
+    if (u >= 0) {
+      const std::int64_t left = p.full[u] - std::int64_t{c} * p.box[u];
+      const std::uint32_t l = left < p.box[u] ? static_cast<std::uint32_t>(left) : p.box[u];
+      if (u == p.cut[0])
+        at.lim0 = l;
+      else
+        at.lim1 = l;
+    }
+  }
+  return at;
+}
+// Whether box `at` holds all of its box (no cut dimension at its edge).
+TMAKIT_HD bool box_is_whole(const BoxPlan& p, const BoxOrigin& at) {
+  return (p.cut[0] < 0 || at.lim0 == p.box[p.cut[0]]) &&
+         (p.cut[1] < 0 || at.lim1 == p.box[p.cut[1]]);
 }
 
 // Box element t (src order) or t (dst order) -> its coordinates in the box.

@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <kernels/common/permute_box.hpp>
 #include <kernels/launchers.hpp>
+#include <kernels/primitives/box_walk.cuh>
 
 namespace tmakit {
 namespace {
@@ -80,29 +81,11 @@ __global__ void __launch_bounds__(kWordThreads)
     st_cut[d] = cuts_of(c);
   }
   __syncthreads();
-  for (std::int64_t b = blockIdx.x; b < p.boxes; b += gridDim.x) {
-    auto rest = static_cast<std::uint32_t>(b);
-    std::int64_t so = 0, dof = 0;
-    std::uint32_t lim0 = 256, lim1 = 256;  // coordinates along the cut dimensions stay below
-#pragma unroll
-    for (int o = 0; o < kBoxMaxOuter; ++o) {
-      if (o >= p.outer) break;
-      const std::uint32_t q = p.outer_div[o].div(rest);
-      const std::uint32_t c = rest - q * static_cast<std::uint32_t>(p.outer_n[o]);
-      rest = q;
-      so += c * p.outer_ss[o];
-      dof += c * p.outer_ds[o];
-      const int u = p.outer_cut[o];
-      if (u >= 0) {
-        const std::int64_t left = p.full[u] - std::int64_t{c} * p.box[u];
-        const std::uint32_t l = left < p.box[u] ? static_cast<std::uint32_t>(left) : p.box[u];
-        if (u == cut0)
-          lim0 = l;
-        else
-          lim1 = l;
-      }
-    }
-    const bool whole = (cut0 < 0 || lim0 == p.box[cut0]) && (cut1 < 0 || lim1 == p.box[cut1]);
+  __shared__ __align__(8) unsigned char origin_bytes[2 * sizeof(BoxOrigin)];
+  for_each_box(p, p.origin_once, reinterpret_cast<BoxOrigin*>(origin_bytes), [&](const BoxOrigin& at) {
+    const std::int64_t so = at.src, dof = at.dst;
+    const std::uint32_t lim0 = at.lim0, lim1 = at.lim1;
+    const bool whole = box_is_whole(p, at);
     // A word is inside the tensor exactly when its first element is (box_vector_elems).
     auto walk = [&](auto whole_box) {
       constexpr bool kWhole = decltype(whole_box)::value;
@@ -141,7 +124,7 @@ __global__ void __launch_bounds__(kWordThreads)
       walk(std::true_type{});
     else
       walk(std::false_type{});
-  }
+  });
 }
 
 // Word sizes: the element itself, or 4, 8, 16 bytes above it.

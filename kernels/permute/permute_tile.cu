@@ -21,6 +21,7 @@
 #include <kernels/common/grid.hpp>
 #include <kernels/common/permute_box.hpp>
 #include <kernels/launchers.hpp>
+#include <kernels/primitives/box_walk.cuh>
 #include <kernels/primitives/tile_loop.cuh>
 
 namespace tmakit {
@@ -196,31 +197,13 @@ __global__ void __launch_bounds__(kThreads)
         static_cast<std::uint16_t>((cut0 >= 0 ? c[cut0] : 0) | (cut1 >= 0 ? c[cut1] << 8 : 0));
   }
   __syncthreads();
-  for (std::int64_t b = blockIdx.x; b < p.boxes; b += gridDim.x) {
-    auto rest = static_cast<std::uint32_t>(b);
-    std::int64_t so = 0, dof = 0;
-    std::uint32_t lim0 = 256, lim1 = 256;  // coordinates along the cut dimensions stay below
-#pragma unroll
-    for (int o = 0; o < kBoxMaxOuter; ++o) {
-      if (o >= p.outer) break;
-      const std::uint32_t q = p.outer_div[o].div(rest);
-      const std::uint32_t c = rest - q * static_cast<std::uint32_t>(p.outer_n[o]);
-      rest = q;
-      so += c * p.outer_ss[o];
-      dof += c * p.outer_ds[o];
-      const int u = p.outer_cut[o];
-      if (u >= 0) {
-        const std::int64_t left = p.full[u] - std::int64_t{c} * p.box[u];
-        const std::uint32_t l = left < p.box[u] ? static_cast<std::uint32_t>(left) : p.box[u];
-        if (u == cut0)
-          lim0 = l;
-        else
-          lim1 = l;
-      }
-    }
+  __shared__ __align__(8) unsigned char origin_bytes[2 * sizeof(BoxOrigin)];
+  for_each_box(p, p.origin_once, reinterpret_cast<BoxOrigin*>(origin_bytes), [&](const BoxOrigin& at) {
+    const std::int64_t so = at.src, dof = at.dst;
+    const std::uint32_t lim0 = at.lim0, lim1 = at.lim1;
     // A whole box (no cut dimension at its edge, most boxes) skips the coordinate tables and
     // their two compares per element: the kernel is bound by instruction issue.
-    const bool whole = (cut0 < 0 || lim0 == p.box[cut0]) && (cut1 < 0 || lim1 == p.box[cut1]);
+    const bool whole = box_is_whole(p, at);
     auto walk = [&](auto whole_box) {
       constexpr bool kWhole = decltype(whole_box)::value;
       auto inside = [&](const std::uint16_t* cut, std::uint32_t t) {
@@ -248,7 +231,7 @@ __global__ void __launch_bounds__(kThreads)
       walk(std::true_type{});
     else
       walk(std::false_type{});
-  }
+  });
 }
 
 // The box walk with each thread's part of a box in registers instead of shared tables: thread
@@ -307,27 +290,11 @@ __global__ void __launch_bounds__(kBoxThreads, kBoxRegBlocksPerSm)
   // coordinates along a cut dimension stay below it).
   auto origin = [&](std::int64_t b, std::int64_t* so, std::int64_t* dof, std::uint32_t* lim0,
                     std::uint32_t* lim1) {
-    auto rest = static_cast<std::uint32_t>(b);
-    *so = *dof = 0;
-    *lim0 = *lim1 = 256;
-#pragma unroll
-    for (int o = 0; o < kBoxMaxOuter; ++o) {
-      if (o >= p.outer) break;
-      const std::uint32_t q = p.outer_div[o].div(rest);
-      const std::uint32_t c = rest - q * static_cast<std::uint32_t>(p.outer_n[o]);
-      rest = q;
-      *so += c * p.outer_ss[o];
-      *dof += c * p.outer_ds[o];
-      const int u = p.outer_cut[o];
-      if (u >= 0) {
-        const std::int64_t left = p.full[u] - std::int64_t{c} * p.box[u];
-        const std::uint32_t l = left < p.box[u] ? static_cast<std::uint32_t>(left) : p.box[u];
-        if (u == cut0)
-          *lim0 = l;
-        else
-          *lim1 = l;
-      }
-    }
+    const BoxOrigin at = box_origin(p, static_cast<std::uint32_t>(b));
+    *so = at.src;
+    *dof = at.dst;
+    *lim0 = at.lim0;
+    *lim1 = at.lim1;
   };
   auto inside = [](std::uint32_t cc, std::uint32_t l0, std::uint32_t l1) {
     return (cc & 255u) < l0 && ((cc >> 8) & 255u) < l1;
@@ -387,11 +354,8 @@ __device__ __forceinline__ uint4 shifted_chunk(const uint4& a, const uint4& b, u
                     __funnelshift_r(x[2], x[3], sh), __funnelshift_r(x[3], x[4], sh));
 }
 
-// A thread slot takes kRowSweeps rows at once and walks them together: position c (lane, lane +
-// lanes, ...) of every row is its chunk c, head byte c and tail byte c, so one pass issues all of
-// its loads (two 16-byte blocks per chunk, the head and tail bytes) for all the rows before any
-// store. (Head, tail and chunks one after another, row after row, waited for memory up to three
-// times a row: rows of 552 bytes ran at 50% of memcpy on the H200.)
+constexpr int kRealignUnroll = 4;
+
 __global__ void __launch_bounds__(kThreads)
     permute_rows_realign_kernel(const unsigned char* __restrict__ src,
                                 unsigned char* __restrict__ dst, PermuteGeometry g, int lanes_log2,
@@ -403,68 +367,55 @@ __global__ void __launch_bounds__(kThreads)
   const std::int64_t row_bytes = g.cols, tile_rows = std::int64_t{slots} * kRowSweeps;
   for (std::int64_t r0 = blockIdx.x * tile_rows + slot; r0 < total;
        r0 += std::int64_t{gridDim.x} * tile_rows) {
-    const unsigned char* s[kRowSweeps];
-    unsigned char* d[kRowSweeps];
-    std::int64_t h[kRowSweeps], chunks[kRowSweeps], tail0[kRowSweeps];
-    unsigned r[kRowSweeps];
-    std::int64_t positions = 0;  // the most chunks, head or tail bytes of any of the rows
-#pragma unroll
     for (int k = 0; k < kRowSweeps; ++k) {
       const std::int64_t row = r0 + std::int64_t{k} * slots;
-      h[k] = chunks[k] = 0;
-      tail0[k] = row_bytes;
-      s[k] = src;
-      d[k] = dst;
-      r[k] = 0;
-      if (row >= total) continue;
+      if (row >= total) break;
       std::int64_t so, dof;
       flat.at(g, static_cast<std::uint32_t>(row), &so, &dof);
-      s[k] = src + so;
-      d[k] = dst + dof;
+      const unsigned char* s = src + so;
+      unsigned char* d = dst + dof;
       const auto head =
-          static_cast<std::int64_t>((16 - reinterpret_cast<std::uintptr_t>(d[k]) % 16) % 16);
-      h[k] = head < row_bytes ? head : row_bytes;
-      chunks[k] = (row_bytes - h[k]) / 16;
-      tail0[k] = h[k] + chunks[k] * 16;
-      r[k] = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(s[k] + h[k]) % 16);
-      const std::int64_t most = chunks[k] > h[k] ? chunks[k] : h[k], tail = row_bytes - tail0[k];
-      positions = positions > most ? positions : most;
-      positions = positions > tail ? positions : tail;
-    }
-    for (std::int64_t c = lane; c < positions; c += lanes) {
-      uint4 lo[kRowSweeps], hi[kRowSweeps];
-      bool whole[kRowSweeps];
-      unsigned char head_byte[kRowSweeps], tail_byte[kRowSweeps];
+          static_cast<std::int64_t>((16 - reinterpret_cast<std::uintptr_t>(d) % 16) % 16);
+      const std::int64_t h = head < row_bytes ? head : row_bytes;
+      const std::int64_t chunks = (row_bytes - h) / 16;
+      const std::int64_t tail0 = h + chunks * 16;
+      for (std::int64_t i = lane; i < h; i += lanes) d[i] = s[i];
+      for (std::int64_t i = tail0 + lane; i < row_bytes; i += lanes) d[i] = s[i];
+      const auto r = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(s + h) % 16);
+      // kRealignUnroll chunks per thread at once: all their loads, then the
+      // stores (a 16 KB row is 32 chunks per lane).
+      for (std::int64_t c0 = lane; c0 < chunks; c0 += kRealignUnroll * lanes) {
+        uint4 lo[kRealignUnroll], hi[kRealignUnroll];
+        bool whole[kRealignUnroll];
 #pragma unroll
-      for (int k = 0; k < kRowSweeps; ++k) {
-        const auto sc = reinterpret_cast<std::uintptr_t>(s[k] + h[k] + c * 16);
-        const std::uintptr_t base = sc - r[k];
-        whole[k] = r[k] == 0 || (base >= src_lo && base + 32 <= src_hi);
-        if (c < chunks[k] && whole[k]) {
-          lo[k] = __ldg(reinterpret_cast<const uint4*>(base));
-          if (r[k] != 0) hi[k] = __ldg(reinterpret_cast<const uint4*>(base + 16));
+        for (int u = 0; u < kRealignUnroll; ++u) {
+          const std::int64_t c = c0 + std::int64_t{u} * lanes;
+          const auto sc = reinterpret_cast<std::uintptr_t>(s + h + c * 16);
+          const std::uintptr_t base = sc - r;
+          whole[u] = r == 0 || (base >= src_lo && base + 32 <= src_hi);
+          if (c < chunks && whole[u]) {
+            lo[u] = __ldg(reinterpret_cast<const uint4*>(base));
+            if (r != 0) hi[u] = __ldg(reinterpret_cast<const uint4*>(base + 16));
+          }
         }
-        if (c < h[k]) head_byte[k] = s[k][c];
-        if (tail0[k] + c < row_bytes) tail_byte[k] = s[k][tail0[k] + c];
-      }
 #pragma unroll
-      for (int k = 0; k < kRowSweeps; ++k) {
-        if (c < h[k]) d[k][c] = head_byte[k];
-        if (tail0[k] + c < row_bytes) d[k][tail0[k] + c] = tail_byte[k];
-        if (c >= chunks[k]) continue;
-        const unsigned char* sc = s[k] + h[k] + c * 16;
-        uint4 out;
-        if (r[k] == 0) {
-          out = lo[k];
-        } else if (whole[k]) {
-          out = shifted_chunk(lo[k], hi[k], r[k]);
-        } else {
-          alignas(16) unsigned char tmp[16];
+        for (int u = 0; u < kRealignUnroll; ++u) {
+          const std::int64_t c = c0 + std::int64_t{u} * lanes;
+          if (c >= chunks) break;
+          const unsigned char* sc = s + h + c * 16;
+          uint4 out;
+          if (r == 0) {
+            out = lo[u];
+          } else if (whole[u]) {
+            out = shifted_chunk(lo[u], hi[u], r);
+          } else {
+            alignas(16) unsigned char tmp[16];
 #pragma unroll
-          for (int i = 0; i < 16; ++i) tmp[i] = sc[i];
-          out = *reinterpret_cast<const uint4*>(tmp);
+            for (int i = 0; i < 16; ++i) tmp[i] = sc[i];
+            out = *reinterpret_cast<const uint4*>(tmp);
+          }
+          *reinterpret_cast<uint4*>(d + h + c * 16) = out;
         }
-        *reinterpret_cast<uint4*>(d[k] + h[k] + c * 16) = out;
       }
     }
   }
@@ -530,6 +481,7 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
     if (!box_plan_for(dims, a.elem_bytes, tables, a.box_cuts_first, &box))
       return cudaErrorNotSupported;
   }
+  box.origin_once = a.box_origin_once;
   if (tables && a.box_words) {  // the walk in words where the strides allow
     const int ws = box_vector_elems(box, true, a.elem_bytes, reinterpret_cast<std::uintptr_t>(a.src));
     const int wd = box_vector_elems(box, false, a.elem_bytes, reinterpret_cast<std::uintptr_t>(a.dst));
@@ -600,7 +552,8 @@ cudaError_t kernels::launch_permute_tile(const PermuteArgs& a) {
     flat.b0 = FastDiv(static_cast<std::uint32_t>(bytes.batch_extent[0]));
     flat.b1 = FastDiv(static_cast<std::uint32_t>(bytes.batch_extent[1]));
     const auto total32 = static_cast<std::uint32_t>(total);
-    if (v < 16) {  // rows off 16-byte alignment: realigned 16-byte chunks (8-byte vectors of
+    if (v < a.rows_realign_below_bytes) {  // rows off 16-byte alignment: realigned 16-byte
+                   // chunks (by default below 16-byte vectors; 8-byte vectors of
                    // 936-byte rows ran at 70% of memcpy on the H100, the realigned chunks of
                    // 1810-byte rows at 85%)
       const std::int64_t chunks = bytes.cols / 16;

@@ -43,13 +43,16 @@ TEST(DevicePolicy, OverridesApplyEachField) {
   EXPECT_EQ(p.bulk_flat_unit_bytes, 65536);
   EXPECT_TRUE(p.sector_column_tiles);
   ASSERT_EQ(apply_policy_overrides("permute_box_words=0,permute_tma_min_fill_pct=40,"
-                                   "permute_box_cuts_first=0,permute_box_registers_min_bytes=4",
+                                   "permute_box_cuts_first=0,permute_box_registers_min_bytes=4,"
+                                   "permute_rows_realign_below_bytes=4,permute_box_origin_once=0",
                                    &p),
             "");
   EXPECT_FALSE(p.permute_box_words);
   EXPECT_EQ(p.permute_tma_min_fill_pct, 40);
   EXPECT_FALSE(p.permute_box_cuts_first);
   EXPECT_EQ(p.permute_box_registers_min_bytes, 4);
+  EXPECT_EQ(p.permute_rows_realign_below_bytes, 4);
+  EXPECT_FALSE(p.permute_box_origin_once);
 }
 
 TEST(DevicePolicy, BadOverridesAreRefusedWithTheReason) {

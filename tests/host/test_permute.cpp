@@ -301,20 +301,12 @@ bool walk_box(const BoxPlan& plan, const std::vector<std::int64_t>& n, const std
   if (!reference_permute(src.data(), want.data(), n, perm, e).ok()) return false;
   std::vector<unsigned char> buf(plan.volume * e);
   for (std::int64_t b = 0; b < plan.boxes; ++b) {
-    std::int64_t rest = b, so = 0, dof = 0;
+    const BoxOrigin at = box_origin(plan, static_cast<std::uint32_t>(b));
+    const std::int64_t so = at.src, dof = at.dst;
     std::uint32_t lim[kBoxMaxDims];
     for (int u = 0; u < kBoxMaxDims; ++u) lim[u] = plan.box[u];
-    for (int o = 0; o < plan.outer; ++o) {
-      const std::int64_t c = rest % plan.outer_n[o];
-      rest /= plan.outer_n[o];
-      so += c * plan.outer_ss[o];
-      dof += c * plan.outer_ds[o];
-      if (plan.outer_cut[o] >= 0) {
-        const int u = plan.outer_cut[o];
-        lim[u] = static_cast<std::uint32_t>(
-            std::min<std::int64_t>(plan.box[u], plan.full[u] - c * plan.box[u]));
-      }
-    }
+    if (plan.cut[0] >= 0) lim[plan.cut[0]] = at.lim0;
+    if (plan.cut[1] >= 0) lim[plan.cut[1]] = at.lim1;
     auto src_at = [&](std::uint32_t t, std::int64_t* off) {
       std::uint32_t c[kBoxMaxDims];
       box_coords_src(plan, t, c);
