@@ -106,7 +106,8 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
         {"permute_box_words", 0, 1, &box_words},
         {"permute_box_origin_once", 0, 1, &origin_once},
         {"permute_tma_min_fill_pct", 0, 101, &p->permute_tma_min_fill_pct},
-        {"permute_rows_realign_below_bytes", 1, 16, &p->permute_rows_realign_below_bytes},
+        {"permute_rows_vector_min_bytes", 1, 16, &p->permute_rows_vector_min_bytes},
+        {"permute_rows_vector_max_vecs", 0, 1 << 20, &p->permute_rows_vector_max_vecs},
     };
     const Field* f = nullptr;
     for (const Field& x : fields)

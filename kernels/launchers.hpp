@@ -164,7 +164,8 @@ struct PermuteArgs {
   bool box_registers = false;  // DevicePolicy::permute_box_registers_min_bytes reached
   bool box_cuts_first = true;  // DevicePolicy::permute_box_cuts_first
   bool box_words = true;       // DevicePolicy::permute_box_words
-  int rows_realign_below_bytes = 16;  // DevicePolicy::permute_rows_realign_below_bytes
+  int rows_vector_min_bytes = 4;     // DevicePolicy::permute_rows_vector_min_bytes
+  int rows_vector_max_vecs = 128;    // DevicePolicy::permute_rows_vector_max_vecs
   bool box_origin_once = true;        // DevicePolicy::permute_box_origin_once
   // permute_tma: rank-5 maps (b2, b1, b0, rows, cols) of src and (b2, b1, b0, cols, rows) of dst
   // for a transposing permutation, (b2, b1, b0, rows, row words) of both for a row permutation.

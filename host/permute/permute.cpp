@@ -333,7 +333,8 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.box_registers = elem_bytes >= caps.policy.permute_box_registers_min_bytes;
   a.box_cuts_first = caps.policy.permute_box_cuts_first;
   a.box_words = caps.policy.permute_box_words;
-  a.rows_realign_below_bytes = caps.policy.permute_rows_realign_below_bytes;
+  a.rows_vector_min_bytes = caps.policy.permute_rows_vector_min_bytes;
+  a.rows_vector_max_vecs = caps.policy.permute_rows_vector_max_vecs;
   a.box_origin_once = caps.policy.permute_box_origin_once;
   const PermuteDef* def = named != nullptr ? named : tma;
   if (named == nullptr && (wide || !auto_prefers_tma(a, caps.policy))) def = tile;

@@ -37,9 +37,12 @@ struct DevicePolicy {
   // auto's permute_tma for the tile form: its 128-byte square tiles at least this full (percent)
   // over the two tile dimensions, else permute_tile.
   int permute_tma_min_fill_pct = 20;
-  // permute_tile's row permutations: rows whose widest vector (the gcd of every offset, up to 16
-  // bytes) is below this many bytes go as realigned 16-byte chunks, the others as vectors.
-  int permute_rows_realign_below_bytes = 16;
+  // permute_tile's row permutations: rows move as vectors of the widest size every offset allows
+  // (v bytes, up to 16) when v is 16, or v is at least rows_vector_min_bytes and a row is at
+  // most rows_vector_max_vecs vectors (a few per lane); else as realigned 16-byte chunks, whose
+  // head and tail bytes and idle lanes cost more on short rows than 4-8-byte vectors do.
+  int permute_rows_vector_min_bytes = 4;
+  int permute_rows_vector_max_vecs = 128;
   // permute_tile's box walk: each box's origin decoded by one warp of the block, a box ahead,
   // instead of by every warp (kernels/primitives/box_walk.cuh).
   bool permute_box_origin_once = true;

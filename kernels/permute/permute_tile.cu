@@ -552,10 +552,10 @@ cudaError_t kernels::launch_permute_tile(const PermuteArgs& a) {
     flat.b0 = FastDiv(static_cast<std::uint32_t>(bytes.batch_extent[0]));
     flat.b1 = FastDiv(static_cast<std::uint32_t>(bytes.batch_extent[1]));
     const auto total32 = static_cast<std::uint32_t>(total);
-    if (v < a.rows_realign_below_bytes) {  // rows off 16-byte alignment: realigned 16-byte
-                   // chunks (by default below 16-byte vectors; 8-byte vectors of
-                   // 936-byte rows ran at 70% of memcpy on the H100, the realigned chunks of
-                   // 1810-byte rows at 85%)
+    const bool vectors =
+        v >= 16 || (v >= a.rows_vector_min_bytes && bytes.cols / v <= a.rows_vector_max_vecs);
+    if (!vectors) {  // long rows off 16-byte alignment: realigned 16-byte chunks (the policy's
+                     // rows_vector_* say which rows; docs/perf-guide.md section 4.13)
       const std::int64_t chunks = bytes.cols / 16;
       int lanes_log2 = 0;
       while (lanes_log2 < 5 && (std::int64_t{1} << lanes_log2) < chunks) ++lanes_log2;
