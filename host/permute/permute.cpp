@@ -206,7 +206,8 @@ std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers) {
     const int wd = box_vector_elems(p, false, elem_bytes, 0);
     if (ws > 1 || wd > 1)
       out += "in words (16-byte aligned operands): loads of " + std::to_string(ws * elem_bytes) +
-             " bytes, stores of " + std::to_string(wd * elem_bytes) + " bytes\n";
+             " bytes, stores of " + std::to_string(wd * elem_bytes) + " bytes" +
+             (box_words_swizzled(p, elem_bytes, wd) ? ", the shared box swizzled" : "") + "\n";
   }
   return out;
 }

@@ -346,4 +346,13 @@ inline int box_vector_elems(const BoxPlan& p, bool src_side, int elem_bytes, std
   return w * elem_bytes >= 4 ? static_cast<int>(w) : 1;
 }
 
+// Whether the word kernel swizzles its shared box: consecutive dst words (wd elements each, a
+// shared stride of smem_stride[dst_order[0]] elements between a word's elements) start a multiple
+// of 128 bytes apart, so without it the threads of a warp gather from one bank at a time.
+inline bool box_words_swizzled(const BoxPlan& p, int elem_bytes, int wd) {
+  if (wd < 2 || p.dims == 0) return false;
+  const std::uint64_t step = p.smem_stride[p.dst_order[0]];
+  return step * static_cast<std::uint64_t>(wd) * static_cast<std::uint64_t>(elem_bytes) % 128 == 0;
+}
+
 }  // namespace tmakit

@@ -35,7 +35,8 @@ constexpr unsigned kWordThreads = 256;
 template <int E, int VS, int VD>
 __global__ void __launch_bounds__(kWordThreads)
     permute_box_words_kernel(const typename Bytes<E>::type* __restrict__ src,
-                             typename Bytes<E>::type* __restrict__ dst, BoxPlan p) {
+                             typename Bytes<E>::type* __restrict__ dst, BoxPlan p,
+                             bool swizzle) {
   using T = typename Bytes<E>::type;
   using TS = typename Bytes<VS>::type;
   using TD = typename Bytes<VD>::type;
@@ -43,8 +44,8 @@ __global__ void __launch_bounds__(kWordThreads)
   constexpr int K = VS >= 8 ? 4 : 8;  // src words in flight per thread: 32-64 bytes
   extern __shared__ __align__(16) unsigned char permute_box_words_smem[];
   const std::uint32_t V = p.volume, NS = V / WS, ND = V / WD;
-  T* buf = reinterpret_cast<T*>(permute_box_words_smem);
-  auto* ld_off = reinterpret_cast<std::int32_t*>(permute_box_words_smem + (V * E + 15) / 16 * 16);
+  unsigned char* buf = permute_box_words_smem;
+  auto* ld_off = reinterpret_cast<std::int32_t*>(permute_box_words_smem + (V * E + 127) / 128 * 128);
   std::int32_t* st_off = ld_off + NS;
   auto* st_idx = reinterpret_cast<std::uint16_t*>(st_off + ND);
   std::uint16_t* ld_cut = st_idx + ND;
@@ -87,8 +88,16 @@ __global__ void __launch_bounds__(kWordThreads)
     const std::uint32_t lim0 = at.lim0, lim1 = at.lim1;
     const bool whole = box_is_whole(p, at);
     // A word is inside the tensor exactly when its first element is (box_vector_elems).
-    auto walk = [&](auto whole_box) {
+    auto walk = [&](auto whole_box, auto swizzled) {
       constexpr bool kWhole = decltype(whole_box)::value;
+      // Byte offset of box element i in shared memory. Swizzled: the 16-byte chunks of each
+      // 128-byte row XORed with the row's index (mod 8), so dst words whose first elements lie
+      // a multiple of 128 bytes apart (consecutive threads on the store side) start in
+      // different banks instead of all in one; a word never straddles a chunk.
+      auto at = [](std::uint32_t i) {
+        const std::uint32_t a = i * E;
+        return decltype(swizzled)::value ? a ^ (((a >> 7) & 7u) << 4) : a;
+      };
       auto inside = [&](const std::uint16_t* cut, std::uint32_t i) {
         return kWhole || ((cut[i] & 255u) < lim0 && (cut[i] >> 8) < lim1);
       };
@@ -103,27 +112,35 @@ __global__ void __launch_bounds__(kWordThreads)
 #pragma unroll
         for (int k = 0; k < K; ++k) {
           const std::uint32_t w = w0 + k * kWordThreads;
-          if (w < NS && inside(ld_cut, w)) *reinterpret_cast<TS*>(buf + w * WS) = v[k];
+          if (w < NS && inside(ld_cut, w)) *reinterpret_cast<TS*>(buf + at(w * WS)) = v[k];
         }
       }
       __syncthreads();
       T* d0 = dst + dof;
       for (std::uint32_t w = tid; w < ND; w += kWordThreads)
         if (inside(st_cut, w)) {
-          const T* from = buf + st_idx[w];
+          const std::uint32_t from = st_idx[w];
           T e[WD];
 #pragma unroll
-          for (std::uint32_t j = 0; j < WD; ++j) e[j] = from[j * step];
+          for (std::uint32_t j = 0; j < WD; ++j)
+            e[j] = *reinterpret_cast<const T*>(buf + at(from + j * step));
           TD out;
           std::memcpy(&out, e, sizeof(out));
           *reinterpret_cast<TD*>(d0 + st_off[w]) = out;
         }
       __syncthreads();
     };
-    if (whole)
-      walk(std::true_type{});
-    else
-      walk(std::false_type{});
+    if (swizzle) {
+      if (whole)
+        walk(std::true_type{}, std::true_type{});
+      else
+        walk(std::false_type{}, std::true_type{});
+    } else {
+      if (whole)
+        walk(std::true_type{}, std::false_type{});
+      else
+        walk(std::false_type{}, std::false_type{});
+    }
   });
 }
 
@@ -150,8 +167,9 @@ cudaError_t launch_words(const kernels::PermuteArgs& a, const BoxPlan& box, int 
       if constexpr (VS == E && VD == E) {
         return cudaErrorInvalidValue;  // no word on either side: permute_box_kernel
       } else {
+        const bool swizzle = box_words_swizzled(box, E, wd);
         permute_box_words_kernel<E, VS, VD><<<blocks, kWordThreads, smem, a.stream>>>(
-            static_cast<const T*>(a.src), static_cast<T*>(a.dst), box);
+            static_cast<const T*>(a.src), static_cast<T*>(a.dst), box, swizzle);
         return cudaGetLastError();
       }
     });
@@ -163,7 +181,8 @@ cudaError_t launch_words(const kernels::PermuteArgs& a, const BoxPlan& box, int 
 std::int64_t kernels::permute_box_words_smem_bytes(const BoxPlan& box, int elem_bytes, int ws,
                                                    int wd) {
   const std::int64_t v = box.volume;
-  return (v * elem_bytes + 15) / 16 * 16 + (v / ws) * (4 + 2) + (v / wd) * (4 + 2 + 2);
+  // The elements in whole 128-byte rows (the swizzle permutes 16-byte chunks inside a row).
+  return (v * elem_bytes + 127) / 128 * 128 + (v / ws) * (4 + 2) + (v / wd) * (4 + 2 + 2);
 }
 
 cudaError_t kernels::launch_permute_box_words(const PermuteArgs& a, const BoxPlan& box, int ws,

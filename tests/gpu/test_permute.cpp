@@ -316,14 +316,16 @@ TEST(Permute, BoxesInWordsEvenExtentsOffsetsAndPadding) {
   TMAKIT_NEED_GPU(75);
   const std::vector<Ext> shapes = {{12, 200}, {24, 8, 72}, {6, 100, 4, 2}, {16, 3, 40, 2},
                                    {8, 136, 3, 2}, {2, 4, 6, 8, 3}};
-  int runs = 0, in_words = 0;
+  int runs = 0, in_words = 0, swizzled = 0;
   for (const Ext& n : shapes) {
     const int rank = static_cast<int>(n.size());
     auto perms = test::all_perms(rank);
     if (rank == 5) perms = {{4, 3, 2, 1, 0}, {4, 1, 3, 0, 2}, {1, 4, 2, 0, 3}, {2, 0, 4, 3, 1}};
     for (const auto& perm : perms)
       for (int e : {1, 2, 4, 8}) {
-        in_words += explain_permute(n, perm, e).find("in words") != std::string::npos;
+        const std::string how = explain_permute(n, perm, e);
+        in_words += how.find("in words") != std::string::npos;
+        swizzled += how.find("swizzled") != std::string::npos;
         for (std::size_t off : {0, 4, 8, 12}) {
           if (off % e != 0) continue;
           const test::PermuteRun r = test::check_permute(n, perm, e, {}, named("permute_tile"), off);
@@ -358,6 +360,7 @@ TEST(Permute, BoxesInWordsEvenExtentsOffsetsAndPadding) {
   }
   EXPECT_GT(runs, 1000);
   EXPECT_GT(in_words, 200);  // the word kernel planned, not only the element walk
+  EXPECT_GT(swizzled, 20);   // and its swizzled shared box
 }
 
 // Row permutations whose rows are not whole 16-byte chunks or sit off 16-byte alignment: the
