@@ -161,12 +161,12 @@ struct PermuteArgs {
   cudaStream_t stream = nullptr;
   int sm_count = 1;
   int cc = 0;
-  bool box_registers = false;  // DevicePolicy::permute_box_registers_min_bytes reached
-  bool box_cuts_first = true;  // DevicePolicy::permute_box_cuts_first
-  bool box_words = true;       // DevicePolicy::permute_box_words
-  int rows_vector_min_bytes = 4;     // DevicePolicy::permute_rows_vector_min_bytes
-  int rows_vector_max_vecs = 128;    // DevicePolicy::permute_rows_vector_max_vecs
-  bool box_origin_once = true;        // DevicePolicy::permute_box_origin_once
+  bool box_registers = false;      // DevicePolicy::permute_box_registers_min_bytes reached
+  bool box_cuts_first = true;      // DevicePolicy::permute_box_cuts_first
+  bool box_words = true;           // DevicePolicy::permute_box_words
+  int rows_vector_min_bytes = 4;   // DevicePolicy::permute_rows_vector_min_bytes
+  int rows_vector_max_vecs = 128;  // DevicePolicy::permute_rows_vector_max_vecs
+  bool box_origin_once = true;     // DevicePolicy::permute_box_origin_once
   // permute_tma: rank-5 maps (b2, b1, b0, rows, cols) of src and (b2, b1, b0, cols, rows) of dst
   // for a transposing permutation, (b2, b1, b0, rows, row words) of both for a row permutation.
   const CUtensorMap* src_map = nullptr;

@@ -80,7 +80,7 @@ struct BoxPlan {
   int outer_cut[kBoxMaxOuter] = {};  // -1, or the box dimension this counts the chunks of
   FastDiv outer_div[kBoxMaxOuter];   // outer_n as divisors (boxes < 2^32)
   std::int64_t boxes = 1;
-  int cut[2] = {-1, -1};  // box dimensions cut into chunks (at most one per side)
+  int cut[2] = {-1, -1};    // box dimensions cut into chunks (at most one per side)
   bool origin_once = true;  // one warp of a block decodes each box's origin (for_each_box)
 };
 
@@ -143,9 +143,7 @@ inline bool make_box_plan(const PermuteDims& dims, int elem_bytes, std::int64_t 
     // and stores, box_vector_elems below).
     for (const int* side : {by_src, by_dst}) {
       const int d = side[0];
-      if (b[d] == 0 || b[d] >= all[d].n ||
-          (side == by_src ? all[d].ss : all[d].ds) != 1)
-        continue;
+      if (b[d] == 0 || b[d] >= all[d].n || (side == by_src ? all[d].ss : all[d].ds) != 1) continue;
       const std::int64_t w = word_elems(all[d].n, elem_bytes);
       b[d] = std::min(all[d].n, (b[d] + w - 1) / w * w);
     }

@@ -21,9 +21,9 @@ template <int B>
 struct Bytes {
   using type = std::conditional_t<
       B == 1, std::uint8_t,
-      std::conditional_t<B == 2, std::uint16_t,
-                         std::conditional_t<B == 4, std::uint32_t,
-                                            std::conditional_t<B == 8, uint2, uint4>>>>;
+      std::conditional_t<
+          B == 2, std::uint16_t,
+          std::conditional_t<B == 4, std::uint32_t, std::conditional_t<B == 8, uint2, uint4>>>>;
 };
 
 constexpr unsigned kWordThreads = 256;
@@ -35,8 +35,7 @@ constexpr unsigned kWordThreads = 256;
 template <int E, int VS, int VD>
 __global__ void __launch_bounds__(kWordThreads)
     permute_box_words_kernel(const typename Bytes<E>::type* __restrict__ src,
-                             typename Bytes<E>::type* __restrict__ dst, BoxPlan p,
-                             bool swizzle) {
+                             typename Bytes<E>::type* __restrict__ dst, BoxPlan p, bool swizzle) {
   using T = typename Bytes<E>::type;
   using TS = typename Bytes<VS>::type;
   using TD = typename Bytes<VD>::type;
@@ -45,7 +44,8 @@ __global__ void __launch_bounds__(kWordThreads)
   extern __shared__ __align__(16) unsigned char permute_box_words_smem[];
   const std::uint32_t V = p.volume, NS = V / WS, ND = V / WD;
   unsigned char* buf = permute_box_words_smem;
-  auto* ld_off = reinterpret_cast<std::int32_t*>(permute_box_words_smem + (V * E + 127) / 128 * 128);
+  auto* ld_off =
+      reinterpret_cast<std::int32_t*>(permute_box_words_smem + (V * E + 127) / 128 * 128);
   std::int32_t* st_off = ld_off + NS;
   auto* st_idx = reinterpret_cast<std::uint16_t*>(st_off + ND);
   std::uint16_t* ld_cut = st_idx + ND;
@@ -83,65 +83,70 @@ __global__ void __launch_bounds__(kWordThreads)
   }
   __syncthreads();
   __shared__ __align__(8) unsigned char origin_bytes[2 * sizeof(BoxOrigin)];
-  for_each_box(p, p.origin_once, reinterpret_cast<BoxOrigin*>(origin_bytes), [&](const BoxOrigin& at) {
-    const std::int64_t so = at.src, dof = at.dst;
-    const std::uint32_t lim0 = at.lim0, lim1 = at.lim1;
-    const bool whole = box_is_whole(p, at);
-    // A word is inside the tensor exactly when its first element is (box_vector_elems).
-    auto walk = [&](auto whole_box, auto swizzled) {
-      constexpr bool kWhole = decltype(whole_box)::value;
-      // Byte offset of box element i in shared memory. Swizzled: the 16-byte chunks of each
-      // 128-byte row XORed with the row's index (mod 8), so dst words whose first elements lie
-      // a multiple of 128 bytes apart (consecutive threads on the store side) start in
-      // different banks instead of all in one; a word never straddles a chunk.
-      auto at = [](std::uint32_t i) {
-        const std::uint32_t a = i * E;
-        return decltype(swizzled)::value ? a ^ (((a >> 7) & 7u) << 4) : a;
-      };
-      auto inside = [&](const std::uint16_t* cut, std::uint32_t i) {
-        return kWhole || ((cut[i] & 255u) < lim0 && (cut[i] >> 8) < lim1);
-      };
-      const T* s0 = src + so;
-      for (std::uint32_t w0 = tid; w0 < NS; w0 += K * kWordThreads) {
-        TS v[K];
+  for_each_box(p, p.origin_once, reinterpret_cast<BoxOrigin*>(origin_bytes),
+               [&](const BoxOrigin& at) {
+                 const std::int64_t so = at.src, dof = at.dst;
+                 const std::uint32_t lim0 = at.lim0, lim1 = at.lim1;
+                 const bool whole = box_is_whole(p, at);
+                 // A word is inside the tensor exactly when its first element is
+                 // (box_vector_elems).
+                 auto walk = [&](auto whole_box, auto swizzled) {
+                   constexpr bool kWhole = decltype(whole_box)::value;
+                   // Byte offset of box element i in shared memory. Swizzled: the 16-byte chunks of
+                   // each 128-byte row XORed with the row's index (mod 8), so dst words whose first
+                   // elements lie a multiple of 128 bytes apart (consecutive threads on the store
+                   // side) start in different banks instead of all in one; a word never straddles a
+                   // chunk.
+                   auto at = [](std::uint32_t i) {
+                     const std::uint32_t a = i * E;
+                     return decltype(swizzled)::value ? a ^ (((a >> 7) & 7u) << 4) : a;
+                   };
+                   auto inside = [&](const std::uint16_t* cut, std::uint32_t i) {
+                     return kWhole || ((cut[i] & 255u) < lim0 && (cut[i] >> 8) < lim1);
+                   };
+                   const T* s0 = src + so;
+                   for (std::uint32_t w0 = tid; w0 < NS; w0 += K * kWordThreads) {
+                     TS v[K];
 #pragma unroll
-        for (int k = 0; k < K; ++k) {
-          const std::uint32_t w = w0 + k * kWordThreads;
-          if (w < NS && inside(ld_cut, w)) v[k] = *reinterpret_cast<const TS*>(s0 + ld_off[w]);
-        }
+                     for (int k = 0; k < K; ++k) {
+                       const std::uint32_t w = w0 + k * kWordThreads;
+                       if (w < NS && inside(ld_cut, w))
+                         v[k] = *reinterpret_cast<const TS*>(s0 + ld_off[w]);
+                     }
 #pragma unroll
-        for (int k = 0; k < K; ++k) {
-          const std::uint32_t w = w0 + k * kWordThreads;
-          if (w < NS && inside(ld_cut, w)) *reinterpret_cast<TS*>(buf + at(w * WS)) = v[k];
-        }
-      }
-      __syncthreads();
-      T* d0 = dst + dof;
-      for (std::uint32_t w = tid; w < ND; w += kWordThreads)
-        if (inside(st_cut, w)) {
-          const std::uint32_t from = st_idx[w];
-          T e[WD];
+                     for (int k = 0; k < K; ++k) {
+                       const std::uint32_t w = w0 + k * kWordThreads;
+                       if (w < NS && inside(ld_cut, w))
+                         *reinterpret_cast<TS*>(buf + at(w * WS)) = v[k];
+                     }
+                   }
+                   __syncthreads();
+                   T* d0 = dst + dof;
+                   for (std::uint32_t w = tid; w < ND; w += kWordThreads)
+                     if (inside(st_cut, w)) {
+                       const std::uint32_t from = st_idx[w];
+                       T e[WD];
 #pragma unroll
-          for (std::uint32_t j = 0; j < WD; ++j)
-            e[j] = *reinterpret_cast<const T*>(buf + at(from + j * step));
-          TD out;
-          std::memcpy(&out, e, sizeof(out));
-          *reinterpret_cast<TD*>(d0 + st_off[w]) = out;
-        }
-      __syncthreads();
-    };
-    if (swizzle) {
-      if (whole)
-        walk(std::true_type{}, std::true_type{});
-      else
-        walk(std::false_type{}, std::true_type{});
-    } else {
-      if (whole)
-        walk(std::true_type{}, std::false_type{});
-      else
-        walk(std::false_type{}, std::false_type{});
-    }
-  });
+                       for (std::uint32_t j = 0; j < WD; ++j)
+                         e[j] = *reinterpret_cast<const T*>(buf + at(from + j * step));
+                       TD out;
+                       std::memcpy(&out, e, sizeof(out));
+                       *reinterpret_cast<TD*>(d0 + st_off[w]) = out;
+                     }
+                   __syncthreads();
+                 };
+                 if (swizzle) {
+                   if (whole)
+                     walk(std::true_type{}, std::true_type{});
+                   else
+                     walk(std::false_type{}, std::true_type{});
+                 } else {
+                   if (whole)
+                     walk(std::true_type{}, std::false_type{});
+                   else
+                     walk(std::false_type{}, std::false_type{});
+                 }
+               });
 }
 
 // Word sizes: the element itself, or 4, 8, 16 bytes above it.

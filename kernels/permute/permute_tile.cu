@@ -198,40 +198,42 @@ __global__ void __launch_bounds__(kThreads)
   }
   __syncthreads();
   __shared__ __align__(8) unsigned char origin_bytes[2 * sizeof(BoxOrigin)];
-  for_each_box(p, p.origin_once, reinterpret_cast<BoxOrigin*>(origin_bytes), [&](const BoxOrigin& at) {
-    const std::int64_t so = at.src, dof = at.dst;
-    const std::uint32_t lim0 = at.lim0, lim1 = at.lim1;
-    // A whole box (no cut dimension at its edge, most boxes) skips the coordinate tables and
-    // their two compares per element: the kernel is bound by instruction issue.
-    const bool whole = box_is_whole(p, at);
-    auto walk = [&](auto whole_box) {
-      constexpr bool kWhole = decltype(whole_box)::value;
-      auto inside = [&](const std::uint16_t* cut, std::uint32_t t) {
-        return kWhole || ((cut[t] & 255u) < lim0 && (cut[t] >> 8) < lim1);
-      };
-      for (std::uint32_t t0 = tid; t0 < V; t0 += K * kThreads) {
-        T v[K];
+  for_each_box(p, p.origin_once, reinterpret_cast<BoxOrigin*>(origin_bytes),
+               [&](const BoxOrigin& at) {
+                 const std::int64_t so = at.src, dof = at.dst;
+                 const std::uint32_t lim0 = at.lim0, lim1 = at.lim1;
+                 // A whole box (no cut dimension at its edge, most boxes) skips the coordinate
+                 // tables and their two compares per element: the kernel is bound by instruction
+                 // issue.
+                 const bool whole = box_is_whole(p, at);
+                 auto walk = [&](auto whole_box) {
+                   constexpr bool kWhole = decltype(whole_box)::value;
+                   auto inside = [&](const std::uint16_t* cut, std::uint32_t t) {
+                     return kWhole || ((cut[t] & 255u) < lim0 && (cut[t] >> 8) < lim1);
+                   };
+                   for (std::uint32_t t0 = tid; t0 < V; t0 += K * kThreads) {
+                     T v[K];
 #pragma unroll
-        for (int k = 0; k < K; ++k) {
-          const std::uint32_t t = t0 + k * kThreads;
-          if (t < V && inside(ld_cut, t)) v[k] = src[so + ld_off[t]];
-        }
+                     for (int k = 0; k < K; ++k) {
+                       const std::uint32_t t = t0 + k * kThreads;
+                       if (t < V && inside(ld_cut, t)) v[k] = src[so + ld_off[t]];
+                     }
 #pragma unroll
-        for (int k = 0; k < K; ++k) {
-          const std::uint32_t t = t0 + k * kThreads;
-          if (t < V && inside(ld_cut, t)) buf[t] = v[k];
-        }
-      }
-      __syncthreads();
-      for (std::uint32_t t = tid; t < V; t += kThreads)
-        if (inside(st_cut, t)) dst[dof + st_off[t]] = buf[st_idx[t]];
-      __syncthreads();
-    };
-    if (whole)
-      walk(std::true_type{});
-    else
-      walk(std::false_type{});
-  });
+                     for (int k = 0; k < K; ++k) {
+                       const std::uint32_t t = t0 + k * kThreads;
+                       if (t < V && inside(ld_cut, t)) buf[t] = v[k];
+                     }
+                   }
+                   __syncthreads();
+                   for (std::uint32_t t = tid; t < V; t += kThreads)
+                     if (inside(st_cut, t)) dst[dof + st_off[t]] = buf[st_idx[t]];
+                   __syncthreads();
+                 };
+                 if (whole)
+                   walk(std::true_type{});
+                 else
+                   walk(std::false_type{});
+               });
 }
 
 // The box walk with each thread's part of a box in registers instead of shared tables: thread
@@ -483,8 +485,10 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
   }
   box.origin_once = a.box_origin_once;
   if (tables && a.box_words) {  // the walk in words where the strides allow
-    const int ws = box_vector_elems(box, true, a.elem_bytes, reinterpret_cast<std::uintptr_t>(a.src));
-    const int wd = box_vector_elems(box, false, a.elem_bytes, reinterpret_cast<std::uintptr_t>(a.dst));
+    const int ws =
+        box_vector_elems(box, true, a.elem_bytes, reinterpret_cast<std::uintptr_t>(a.src));
+    const int wd =
+        box_vector_elems(box, false, a.elem_bytes, reinterpret_cast<std::uintptr_t>(a.dst));
     if (ws > 1 || wd > 1) return kernels::launch_permute_box_words(a, box, ws, wd);
   }
   const auto smem = static_cast<std::uint32_t>(

@@ -314,8 +314,8 @@ TEST(Permute, BadCallsLeaveDstUntouched) {
 // reference with dst's padding and guard bands poisoned.
 TEST(Permute, BoxesInWordsEvenExtentsOffsetsAndPadding) {
   TMAKIT_NEED_GPU(75);
-  const std::vector<Ext> shapes = {{12, 200}, {24, 8, 72}, {6, 100, 4, 2}, {16, 3, 40, 2},
-                                   {8, 136, 3, 2}, {2, 4, 6, 8, 3}};
+  const std::vector<Ext> shapes = {{12, 200},      {24, 8, 72},    {6, 100, 4, 2},
+                                   {16, 3, 40, 2}, {8, 136, 3, 2}, {2, 4, 6, 8, 3}};
   int runs = 0, in_words = 0, swizzled = 0;
   for (const Ext& n : shapes) {
     const int rank = static_cast<int>(n.size());
@@ -328,7 +328,8 @@ TEST(Permute, BoxesInWordsEvenExtentsOffsetsAndPadding) {
         swizzled += how.find("swizzled") != std::string::npos;
         for (std::size_t off : {0, 4, 8, 12}) {
           if (off % e != 0) continue;
-          const test::PermuteRun r = test::check_permute(n, perm, e, {}, named("permute_tile"), off);
+          const test::PermuteRun r =
+              test::check_permute(n, perm, e, {}, named("permute_tile"), off);
           ASSERT_TRUE(r.error.empty()) << "offset " << off << ": " << r.error;
           ++runs;
         }

@@ -449,7 +449,7 @@ TEST(PermuteBox, TheWalkCoversEveryElementOnce) {
   }
   EXPECT_GT(walked_tables, 500);
   EXPECT_GT(walked_regs, 8000);
-  EXPECT_GT(wide, 100);  // reductions of rank 6-8 walked in one box walk
+  EXPECT_GT(wide, 100);           // reductions of rank 6-8 walked in one box walk
   EXPECT_GT(walked_words, 1000);  // boxes walked in words
 }
 
