@@ -194,10 +194,6 @@ bool permute_tile_box_plan(const PermuteDims& dims, int elem_bytes, BoxPlan* box
                            bool registers = false, bool cuts_first = true);
 // Whether permute_tile walks `a` in boxes (else its 32 x 33 tile or its rows kernels).
 bool permute_tile_prefers_box(const PermuteArgs& a);
-// The box walk in words (kernels/permute/permute_box_words.cu): ws, wd elements per word on the
-// src and dst sides (box_vector_elems; at least one above 1), the box a tables' plan.
-cudaError_t launch_permute_box_words(const PermuteArgs& a, const BoxPlan& box, int ws, int wd);
-std::int64_t permute_box_words_smem_bytes(const BoxPlan& box, int elem_bytes, int ws, int wd);
 cudaError_t launch_permute_tma(const PermuteArgs&);
 PermuteTmaPlan plan_permute_tma(const PermuteArgs&);
 

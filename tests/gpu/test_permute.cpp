@@ -308,7 +308,7 @@ TEST(Permute, BadCallsLeaveDstUntouched) {
   cudaFree(dst);
 }
 
-// permute_tile's boxes in words (kernels/permute/permute_box_words.cu): even extents whose
+// permute_tile's boxes in words (permute_box_words_kernel, kernels/permute/permute_tile.cu): even extents whose
 // contiguous dimensions hold whole 4-16-byte words, cut into chunks with edge boxes, operands
 // 0-12 bytes off 16-byte alignment (narrower words or none) and padded strides, against the
 // reference with dst's padding and guard bands poisoned.
