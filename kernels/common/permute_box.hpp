@@ -318,6 +318,42 @@ TMAKIT_HD void box_coords_dst(const BoxPlan& p, std::uint32_t t, std::uint32_t* 
   }
 }
 
+// Coordinates along the cut dimensions packed as the kernels' tables keep them: cut[0] in bits
+// 0-7, cut[1] in bits 8-15 (a cut dimension's box is under 256).
+TMAKIT_HD std::uint32_t box_cut_coords(const BoxPlan& p, const std::uint32_t* c) {
+  return (p.cut[0] >= 0 ? c[p.cut[0]] : 0) | (p.cut[1] >= 0 ? c[p.cut[1]] << 8 : 0);
+}
+// Box element t in src order -> its offset in src from the box's origin (elements); *cuts: its
+// packed cut coordinates.
+TMAKIT_HD std::int64_t box_src_offset(const BoxPlan& p, std::uint32_t t, std::uint32_t* cuts) {
+  std::uint32_t c[kBoxMaxDims];
+  box_coords_src(p, t, c);
+  std::int64_t off = 0;
+#pragma unroll
+  for (int u = 0; u < kBoxMaxDims; ++u)
+    if (u < p.dims) off += c[u] * p.ss[u];
+  *cuts = box_cut_coords(p, c);
+  return off;
+}
+// Box element t in dst order -> its offset in dst from the box's origin; *smem: where the box's
+// src-ordered shared copy holds it; *cuts: its packed cut coordinates.
+TMAKIT_HD std::int64_t box_dst_offset(const BoxPlan& p, std::uint32_t t, std::uint32_t* smem,
+                                      std::uint32_t* cuts) {
+  std::uint32_t c[kBoxMaxDims];
+  box_coords_dst(p, t, c);
+  std::int64_t off = 0;
+  std::uint32_t at = 0;
+#pragma unroll
+  for (int u = 0; u < kBoxMaxDims; ++u)
+    if (u < p.dims) {
+      off += c[u] * p.ds[u];
+      at += c[u] * p.smem_stride[u];
+    }
+  *smem = at;
+  *cuts = box_cut_coords(p, c);
+  return off;
+}
+
 // The vector box kernel's word on one side (elements, a power of two up to 16 bytes; 1: none):
 // the side's innermost box dimension must have stride 1 and hold whole words, every other
 // stride (inside the box and between boxes) must be a multiple of the word, a cut dimension's

@@ -172,31 +172,14 @@ __global__ void __launch_bounds__(kThreads)
   auto* st_idx = reinterpret_cast<std::uint16_t*>(st_off + V);
   std::uint16_t* ld_cut = st_idx + V;
   std::uint16_t* st_cut = ld_cut + V;
-  const int cut0 = p.cut[0], cut1 = p.cut[1];
   const unsigned tid = threadIdx.y * kSide + threadIdx.x;
   for (std::uint32_t t = tid; t < V; t += kThreads) {
-    std::uint32_t c[kBoxMaxDims];
-    box_coords_src(p, t, c);
-    std::int64_t off = 0;
-#pragma unroll
-    for (int u = 0; u < kBoxMaxDims; ++u)
-      if (u < p.dims) off += c[u] * p.ss[u];
-    ld_off[t] = static_cast<std::int32_t>(off);
-    ld_cut[t] =
-        static_cast<std::uint16_t>((cut0 >= 0 ? c[cut0] : 0) | (cut1 >= 0 ? c[cut1] << 8 : 0));
-    box_coords_dst(p, t, c);
-    off = 0;
-    std::uint32_t at = 0;
-#pragma unroll
-    for (int u = 0; u < kBoxMaxDims; ++u)
-      if (u < p.dims) {
-        off += c[u] * p.ds[u];
-        at += c[u] * p.smem_stride[u];
-      }
-    st_off[t] = static_cast<std::int32_t>(off);
+    std::uint32_t cuts, at;
+    ld_off[t] = static_cast<std::int32_t>(box_src_offset(p, t, &cuts));
+    ld_cut[t] = static_cast<std::uint16_t>(cuts);
+    st_off[t] = static_cast<std::int32_t>(box_dst_offset(p, t, &at, &cuts));
     st_idx[t] = static_cast<std::uint16_t>(at);
-    st_cut[t] =
-        static_cast<std::uint16_t>((cut0 >= 0 ? c[cut0] : 0) | (cut1 >= 0 ? c[cut1] << 8 : 0));
+    st_cut[t] = static_cast<std::uint16_t>(cuts);
   }
   __syncthreads();
   __shared__ __align__(8) unsigned char origin_bytes[2 * sizeof(BoxOrigin)];
@@ -258,7 +241,6 @@ __global__ void __launch_bounds__(kBoxThreads, kBoxRegBlocksPerSm)
   extern __shared__ __align__(16) unsigned char permute_box_smem[];
   T* buf = reinterpret_cast<T*>(permute_box_smem);
   const std::uint32_t V = p.volume;
-  const int cut0 = p.cut[0], cut1 = p.cut[1];
   const unsigned tid = threadIdx.y * kSide + threadIdx.x;
   std::int32_t ld_off[kBoxRegs], st_off[kBoxRegs];
   std::uint32_t st_idx[kBoxRegs];  // shared index of the dst-order element
@@ -269,26 +251,10 @@ __global__ void __launch_bounds__(kBoxThreads, kBoxRegBlocksPerSm)
     ld_off[k] = st_off[k] = 0;
     st_idx[k] = cuts[k] = 0;
     if (t >= V) continue;
-    std::uint32_t c[kBoxMaxDims];
-    box_coords_src(p, t, c);
-    std::int64_t off = 0;
-#pragma unroll
-    for (int u = 0; u < kBoxMaxDims; ++u)
-      if (u < p.dims) off += c[u] * p.ss[u];
-    ld_off[k] = static_cast<std::int32_t>(off);
-    cuts[k] = (cut0 >= 0 ? c[cut0] : 0) | (cut1 >= 0 ? c[cut1] << 8 : 0);
-    box_coords_dst(p, t, c);
-    off = 0;
-    std::uint32_t at = 0;
-#pragma unroll
-    for (int u = 0; u < kBoxMaxDims; ++u)
-      if (u < p.dims) {
-        off += c[u] * p.ds[u];
-        at += c[u] * p.smem_stride[u];
-      }
-    st_off[k] = static_cast<std::int32_t>(off);
-    st_idx[k] = at;
-    cuts[k] |= ((cut0 >= 0 ? c[cut0] : 0) | (cut1 >= 0 ? c[cut1] << 8 : 0)) << 16;
+    std::uint32_t ld_cuts, st_cuts;
+    ld_off[k] = static_cast<std::int32_t>(box_src_offset(p, t, &ld_cuts));
+    st_off[k] = static_cast<std::int32_t>(box_dst_offset(p, t, &st_idx[k], &st_cuts));
+    cuts[k] = ld_cuts | st_cuts << 16;
   }
   // Box b -> its origin on both sides and what is left of its cut dimensions (lim: the
   // coordinates along a cut dimension stay below it).
@@ -376,36 +342,18 @@ __global__ void __launch_bounds__(kWordThreads)
   auto* st_idx = reinterpret_cast<std::uint16_t*>(st_off + ND);
   std::uint16_t* ld_cut = st_idx + ND;
   std::uint16_t* st_cut = ld_cut + NS;
-  const int cut0 = p.cut[0], cut1 = p.cut[1];
   const std::uint32_t step = p.smem_stride[p.dst_order[0]];
   const unsigned tid = threadIdx.x;
-  auto cuts_of = [&](const std::uint32_t* c) {
-    return static_cast<std::uint16_t>((cut0 >= 0 ? c[cut0] : 0) | (cut1 >= 0 ? c[cut1] << 8 : 0));
-  };
   for (std::uint32_t s = tid; s < NS; s += kWordThreads) {
-    std::uint32_t c[kBoxMaxDims];
-    box_coords_src(p, s * WS, c);
-    std::int64_t off = 0;
-#pragma unroll
-    for (int u = 0; u < kBoxMaxDims; ++u)
-      if (u < p.dims) off += c[u] * p.ss[u];
-    ld_off[s] = static_cast<std::int32_t>(off);
-    ld_cut[s] = cuts_of(c);
+    std::uint32_t cuts;
+    ld_off[s] = static_cast<std::int32_t>(box_src_offset(p, s * WS, &cuts));
+    ld_cut[s] = static_cast<std::uint16_t>(cuts);
   }
   for (std::uint32_t d = tid; d < ND; d += kWordThreads) {
-    std::uint32_t c[kBoxMaxDims];
-    box_coords_dst(p, d * WD, c);
-    std::int64_t off = 0;
-    std::uint32_t at = 0;
-#pragma unroll
-    for (int u = 0; u < kBoxMaxDims; ++u)
-      if (u < p.dims) {
-        off += c[u] * p.ds[u];
-        at += c[u] * p.smem_stride[u];
-      }
-    st_off[d] = static_cast<std::int32_t>(off);
+    std::uint32_t cuts, at;
+    st_off[d] = static_cast<std::int32_t>(box_dst_offset(p, d * WD, &at, &cuts));
     st_idx[d] = static_cast<std::uint16_t>(at);
-    st_cut[d] = cuts_of(c);
+    st_cut[d] = static_cast<std::uint16_t>(cuts);
   }
   __syncthreads();
   __shared__ __align__(8) unsigned char origin_bytes[2 * sizeof(BoxOrigin)];
