@@ -42,6 +42,32 @@ struct Word {
                                             std::conditional_t<E == 8, std::uint64_t, uint4>>>>;
 };
 
+template <class F>
+cudaError_t dispatch_word(int bytes, F&& f) {
+  switch (bytes) {
+    case 1:
+      return f(std::integral_constant<int, 1>{});
+    case 2:
+      return f(std::integral_constant<int, 2>{});
+    case 4:
+      return f(std::integral_constant<int, 4>{});
+    case 8:
+      return f(std::integral_constant<int, 8>{});
+    case 16:
+      return f(std::integral_constant<int, 16>{});
+    default:
+      return cudaErrorInvalidValue;
+  }
+}
+
+// Blocks of a tables' box walk: as many as shared memory lets reside, up to 8 per SM (200 KB of
+// it each), never more than there are boxes.
+unsigned box_blocks(const BoxPlan& box, int sm_count, std::uint32_t smem_bytes) {
+  const std::int64_t per_sm =
+      std::max<std::int64_t>(1, std::min<std::int64_t>(8, (200 * 1024) / std::max(smem_bytes, 1u)));
+  return static_cast<unsigned>(std::min<std::int64_t>(box.boxes, sm_count * per_sm));
+}
+
 // Transposing: tile (j0.., i0..) of batch entry b. Load: lane x reads src element (j0 + y + 8k,
 // i0 + x) into tile[y + 8k][x] (x walks i, contiguous in src). Store: lane x writes dst element
 // (j0 + x, i0 + y + 8k) from tile[x][y + 8k] (x walks j, contiguous in dst).
@@ -182,43 +208,41 @@ __global__ void __launch_bounds__(kThreads)
     st_cut[t] = static_cast<std::uint16_t>(cuts);
   }
   __syncthreads();
-  __shared__ __align__(8) unsigned char origin_bytes[2 * sizeof(BoxOrigin)];
-  for_each_box(p, p.origin_once, reinterpret_cast<BoxOrigin*>(origin_bytes),
-               [&](const BoxOrigin& at) {
-                 const std::int64_t so = at.src, dof = at.dst;
-                 const std::uint32_t lim0 = at.lim0, lim1 = at.lim1;
-                 // A whole box (no cut dimension at its edge, most boxes) skips the coordinate
-                 // tables and their two compares per element: the kernel is bound by instruction
-                 // issue.
-                 const bool whole = box_is_whole(p, at);
-                 auto walk = [&](auto whole_box) {
-                   constexpr bool kWhole = decltype(whole_box)::value;
-                   auto inside = [&](const std::uint16_t* cut, std::uint32_t t) {
-                     return kWhole || ((cut[t] & 255u) < lim0 && (cut[t] >> 8) < lim1);
-                   };
-                   for (std::uint32_t t0 = tid; t0 < V; t0 += K * kThreads) {
-                     T v[K];
+  for_each_box(p, p.origin_once, [&](const BoxOrigin& at) {
+    const std::int64_t so = at.src, dof = at.dst;
+    const std::uint32_t lim0 = at.lim0, lim1 = at.lim1;
+    // A whole box (no cut dimension at its edge, most boxes) skips the coordinate
+    // tables and their two compares per element: the kernel is bound by instruction
+    // issue.
+    const bool whole = box_is_whole(p, at);
+    auto walk = [&](auto whole_box) {
+      constexpr bool kWhole = decltype(whole_box)::value;
+      auto inside = [&](const std::uint16_t* cut, std::uint32_t t) {
+        return kWhole || ((cut[t] & 255u) < lim0 && (cut[t] >> 8) < lim1);
+      };
+      for (std::uint32_t t0 = tid; t0 < V; t0 += K * kThreads) {
+        T v[K];
 #pragma unroll
-                     for (int k = 0; k < K; ++k) {
-                       const std::uint32_t t = t0 + k * kThreads;
-                       if (t < V && inside(ld_cut, t)) v[k] = src[so + ld_off[t]];
-                     }
+        for (int k = 0; k < K; ++k) {
+          const std::uint32_t t = t0 + k * kThreads;
+          if (t < V && inside(ld_cut, t)) v[k] = src[so + ld_off[t]];
+        }
 #pragma unroll
-                     for (int k = 0; k < K; ++k) {
-                       const std::uint32_t t = t0 + k * kThreads;
-                       if (t < V && inside(ld_cut, t)) buf[t] = v[k];
-                     }
-                   }
-                   __syncthreads();
-                   for (std::uint32_t t = tid; t < V; t += kThreads)
-                     if (inside(st_cut, t)) dst[dof + st_off[t]] = buf[st_idx[t]];
-                   __syncthreads();
-                 };
-                 if (whole)
-                   walk(std::true_type{});
-                 else
-                   walk(std::false_type{});
-               });
+        for (int k = 0; k < K; ++k) {
+          const std::uint32_t t = t0 + k * kThreads;
+          if (t < V && inside(ld_cut, t)) buf[t] = v[k];
+        }
+      }
+      __syncthreads();
+      for (std::uint32_t t = tid; t < V; t += kThreads)
+        if (inside(st_cut, t)) dst[dof + st_off[t]] = buf[st_idx[t]];
+      __syncthreads();
+    };
+    if (whole)
+      walk(std::true_type{});
+    else
+      walk(std::false_type{});
+  });
 }
 
 // The box walk with each thread's part of a box in registers instead of shared tables: thread
@@ -356,95 +380,79 @@ __global__ void __launch_bounds__(kWordThreads)
     st_cut[d] = static_cast<std::uint16_t>(cuts);
   }
   __syncthreads();
-  __shared__ __align__(8) unsigned char origin_bytes[2 * sizeof(BoxOrigin)];
-  for_each_box(p, p.origin_once, reinterpret_cast<BoxOrigin*>(origin_bytes),
-               [&](const BoxOrigin& at) {
-                 const std::int64_t so = at.src, dof = at.dst;
-                 const std::uint32_t lim0 = at.lim0, lim1 = at.lim1;
-                 const bool whole = box_is_whole(p, at);
-                 // A word is inside the tensor exactly when its first element is
-                 // (box_vector_elems).
-                 auto walk = [&](auto whole_box, auto swizzled) {
-                   constexpr bool kWhole = decltype(whole_box)::value;
-                   // Byte offset of box element i in shared memory. Swizzled: the 16-byte chunks of
-                   // each 128-byte row XORed with the row's index (mod 8), so dst words whose first
-                   // elements lie a multiple of 128 bytes apart (consecutive threads on the store
-                   // side) start in different banks instead of all in one; a word never straddles a
-                   // chunk.
-                   auto at = [](std::uint32_t i) {
-                     const std::uint32_t a = i * E;
-                     return decltype(swizzled)::value ? a ^ (((a >> 7) & 7u) << 4) : a;
-                   };
-                   auto inside = [&](const std::uint16_t* cut, std::uint32_t i) {
-                     return kWhole || ((cut[i] & 255u) < lim0 && (cut[i] >> 8) < lim1);
-                   };
-                   const T* s0 = src + so;
-                   for (std::uint32_t w0 = tid; w0 < NS; w0 += K * kWordThreads) {
-                     TS v[K];
+  for_each_box(p, p.origin_once, [&](const BoxOrigin& at) {
+    const std::int64_t so = at.src, dof = at.dst;
+    const std::uint32_t lim0 = at.lim0, lim1 = at.lim1;
+    const bool whole = box_is_whole(p, at);
+    // A word is inside the tensor exactly when its first element is
+    // (box_vector_elems).
+    auto walk = [&](auto whole_box, auto swizzled) {
+      constexpr bool kWhole = decltype(whole_box)::value;
+      // Byte offset of box element i in shared memory. Swizzled: the 16-byte chunks of
+      // each 128-byte row XORed with the row's index (mod 8), so dst words whose first
+      // elements lie a multiple of 128 bytes apart (consecutive threads on the store
+      // side) start in different banks instead of all in one; a word never straddles a
+      // chunk.
+      auto at = [](std::uint32_t i) {
+        const std::uint32_t a = i * E;
+        return decltype(swizzled)::value ? a ^ (((a >> 7) & 7u) << 4) : a;
+      };
+      auto inside = [&](const std::uint16_t* cut, std::uint32_t i) {
+        return kWhole || ((cut[i] & 255u) < lim0 && (cut[i] >> 8) < lim1);
+      };
+      const T* s0 = src + so;
+      for (std::uint32_t w0 = tid; w0 < NS; w0 += K * kWordThreads) {
+        TS v[K];
 #pragma unroll
-                     for (int k = 0; k < K; ++k) {
-                       const std::uint32_t w = w0 + k * kWordThreads;
-                       if (w < NS && inside(ld_cut, w))
-                         v[k] = *reinterpret_cast<const TS*>(s0 + ld_off[w]);
-                     }
+        for (int k = 0; k < K; ++k) {
+          const std::uint32_t w = w0 + k * kWordThreads;
+          if (w < NS && inside(ld_cut, w)) v[k] = *reinterpret_cast<const TS*>(s0 + ld_off[w]);
+        }
 #pragma unroll
-                     for (int k = 0; k < K; ++k) {
-                       const std::uint32_t w = w0 + k * kWordThreads;
-                       if (w < NS && inside(ld_cut, w))
-                         *reinterpret_cast<TS*>(buf + at(w * WS)) = v[k];
-                     }
-                   }
-                   __syncthreads();
-                   T* d0 = dst + dof;
-                   for (std::uint32_t w = tid; w < ND; w += kWordThreads)
-                     if (inside(st_cut, w)) {
-                       const std::uint32_t from = st_idx[w];
-                       T e[WD];
+        for (int k = 0; k < K; ++k) {
+          const std::uint32_t w = w0 + k * kWordThreads;
+          if (w < NS && inside(ld_cut, w)) *reinterpret_cast<TS*>(buf + at(w * WS)) = v[k];
+        }
+      }
+      __syncthreads();
+      T* d0 = dst + dof;
+      for (std::uint32_t w = tid; w < ND; w += kWordThreads)
+        if (inside(st_cut, w)) {
+          const std::uint32_t from = st_idx[w];
+          T e[WD];
 #pragma unroll
-                       for (std::uint32_t j = 0; j < WD; ++j)
-                         e[j] = *reinterpret_cast<const T*>(buf + at(from + j * step));
-                       TD out;
-                       std::memcpy(&out, e, sizeof(out));
-                       *reinterpret_cast<TD*>(d0 + st_off[w]) = out;
-                     }
-                   __syncthreads();
-                 };
-                 if (swizzle) {
-                   if (whole)
-                     walk(std::true_type{}, std::true_type{});
-                   else
-                     walk(std::false_type{}, std::true_type{});
-                 } else {
-                   if (whole)
-                     walk(std::true_type{}, std::false_type{});
-                   else
-                     walk(std::false_type{}, std::false_type{});
-                 }
-               });
-}
-
-// Word sizes: the element itself, or 4, 8, 16 bytes above it.
-template <int E, class F>
-cudaError_t dispatch_bytes(int bytes, F&& f) {
-  if (bytes == E) return f(std::integral_constant<int, E>{});
-  if constexpr (E < 4)
-    if (bytes == 4) return f(std::integral_constant<int, 4>{});
-  if constexpr (E < 8)
-    if (bytes == 8) return f(std::integral_constant<int, 8>{});
-  if constexpr (E < 16)
-    if (bytes == 16) return f(std::integral_constant<int, 16>{});
-  return cudaErrorInvalidValue;
+          for (std::uint32_t j = 0; j < WD; ++j)
+            e[j] = *reinterpret_cast<const T*>(buf + at(from + j * step));
+          TD out;
+          std::memcpy(&out, e, sizeof(out));
+          *reinterpret_cast<TD*>(d0 + st_off[w]) = out;
+        }
+      __syncthreads();
+    };
+    if (swizzle) {
+      if (whole)
+        walk(std::true_type{}, std::true_type{});
+      else
+        walk(std::false_type{}, std::true_type{});
+    } else {
+      if (whole)
+        walk(std::true_type{}, std::false_type{});
+      else
+        walk(std::false_type{}, std::false_type{});
+    }
+  });
 }
 
 template <int E>
 cudaError_t launch_words(const kernels::PermuteArgs& a, const BoxPlan& box, int ws, int wd,
                          unsigned blocks, std::uint32_t smem) {
   using T = typename Word<E>::type;
-  return dispatch_bytes<E>(ws * E, [&](auto vs) {
-    return dispatch_bytes<E>(wd * E, [&](auto vd) {
+  return dispatch_word(ws * E, [&](auto vs) {
+    return dispatch_word(wd * E, [&](auto vd) {
       constexpr int VS = decltype(vs)::value, VD = decltype(vd)::value;
-      if constexpr (VS == E && VD == E) {
-        return cudaErrorInvalidValue;  // no word on either side: permute_box_kernel
+      // Words are the element itself or 4-16 bytes (box_vector_elems), at least one wider than it.
+      if constexpr (VS < E || VD < E || (E == 1 && (VS == 2 || VD == 2)) || (VS == E && VD == E)) {
+        return cudaErrorInvalidValue;
       } else {
         const bool swizzle = box_words_swizzled(box, E, wd);
         permute_box_words_kernel<E, VS, VD><<<blocks, kWordThreads, smem, a.stream>>>(
@@ -465,21 +473,10 @@ cudaError_t launch_permute_box_words(const kernels::PermuteArgs& a, const BoxPla
                                      int wd) {
   const auto smem =
       static_cast<std::uint32_t>(permute_box_words_smem_bytes(box, a.elem_bytes, ws, wd));
-  const std::int64_t per_sm =
-      std::max<std::int64_t>(1, std::min<std::int64_t>(8, (200 * 1024) / std::max(smem, 1u)));
-  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(box.boxes, a.sm_count * per_sm));
-  switch (a.elem_bytes) {
-    case 1:
-      return launch_words<1>(a, box, ws, wd, blocks, smem);
-    case 2:
-      return launch_words<2>(a, box, ws, wd, blocks, smem);
-    case 4:
-      return launch_words<4>(a, box, ws, wd, blocks, smem);
-    case 8:
-      return launch_words<8>(a, box, ws, wd, blocks, smem);
-    default:
-      return cudaErrorInvalidValue;
-  }
+  const unsigned blocks = box_blocks(box, a.sm_count, smem);
+  return dispatch_word(a.elem_bytes, [&](auto eb) {
+    return launch_words<decltype(eb)::value>(a, box, ws, wd, blocks, smem);
+  });
 }
 
 // Row permutation whose rows share no 16-byte alignment (odd extents): dst is written in
@@ -565,24 +562,6 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-template <class F>
-cudaError_t dispatch_word(int bytes, F&& f) {
-  switch (bytes) {
-    case 1:
-      return f(std::integral_constant<int, 1>{});
-    case 2:
-      return f(std::integral_constant<int, 2>{});
-    case 4:
-      return f(std::integral_constant<int, 4>{});
-    case 8:
-      return f(std::integral_constant<int, 8>{});
-    case 16:
-      return f(std::integral_constant<int, 16>{});
-    default:
-      return cudaErrorInvalidValue;
-  }
-}
-
 std::int64_t gcd64(std::int64_t a, std::int64_t b) {
   a = a < 0 ? -a : a;
   b = b < 0 ? -b : b;
@@ -635,24 +614,21 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
   }
   const auto smem = static_cast<std::uint32_t>(
       box_smem_bytes(box.volume, a.elem_bytes, tables ? kBoxTableBytes : 0));
-  // Resident blocks per SM: the registers' limit (two), or what shared memory holds (the
-  // tables' kernel).
-  const std::int64_t per_sm =
-      tables
-          ? std::max<std::int64_t>(1, std::min<std::int64_t>(8, (200 * 1024) / std::max(smem, 1u)))
-          : kBoxRegBlocksPerSm;
-  const std::int64_t blocks = std::min<std::int64_t>(box.boxes, a.sm_count * per_sm);
+  // Resident blocks per SM: what shared memory holds (the tables' kernel), or the registers'
+  // limit (two).
+  const unsigned blocks = tables ? box_blocks(box, a.sm_count, smem)
+                                 : static_cast<unsigned>(std::min<std::int64_t>(
+                                       box.boxes, std::int64_t{a.sm_count} * kBoxRegBlocksPerSm));
   const dim3 block(kSide, kThreadRows);
   return dispatch_word(a.elem_bytes, [&](auto eb) {
     constexpr int E = decltype(eb)::value;
     using T = typename Word<E>::type;
     if (tables)
-      permute_box_kernel<E><<<static_cast<unsigned>(blocks), block, smem, a.stream>>>(
-          static_cast<const T*>(a.src), static_cast<T*>(a.dst), box);
+      permute_box_kernel<E><<<blocks, block, smem, a.stream>>>(static_cast<const T*>(a.src),
+                                                               static_cast<T*>(a.dst), box);
     else
-      permute_box_reg_kernel<E>
-          <<<static_cast<unsigned>(blocks), dim3(kSide, kBoxThreads / kSide), smem, a.stream>>>(
-              static_cast<const T*>(a.src), static_cast<T*>(a.dst), box);
+      permute_box_reg_kernel<E><<<blocks, dim3(kSide, kBoxThreads / kSide), smem, a.stream>>>(
+          static_cast<const T*>(a.src), static_cast<T*>(a.dst), box);
     return cudaGetLastError();
   });
 }

@@ -10,11 +10,11 @@
 namespace tmakit {
 
 // walk(origin) must reach a __syncthreads() after every thread has read its origin (the box
-// kernels' load-store barrier does): it orders the hand-over. slots: two BoxOrigins in shared
-// memory.
+// kernels' load-store barrier does): it orders the hand-over.
 template <class Walk>
-__device__ __forceinline__ void for_each_box(const BoxPlan& p, bool one_warp, BoxOrigin* slots,
-                                             Walk&& walk) {
+__device__ __forceinline__ void for_each_box(const BoxPlan& p, bool one_warp, Walk&& walk) {
+  __shared__ __align__(8) unsigned char slot_bytes[2 * sizeof(BoxOrigin)];
+  auto* slots = reinterpret_cast<BoxOrigin*>(slot_bytes);
   std::int64_t b = blockIdx.x;
   if (!one_warp) {
     for (; b < p.boxes; b += gridDim.x) walk(box_origin(p, static_cast<std::uint32_t>(b)));
