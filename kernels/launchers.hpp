@@ -167,6 +167,7 @@ struct PermuteArgs {
   int rows_vector_min_bytes = 4;   // DevicePolicy::permute_rows_vector_min_bytes
   int rows_vector_max_vecs = 128;  // DevicePolicy::permute_rows_vector_max_vecs
   bool box_origin_once = true;     // DevicePolicy::permute_box_origin_once
+  bool box_pipeline = true;        // DevicePolicy::permute_box_pipeline
   // permute_tma: rank-5 maps (b2, b1, b0, rows, cols) of src and (b2, b1, b0, cols, rows) of dst
   // for a transposing permutation, (b2, b1, b0, rows, row words) of both for a row permutation.
   const CUtensorMap* src_map = nullptr;

@@ -337,6 +337,7 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.rows_vector_min_bytes = caps.policy.permute_rows_vector_min_bytes;
   a.rows_vector_max_vecs = caps.policy.permute_rows_vector_max_vecs;
   a.box_origin_once = caps.policy.permute_box_origin_once;
+  a.box_pipeline = caps.policy.permute_box_pipeline;
   const PermuteDef* def = named != nullptr ? named : tma;
   if (named == nullptr && (wide || !auto_prefers_tma(a, caps.policy))) def = tile;
   Status result;

@@ -46,6 +46,10 @@ struct DevicePolicy {
   // permute_tile's box walk: each box's origin decoded by one warp of the block, a box ahead,
   // instead of by every warp (kernels/primitives/box_walk.cuh).
   bool permute_box_origin_once = true;
+  // permute_tile's walk in words where a box is at most two 8-16-byte words a thread: the next
+  // box's loads issued before this box's stores (kernels/primitives/box_walk.cuh,
+  // for_each_box_ahead) instead of each box loaded, then stored.
+  bool permute_box_pipeline = true;
 };
 
 }  // namespace tmakit

@@ -82,6 +82,7 @@ struct BoxPlan {
   std::int64_t boxes = 1;
   int cut[2] = {-1, -1};    // box dimensions cut into chunks (at most one per side)
   bool origin_once = true;  // one warp of a block decodes each box's origin (for_each_box)
+  bool pipeline = true;     // the word walk: the next box's loads before this box's stores
 };
 
 inline PermuteDims box_dims_of(const PermuteGeometry& g) {

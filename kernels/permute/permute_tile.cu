@@ -343,6 +343,12 @@ __global__ void __launch_bounds__(kBoxThreads, kBoxRegBlocksPerSm)
 // word and stores it. The tables hold one entry per word, not per element. Either side may stay at
 // one element per word (an odd extent there).
 constexpr unsigned kWordThreads = 256;
+// The pipelined walk (DevicePolicy::permute_box_pipeline) where a box is at most this many src
+// words a thread: the next box's loads issued before this box's stores. With more words a
+// thread (6-8 elements of 1-4 bytes) it measured slower on the H200 (0.60-0.74x on four seed-1
+// cases: the words held across the stores cost registers and occupancy); with 1-2 words of
+// 16 bytes, 1.09-1.28x (docs/permute.md, section 4).
+constexpr int kPipelinedWords = 2;
 
 // Box element t in src order is shared element t (dimension 0, src's contiguous one, has shared
 // stride 1). Src word s: src-order elements s * WS .. s * WS + WS - 1, consecutive along box
@@ -380,67 +386,101 @@ __global__ void __launch_bounds__(kWordThreads)
     st_cut[d] = static_cast<std::uint16_t>(cuts);
   }
   __syncthreads();
-  for_each_box(p, p.origin_once, [&](const BoxOrigin& at) {
-    const std::int64_t so = at.src, dof = at.dst;
-    const std::uint32_t lim0 = at.lim0, lim1 = at.lim1;
-    const bool whole = box_is_whole(p, at);
-    // A word is inside the tensor exactly when its first element is
-    // (box_vector_elems).
-    auto walk = [&](auto whole_box, auto swizzled) {
-      constexpr bool kWhole = decltype(whole_box)::value;
-      // Byte offset of box element i in shared memory. Swizzled: the 16-byte chunks of
-      // each 128-byte row XORed with the row's index (mod 8), so dst words whose first
-      // elements lie a multiple of 128 bytes apart (consecutive threads on the store
-      // side) start in different banks instead of all in one; a word never straddles a
-      // chunk.
-      auto at = [](std::uint32_t i) {
-        const std::uint32_t a = i * E;
-        return decltype(swizzled)::value ? a ^ (((a >> 7) & 7u) << 4) : a;
-      };
-      auto inside = [&](const std::uint16_t* cut, std::uint32_t i) {
-        return kWhole || ((cut[i] & 255u) < lim0 && (cut[i] >> 8) < lim1);
-      };
-      const T* s0 = src + so;
-      for (std::uint32_t w0 = tid; w0 < NS; w0 += K * kWordThreads) {
-        TS v[K];
+  // A word is inside the tensor exactly when its first element is (box_vector_elems).
+  auto with_whole = [&](const BoxOrigin& at, auto&& f) {
+    if (box_is_whole(p, at))
+      f(std::true_type{});
+    else
+      f(std::false_type{});
+  };
+  auto inside = [](auto whole, const std::uint16_t* cut, std::uint32_t i, const BoxOrigin& at) {
+    return decltype(whole)::value || ((cut[i] & 255u) < at.lim0 && (cut[i] >> 8) < at.lim1);
+  };
+  // Byte offset of box element i in shared memory. Swizzled: the 16-byte chunks of each 128-byte
+  // row XORed with the row's index (mod 8), so dst words whose first elements lie a multiple of
+  // 128 bytes apart (consecutive threads on the store side) start in different banks instead of
+  // all in one; a word never straddles a chunk.
+  auto at_byte = [](auto swizzled, std::uint32_t i) {
+    const std::uint32_t a = i * E;
+    return decltype(swizzled)::value ? a ^ (((a >> 7) & 7u) << 4) : a;
+  };
+  // Box `at`'s src words w0 + k kWordThreads (k < n) into registers, then into shared memory.
+  auto load = [&](auto n, std::uint32_t w0, const BoxOrigin& at, TS* v) {
+    with_whole(at, [&](auto whole) {
+      const T* s0 = src + at.src;
 #pragma unroll
-        for (int k = 0; k < K; ++k) {
-          const std::uint32_t w = w0 + k * kWordThreads;
-          if (w < NS && inside(ld_cut, w)) v[k] = *reinterpret_cast<const TS*>(s0 + ld_off[w]);
-        }
-#pragma unroll
-        for (int k = 0; k < K; ++k) {
-          const std::uint32_t w = w0 + k * kWordThreads;
-          if (w < NS && inside(ld_cut, w)) *reinterpret_cast<TS*>(buf + at(w * WS)) = v[k];
-        }
+      for (int k = 0; k < decltype(n)::value; ++k) {
+        const std::uint32_t w = w0 + k * kWordThreads;
+        if (w < NS && inside(whole, ld_cut, w, at))
+          v[k] = *reinterpret_cast<const TS*>(s0 + ld_off[w]);
       }
-      __syncthreads();
-      T* d0 = dst + dof;
+    });
+  };
+  auto put = [&](auto n, auto swizzled, std::uint32_t w0, const BoxOrigin& at, const TS* v) {
+    with_whole(at, [&](auto whole) {
+#pragma unroll
+      for (int k = 0; k < decltype(n)::value; ++k) {
+        const std::uint32_t w = w0 + k * kWordThreads;
+        if (w < NS && inside(whole, ld_cut, w, at))
+          *reinterpret_cast<TS*>(buf + at_byte(swizzled, w * WS)) = v[k];
+      }
+    });
+  };
+  // Dst words gathered from shared memory, packed and stored.
+  auto store = [&](auto swizzled, const BoxOrigin& at) {
+    with_whole(at, [&](auto whole) {
+      T* d0 = dst + at.dst;
       for (std::uint32_t w = tid; w < ND; w += kWordThreads)
-        if (inside(st_cut, w)) {
+        if (inside(whole, st_cut, w, at)) {
           const std::uint32_t from = st_idx[w];
           T e[WD];
 #pragma unroll
           for (std::uint32_t j = 0; j < WD; ++j)
-            e[j] = *reinterpret_cast<const T*>(buf + at(from + j * step));
+            e[j] = *reinterpret_cast<const T*>(buf + at_byte(swizzled, from + j * step));
           TD out;
           std::memcpy(&out, e, sizeof(out));
           *reinterpret_cast<TD*>(d0 + st_off[w]) = out;
         }
-      __syncthreads();
-    };
-    if (swizzle) {
-      if (whole)
-        walk(std::true_type{}, std::true_type{});
-      else
-        walk(std::false_type{}, std::true_type{});
-    } else {
-      if (whole)
-        walk(std::true_type{}, std::false_type{});
-      else
-        walk(std::false_type{}, std::false_type{});
+    });
+  };
+  auto walk = [&](auto swizzled) {
+    // At most kPipelinedWords words a thread: the next box's loads are in flight while this
+    // one is stored. Only words of 8-16 bytes get there (a box of 1-4-byte words has more of
+    // them a thread), so only their kernels carry the pipelined walk's registers.
+    if constexpr (VS >= 8) {
+      if (p.pipeline && NS <= kPipelinedWords * kWordThreads) {
+        constexpr std::integral_constant<int, kPipelinedWords> n{};
+        TS v[kPipelinedWords];
+        bool first = true;
+        for_each_box_ahead(p, p.origin_once,
+                           [&](const BoxOrigin& at, bool has_next, const BoxOrigin& next) {
+                             if (first) load(n, tid, at, v);
+                             first = false;
+                             put(n, swizzled, tid, at, v);
+                             __syncthreads();
+                             if (has_next) load(n, tid, next, v);
+                             store(swizzled, at);
+                             __syncthreads();
+                           });
+        return;
+      }
     }
-  });
+    for_each_box(p, p.origin_once, [&](const BoxOrigin& at) {
+      constexpr std::integral_constant<int, K> n{};
+      for (std::uint32_t w0 = tid; w0 < NS; w0 += K * kWordThreads) {
+        TS v[K];
+        load(n, w0, at, v);
+        put(n, swizzled, w0, at, v);
+      }
+      __syncthreads();
+      store(swizzled, at);
+      __syncthreads();
+    });
+  };
+  if (swizzle)
+    walk(std::true_type{});
+  else
+    walk(std::false_type{});
 }
 
 template <int E>
@@ -605,6 +645,7 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
       return cudaErrorNotSupported;
   }
   box.origin_once = a.box_origin_once;
+  box.pipeline = a.box_pipeline;
   if (tables && a.box_words) {  // the walk in words where the strides allow
     const int ws =
         box_vector_elems(box, true, a.elem_bytes, reinterpret_cast<std::uintptr_t>(a.src));

@@ -36,4 +36,47 @@ __device__ __forceinline__ void for_each_box(const BoxPlan& p, bool one_warp, Wa
   }
 }
 
+// The same boxes, each handed over with the one after it (has_next: there is one), so a walk can
+// issue the next box's loads before it stores this one (the box kernels' pipelined walk). The
+// origins are decoded two boxes ahead: by the block's first warp into three slots (one_warp), or
+// by every warp. walk(at, has_next, next) must reach a __syncthreads() after every thread has
+// read its arguments.
+template <class Walk>
+__device__ __forceinline__ void for_each_box_ahead(const BoxPlan& p, bool one_warp, Walk&& walk) {
+  __shared__ __align__(8) unsigned char slot_bytes[3 * sizeof(BoxOrigin)];
+  auto* slots = reinterpret_cast<BoxOrigin*>(slot_bytes);
+  const std::int64_t g = gridDim.x;
+  std::int64_t b = blockIdx.x;
+  if (b >= p.boxes) return;
+  if (!one_warp) {
+    BoxOrigin at = box_origin(p, static_cast<std::uint32_t>(b));
+    for (; b < p.boxes; b += g) {
+      const bool has_next = b + g < p.boxes;
+      const BoxOrigin next =
+          has_next ? box_origin(p, static_cast<std::uint32_t>(b + g)) : BoxOrigin{};
+      walk(at, has_next, next);
+      at = next;
+    }
+    return;
+  }
+  const unsigned tid = threadIdx.x + threadIdx.y * blockDim.x;
+  if (tid == 0) {
+    slots[0] = box_origin(p, static_cast<std::uint32_t>(b));
+    if (b + g < p.boxes) slots[1] = box_origin(p, static_cast<std::uint32_t>(b + g));
+  }
+  __syncthreads();
+  for (unsigned k = 0; b < p.boxes; b += g, ++k) {
+    const bool has_next = b + g < p.boxes;
+    const BoxOrigin at = slots[k % 3];
+    const BoxOrigin next = has_next ? slots[(k + 1) % 3] : BoxOrigin{};
+    // Slot (k + 2) % 3 was last read at the tops of boxes k - 1 and k - 2, before box k - 1's
+    // barrier; box k's barrier publishes it.
+    if (tid < 32 && b + 2 * g < p.boxes) {
+      const BoxOrigin n = box_origin(p, static_cast<std::uint32_t>(b + 2 * g));
+      if (tid == 0) slots[(k + 2) % 3] = n;
+    }
+    walk(at, has_next, next);
+  }
+}
+
 }  // namespace tmakit

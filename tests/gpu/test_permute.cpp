@@ -308,10 +308,10 @@ TEST(Permute, BadCallsLeaveDstUntouched) {
   cudaFree(dst);
 }
 
-// permute_tile's boxes in words (permute_box_words_kernel, kernels/permute/permute_tile.cu): even extents whose
-// contiguous dimensions hold whole 4-16-byte words, cut into chunks with edge boxes, operands
-// 0-12 bytes off 16-byte alignment (narrower words or none) and padded strides, against the
-// reference with dst's padding and guard bands poisoned.
+// permute_tile's boxes in words (permute_box_words_kernel, kernels/permute/permute_tile.cu): even
+// extents whose contiguous dimensions hold whole 4-16-byte words, cut into chunks with edge boxes,
+// operands 0-12 bytes off 16-byte alignment (narrower words or none) and padded strides, against
+// the reference with dst's padding and guard bands poisoned.
 TEST(Permute, BoxesInWordsEvenExtentsOffsetsAndPadding) {
   TMAKIT_NEED_GPU(75);
   const std::vector<Ext> shapes = {{12, 200},      {24, 8, 72},    {6, 100, 4, 2},
@@ -362,6 +362,49 @@ TEST(Permute, BoxesInWordsEvenExtentsOffsetsAndPadding) {
   EXPECT_GT(runs, 1000);
   EXPECT_GT(in_words, 200);  // the word kernel planned, not only the element walk
   EXPECT_GT(swizzled, 20);   // and its swizzled shared box
+}
+
+// The box walk with several boxes a block (more boxes than the GPU keeps blocks resident): the
+// pipelined walk loads box k + 1 while it stores box k, and the origins come from three slots,
+// so boxes cut at the tensor's edge follow whole ones and the other way round. Odd extents (the
+// element walk), even ones (the walk in words), operands 16 bytes off, a padded layout.
+TEST(Permute, BoxWalkManyBoxesPerBlock) {
+  TMAKIT_NEED_GPU(75);
+  struct Case {
+    Ext n;
+    std::vector<int> p;
+    std::vector<int> elem_bytes;
+  };
+  const Case cases[] = {{{47, 41, 43, 61}, {3, 2, 1, 0}, {1, 2, 4, 8}},
+                        {{23, 41, 43, 29}, {3, 2, 1, 0}, {16}},
+                        {{37, 19, 45, 67}, {1, 3, 0, 2}, {1, 4}},
+                        {{48, 40, 56, 36}, {3, 2, 1, 0}, {1, 2, 4}},
+                        {{32, 48, 40, 64}, {2, 0, 3, 1}, {1}}};
+  int runs = 0;
+  for (const Case& c : cases)
+    for (int e : c.elem_bytes) {
+      const std::string how = explain_permute(c.n, c.p, e);
+      const std::size_t at = how.find(" boxes over ");
+      ASSERT_NE(at, std::string::npos) << how;
+      const std::size_t from = how.rfind(' ', at - 1) + 1;
+      // More than twice the blocks a 132-SM GPU keeps resident (4 a SM).
+      EXPECT_GE(std::stoll(how.substr(from, at - from)), 1200) << how;
+      for (std::size_t off : {std::size_t{0}, std::size_t{16}}) {
+        const test::PermuteRun r = test::check_permute(c.n, c.p, e, {}, named("permute_tile"), off);
+        ASSERT_TRUE(r.error.empty()) << e << " B offset " << off << ": " << r.error;
+        ++runs;
+      }
+    }
+  PermuteLayout lay;  // (23, 41, 43, 29) with src rows padded to 31 and dst rows to 26
+  lay.src_strides_elems = {41 * 43 * 31, 43 * 31, 31, 1};
+  lay.dst_strides_elems = {43 * 41 * 26, 41 * 26, 26, 1};
+  for (int e : {2, 4}) {
+    const test::PermuteRun r =
+        test::check_permute({23, 41, 43, 29}, {3, 2, 1, 0}, e, lay, named("permute_tile"));
+    ASSERT_TRUE(r.error.empty()) << e << " B padded: " << r.error;
+    ++runs;
+  }
+  EXPECT_EQ(runs, 2 * 11 + 2);
 }
 
 // Row permutations whose rows are not whole 16-byte chunks or sit off 16-byte alignment: the

@@ -466,6 +466,42 @@ TEST(PermuteBox, FastDivIsExact) {
   }
 }
 
+// batch_at's 32-bit decode (b below 2^32 - 1) against the 64-bit one it stands for: extents
+// above b, above 2^32, of 1, and b at the edge of each path.
+TEST(PermuteGeometry, BatchAtDecodesLikeSixtyFourBitDivision) {
+  std::mt19937_64 rng(5);
+  const std::int64_t big = std::int64_t{1} << 33;
+  const std::int64_t extents[][3] = {{1, 1, 1},
+                                     {7, 1, 9},
+                                     {405, 3, 2},
+                                     {65536, 65537, 5},
+                                     {big, 3, 1},
+                                     {3, big, 1},
+                                     {100000, 100000, 1000},
+                                     {0xffffffffLL, 2, 2}};
+  for (const auto& n : extents) {
+    PermuteGeometry g;
+    for (int k = 0; k < 3; ++k) {
+      g.batch_extent[k] = n[k];
+      g.src_batch[k] = 1000 + k;
+      g.dst_batch[k] = 7 * k + 1;
+    }
+    const std::int64_t total = g.batch();
+    std::vector<std::int64_t> bs = {0, 1, 0xfffffffeLL, 0xffffffffLL, 0x100000000LL};
+    for (int i = 0; i < 2000; ++i) bs.push_back(static_cast<std::int64_t>(rng() % total));
+    for (std::int64_t b : bs) {
+      if (b >= total) continue;
+      const BatchAt at = batch_at(g, b);
+      const std::int64_t b0 = b % n[0], b1 = (b / n[0]) % n[1], b2 = b / n[0] / n[1];
+      ASSERT_EQ(at.b0, b0) << b;
+      ASSERT_EQ(at.b1, b1) << b;
+      ASSERT_EQ(at.b2, b2) << b;
+      ASSERT_EQ(at.src, b0 * 1000 + b1 * 1001 + b2 * 1002) << b;
+      ASSERT_EQ(at.dst, b0 * 1 + b1 * 8 + b2 * 15) << b;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tmakit
 
