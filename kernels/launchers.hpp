@@ -166,6 +166,7 @@ struct PermuteArgs {
   bool box_words = true;           // DevicePolicy::permute_box_words
   int rows_vector_min_bytes = 4;   // DevicePolicy::permute_rows_vector_min_bytes
   int rows_vector_max_vecs = 128;  // DevicePolicy::permute_rows_vector_max_vecs
+  int rows_min_bytes = 32;         // DevicePolicy::permute_rows_min_bytes
   bool box_origin_once = true;     // DevicePolicy::permute_box_origin_once
   bool box_pipeline = true;        // DevicePolicy::permute_box_pipeline
   // permute_tma: rank-5 maps (b2, b1, b0, rows, cols) of src and (b2, b1, b0, cols, rows) of dst

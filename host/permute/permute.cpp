@@ -336,6 +336,7 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.box_words = caps.policy.permute_box_words;
   a.rows_vector_min_bytes = caps.policy.permute_rows_vector_min_bytes;
   a.rows_vector_max_vecs = caps.policy.permute_rows_vector_max_vecs;
+  a.rows_min_bytes = caps.policy.permute_rows_min_bytes;
   a.box_origin_once = caps.policy.permute_box_origin_once;
   a.box_pipeline = caps.policy.permute_box_pipeline;
   const PermuteDef* def = named != nullptr ? named : tma;
@@ -391,6 +392,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
   const bool registers = elem_bytes >= policy.permute_box_registers_min_bytes;
   const bool has_box = kernels::permute_tile_box_plan(a.dims, elem_bytes, &box, registers,
                                                       policy.permute_box_cuts_first);
+  a.rows_min_bytes = policy.permute_rows_min_bytes;
   if (r.extents.size() > 5) {
     if (has_box)
       return out + "rank " + std::to_string(r.extents.size()) +
@@ -438,8 +440,9 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
     out += describe_box(box, elem_bytes, registers);
   else
     out += std::string("permute_tile: ") +
-           (a.moves_rows() ? "whole rows, the widest vector every offset allows"
-                           : "32 x 33 shared tiles of cols x rows") +
+           (a.moves_rows()    ? "whole rows, the widest vector every offset allows"
+            : elem_bytes <= 4 ? "64 x 65 shared tiles of cols x rows"
+                              : "32 x 33 shared tiles of cols x rows") +
            "\n";
   const kernels::PermuteTmaPlan plan = kernels::plan_permute_tma(a);
   if (plan.rule != nullptr) return out + "permute_tma: " + plan.rule + "\n";

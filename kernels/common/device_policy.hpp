@@ -43,6 +43,9 @@ struct DevicePolicy {
   // head and tail bytes and idle lanes cost more on short rows than 4-8-byte vectors do.
   int permute_rows_vector_min_bytes = 4;
   int permute_rows_vector_max_vecs = 128;
+  // permute_tile's row permutations go to the rows kernels from rows this long on (a sector);
+  // shorter ones to the box walk, whose boxes take several rows on each side.
+  int permute_rows_min_bytes = 32;
   // permute_tile's box walk: each box's origin decoded by one warp of the block, a box ahead,
   // instead of by every warp (kernels/primitives/box_walk.cuh).
   bool permute_box_origin_once = true;

@@ -68,38 +68,48 @@ unsigned box_blocks(const BoxPlan& box, int sm_count, std::uint32_t smem_bytes) 
   return static_cast<unsigned>(std::min<std::int64_t>(box.boxes, sm_count * per_sm));
 }
 
-// Transposing: tile (j0.., i0..) of batch entry b. Load: lane x reads src element (j0 + y + 8k,
-// i0 + x) into tile[y + 8k][x] (x walks i, contiguous in src). Store: lane x writes dst element
-// (j0 + x, i0 + y + 8k) from tile[x][y + 8k] (x walks j, contiguous in dst).
-template <int E>
+// Transposing: S x S tile (j0.., i0..) of batch entry b, S = 64 up to 4-byte elements (16 per
+// thread each way: a tile's decode, about 450 instructions a warp, over 16 elements a thread
+// instead of 4; Nsight Compute found the 32 x 32 tile issue-bound at 78% with DRAM 39% busy on
+// the (301, 405, 217) reversal at 4 B), 32 from 8 B on (a 64 x 65 tile of 8-byte elements, 33
+// KB, measured 0.93x on (116, 58, 483) (1, 2, 0); docs/perf-guide.md section 4.13). Load: lane x
+// reads src element (j0 + y + 8k, i0 + x + 32c) into tile[y + 8k][x + 32c] (x walks i, contiguous
+// in src). Store: lane x writes dst element (j0 + x + 32c, i0 + y + 8k) from tile[x + 32c][y + 8k]
+// (x walks j, contiguous in dst). Addresses step from one base a thread a tile (64-bit adds only).
+template <int E, int S = (E <= 4 ? 64 : 32)>
 __global__ void __launch_bounds__(kThreads)
     permute_tile_kernel(const typename Word<E>::type* __restrict__ src,
                         typename Word<E>::type* __restrict__ dst, PermuteGeometry g) {
   using T = typename Word<E>::type;
-  __shared__ T tile[kSide][kSide + 1];
+  __shared__ T tile[S][S + 1];
   const int x = threadIdx.x, y = threadIdx.y;
-  for_each_tile(g.batch(), ceil_div(g.rows, kSide), ceil_div(g.cols, kSide),
+  for_each_tile(g.batch(), ceil_div(g.rows, std::int64_t{S}), ceil_div(g.cols, std::int64_t{S}),
                 [&](std::int64_t b, std::int64_t ty, std::int64_t tx) {
                   const BatchAt at = batch_at(g, b);
-                  const std::int64_t j0 = ty * kSide, i0 = tx * kSide;
+                  const std::int64_t j0 = ty * S, i0 = tx * S;
+                  // What of the tile is inside the tensor (at most S each way).
+                  const int rows_in = static_cast<int>(std::min<std::int64_t>(g.rows - j0, S));
+                  const int cols_in = static_cast<int>(std::min<std::int64_t>(g.cols - i0, S));
                   {
-                    const std::int64_t i = i0 + x;
+                    const T* s = src + at.src + (j0 + y) * g.src_row + (i0 + x) * g.src_col;
+                    const std::int64_t down = kThreadRows * g.src_row, right = 32 * g.src_col;
 #pragma unroll
-                    for (int k = 0; k < kSide / kThreadRows; ++k) {
-                      const std::int64_t j = j0 + y + k * kThreadRows;
-                      if (i < g.cols && j < g.rows)
-                        tile[y + k * kThreadRows][x] = src[at.src + j * g.src_row + i * g.src_col];
-                    }
+                    for (int c = 0; c < S / 32; ++c)
+#pragma unroll
+                      for (int k = 0; k < S / kThreadRows; ++k)
+                        if (x + 32 * c < cols_in && y + k * kThreadRows < rows_in)
+                          tile[y + k * kThreadRows][x + 32 * c] = s[k * down + c * right];
                   }
                   __syncthreads();
                   {
-                    const std::int64_t j = j0 + x;
+                    T* d = dst + at.dst + (j0 + x) * g.dst_row + (i0 + y) * g.dst_col;
+                    const std::int64_t down = kThreadRows * g.dst_col, right = 32 * g.dst_row;
 #pragma unroll
-                    for (int k = 0; k < kSide / kThreadRows; ++k) {
-                      const std::int64_t i = i0 + y + k * kThreadRows;
-                      if (i < g.cols && j < g.rows)
-                        dst[at.dst + j * g.dst_row + i * g.dst_col] = tile[x][y + k * kThreadRows];
-                    }
+                    for (int c = 0; c < S / 32; ++c)
+#pragma unroll
+                      for (int k = 0; k < S / kThreadRows; ++k)
+                        if (x + 32 * c < rows_in && y + k * kThreadRows < cols_in)
+                          d[k * down + c * right] = tile[x + 32 * c][y + k * kThreadRows];
                   }
                   __syncthreads();
                 });
@@ -143,19 +153,28 @@ struct FlatRows {
 
 // Row permutation, in bytes (g.cols = row bytes, every stride in bytes, all multiples of V):
 // each row is cols / V vectors; `lanes` (a power of two, <= 32) threads share a row, so a block
-// covers 256 / lanes rows at once and kRowSweeps times that per tile. Every thread loads all of
-// its vectors of a sweep before storing any (independent loads in flight).
+// covers 256 / lanes rows at once and `sweeps` (at most kRowSweeps) times that per tile. A lane
+// takes row_unroll_vecs(V) vectors of each of its rows at once (v, v + lanes, ..): with `lanes` the
+// power of two that covers a row in that many, a thread has up to kRowSweeps x row_unroll_vecs(V)
+// loads in flight (64 bytes from 4-byte vectors on) before it stores any, on short rows as on
+// long ones. Their 64-bit addresses take 77-80 registers: 3 blocks an SM (4 at 16 bytes, whose
+// one vector a row keeps it at 64).
 constexpr int kRowSweeps = 4;
+TMAKIT_HD constexpr int row_unroll_vecs(int v) {
+  return v >= 16 ? 1 : v >= 8 ? 2 : 4;
+}
 
 template <int V>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, V >= 16 ? 4 : 3)
     permute_rows_kernel(const unsigned char* __restrict__ src, unsigned char* __restrict__ dst,
-                        PermuteGeometry g, int lanes_log2, FlatRows flat, std::uint32_t total) {
+                        PermuteGeometry g, int lanes_log2, FlatRows flat, std::uint32_t total,
+                        int sweeps) {
   using T = typename Word<V>::type;
+  constexpr int U = row_unroll_vecs(V);
   const int tid = threadIdx.y * kSide + threadIdx.x;
   const int lanes = 1 << lanes_log2, slots = kThreads >> lanes_log2;
   const int slot = tid >> lanes_log2, lane = tid & (lanes - 1);
-  const std::int64_t vecs = g.cols / V, tile_rows = std::int64_t{slots} * kRowSweeps;
+  const std::int64_t vecs = g.cols / V, tile_rows = std::int64_t{slots} * sweeps;
   for (std::int64_t r0 = blockIdx.x * tile_rows + slot; r0 < total;
        r0 += std::int64_t{gridDim.x} * tile_rows) {
     std::int64_t so[kRowSweeps], dof[kRowSweeps];
@@ -163,17 +182,25 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
     for (int k = 0; k < kRowSweeps; ++k) {
       const std::int64_t r = r0 + std::int64_t{k} * slots;
-      ok[k] = r < total;
+      ok[k] = k < sweeps && r < total;
       if (ok[k]) flat.at(g, static_cast<std::uint32_t>(r), &so[k], &dof[k]);
     }
-    for (std::int64_t v = lane; v < vecs; v += lanes) {
-      T w[kRowSweeps];
+    for (std::int64_t v0 = lane; v0 < vecs; v0 += std::int64_t{lanes} * U) {
+      T w[kRowSweeps][U];
 #pragma unroll
       for (int k = 0; k < kRowSweeps; ++k)
-        if (ok[k]) w[k] = *reinterpret_cast<const T*>(src + so[k] + v * V);
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+          const std::int64_t v = v0 + std::int64_t{u} * lanes;
+          if (ok[k] && v < vecs) w[k][u] = *reinterpret_cast<const T*>(src + so[k] + v * V);
+        }
 #pragma unroll
       for (int k = 0; k < kRowSweeps; ++k)
-        if (ok[k]) *reinterpret_cast<T*>(dst + dof[k] + v * V) = w[k];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+          const std::int64_t v = v0 + std::int64_t{u} * lanes;
+          if (ok[k] && v < vecs) *reinterpret_cast<T*>(dst + dof[k] + v * V) = w[k][u];
+        }
     }
   }
 }
@@ -541,14 +568,14 @@ __global__ void __launch_bounds__(kThreads)
     permute_rows_realign_kernel(const unsigned char* __restrict__ src,
                                 unsigned char* __restrict__ dst, PermuteGeometry g, int lanes_log2,
                                 std::uintptr_t src_lo, std::uintptr_t src_hi, FlatRows flat,
-                                std::uint32_t total) {
+                                std::uint32_t total, int sweeps) {
   const int tid = threadIdx.y * kSide + threadIdx.x;
   const int lanes = 1 << lanes_log2, slots = kThreads >> lanes_log2;
   const int slot = tid >> lanes_log2, lane = tid & (lanes - 1);
-  const std::int64_t row_bytes = g.cols, tile_rows = std::int64_t{slots} * kRowSweeps;
+  const std::int64_t row_bytes = g.cols, tile_rows = std::int64_t{slots} * sweeps;
   for (std::int64_t r0 = blockIdx.x * tile_rows + slot; r0 < total;
        r0 += std::int64_t{gridDim.x} * tile_rows) {
-    for (int k = 0; k < kRowSweeps; ++k) {
+    for (int k = 0; k < sweeps; ++k) {
       const std::int64_t row = r0 + std::int64_t{k} * slots;
       if (row >= total) break;
       std::int64_t so, dof;
@@ -600,6 +627,24 @@ __global__ void __launch_bounds__(kThreads)
       }
     }
   }
+}
+
+// A row kernel's launch: the lanes a row (a power of two up to 32) that cover its `units`
+// (vectors or chunks) at `per_lane` each, and the sweeps a tile, fewer where the grid would
+// otherwise not give every SM 4 blocks (a few long rows: 1,938 rows of 65,100 bytes made 61
+// blocks of 4 sweeps).
+struct RowsLaunch {
+  int lanes_log2 = 0, sweeps = kRowSweeps;
+  unsigned blocks = 0;
+};
+RowsLaunch rows_launch(std::int64_t units, int per_lane, std::int64_t total, int sm_count) {
+  RowsLaunch r;
+  const std::int64_t need = ceil_div(units, std::int64_t{per_lane});
+  while (r.lanes_log2 < 5 && (std::int64_t{1} << r.lanes_log2) < need) ++r.lanes_log2;
+  auto blocks = [&] { return ceil_div(total, std::int64_t{kThreads >> r.lanes_log2} * r.sweeps); };
+  while (r.sweeps > 1 && blocks() < std::int64_t{4} * sm_count) r.sweeps /= 2;
+  r.blocks = static_cast<unsigned>(std::min<std::int64_t>(blocks(), 0x7fffffff));
+  return r;
 }
 
 std::int64_t gcd64(std::int64_t a, std::int64_t b) {
@@ -682,10 +727,17 @@ bool kernels::permute_tile_box_plan(const PermuteDims& dims, int elem_bytes, Box
          box_plan_for(dims, elem_bytes, registers, cuts_first, box);
 }
 
+namespace {
+// Whole rows at least DevicePolicy::permute_rows_min_bytes long: the rows kernels.
+bool rows_kernels_run(const kernels::PermuteArgs& a) {
+  return a.moves_rows() && a.geo.cols * a.elem_bytes >= a.rows_min_bytes;
+}
+}  // namespace
+
 bool kernels::permute_tile_prefers_box(const PermuteArgs& a) {
   if (a.dims.rank > 5) return true;
   const PermuteGeometry& g = a.geo;
-  if (a.moves_rows() && g.cols >= box_run_elems(a.elem_bytes)) return false;  // the rows kernels
+  if (rows_kernels_run(a)) return false;
   const std::int64_t run = box_run_elems(a.elem_bytes);
   auto fill = [](std::int64_t n) { return double(n) / double(ceil_div(n, kSide) * kSide); };
   return g.cols < run || g.rows < run || fill(g.rows) * fill(g.cols) < 0.9 ||
@@ -696,8 +748,7 @@ cudaError_t kernels::launch_permute_tile(const PermuteArgs& a) {
   if (a.dims.rank > 5) return launch_box(a, a.dims);  // rank 6-8: the box walk alone
   const PermuteGeometry& g = a.geo;
   const dim3 block(kSide, kThreadRows);
-  if (a.moves_rows() && g.cols >= box_run_elems(a.elem_bytes) &&
-      g.rows * g.batch() < (std::int64_t{1} << 32)) {
+  if (rows_kernels_run(a) && g.rows * g.batch() < (std::int64_t{1} << 32)) {
     // All rows as one flat index (FlatRows). (Making the longest dimension the threads' rows
     // instead measured slower on the H200: 7% of memcpy for (5, 1999, 3, 117) (2, 1, 0, 3) at
     // 8 B, where dst's next dimension, 5 long, gave 53%.)
@@ -719,28 +770,19 @@ cudaError_t kernels::launch_permute_tile(const PermuteArgs& a) {
         v >= 16 || (v >= a.rows_vector_min_bytes && bytes.cols / v <= a.rows_vector_max_vecs);
     if (!vectors) {  // long rows off 16-byte alignment: realigned 16-byte chunks (the policy's
                      // rows_vector_* say which rows; docs/perf-guide.md section 4.13)
-      const std::int64_t chunks = bytes.cols / 16;
-      int lanes_log2 = 0;
-      while (lanes_log2 < 5 && (std::int64_t{1} << lanes_log2) < chunks) ++lanes_log2;
-      const std::int64_t tile_rows = std::int64_t{kThreads >> lanes_log2} * kRowSweeps;
-      const auto blocks =
-          static_cast<unsigned>(std::min<std::int64_t>(ceil_div(total, tile_rows), 0x7fffffff));
+      const RowsLaunch l = rows_launch(bytes.cols / 16, kRealignUnroll, total, a.sm_count);
       const auto lo = reinterpret_cast<std::uintptr_t>(a.src);
-      permute_rows_realign_kernel<<<blocks, block, 0, a.stream>>>(
+      permute_rows_realign_kernel<<<l.blocks, block, 0, a.stream>>>(
           static_cast<const unsigned char*>(a.src), static_cast<unsigned char*>(a.dst), bytes,
-          lanes_log2, lo, lo + static_cast<std::uintptr_t>(a.src_span_bytes), flat, total32);
+          l.lanes_log2, lo, lo + static_cast<std::uintptr_t>(a.src_span_bytes), flat, total32,
+          l.sweeps);
       return cudaGetLastError();
     }
-    const std::int64_t vecs = bytes.cols / v;
-    int lanes_log2 = 0;
-    while (lanes_log2 < 5 && (std::int64_t{1} << lanes_log2) < vecs) ++lanes_log2;
-    const std::int64_t tile_rows = std::int64_t{kThreads >> lanes_log2} * kRowSweeps;
-    const auto blocks =
-        static_cast<unsigned>(std::min<std::int64_t>(ceil_div(total, tile_rows), 0x7fffffff));
+    const RowsLaunch l = rows_launch(bytes.cols / v, row_unroll_vecs(v), total, a.sm_count);
     return dispatch_word(v, [&](auto vb) {
-      permute_rows_kernel<decltype(vb)::value><<<blocks, block, 0, a.stream>>>(
+      permute_rows_kernel<decltype(vb)::value><<<l.blocks, block, 0, a.stream>>>(
           static_cast<const unsigned char*>(a.src), static_cast<unsigned char*>(a.dst), bytes,
-          lanes_log2, flat, total32);
+          l.lanes_log2, flat, total32, l.sweeps);
       return cudaGetLastError();
     });
   }
@@ -753,17 +795,20 @@ cudaError_t kernels::launch_permute_tile(const PermuteArgs& a) {
     const cudaError_t err = launch_box(a, box_dims_of(g));
     if (err != cudaErrorNotSupported) return err;
   }
-  const TileGrid grid = tile_grid(ceil_div(g.rows, kSide), ceil_div(g.cols, kSide), g.batch());
   const bool transposing = g.dst_row < g.dst_col;  // j walks dst more closely than i
   return dispatch_word(a.elem_bytes, [&](auto eb) {
     constexpr int E = decltype(eb)::value;
     using T = typename Word<E>::type;
     const auto* s = static_cast<const T*>(a.src);
     auto* d = static_cast<T*>(a.dst);
-    if (transposing)
+    if (transposing) {
+      constexpr std::int64_t S = E <= 4 ? 64 : 32;  // permute_tile_kernel's tile side
+      const TileGrid grid = tile_grid(ceil_div(g.rows, S), ceil_div(g.cols, S), g.batch());
       permute_tile_kernel<E><<<dim3(grid.x, grid.y, grid.z), block, 0, a.stream>>>(s, d, g);
-    else
+    } else {
+      const TileGrid grid = tile_grid(ceil_div(g.rows, kSide), ceil_div(g.cols, kSide), g.batch());
       permute_elems_kernel<E><<<dim3(grid.x, grid.y, grid.z), block, 0, a.stream>>>(s, d, g);
+    }
     return cudaGetLastError();
   });
 }

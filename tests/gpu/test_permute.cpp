@@ -407,6 +407,34 @@ TEST(Permute, BoxWalkManyBoxesPerBlock) {
   EXPECT_EQ(runs, 2 * 11 + 2);
 }
 
+// permute_tile's 2-D tile kernel (64 x 64 tiles up to 4 B, 32 x 32 from 8 B on): edge tiles cut on
+// both sides and in the middle of a warp's columns, one or two batch dimensions between the two,
+// operands off 16-byte alignment; explain_permute says the tiles ran, not the boxes.
+TEST(Permute, TwoDimensionalTilesWithEdgesEveryElementSize) {
+  TMAKIT_NEED_GPU(75);
+  struct Case {
+    Ext n;
+    std::vector<int> p;
+  };
+  const Case cases[] = {{{61, 3, 95}, {2, 1, 0}},
+                        {{127, 2, 5, 95}, {3, 1, 2, 0}},
+                        {{63, 2, 3, 127}, {3, 2, 1, 0}},
+                        {{190, 4, 62}, {2, 1, 0}}};
+  int runs = 0;
+  for (const Case& c : cases)
+    for (int e : {1, 2, 4, 8, 16}) {
+      const std::string how = explain_permute(c.n, c.p, e);
+      ASSERT_NE(how.find("shared tiles"), std::string::npos) << how;
+      for (std::size_t off : {std::size_t{0}, std::size_t{16}, std::size_t{48}}) {
+        if (off % e != 0) continue;
+        const test::PermuteRun r = test::check_permute(c.n, c.p, e, {}, named("permute_tile"), off);
+        ASSERT_TRUE(r.error.empty()) << e << " B offset " << off << ": " << r.error;
+        ++runs;
+      }
+    }
+  EXPECT_EQ(runs, 4 * 5 * 3);  // the tile kernel ran for every case and element size
+}
+
 // Row permutations whose rows are not whole 16-byte chunks or sit off 16-byte alignment: the
 // realigned rows kernel (head bytes, 16-byte chunks from two aligned blocks, tail bytes, a
 // thread's rows together). Rows of 33-103 elements, operands 0-15 bytes off alignment, padded
