@@ -3,20 +3,23 @@
 // dimensions with their own strides (host/permute/ reduces a rank-5 reorder to a rows x cols
 // tile of two dimensions plus that batch), decoded once per tile, never per element.
 //   - A transposing permutation (the dimension contiguous in src differs from the one
-//     contiguous in dst) goes through a 32 x 33 padded shared tile: lanes walk src's contiguous
-//     dimension on the load and dst's on the store, so both sides are coalesced.
+//     contiguous in dst) goes through a padded shared tile (64 x 65 at 1-4 B, 32 x 33 from 8 B
+//     on): lanes walk src's contiguous dimension on the load and dst's on the store, so both
+//     sides are coalesced.
 //   - A row permutation (the innermost dimension stays innermost: (0,2,1,3) of attention's
-//     heads) moves whole rows with the widest vector that every address and stride allows,
-//     several rows per warp when rows are short: no shared memory, no element reordering.
-//     Long rows whose widest vector is under 16 bytes are written in aligned 16-byte chunks,
-//     realigned from two aligned loads by funnel shifts.
+//     heads) of rows of 32 bytes or more moves whole rows with the widest vector that every
+//     address and stride allows, several rows per warp when rows are short and several vectors
+//     of each row a lane at once: no shared memory, no element reordering. Long rows whose
+//     widest vector is under 16 bytes are written in aligned 16-byte chunks, realigned from two
+//     aligned loads by funnel shifts.
 //   - Short contiguous dimensions (a reversal of 3 x 5 x 7 x ..., rows of a few elements),
 //     strides that make neither side contiguous, and every reduction of rank 6-8: boxes of
 //     whole runs on both sides (kernels/common/permute_box.hpp), loaded in src order and stored
 //     in dst order through shared memory, the index math done once per block into shared
 //     tables (or, by the policy's permute_box_registers_min_bytes, into each thread's
-//     registers); in 4-16-byte words on each side whose strides allow them. The box walk takes
-//     any rank up to 8 in one launch.
+//     registers); in 4-16-byte words on each side whose strides allow them, pipelined (the next
+//     box's loads in flight while this one is stored) where a box is at most two 8-16-byte words
+//     a thread. The box walk takes any rank up to 8 in one launch.
 // The TMA path beside it is permute_tma (kernels/permute/permute_tma.cu).
 #include <cstring>
 #include <type_traits>
