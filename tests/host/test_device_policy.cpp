@@ -42,13 +42,13 @@ TEST(DevicePolicy, OverridesApplyEachField) {
   EXPECT_EQ(p.bulk_flat_ctas_per_sm, 2);
   EXPECT_EQ(p.bulk_flat_unit_bytes, 65536);
   EXPECT_TRUE(p.sector_column_tiles);
-  ASSERT_EQ(
-      apply_policy_overrides("permute_box_words=0,permute_tma_min_fill_pct=40,"
-                             "permute_box_cuts_first=0,permute_box_registers_min_bytes=4,"
-                             "permute_rows_vector_min_bytes=8,permute_rows_vector_max_vecs=64,"
-                             "permute_box_origin_once=0,permute_box_pipeline=0,permute_rows_min_bytes=32",
-                             &p),
-      "");
+  ASSERT_EQ(apply_policy_overrides(
+                "permute_box_words=0,permute_tma_min_fill_pct=40,"
+                "permute_box_cuts_first=0,permute_box_registers_min_bytes=4,"
+                "permute_rows_vector_min_bytes=8,permute_rows_vector_max_vecs=64,"
+                "permute_box_origin_once=0,permute_box_pipeline=0,permute_rows_min_bytes=32",
+                &p),
+            "");
   EXPECT_FALSE(p.permute_box_words);
   EXPECT_EQ(p.permute_tma_min_fill_pct, 40);
   EXPECT_FALSE(p.permute_box_cuts_first);
