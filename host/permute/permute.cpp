@@ -438,12 +438,12 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
            "\n";
   if (kernels::permute_tile_prefers_box(a) && has_box)
     out += describe_box(box, elem_bytes, registers);
+  else if (a.moves_rows())
+    out += "permute_tile: whole rows, the widest vector every offset allows\n";
   else
-    out += std::string("permute_tile: ") +
-           (a.moves_rows()    ? "whole rows, the widest vector every offset allows"
-            : elem_bytes <= 4 ? "64 x 65 shared tiles of cols x rows"
-                              : "32 x 33 shared tiles of cols x rows") +
-           "\n";
+    out += "permute_tile: " + std::to_string(permute_tile_side_elems(elem_bytes)) + " x " +
+           std::to_string(permute_tile_side_elems(elem_bytes) + 1) +
+           " shared tiles of cols x rows\n";
   const kernels::PermuteTmaPlan plan = kernels::plan_permute_tma(a);
   if (plan.rule != nullptr) return out + "permute_tma: " + plan.rule + "\n";
   MapSide src, dst;

@@ -19,6 +19,13 @@ struct PermuteGeometry {
   }
 };
 
+// The side of permute_tile's 2-D shared tile, in elements: 64 at 1-4-byte elements, 32 from 8
+// bytes on (a 64 x 65 tile of 8-byte elements is 33 KB of shared memory; docs/perf-guide.md
+// section 4.13 has the measurements).
+TMAKIT_HD constexpr int permute_tile_side_elems(int elem_bytes) {
+  return elem_bytes <= 4 ? 64 : 32;
+}
+
 // A reduced permutation as it is, any rank up to kPermuteMaxRank: extents, src and dst strides
 // in elements, per dimension (what the box walk of permute_tile starts from, rank 6-8 included).
 inline constexpr int kPermuteMaxRank = 8;

@@ -79,7 +79,7 @@ unsigned box_blocks(const BoxPlan& box, int sm_count, std::uint32_t smem_bytes) 
 // reads src element (j0 + y + 8k, i0 + x + 32c) into tile[y + 8k][x + 32c] (x walks i, contiguous
 // in src). Store: lane x writes dst element (j0 + x + 32c, i0 + y + 8k) from tile[x + 32c][y + 8k]
 // (x walks j, contiguous in dst). Addresses step from one base a thread a tile (64-bit adds only).
-template <int E, int S = (E <= 4 ? 64 : 32)>
+template <int E, int S = permute_tile_side_elems(E)>
 __global__ void __launch_bounds__(kThreads)
     permute_tile_kernel(const typename Word<E>::type* __restrict__ src,
                         typename Word<E>::type* __restrict__ dst, PermuteGeometry g) {
@@ -805,7 +805,7 @@ cudaError_t kernels::launch_permute_tile(const PermuteArgs& a) {
     const auto* s = static_cast<const T*>(a.src);
     auto* d = static_cast<T*>(a.dst);
     if (transposing) {
-      constexpr std::int64_t S = E <= 4 ? 64 : 32;  // permute_tile_kernel's tile side
+      constexpr std::int64_t S = permute_tile_side_elems(E);
       const TileGrid grid = tile_grid(ceil_div(g.rows, S), ceil_div(g.cols, S), g.batch());
       permute_tile_kernel<E><<<dim3(grid.x, grid.y, grid.z), block, 0, a.stream>>>(s, d, g);
     } else {
