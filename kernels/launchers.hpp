@@ -169,6 +169,7 @@ struct PermuteArgs {
   int rows_min_bytes = 32;         // DevicePolicy::permute_rows_min_bytes
   bool box_origin_once = true;     // DevicePolicy::permute_box_origin_once
   bool box_pipeline = true;        // DevicePolicy::permute_box_pipeline
+  bool box_async = true;           // DevicePolicy::permute_box_async
   // permute_tma: rank-5 maps (b2, b1, b0, rows, cols) of src and (b2, b1, b0, cols, rows) of dst
   // for a transposing permutation, (b2, b1, b0, rows, row words) of both for a row permutation.
   const CUtensorMap* src_map = nullptr;

@@ -201,14 +201,22 @@ std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers) {
          std::to_string(p.boxes) + " boxes over " + std::to_string(p.outer) +
          " batch dimensions (the cut ones' chunks included)\n";
   const DevicePolicy policy;
-  if (!registers && policy.permute_box_words) {  // 16-byte aligned operands
-    const int ws = box_vector_elems(p, true, elem_bytes, 0);
-    const int wd = box_vector_elems(p, false, elem_bytes, 0);
-    if (ws > 1 || wd > 1)
-      out += "in words (16-byte aligned operands): loads of " + std::to_string(ws * elem_bytes) +
-             " bytes, stores of " + std::to_string(wd * elem_bytes) + " bytes" +
-             (box_words_swizzled(p, elem_bytes, wd) ? ", the shared box swizzled" : "") + "\n";
-  }
+  if (registers) return out;
+  static const char* const kLoads[] = {
+      "each box loaded into registers, then stored",
+      "the next box's loads in flight (registers) while this one is stored",
+      "by cp.async into two shared buffers, the next box's copies in flight while this one is "
+      "stored"};
+  const int ws = policy.permute_box_words ? box_vector_elems(p, true, elem_bytes, 0) : 1;
+  const int wd = policy.permute_box_words ? box_vector_elems(p, false, elem_bytes, 0) : 1;
+  const bool words = ws > 1 || wd > 1;
+  if (words)  // 16-byte aligned operands
+    out += "in words (16-byte aligned operands): loads of " + std::to_string(ws * elem_bytes) +
+           " bytes, stores of " + std::to_string(wd * elem_bytes) + " bytes" +
+           (box_words_swizzled(p, elem_bytes, wd) ? ", the shared box swizzled" : "") + "\n";
+  const BoxLoads loads =
+      box_loads(p, elem_bytes, words, ws, policy.permute_box_pipeline, policy.permute_box_async);
+  out += std::string("loads: ") + kLoads[static_cast<int>(loads)] + "\n";
   return out;
 }
 
@@ -339,6 +347,7 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.rows_min_bytes = caps.policy.permute_rows_min_bytes;
   a.box_origin_once = caps.policy.permute_box_origin_once;
   a.box_pipeline = caps.policy.permute_box_pipeline;
+  a.box_async = caps.policy.permute_box_async;
   const PermuteDef* def = named != nullptr ? named : tma;
   if (named == nullptr && (wide || !auto_prefers_tma(a, caps.policy))) def = tile;
   Status result;

@@ -53,6 +53,10 @@ struct DevicePolicy {
   // box's loads issued before this box's stores (kernels/primitives/box_walk.cuh,
   // for_each_box_ahead) instead of each box loaded, then stored.
   bool permute_box_pipeline = true;
+  // permute_tile's element walk at 4-16-byte elements: each box copied global -> shared by
+  // cp.async into two buffers, the next box's copies in flight while this one is stored
+  // (permute_box_async_kernel), instead of through registers.
+  bool permute_box_async = true;
 };
 
 }  // namespace tmakit

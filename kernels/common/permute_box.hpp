@@ -390,4 +390,26 @@ inline bool box_words_swizzled(const BoxPlan& p, int elem_bytes, int wd) {
   return step * static_cast<std::uint64_t>(wd) * static_cast<std::uint64_t>(elem_bytes) % 128 == 0;
 }
 
+// How a box walk with shared tables gets each box into shared memory
+// (kernels/permute/permute_tile.cu): through registers, one box loaded then stored; through
+// registers pipelined (the next box's loads in flight while this one is stored: words of 8-16
+// bytes, at most kBoxPipelinedWords of them a thread); or by cp.async into two buffers (4-16-byte
+// elements or src words), the next box's copies in flight while this one is stored.
+enum class BoxLoads { registers, pipelined, async };
+inline constexpr unsigned kBoxWordThreads = 256;  // permute_box_words_kernel's block
+inline constexpr int kBoxPipelinedWords = 2;
+// ws: elements a src word (1: the element walk, permute_box_kernel); pipeline, async: the policy's
+// permute_box_pipeline and permute_box_async. The pipelined register walk stays where it applies:
+// cp.async measured about even with it there, and ahead of the unpipelined walks
+// (docs/perf-guide.md, section 4.13).
+inline BoxLoads box_loads(const BoxPlan& p, int elem_bytes, bool words, int ws, bool pipeline,
+                          bool async) {
+  const int word_bytes = (words ? ws : 1) * elem_bytes;
+  if (words && pipeline && word_bytes >= 8 &&
+      p.volume / static_cast<std::uint32_t>(ws) <=
+          static_cast<std::uint32_t>(kBoxPipelinedWords) * kBoxWordThreads)
+    return BoxLoads::pipelined;
+  return async && word_bytes >= 4 ? BoxLoads::async : BoxLoads::registers;
+}
+
 }  // namespace tmakit

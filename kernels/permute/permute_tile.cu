@@ -23,10 +23,12 @@
 // The TMA path beside it is permute_tma (kernels/permute/permute_tma.cu).
 #include <cstring>
 #include <type_traits>
+#include <cuda/pipeline>
 #include <kernels/common/grid.hpp>
 #include <kernels/common/permute_box.hpp>
 #include <kernels/launchers.hpp>
 #include <kernels/primitives/box_walk.cuh>
+#include <kernels/primitives/launch_smem.cuh>
 #include <kernels/primitives/tile_loop.cuh>
 
 namespace tmakit {
@@ -275,6 +277,88 @@ __global__ void __launch_bounds__(kThreads)
   });
 }
 
+// The element walk with its loads in flight across the stores (DevicePolicy::permute_box_async,
+// 4-16-byte elements): permute_box_kernel holds a box's elements in registers between its load
+// and its shared store, so a block has at most K loads a thread in flight and none while it
+// stores (Nsight Compute on the (63, 95, 97, 101) reversal at 4 B: DRAM 47% busy, 4.6 barrier
+// and 7.2 long-scoreboard stalls per issue). Here each element goes from global to shared memory
+// by cp.async (libcu++'s cuda::memcpy_async on a thread-scope cuda::pipeline: no register holds
+// it), into two shared buffers: box k + 1's copies are issued before box k is stored, so they are
+// in flight during its stores. Same plan, same tables as permute_box_kernel, plus one buffer.
+// (cp.async copies 4, 8 or 16 bytes: 1-2-byte elements stay on permute_box_kernel.)
+template <int E>
+__global__ void __launch_bounds__(kThreads)
+    permute_box_async_kernel(const typename Word<E>::type* __restrict__ src,
+                             typename Word<E>::type* __restrict__ dst, BoxPlan p) {
+  static_assert(E >= 4, "cp.async copies 4, 8 or 16 bytes");
+  using T = typename Word<E>::type;
+  extern __shared__ __align__(16) unsigned char permute_box_async_smem[];
+  const std::uint32_t V = p.volume;
+  const std::uint32_t buf_bytes = (V * E + 15) / 16 * 16;
+  // Buffer k & 1 holds box k.
+  auto buf_of = [&](unsigned k) {
+    return reinterpret_cast<T*>(permute_box_async_smem + (k & 1) * buf_bytes);
+  };
+  auto* ld_off = reinterpret_cast<std::int32_t*>(permute_box_async_smem + 2 * buf_bytes);
+  std::int32_t* st_off = ld_off + V;
+  auto* st_idx = reinterpret_cast<std::uint16_t*>(st_off + V);
+  std::uint16_t* ld_cut = st_idx + V;
+  std::uint16_t* st_cut = ld_cut + V;
+  const unsigned tid = threadIdx.y * kSide + threadIdx.x;
+  for (std::uint32_t t = tid; t < V; t += kThreads) {
+    std::uint32_t cuts, at;
+    ld_off[t] = static_cast<std::int32_t>(box_src_offset(p, t, &cuts));
+    ld_cut[t] = static_cast<std::uint16_t>(cuts);
+    st_off[t] = static_cast<std::int32_t>(box_dst_offset(p, t, &at, &cuts));
+    st_idx[t] = static_cast<std::uint16_t>(at);
+    st_cut[t] = static_cast<std::uint16_t>(cuts);
+  }
+  __syncthreads();
+  cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
+  auto with_whole = [&](const BoxOrigin& at, auto&& f) {
+    if (box_is_whole(p, at))
+      f(std::true_type{});
+    else
+      f(std::false_type{});
+  };
+  auto inside = [](auto whole, const std::uint16_t* cut, std::uint32_t t, const BoxOrigin& at) {
+    return decltype(whole)::value || ((cut[t] & 255u) < at.lim0 && (cut[t] >> 8) < at.lim1);
+  };
+  // This thread's elements of box `at` into `buf`: one commit group (empty when it has none).
+  auto issue = [&](const BoxOrigin& at, T* buf) {
+    pipe.producer_acquire();
+    with_whole(at, [&](auto whole) {
+      const T* s0 = src + at.src;
+      for (std::uint32_t t = tid; t < V; t += kThreads)
+        if (inside(whole, ld_cut, t, at))
+          cuda::memcpy_async(buf + t, s0 + ld_off[t], cuda::aligned_size_t<E>(E), pipe);
+    });
+    pipe.producer_commit();
+  };
+  unsigned k = 0;
+  for_each_box_ahead(p, p.origin_once,
+                     [&](const BoxOrigin& at, bool has_next, const BoxOrigin& next) {
+                       T* cur = buf_of(k);
+                       if (k == 0) issue(at, cur);
+                       // The other buffer was last read by box k - 1's stores, which every
+                       // thread finished before that box's closing barrier.
+                       if (has_next) {
+                         issue(next, buf_of(k + 1));
+                         cuda::pipeline_consumer_wait_prior<1>(pipe);  // box k's copies landed
+                       } else {
+                         cuda::pipeline_consumer_wait_prior<0>(pipe);
+                       }
+                       __syncthreads();  // ...every thread's
+                       with_whole(at, [&](auto whole) {
+                         T* d0 = dst + at.dst;
+                         for (std::uint32_t t = tid; t < V; t += kThreads)
+                           if (inside(whole, st_cut, t, at)) d0[st_off[t]] = cur[st_idx[t]];
+                       });
+                       __syncthreads();
+                       ++k;
+                     });
+}
+
 // The box walk with each thread's part of a box in registers instead of shared tables: thread
 // tid owns the box elements t = tid + 512 k (k < kBoxRegs) in src order for the load and in dst
 // order for the store, so its src offsets, dst offsets, shared indices and coordinates along
@@ -372,22 +456,26 @@ __global__ void __launch_bounds__(kBoxThreads, kBoxRegBlocksPerSm)
 // contiguous dimension (a shared stride apart in the box's src-order layout), packs them into a
 // word and stores it. The tables hold one entry per word, not per element. Either side may stay at
 // one element per word (an odd extent there).
-constexpr unsigned kWordThreads = 256;
-// The pipelined walk (DevicePolicy::permute_box_pipeline) where a box is at most this many src
-// words a thread: the next box's loads issued before this box's stores. With more words a
-// thread (6-8 elements of 1-4 bytes) it measured slower on the H200 (0.60-0.74x on four seed-1
+constexpr unsigned kWordThreads = kBoxWordThreads;
+// The pipelined walk (DevicePolicy::permute_box_pipeline, box_loads) where a box is at most this
+// many src words a thread: the next box's loads issued before this box's stores. With more words
+// a thread (6-8 elements of 1-4 bytes) it measured slower on the H200 (0.60-0.74x on four seed-1
 // cases: the words held across the stores cost registers and occupancy); with 1-2 words of
 // 16 bytes, 1.09-1.28x (docs/permute.md, section 4).
-constexpr int kPipelinedWords = 2;
+constexpr int kPipelinedWords = kBoxPipelinedWords;
 
 // Box element t in src order is shared element t (dimension 0, src's contiguous one, has shared
 // stride 1). Src word s: src-order elements s * WS .. s * WS + WS - 1, consecutive along box
 // dimension 0 in src and in shared memory. Dst word d: dst-order elements d * WD .., consecutive
 // along box dimension dst_order[0] in dst, `step` apart in shared memory.
-template <int E, int VS, int VD>
+// Async (DevicePolicy::permute_box_async, src words of 4-16 bytes): src words go to shared
+// memory by cp.async into two buffers, box k + 1's copies in flight while box k is stored, as in
+// permute_box_async_kernel; no register holds a word between its load and its shared store.
+template <int E, int VS, int VD, bool Async>
 __global__ void __launch_bounds__(kWordThreads)
     permute_box_words_kernel(const typename Word<E>::type* __restrict__ src,
                              typename Word<E>::type* __restrict__ dst, BoxPlan p, bool swizzle) {
+  static_assert(!Async || VS >= 4, "cp.async copies 4, 8 or 16 bytes");
   using T = typename Word<E>::type;
   using TS = typename Word<VS>::type;
   using TD = typename Word<VD>::type;
@@ -395,9 +483,10 @@ __global__ void __launch_bounds__(kWordThreads)
   constexpr int K = VS >= 8 ? 4 : 8;  // src words in flight per thread: 32-64 bytes
   extern __shared__ __align__(16) unsigned char permute_box_words_smem[];
   const std::uint32_t V = p.volume, NS = V / WS, ND = V / WD;
-  unsigned char* buf = permute_box_words_smem;
+  const std::uint32_t buf_bytes = (V * E + 127) / 128 * 128;
+  unsigned char* buf = permute_box_words_smem;  // Async: buffer k & 1 holds box k
   auto* ld_off =
-      reinterpret_cast<std::int32_t*>(permute_box_words_smem + (V * E + 127) / 128 * 128);
+      reinterpret_cast<std::int32_t*>(permute_box_words_smem + (Async ? 2 : 1) * buf_bytes);
   std::int32_t* st_off = ld_off + NS;
   auto* st_idx = reinterpret_cast<std::uint16_t*>(st_off + ND);
   std::uint16_t* ld_cut = st_idx + ND;
@@ -456,8 +545,8 @@ __global__ void __launch_bounds__(kWordThreads)
       }
     });
   };
-  // Dst words gathered from shared memory, packed and stored.
-  auto store = [&](auto swizzled, const BoxOrigin& at) {
+  // Dst words gathered from shared memory (`from_buf`), packed and stored.
+  auto store = [&](auto swizzled, const BoxOrigin& at, const unsigned char* from_buf) {
     with_whole(at, [&](auto whole) {
       T* d0 = dst + at.dst;
       for (std::uint32_t w = tid; w < ND; w += kWordThreads)
@@ -466,17 +555,18 @@ __global__ void __launch_bounds__(kWordThreads)
           T e[WD];
 #pragma unroll
           for (std::uint32_t j = 0; j < WD; ++j)
-            e[j] = *reinterpret_cast<const T*>(buf + at_byte(swizzled, from + j * step));
+            e[j] = *reinterpret_cast<const T*>(from_buf + at_byte(swizzled, from + j * step));
           TD out;
           std::memcpy(&out, e, sizeof(out));
           *reinterpret_cast<TD*>(d0 + st_off[w]) = out;
         }
     });
   };
-  auto walk = [&](auto swizzled) {
-    // At most kPipelinedWords words a thread: the next box's loads are in flight while this
-    // one is stored. Only words of 8-16 bytes get there (a box of 1-4-byte words has more of
-    // them a thread), so only their kernels carry the pipelined walk's registers.
+  // The walk through registers: at most kPipelinedWords words a thread, the next box's loads
+  // are in flight while this one is stored. Only words of 8-16 bytes get there (a box of
+  // 1-4-byte words has more of them a thread), so only their kernels carry the pipelined walk's
+  // registers. Else each box loaded, then stored.
+  auto walk_registers = [&](auto swizzled) {
     if constexpr (VS >= 8) {
       if (p.pipeline && NS <= kPipelinedWords * kWordThreads) {
         constexpr std::integral_constant<int, kPipelinedWords> n{};
@@ -489,7 +579,7 @@ __global__ void __launch_bounds__(kWordThreads)
                              put(n, swizzled, tid, at, v);
                              __syncthreads();
                              if (has_next) load(n, tid, next, v);
-                             store(swizzled, at);
+                             store(swizzled, at, buf);
                              __syncthreads();
                            });
         return;
@@ -503,9 +593,49 @@ __global__ void __launch_bounds__(kWordThreads)
         put(n, swizzled, w0, at, v);
       }
       __syncthreads();
-      store(swizzled, at);
+      store(swizzled, at, buf);
       __syncthreads();
     });
+  };
+  // The walk through cp.async: src words straight into shared memory, two buffers.
+  auto walk_async = [&](auto swizzled) {
+    cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
+    // This thread's src words of box `at` into buffer `b`: one commit group (maybe empty).
+    auto issue = [&](const BoxOrigin& at, unsigned char* b) {
+      pipe.producer_acquire();
+      with_whole(at, [&](auto whole) {
+        const T* s0 = src + at.src;
+        for (std::uint32_t w = tid; w < NS; w += kWordThreads)
+          if (inside(whole, ld_cut, w, at))
+            cuda::memcpy_async(b + at_byte(swizzled, w * WS), s0 + ld_off[w],
+                               cuda::aligned_size_t<VS>(VS), pipe);
+      });
+      pipe.producer_commit();
+    };
+    unsigned k = 0;
+    for_each_box_ahead(p, p.origin_once,
+                       [&](const BoxOrigin& at, bool has_next, const BoxOrigin& next) {
+                         unsigned char* cur = buf + (k & 1) * buf_bytes;
+                         if (k == 0) issue(at, cur);
+                         // The other buffer was last read by box k - 1's stores, before that
+                         // box's closing barrier.
+                         if (has_next) {
+                           issue(next, buf + ((k + 1) & 1) * buf_bytes);
+                           cuda::pipeline_consumer_wait_prior<1>(pipe);  // box k's words landed
+                         } else {
+                           cuda::pipeline_consumer_wait_prior<0>(pipe);
+                         }
+                         __syncthreads();  // ...every thread's
+                         store(swizzled, at, cur);
+                         __syncthreads();
+                         ++k;
+                       });
+  };
+  auto walk = [&](auto swizzled) {
+    if constexpr (Async)
+      walk_async(swizzled);
+    else
+      walk_registers(swizzled);
   };
   if (swizzle)
     walk(std::true_type{});
@@ -515,7 +645,7 @@ __global__ void __launch_bounds__(kWordThreads)
 
 template <int E>
 cudaError_t launch_words(const kernels::PermuteArgs& a, const BoxPlan& box, int ws, int wd,
-                         unsigned blocks, std::uint32_t smem) {
+                         bool async, unsigned blocks, std::uint32_t smem) {
   using T = typename Word<E>::type;
   return dispatch_word(ws * E, [&](auto vs) {
     return dispatch_word(wd * E, [&](auto vd) {
@@ -525,27 +655,38 @@ cudaError_t launch_words(const kernels::PermuteArgs& a, const BoxPlan& box, int 
         return cudaErrorInvalidValue;
       } else {
         const bool swizzle = box_words_swizzled(box, E, wd);
-        permute_box_words_kernel<E, VS, VD><<<blocks, kWordThreads, smem, a.stream>>>(
-            static_cast<const T*>(a.src), static_cast<T*>(a.dst), box, swizzle);
-        return cudaGetLastError();
+        const auto* s = static_cast<const T*>(a.src);
+        auto* d = static_cast<T*>(a.dst);
+        if constexpr (VS >= 4) {
+          if (async)
+            return launch_with_smem(permute_box_words_kernel<E, VS, VD, true>, dim3(blocks),
+                                    dim3(kWordThreads), smem, a.stream, s, d, box, swizzle);
+        }
+        return launch_with_smem(permute_box_words_kernel<E, VS, VD, false>, dim3(blocks),
+                                dim3(kWordThreads), smem, a.stream, s, d, box, swizzle);
       }
     });
   });
 }
 
-std::int64_t permute_box_words_smem_bytes(const BoxPlan& box, int elem_bytes, int ws, int wd) {
+std::int64_t permute_box_words_smem_bytes(const BoxPlan& box, int elem_bytes, int ws, int wd,
+                                          bool async) {
   const std::int64_t v = box.volume;
-  // The elements in whole 128-byte rows (the swizzle permutes 16-byte chunks inside a row).
-  return (v * elem_bytes + 127) / 128 * 128 + (v / ws) * (4 + 2) + (v / wd) * (4 + 2 + 2);
+  // The elements in whole 128-byte rows (the swizzle permutes 16-byte chunks inside a row), two
+  // buffers of them when async.
+  return (async ? 2 : 1) * ((v * elem_bytes + 127) / 128 * 128) + (v / ws) * (4 + 2) +
+         (v / wd) * (4 + 2 + 2);
 }
 
 cudaError_t launch_permute_box_words(const kernels::PermuteArgs& a, const BoxPlan& box, int ws,
                                      int wd) {
+  const bool async =
+      box_loads(box, a.elem_bytes, true, ws, a.box_pipeline, a.box_async) == BoxLoads::async;
   const auto smem =
-      static_cast<std::uint32_t>(permute_box_words_smem_bytes(box, a.elem_bytes, ws, wd));
+      static_cast<std::uint32_t>(permute_box_words_smem_bytes(box, a.elem_bytes, ws, wd, async));
   const unsigned blocks = box_blocks(box, a.sm_count, smem);
   return dispatch_word(a.elem_bytes, [&](auto eb) {
-    return launch_words<decltype(eb)::value>(a, box, ws, wd, blocks, smem);
+    return launch_words<decltype(eb)::value>(a, box, ws, wd, async, blocks, smem);
   });
 }
 
@@ -700,6 +841,24 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
     const int wd =
         box_vector_elems(box, false, a.elem_bytes, reinterpret_cast<std::uintptr_t>(a.dst));
     if (ws > 1 || wd > 1) return launch_permute_box_words(a, box, ws, wd);
+  }
+  if (tables && box_loads(box, a.elem_bytes, false, 1, a.box_pipeline, a.box_async) ==
+                    BoxLoads::async) {  // the element walk through cp.async
+    // One more buffer than permute_box_kernel's shared memory (over 48 KB: the opt-in).
+    const auto smem = static_cast<std::uint32_t>(box_smem_bytes(box.volume, a.elem_bytes) +
+                                                 (box.volume * a.elem_bytes + 15) / 16 * 16);
+    const unsigned blocks = box_blocks(box, a.sm_count, smem);
+    const dim3 block(kSide, kThreadRows);
+    return dispatch_word(a.elem_bytes, [&](auto eb) {
+      constexpr int E = decltype(eb)::value;
+      using T = typename Word<E>::type;
+      if constexpr (E < 4) {
+        return cudaErrorInvalidValue;
+      } else {
+        return launch_with_smem(permute_box_async_kernel<E>, dim3(blocks), block, smem, a.stream,
+                                static_cast<const T*>(a.src), static_cast<T*>(a.dst), box);
+      }
+    });
   }
   const auto smem = static_cast<std::uint32_t>(
       box_smem_bytes(box.volume, a.elem_bytes, tables ? kBoxTableBytes : 0));

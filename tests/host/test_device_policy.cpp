@@ -46,7 +46,8 @@ TEST(DevicePolicy, OverridesApplyEachField) {
                 "permute_box_words=0,permute_tma_min_fill_pct=40,"
                 "permute_box_cuts_first=0,permute_box_registers_min_bytes=4,"
                 "permute_rows_vector_min_bytes=8,permute_rows_vector_max_vecs=64,"
-                "permute_box_origin_once=0,permute_box_pipeline=0,permute_rows_min_bytes=64",
+                "permute_box_origin_once=0,permute_box_pipeline=0,permute_rows_min_bytes=64,"
+                "permute_box_async=0",
                 &p),
             "");
   EXPECT_FALSE(p.permute_box_words);
@@ -58,6 +59,7 @@ TEST(DevicePolicy, OverridesApplyEachField) {
   EXPECT_FALSE(p.permute_box_origin_once);
   EXPECT_FALSE(p.permute_box_pipeline);
   EXPECT_EQ(p.permute_rows_min_bytes, 64);
+  EXPECT_FALSE(p.permute_box_async);
 }
 
 TEST(DevicePolicy, BadOverridesAreRefusedWithTheReason) {

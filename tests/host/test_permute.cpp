@@ -453,6 +453,45 @@ TEST(PermuteBox, TheWalkCoversEveryElementOnce) {
   EXPECT_GT(walked_words, 1000);  // boxes walked in words
 }
 
+// How each box gets into shared memory (box_loads): cp.async from 4-byte elements or src words
+// on, the pipelined register walk where it applies (8-16-byte words, at most two a thread), the
+// register walk otherwise and with the policy off; explain says which.
+TEST(PermuteBox, LoadsByWordSizeAndPolicy) {
+  auto plan_of = [](const std::vector<std::int64_t>& n, const std::vector<int>& p, int e) {
+    detail::PermuteProblem prob;
+    EXPECT_TRUE(detail::check_permute_args(n, p, e, {}, &prob).ok());
+    PermuteGeometry g;
+    BoxPlan plan;
+    EXPECT_TRUE(detail::permute_geometry(detail::reduce(prob), &g).empty());
+    EXPECT_TRUE(make_box_plan(g, e, &plan));
+    return plan;
+  };
+  // Odd extents: the element walk (no words).
+  const BoxPlan odd4 = plan_of({63, 95, 97, 101}, {3, 2, 1, 0}, 4);
+  EXPECT_EQ(box_loads(odd4, 4, false, 1, true, true), BoxLoads::async);
+  EXPECT_EQ(box_loads(odd4, 4, false, 1, true, false), BoxLoads::registers);
+  const BoxPlan odd2 = plan_of({63, 95, 97, 101}, {3, 2, 1, 0}, 2);
+  EXPECT_EQ(box_loads(odd2, 2, false, 1, true, true), BoxLoads::registers);  // under 4 bytes
+  EXPECT_EQ(box_loads(odd2, 2, true, 2, true, true), BoxLoads::async);       // 4-byte words
+  // Words of 16 bytes, at most two a thread: the pipelined register walk, cp.async without it.
+  const BoxPlan rev5 = plan_of({24, 40, 32, 48, 40}, {4, 3, 2, 1, 0}, 4);
+  ASSERT_LE(rev5.volume / 4, 2u * kBoxWordThreads);
+  EXPECT_EQ(box_loads(rev5, 4, true, 4, true, true), BoxLoads::pipelined);
+  EXPECT_EQ(box_loads(rev5, 4, true, 4, false, true), BoxLoads::async);
+  EXPECT_EQ(box_loads(rev5, 4, true, 4, false, false), BoxLoads::registers);
+  EXPECT_EQ(box_loads(rev5, 4, true, 1, true, true), BoxLoads::async);  // 4-byte src words
+  // More than two words a thread: cp.async.
+  EXPECT_EQ(box_loads(rev5, 4, true, 2, true, true), BoxLoads::async);
+  EXPECT_NE(explain_permute({63, 95, 97, 101}, {3, 2, 1, 0}, 4).find("loads: by cp.async"),
+            std::string::npos);
+  EXPECT_NE(explain_permute({63, 95, 97, 101}, {3, 2, 1, 0}, 1)
+                .find("loads: each box loaded into registers"),
+            std::string::npos);
+  EXPECT_NE(explain_permute({24, 40, 32, 48, 40}, {4, 3, 2, 1, 0}, 4)
+                .find("loads: the next box's loads in flight (registers)"),
+            std::string::npos);
+}
+
 TEST(PermuteBox, FastDivIsExact) {
   std::mt19937 rng(3);
   for (std::uint32_t d : {1u, 2u, 3u, 5u, 7u, 64u, 65u, 127u, 1000u, 65535u, 2147483647u}) {
