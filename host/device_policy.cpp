@@ -92,6 +92,7 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
     int origin_once = p->permute_box_origin_once ? 1 : 0;
     int box_pipeline = p->permute_box_pipeline ? 1 : 0;
     int box_async = p->permute_box_async ? 1 : 0;
+    int box_pad = p->permute_box_pad ? 1 : 0;
     const Field fields[] = {
         {"sector_column_tiles", 0, 1, &column_tiles},
         {"sector_bytes", 16, 128, &p->sector_bytes},
@@ -109,6 +110,7 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
         {"permute_box_origin_once", 0, 1, &origin_once},
         {"permute_box_pipeline", 0, 1, &box_pipeline},
         {"permute_box_async", 0, 1, &box_async},
+        {"permute_box_pad", 0, 1, &box_pad},
         {"permute_tma_min_fill_pct", 0, 101, &p->permute_tma_min_fill_pct},
         {"permute_rows_vector_min_bytes", 1, 16, &p->permute_rows_vector_min_bytes},
         {"permute_rows_vector_max_vecs", 0, 1 << 20, &p->permute_rows_vector_max_vecs},
@@ -129,6 +131,7 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
     p->permute_box_origin_once = origin_once != 0;
     p->permute_box_pipeline = box_pipeline != 0;
     p->permute_box_async = box_async != 0;
+    p->permute_box_pad = box_pad != 0;
     if (field == "flat_unit_bytes") p->flat_unit_bytes = p->flat_skinny_unit_bytes = unit;
     if (field == "flat_max_matrix_bytes" && v > 0 && v < kFlatMaxMatrixBytes)
       p->flat_limits.batch_max_matrix_bytes = kFlatMaxMatrixBytes;

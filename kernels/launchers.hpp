@@ -170,6 +170,7 @@ struct PermuteArgs {
   bool box_origin_once = true;     // DevicePolicy::permute_box_origin_once
   bool box_pipeline = true;        // DevicePolicy::permute_box_pipeline
   bool box_async = true;           // DevicePolicy::permute_box_async
+  bool box_pad = true;             // DevicePolicy::permute_box_pad
   // permute_tma: rank-5 maps (b2, b1, b0, rows, cols) of src and (b2, b1, b0, cols, rows) of dst
   // for a transposing permutation, (b2, b1, b0, rows, row words) of both for a row permutation.
   const CUtensorMap* src_map = nullptr;

@@ -216,7 +216,12 @@ std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers) {
            (box_words_swizzled(p, elem_bytes, wd) ? ", the shared box swizzled" : "") + "\n";
   const BoxLoads loads =
       box_loads(p, elem_bytes, words, ws, policy.permute_box_pipeline, policy.permute_box_async);
-  out += std::string("loads: ") + kLoads[static_cast<int>(loads)] + "\n";
+  out += std::string("loads: ") + kLoads[static_cast<int>(loads)];
+  const std::uint32_t pad = box_async_pad_every(p, policy.permute_box_pad);
+  if (loads == BoxLoads::async && !words && pad > 1)
+    out += "; a slot of padding every " + std::to_string(pad) + " elements (gathers " +
+           std::to_string(pad + 1) + " apart)";
+  out += "\n";
   return out;
 }
 
@@ -348,6 +353,7 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.box_origin_once = caps.policy.permute_box_origin_once;
   a.box_pipeline = caps.policy.permute_box_pipeline;
   a.box_async = caps.policy.permute_box_async;
+  a.box_pad = caps.policy.permute_box_pad;
   const PermuteDef* def = named != nullptr ? named : tma;
   if (named == nullptr && (wide || !auto_prefers_tma(a, caps.policy))) def = tile;
   Status result;

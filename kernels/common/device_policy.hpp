@@ -57,6 +57,9 @@ struct DevicePolicy {
   // cp.async into two buffers, the next box's copies in flight while this one is stored
   // (permute_box_async_kernel), instead of through registers.
   bool permute_box_async = true;
+  // ...and there, a slot of padding every S elements of a shared box whose stores gather
+  // elements an even S apart (bank conflicts otherwise).
+  bool permute_box_pad = true;
 };
 
 }  // namespace tmakit

@@ -277,6 +277,11 @@ __global__ void __launch_bounds__(kThreads)
   });
 }
 
+// Shared slots of a box of `volume` elements padded one slot every `pad_every` (1: unpadded).
+TMAKIT_HD constexpr std::uint32_t box_async_slots(std::uint32_t volume, std::uint32_t pad_every) {
+  return pad_every > 1 ? volume + volume / pad_every : volume;
+}
+
 // The element walk with its loads in flight across the stores (DevicePolicy::permute_box_async,
 // 4-16-byte elements): permute_box_kernel holds a box's elements in registers between its load
 // and its shared store, so a block has at most K loads a thread in flight and none while it
@@ -286,15 +291,22 @@ __global__ void __launch_bounds__(kThreads)
 // it), into two shared buffers: box k + 1's copies are issued before box k is stored, so they are
 // in flight during its stores. Same plan, same tables as permute_box_kernel, plus one buffer.
 // (cp.async copies 4, 8 or 16 bytes: 1-2-byte elements stay on permute_box_kernel.)
+// Padded (pad.d > 1, DevicePolicy::permute_box_pad): the stores gather dst's contiguous dimension,
+// a shared stride S apart; an even S puts two of a warp's gathers in one bank (S = 34 4-byte
+// elements: bank 2t mod 32 for lane t). Box element t then sits at slot t + t / S, one slot of
+// padding every S elements, so the gather stride is S + 1, odd: each lane of a phase in its own
+// bank, as the 2-D tile's 33rd column does.
 template <int E>
 __global__ void __launch_bounds__(kThreads)
     permute_box_async_kernel(const typename Word<E>::type* __restrict__ src,
-                             typename Word<E>::type* __restrict__ dst, BoxPlan p) {
+                             typename Word<E>::type* __restrict__ dst, BoxPlan p, FastDiv pad) {
   static_assert(E >= 4, "cp.async copies 4, 8 or 16 bytes");
   using T = typename Word<E>::type;
   extern __shared__ __align__(16) unsigned char permute_box_async_smem[];
   const std::uint32_t V = p.volume;
-  const std::uint32_t buf_bytes = (V * E + 15) / 16 * 16;
+  const bool padded = pad.d > 1;
+  auto slot = [&](std::uint32_t t) { return padded ? t + pad.div(t) : t; };
+  const std::uint32_t buf_bytes = (box_async_slots(V, pad.d) * E + 15) / 16 * 16;
   // Buffer k & 1 holds box k.
   auto buf_of = [&](unsigned k) {
     return reinterpret_cast<T*>(permute_box_async_smem + (k & 1) * buf_bytes);
@@ -310,7 +322,7 @@ __global__ void __launch_bounds__(kThreads)
     ld_off[t] = static_cast<std::int32_t>(box_src_offset(p, t, &cuts));
     ld_cut[t] = static_cast<std::uint16_t>(cuts);
     st_off[t] = static_cast<std::int32_t>(box_dst_offset(p, t, &at, &cuts));
-    st_idx[t] = static_cast<std::uint16_t>(at);
+    st_idx[t] = static_cast<std::uint16_t>(slot(at));
     st_cut[t] = static_cast<std::uint16_t>(cuts);
   }
   __syncthreads();
@@ -331,7 +343,7 @@ __global__ void __launch_bounds__(kThreads)
       const T* s0 = src + at.src;
       for (std::uint32_t t = tid; t < V; t += kThreads)
         if (inside(whole, ld_cut, t, at))
-          cuda::memcpy_async(buf + t, s0 + ld_off[t], cuda::aligned_size_t<E>(E), pipe);
+          cuda::memcpy_async(buf + slot(t), s0 + ld_off[t], cuda::aligned_size_t<E>(E), pipe);
     });
     pipe.producer_commit();
   };
@@ -844,9 +856,11 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
   }
   if (tables && box_loads(box, a.elem_bytes, false, 1, a.box_pipeline, a.box_async) ==
                     BoxLoads::async) {  // the element walk through cp.async
-    // One more buffer than permute_box_kernel's shared memory (over 48 KB: the opt-in).
-    const auto smem = static_cast<std::uint32_t>(box_smem_bytes(box.volume, a.elem_bytes) +
-                                                 (box.volume * a.elem_bytes + 15) / 16 * 16);
+    const FastDiv pad(box_async_pad_every(box, a.box_pad));
+    // Two (padded) buffers and the tables (over 48 KB: the opt-in).
+    const auto smem = static_cast<std::uint32_t>(
+        2 * ((std::int64_t{box_async_slots(box.volume, pad.d)} * a.elem_bytes + 15) / 16 * 16) +
+        std::int64_t{box.volume} * kBoxTableBytes);
     const unsigned blocks = box_blocks(box, a.sm_count, smem);
     const dim3 block(kSide, kThreadRows);
     return dispatch_word(a.elem_bytes, [&](auto eb) {
@@ -856,7 +870,7 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
         return cudaErrorInvalidValue;
       } else {
         return launch_with_smem(permute_box_async_kernel<E>, dim3(blocks), block, smem, a.stream,
-                                static_cast<const T*>(a.src), static_cast<T*>(a.dst), box);
+                                static_cast<const T*>(a.src), static_cast<T*>(a.dst), box, pad);
       }
     });
   }

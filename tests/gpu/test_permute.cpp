@@ -365,9 +365,10 @@ TEST(Permute, BoxesInWordsEvenExtentsOffsetsAndPadding) {
 }
 
 // The box walk with several boxes a block (more boxes than the GPU keeps blocks resident): the
-// pipelined walk loads box k + 1 while it stores box k, and the origins come from three slots,
-// so boxes cut at the tensor's edge follow whole ones and the other way round. Odd extents (the
-// element walk), even ones (the walk in words), operands 16 bytes off, a padded layout.
+// pipelined and cp.async walks load box k + 1 while they store box k, and the origins come from
+// three slots, so boxes cut at the tensor's edge follow whole ones and the other way round. Odd
+// extents (the element walk; (37, 19, 45, 67) gathers 34 apart: its cp.async box padded), even
+// ones (the walk in words), operands 16 bytes off, a padded layout.
 TEST(Permute, BoxWalkManyBoxesPerBlock) {
   TMAKIT_NEED_GPU(75);
   struct Case {
@@ -377,13 +378,15 @@ TEST(Permute, BoxWalkManyBoxesPerBlock) {
   };
   const Case cases[] = {{{47, 41, 43, 61}, {3, 2, 1, 0}, {1, 2, 4, 8}},
                         {{23, 41, 43, 29}, {3, 2, 1, 0}, {16}},
-                        {{37, 19, 45, 67}, {1, 3, 0, 2}, {1, 4}},
+                        {{37, 19, 45, 67}, {1, 3, 0, 2}, {1, 4, 8, 16}},
                         {{48, 40, 56, 36}, {3, 2, 1, 0}, {1, 2, 4}},
                         {{32, 48, 40, 64}, {2, 0, 3, 1}, {1}}};
-  int runs = 0;
+  int runs = 0, padded = 0, async = 0;
   for (const Case& c : cases)
     for (int e : c.elem_bytes) {
       const std::string how = explain_permute(c.n, c.p, e);
+      padded += how.find("a slot of padding every 34 elements") != std::string::npos;
+      async += how.find("by cp.async") != std::string::npos;
       const std::size_t at = how.find(" boxes over ");
       ASSERT_NE(at, std::string::npos) << how;
       const std::size_t from = how.rfind(' ', at - 1) + 1;
@@ -404,7 +407,9 @@ TEST(Permute, BoxWalkManyBoxesPerBlock) {
     ASSERT_TRUE(r.error.empty()) << e << " B padded: " << r.error;
     ++runs;
   }
-  EXPECT_EQ(runs, 2 * 11 + 2);
+  EXPECT_EQ(runs, 2 * 13 + 2);
+  EXPECT_EQ(padded, 3);  // (37, 19, 45, 67) at 4, 8 and 16 B
+  EXPECT_EQ(async, 7);   // every 4-16-byte element walk and the 1-byte words of (48, 40, 56, 36)
 }
 
 // permute_tile's 2-D tile kernel (64 x 64 tiles up to 4 B, 32 x 32 from 8 B on): edge tiles cut on

@@ -484,6 +484,17 @@ TEST(PermuteBox, LoadsByWordSizeAndPolicy) {
   EXPECT_EQ(box_loads(rev5, 4, true, 2, true, true), BoxLoads::async);
   EXPECT_NE(explain_permute({63, 95, 97, 101}, {3, 2, 1, 0}, 4).find("loads: by cp.async"),
             std::string::npos);
+  // Its stores gather the 63 a shared stride of 34 (the 101's chunk) apart: padded to 35.
+  ASSERT_EQ(odd4.smem_stride[odd4.dst_order[0]], 34u);
+  EXPECT_EQ(box_async_pad_every(odd4, true), 34u);
+  EXPECT_EQ(box_async_pad_every(odd4, false), 1u);
+  EXPECT_NE(explain_permute({63, 95, 97, 101}, {3, 2, 1, 0}, 4)
+                .find("a slot of padding every 34 elements (gathers 35 apart)"),
+            std::string::npos);
+  // An odd stride is left alone: (152, 123, 5, 273) (3, 1, 0, 2) gathers the 5 35 apart.
+  const BoxPlan odd_stride = plan_of({152, 123, 5, 273}, {3, 1, 0, 2}, 4);
+  EXPECT_EQ(odd_stride.smem_stride[odd_stride.dst_order[0]] % 2, 1u);
+  EXPECT_EQ(box_async_pad_every(odd_stride, true), 1u);
   EXPECT_NE(explain_permute({63, 95, 97, 101}, {3, 2, 1, 0}, 1)
                 .find("loads: each box loaded into registers"),
             std::string::npos);
