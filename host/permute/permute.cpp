@@ -6,6 +6,7 @@
 #include <tmakit/permute.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <host/device.hpp>
 #include <host/error.hpp>
@@ -150,15 +151,39 @@ std::string prepare_permute_tma(bool allow_tma, const DeviceCaps& caps, kernels:
   return {};
 }
 
-// auto: permute_tma for row permutations of rows of 64 bytes or more, and where its tiles (128
-// bytes square) are filled at least to the policy's permute_tma_min_fill_pct over the two tile
-// dimensions; else permute_tile, whose boxes take whole short dimensions. Below that fill a
-// TMA copy moves mostly nothing (docs/perf-guide.md, "Permutations: the box kernels").
-bool auto_prefers_tma(const kernels::PermuteArgs& a, const DevicePolicy& policy) {
-  if (a.moves_rows()) return a.geo.cols * a.elem_bytes >= 64;
+// auto between permute_tma and permute_tile: permute_tma for row permutations of rows of 64
+// bytes or more; in the tile form where its tiles (128 bytes square) are filled at least to the
+// policy's permute_tma_min_fill_pct over the two tile dimensions (below that a TMA copy moves
+// mostly nothing), unless permute_tile walks boxes that carry more than the policy's
+// permute_tma_max_box_ratio times the bytes a TMA tile carries (its fill x its size): the box
+// walk groups dimensions on both sides, a TMA tile takes one from each (docs/perf-guide.md
+// section 4.13, "auto between permute_tma and permute_tile").
+struct TmaChoice {
+  bool tma = false;
+  double fill = 0, tile_bytes = 0;  // the TMA tile's fill and the bytes it carries
+  std::int64_t box_bytes = 0;       // permute_tile's box (0: no box walk)
+};
+TmaChoice auto_tma_choice(const kernels::PermuteArgs& a, const DevicePolicy& policy) {
+  TmaChoice c;
+  if (a.moves_rows()) {
+    c.tma = a.geo.cols * a.elem_bytes >= 64;
+    return c;
+  }
   const std::int64_t side = 128 / std::min(a.elem_bytes, 8);
   auto fill = [&](std::int64_t n) { return double(n) / double((n + side - 1) / side * side); };
-  return fill(a.geo.rows) * fill(a.geo.cols) * 100 >= policy.permute_tma_min_fill_pct;
+  c.fill = fill(a.geo.rows) * fill(a.geo.cols);
+  c.tile_bytes = c.fill * double(side * side * a.elem_bytes);
+  if (c.fill * 100 < policy.permute_tma_min_fill_pct) return c;
+  BoxPlan box;
+  if (kernels::permute_tile_prefers_box(a) &&
+      kernels::permute_tile_box_plan(a.dims, a.elem_bytes, &box, a.box_registers, a.box_cuts_first))
+    c.box_bytes = std::int64_t{box.volume} * a.elem_bytes;
+  c.tma = c.box_bytes == 0 ||
+          double(c.box_bytes) <= double(policy.permute_tma_max_box_ratio) * c.tile_bytes;
+  return c;
+}
+bool auto_prefers_tma(const kernels::PermuteArgs& a, const DevicePolicy& policy) {
+  return auto_tma_choice(a, policy).tma;
 }
 
 PermuteDims dims_of(const PermuteReduction& r) {
@@ -445,12 +470,22 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
              dim(g.batch_extent[k], g.src_batch[k], g.dst_batch[k]);
   out += "\n";
   const kernels::PermuteTmaPlan tma_plan = kernels::plan_permute_tma(a);
-  if (r.form != PermuteForm::kCopy && r.form != PermuteForm::kTranspose)
+  if (r.form != PermuteForm::kCopy && r.form != PermuteForm::kTranspose) {
+    const TmaChoice c = auto_tma_choice(a, policy);
+    std::string why;
+    if (!c.tma && c.box_bytes > 0)
+      why = " (its box, " + std::to_string(c.box_bytes) + " bytes, carries more than " +
+            std::to_string(policy.permute_tma_max_box_ratio) + " times the " +
+            std::to_string(std::llround(c.tile_bytes)) + " bytes of a TMA tile " +
+            std::to_string(std::llround(c.fill * 100)) + "% full)";
+    else if (!c.tma && !a.moves_rows())
+      why = " (TMA tiles " + std::to_string(std::llround(c.fill * 100)) + "% full)";
     out += std::string("auto: ") +
-           (!auto_prefers_tma(a, policy) ? "permute_tile"
+           (!c.tma                     ? "permute_tile" + why
             : tma_plan.rule == nullptr ? "permute_tma (permute_tile where its maps cannot be made)"
                                        : "permute_tile (permute_tma cannot run it)") +
            "\n";
+  }
   if (kernels::permute_tile_prefers_box(a) && has_box)
     out += describe_box(box, elem_bytes, registers);
   else if (a.moves_rows())

@@ -37,6 +37,9 @@ struct DevicePolicy {
   // auto's permute_tma for the tile form: its 128-byte square tiles at least this full (percent)
   // over the two tile dimensions, else permute_tile.
   int permute_tma_min_fill_pct = 20;
+  // ...and there only where permute_tile's box (when it walks boxes) carries at most this many
+  // times the bytes of a TMA tile (its fill x 128 x 128 bytes at up to 8-byte elements).
+  int permute_tma_max_box_ratio = 3;
   // permute_tile's row permutations: rows move as vectors of the widest size every offset allows
   // (v bytes, up to 16) when v is 16, or v is at least rows_vector_min_bytes and a row is at
   // most rows_vector_max_vecs vectors (a few per lane); else as realigned 16-byte chunks, whose

@@ -19,7 +19,9 @@
 //     tables (or, by the policy's permute_box_registers_min_bytes, into each thread's
 //     registers); in 4-16-byte words on each side whose strides allow them, pipelined (the next
 //     box's loads in flight while this one is stored) where a box is at most two 8-16-byte words
-//     a thread. The box walk takes any rank up to 8 in one launch.
+//     a thread; elsewhere, from 4-byte elements or src words on, each box copied global ->
+//     shared by cp.async into two buffers, the next box's copies in flight while this one is
+//     stored (box_loads picks the walk). The box walk takes any rank up to 8 in one launch.
 // The TMA path beside it is permute_tma (kernels/permute/permute_tma.cu).
 #include <cstring>
 #include <type_traits>
@@ -210,6 +212,35 @@ __global__ void __launch_bounds__(kThreads, V >= 16 ? 4 : 3)
   }
 }
 
+// The element walks' shared tables, built once per block at `at_bytes`: for box element t, the
+// src offset and cut coordinates of the src-order element t, and the dst offset, shared slot
+// (slot(i) of its src-order index i) and cut coordinates of the dst-order element t.
+struct BoxTables {
+  std::int32_t *ld_off, *st_off;
+  std::uint16_t *st_idx, *ld_cut, *st_cut;
+};
+template <class Slot>
+__device__ __forceinline__ BoxTables build_box_tables(const BoxPlan& p, unsigned char* at_bytes,
+                                                      unsigned tid, Slot slot) {
+  const std::uint32_t V = p.volume;
+  BoxTables b;
+  b.ld_off = reinterpret_cast<std::int32_t*>(at_bytes);
+  b.st_off = b.ld_off + V;
+  b.st_idx = reinterpret_cast<std::uint16_t*>(b.st_off + V);
+  b.ld_cut = b.st_idx + V;
+  b.st_cut = b.ld_cut + V;
+  for (std::uint32_t t = tid; t < V; t += kThreads) {
+    std::uint32_t cuts, at;
+    b.ld_off[t] = static_cast<std::int32_t>(box_src_offset(p, t, &cuts));
+    b.ld_cut[t] = static_cast<std::uint16_t>(cuts);
+    b.st_off[t] = static_cast<std::int32_t>(box_dst_offset(p, t, &at, &cuts));
+    b.st_idx[t] = static_cast<std::uint16_t>(slot(at));
+    b.st_cut[t] = static_cast<std::uint16_t>(cuts);
+  }
+  __syncthreads();
+  return b;
+}
+
 // Box walk (kernels/common/permute_box.hpp) when a contiguous dimension is short. Each block
 // first builds the box's tables in shared memory (per element: src offset, dst offset and
 // shared index of the dst-order element, coordinates along cut dimensions), then walks boxes:
@@ -225,21 +256,11 @@ __global__ void __launch_bounds__(kThreads)
   extern __shared__ __align__(16) unsigned char permute_box_smem[];
   const std::uint32_t V = p.volume;
   T* buf = reinterpret_cast<T*>(permute_box_smem);
-  auto* ld_off = reinterpret_cast<std::int32_t*>(permute_box_smem + (V * E + 15) / 16 * 16);
-  std::int32_t* st_off = ld_off + V;
-  auto* st_idx = reinterpret_cast<std::uint16_t*>(st_off + V);
-  std::uint16_t* ld_cut = st_idx + V;
-  std::uint16_t* st_cut = ld_cut + V;
   const unsigned tid = threadIdx.y * kSide + threadIdx.x;
-  for (std::uint32_t t = tid; t < V; t += kThreads) {
-    std::uint32_t cuts, at;
-    ld_off[t] = static_cast<std::int32_t>(box_src_offset(p, t, &cuts));
-    ld_cut[t] = static_cast<std::uint16_t>(cuts);
-    st_off[t] = static_cast<std::int32_t>(box_dst_offset(p, t, &at, &cuts));
-    st_idx[t] = static_cast<std::uint16_t>(at);
-    st_cut[t] = static_cast<std::uint16_t>(cuts);
-  }
-  __syncthreads();
+  const BoxTables tb = build_box_tables(p, permute_box_smem + (V * E + 15) / 16 * 16, tid,
+                                        [](std::uint32_t t) { return t; });
+  const std::int32_t *ld_off = tb.ld_off, *st_off = tb.st_off;
+  const std::uint16_t *st_idx = tb.st_idx, *ld_cut = tb.ld_cut, *st_cut = tb.st_cut;
   for_each_box(p, p.origin_once, [&](const BoxOrigin& at) {
     const std::int64_t so = at.src, dof = at.dst;
     const std::uint32_t lim0 = at.lim0, lim1 = at.lim1;
@@ -311,21 +332,10 @@ __global__ void __launch_bounds__(kThreads)
   auto buf_of = [&](unsigned k) {
     return reinterpret_cast<T*>(permute_box_async_smem + (k & 1) * buf_bytes);
   };
-  auto* ld_off = reinterpret_cast<std::int32_t*>(permute_box_async_smem + 2 * buf_bytes);
-  std::int32_t* st_off = ld_off + V;
-  auto* st_idx = reinterpret_cast<std::uint16_t*>(st_off + V);
-  std::uint16_t* ld_cut = st_idx + V;
-  std::uint16_t* st_cut = ld_cut + V;
   const unsigned tid = threadIdx.y * kSide + threadIdx.x;
-  for (std::uint32_t t = tid; t < V; t += kThreads) {
-    std::uint32_t cuts, at;
-    ld_off[t] = static_cast<std::int32_t>(box_src_offset(p, t, &cuts));
-    ld_cut[t] = static_cast<std::uint16_t>(cuts);
-    st_off[t] = static_cast<std::int32_t>(box_dst_offset(p, t, &at, &cuts));
-    st_idx[t] = static_cast<std::uint16_t>(slot(at));
-    st_cut[t] = static_cast<std::uint16_t>(cuts);
-  }
-  __syncthreads();
+  const BoxTables tb = build_box_tables(p, permute_box_async_smem + 2 * buf_bytes, tid, slot);
+  const std::int32_t *ld_off = tb.ld_off, *st_off = tb.st_off;
+  const std::uint16_t *st_idx = tb.st_idx, *ld_cut = tb.ld_cut, *st_cut = tb.st_cut;
   cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
   auto with_whole = [&](const BoxOrigin& at, auto&& f) {
     if (box_is_whole(p, at))

@@ -503,6 +503,27 @@ TEST(PermuteBox, LoadsByWordSizeAndPolicy) {
             std::string::npos);
 }
 
+// auto between permute_tma and permute_tile in the tile form: TMA where its tiles are at least
+// 20% full, unless permute_tile's box carries more than 3 times a TMA tile's bytes.
+TEST(PermuteExplain, AutoWeighsTheBoxAgainstTheTmaTile) {
+  // 8 B, dst's contiguous 4 against 16 x 16 tiles (25% full, 508 bytes of 2048): a box of 476 x 4
+  // (15232 bytes).
+  EXPECT_NE(explain_permute({3, 10, 4, 89, 476}, {3, 0, 1, 4, 2}, 8)
+                .find("auto: permute_tile (its box, 15232 bytes, carries more than 3 times the "
+                      "508 bytes of a TMA tile 25% full)"),
+            std::string::npos);
+  // The 2 B reversal: tiles 21% full (1728 bytes), a box of 3840 bytes: TMA.
+  EXPECT_NE(explain_permute({24, 40, 56, 72}, {3, 2, 1, 0}, 2).find("auto: permute_tma"),
+            std::string::npos);
+  // The rank-5 reversal at 4 B: tiles 47% full (1920 bytes), a box of 7680 bytes.
+  EXPECT_NE(explain_permute({24, 40, 32, 48, 40}, {4, 3, 2, 1, 0}, 4).find("auto: permute_tile"),
+            std::string::npos);
+  // Below the fill, permute_tile whatever the box.
+  EXPECT_NE(explain_permute({514, 3, 14, 456, 8}, {1, 2, 0, 4, 3}, 2)
+                .find("auto: permute_tile (TMA tiles 11% full)"),
+            std::string::npos);
+}
+
 TEST(PermuteBox, FastDivIsExact) {
   std::mt19937 rng(3);
   for (std::uint32_t d : {1u, 2u, 3u, 5u, 7u, 64u, 65u, 127u, 1000u, 65535u, 2147483647u}) {
