@@ -481,9 +481,9 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
     else if (!c.tma && !a.moves_rows())
       why = " (TMA tiles " + std::to_string(std::llround(c.fill * 100)) + "% full)";
     out += std::string("auto: ") +
-           (!c.tma                     ? "permute_tile" + why
-            : tma_plan.rule == nullptr ? "permute_tma (permute_tile where its maps cannot be made)"
-                                       : "permute_tile (permute_tma cannot run it)") +
+           (tma_plan.rule != nullptr ? "permute_tile (permute_tma cannot run it)"
+            : !c.tma                 ? "permute_tile" + why
+                                     : "permute_tma (permute_tile where its maps cannot be made)") +
            "\n";
   }
   if (kernels::permute_tile_prefers_box(a) && has_box)
