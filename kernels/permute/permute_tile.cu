@@ -241,6 +241,26 @@ __device__ __forceinline__ BoxTables build_box_tables(const BoxPlan& p, unsigned
   return b;
 }
 
+// f(std::true_type) for a whole box (no cut dimension at its edge: the walks skip the coordinate
+// tables and their compares), else f(std::false_type).
+template <class F>
+__device__ __forceinline__ void box_with_whole(const BoxPlan& p, const BoxOrigin& at, F&& f) {
+  if (box_is_whole(p, at))
+    f(std::true_type{});
+  else
+    f(std::false_type{});
+}
+// Whether element (or word) i of a box, whose cut coordinates the table `cut` holds, is inside
+// the tensor.
+struct BoxInside {
+  template <class Whole>
+  __device__ __forceinline__ bool operator()(Whole, const std::uint16_t* cut, std::uint32_t i,
+                                             const BoxOrigin& at) const {
+    return Whole::value || ((cut[i] & 255u) < at.lim0 && (cut[i] >> 8) < at.lim1);
+  }
+};
+constexpr BoxInside box_inside{};
+
 // Box walk (kernels/common/permute_box.hpp) when a contiguous dimension is short. Each block
 // first builds the box's tables in shared memory (per element: src offset, dst offset and
 // shared index of the dst-order element, coordinates along cut dimensions), then walks boxes:
@@ -337,15 +357,8 @@ __global__ void __launch_bounds__(kThreads)
   const std::int32_t *ld_off = tb.ld_off, *st_off = tb.st_off;
   const std::uint16_t *st_idx = tb.st_idx, *ld_cut = tb.ld_cut, *st_cut = tb.st_cut;
   cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
-  auto with_whole = [&](const BoxOrigin& at, auto&& f) {
-    if (box_is_whole(p, at))
-      f(std::true_type{});
-    else
-      f(std::false_type{});
-  };
-  auto inside = [](auto whole, const std::uint16_t* cut, std::uint32_t t, const BoxOrigin& at) {
-    return decltype(whole)::value || ((cut[t] & 255u) < at.lim0 && (cut[t] >> 8) < at.lim1);
-  };
+  auto with_whole = [&](const BoxOrigin& at, auto&& f) { box_with_whole(p, at, f); };
+  constexpr auto inside = box_inside;
   // This thread's elements of box `at` into `buf`: one commit group (empty when it has none).
   auto issue = [&](const BoxOrigin& at, T* buf) {
     pipe.producer_acquire();
@@ -528,15 +541,8 @@ __global__ void __launch_bounds__(kWordThreads)
   }
   __syncthreads();
   // A word is inside the tensor exactly when its first element is (box_vector_elems).
-  auto with_whole = [&](const BoxOrigin& at, auto&& f) {
-    if (box_is_whole(p, at))
-      f(std::true_type{});
-    else
-      f(std::false_type{});
-  };
-  auto inside = [](auto whole, const std::uint16_t* cut, std::uint32_t i, const BoxOrigin& at) {
-    return decltype(whole)::value || ((cut[i] & 255u) < at.lim0 && (cut[i] >> 8) < at.lim1);
-  };
+  auto with_whole = [&](const BoxOrigin& at, auto&& f) { box_with_whole(p, at, f); };
+  constexpr auto inside = box_inside;
   // Byte offset of box element i in shared memory. Swizzled: the 16-byte chunks of each 128-byte
   // row XORed with the row's index (mod 8), so dst words whose first elements lie a multiple of
   // 128 bytes apart (consecutive threads on the store side) start in different banks instead of
