@@ -56,12 +56,13 @@ struct DevicePolicy {
   // box's loads issued before this box's stores (kernels/primitives/box_walk.cuh,
   // for_each_box_ahead) instead of each box loaded, then stored.
   bool permute_box_pipeline = true;
-  // permute_tile's element walk at 4-16-byte elements: each box copied global -> shared by
-  // cp.async into two buffers, the next box's copies in flight while this one is stored
-  // (permute_box_async_kernel), instead of through registers.
+  // permute_tile's box walks from 4-byte elements (or src words) on, where the register walk is
+  // not pipelined: each box copied global -> shared by cp.async into two buffers, the next box's
+  // copies in flight while this one is stored (box_loads, kernels/common/permute_box.hpp),
+  // instead of through registers.
   bool permute_box_async = true;
-  // ...and there, a slot of padding every S elements of a shared box whose stores gather
-  // elements an even S apart (bank conflicts otherwise).
+  // ...and in the element walk through cp.async, a slot of padding every S elements of a shared
+  // box whose stores gather elements an even S apart (bank conflicts otherwise).
   bool permute_box_pad = true;
 };
 

@@ -318,9 +318,11 @@ __global__ void __launch_bounds__(kThreads)
   });
 }
 
-// Shared slots of a box of `volume` elements padded one slot every `pad_every` (1: unpadded).
-TMAKIT_HD constexpr std::uint32_t box_async_slots(std::uint32_t volume, std::uint32_t pad_every) {
-  return pad_every > 1 ? volume + volume / pad_every : volume;
+// Bytes of one of permute_box_async_kernel's two shared buffers: a box of `volume` elements of
+// `elem_bytes`, padded one slot every `pad_every` elements (1: unpadded), in whole 16 bytes.
+TMAKIT_HD constexpr std::uint32_t box_async_buf_bytes(std::uint32_t volume, std::uint32_t pad_every,
+                                                      std::uint32_t elem_bytes) {
+  return ((pad_every > 1 ? volume + volume / pad_every : volume) * elem_bytes + 15) / 16 * 16;
 }
 
 // The element walk with its loads in flight across the stores (DevicePolicy::permute_box_async,
@@ -347,7 +349,7 @@ __global__ void __launch_bounds__(kThreads)
   const std::uint32_t V = p.volume;
   const bool padded = pad.d > 1;
   auto slot = [&](std::uint32_t t) { return padded ? t + pad.div(t) : t; };
-  const std::uint32_t buf_bytes = (box_async_slots(V, pad.d) * E + 15) / 16 * 16;
+  const std::uint32_t buf_bytes = box_async_buf_bytes(V, pad.d, E);
   // Buffer k & 1 holds box k.
   auto buf_of = [&](unsigned k) {
     return reinterpret_cast<T*>(permute_box_async_smem + (k & 1) * buf_bytes);
@@ -875,7 +877,7 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
     const FastDiv pad(box_async_pad_every(box, a.box_pad));
     // Two (padded) buffers and the tables (over 48 KB: the opt-in).
     const auto smem = static_cast<std::uint32_t>(
-        2 * ((std::int64_t{box_async_slots(box.volume, pad.d)} * a.elem_bytes + 15) / 16 * 16) +
+        2 * std::int64_t{box_async_buf_bytes(box.volume, pad.d, a.elem_bytes)} +
         std::int64_t{box.volume} * kBoxTableBytes);
     const unsigned blocks = box_blocks(box, a.sm_count, smem);
     const dim3 block(kSide, kThreadRows);
