@@ -4,7 +4,7 @@
     bench/permute_report.py RUN.json [RUN.json ...]   markdown on stdout, one section per run
 
 Per case (median GB/s over the rounds; bytes read + written): cudaMemcpyAsync, tmakit's `auto`
-(and what it ran), permute_tma, permute_tile, cuTENSOR's cutensorPermute; `auto` as % of
+(and what it ran), permute_tma, permute_tile, permute_transpose, cuTENSOR's cutensorPermute; `auto` as % of
 memcpy and over cuTENSOR; permute_tma over permute_tile; the shorter of the two innermost runs
 (src's and dst's innermost extents after the reduction, in bytes). Each section closes with the
 targets: auto / cuTENSOR (geometric mean, cases at 1.00 or more, the lowest), % of memcpy where
@@ -19,7 +19,7 @@ import statistics
 import sys
 from collections import OrderedDict
 
-WHO = ["memcpy", "auto", "permute_tma", "permute_tile", "cutensor"]
+WHO = ["memcpy", "auto", "permute_tma", "permute_tile", "permute_transpose", "cutensor"]
 FORMS = {0: "copy", 1: "transpose", 2: "rows", 3: "tile"}
 
 
@@ -77,9 +77,9 @@ def section(run):
         f"cuTENSOR {ctx.get('cutensor', '?')}, {ctx.get('date', '?')}",
         "",
         "| case | e | extents | perm | form | shorter inner run | MB | memcpy GB/s "
-        "| auto GB/s (ran) | auto % memcpy | permute_tma | permute_tile | cuTENSOR "
-        "| auto / cuTENSOR | tma / tile |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| auto GB/s (ran) | auto % memcpy | permute_tma | permute_tile | permute_transpose "
+        "| cuTENSOR | auto / cuTENSOR | tma / tile |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     notes = []
     ratios_random = []
@@ -122,7 +122,8 @@ def section(run):
             f"| {label} | {e[1:]} B | {ext.replace('x', ', ')} | {perm.replace('.', ',')} | {form} "
             f"| {run_b if run_b is not None else '-'} B | {mb:.0f} | {cell('memcpy')} "
             f"| {cell('auto')} ({ran}) | {pct} "
-            f"| {cell('permute_tma')} | {cell('permute_tile')} | {cell('cutensor')} "
+            f"| {cell('permute_tma')} | {cell('permute_tile')} | {cell('permute_transpose')} "
+            f"| {cell('cutensor')} "
             f"| {f'{vs:.3f}' if vs else '-'} | {tt} |")
     lines.append("")
     everything = ratios_named + ratios_random

@@ -5,7 +5,8 @@
 // inside the case, the median over rounds taken by bench/permute_report.py). <who> is
 //   memcpy        cudaMemcpyAsync of the same bytes (the roofline)
 //   auto          permute() as a user calls it (its label: what ran)
-//   permute_tma, permute_tile   each technique named (a TMA refusal is a skip with the reason)
+//   permute_tma, permute_tile, permute_transpose   each technique named (a refusal is a skip
+//                 with the reason)
 //   cutensor      cutensorPermute with the same modes (2-16 B; built only with cuTENSOR)
 // Every output is verified bit for bit against reference_permute before it is timed.
 // Cases: the named layouts (attention's heads, NCHW <-> NHWC, odd rank-4 reorders, a rank-5
@@ -182,8 +183,9 @@ void register_case(const Case& c, int rounds) {
       run_timed(st, prefix + pp->token(), *cell, pp->is_copy(), [pp] { return pp->launch(); });
     });
   }
-  for (const char* token : {"auto", "permute_tma", "permute_tile"}) {
-    const std::string t = token;
+  std::vector<std::string> tokens = {"auto"};  // then every permutation technique
+  for (const VariantInfo& v : permute_variants()) tokens.push_back(v.token);
+  for (const std::string& t : tokens) {
     benches.emplace_back(prefix + t, [=](benchmark::State& st) {
       std::string err;
       Cell* cell = cell_for(c, &err);

@@ -113,6 +113,7 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
         {"permute_box_pad", 0, 1, &box_pad},
         {"permute_tma_min_fill_pct", 0, 101, &p->permute_tma_min_fill_pct},
         {"permute_tma_max_box_ratio", 0, 1 << 20, &p->permute_tma_max_box_ratio},
+        {"permute_transpose_min_side_bytes", 0, 1 << 20, &p->permute_transpose_min_side_bytes},
         {"permute_rows_vector_min_bytes", 1, 16, &p->permute_rows_vector_min_bytes},
         {"permute_rows_vector_max_vecs", 0, 1 << 20, &p->permute_rows_vector_max_vecs},
         {"permute_rows_min_bytes", 1, 1 << 20, &p->permute_rows_min_bytes},

@@ -12,6 +12,7 @@
 #include <host/error.hpp>
 #include <host/permute/reduce.hpp>
 #include <host/tensor_map/driver.hpp>
+#include <host/transpose/decider.hpp>
 #include <host/transpose/plan_state.hpp>
 #include <host/transpose/registry.hpp>
 #include <host/transpose/tma_dispatch.hpp>
@@ -28,7 +29,7 @@ struct PermuteDef {
 
 const std::vector<PermuteDef>& permute_registry() {
   static const std::vector<PermuteDef> defs = [] {
-    std::vector<PermuteDef> d(2);
+    std::vector<PermuteDef> d(3);
     VariantInfo& tile = d[0].info;
     tile.token = "permute_tile";
     tile.description =
@@ -52,6 +53,18 @@ const std::vector<PermuteDef>& permute_registry() {
     tma.swizzle_axis_bytes = {128};
     tma.kind = VariantKind::kPermute;
     d[1].launch = kernels::launch_permute_tma;
+    VariantInfo& tr = d[2].info;
+    tr.token = "permute_transpose";
+    tr.description =
+        "the tile form as one launch of transposes: the two tile dimensions a matrix, the up to "
+        "three dimensions around them its batch (interleaved matrices and strides of any kind), "
+        "run by the transpose() technique the one decider ranks first of those that take such a "
+        "batch";
+    tr.min_cc = 75;
+    tr.elem_bytes_mask = kElems1248 | elem_bit(16);
+    tr.may_fall_back = true;
+    tr.kind = VariantKind::kPermute;
+    // No launcher of its own: permute() hands the call to transpose()'s plans.
     return d;
   }();
   return defs;
@@ -186,6 +199,42 @@ bool auto_prefers_tma(const kernels::PermuteArgs& a, const DevicePolicy& policy)
   return auto_tma_choice(a, policy).tma;
 }
 
+// The tile form as a batch of transposes (permute_transpose): the tile's cols (contiguous in
+// src) and rows (contiguous in dst) are a rows x cols matrix with src_ld = rows' src stride and
+// dst_ld = cols' dst stride; the batch dimensions keep their own strides (BatchStrides'
+// batch_n0, batch_n1). Empty when it can run it, else why not.
+std::string transpose_batch(const kernels::PermuteArgs& a, BatchStrides* st) {
+  const PermuteGeometry& g = a.geo;
+  if (a.moves_rows()) return "the innermost dimension stays innermost (whole rows move)";
+  if (g.src_col != 1 || g.dst_row != 1)
+    return "neither tile dimension may be strided on the side it is contiguous on (src stride " +
+           std::to_string(g.src_col) + ", dst stride " + std::to_string(g.dst_row) + ")";
+  st->batch = g.batch();
+  st->src_ld_elems = g.src_row;
+  st->dst_ld_elems = g.dst_col;
+  st->src_batch_elems = g.src_batch[0];
+  st->dst_batch_elems = g.dst_batch[0];
+  // One batch dimension (b1 and b2 of extent 1): the kernels' one-dimension form.
+  const bool one = g.batch_extent[1] == 1 && g.batch_extent[2] == 1;
+  st->batch_n0 = one ? 0 : g.batch_extent[0];
+  st->batch_n1 = g.batch_extent[1];
+  st->src_batch1_elems = g.src_batch[1];
+  st->dst_batch1_elems = g.dst_batch[1];
+  st->src_batch2_elems = g.src_batch[2];
+  st->dst_batch2_elems = g.dst_batch[2];
+  return {};
+}
+
+// auto's permute_transpose: where it can run, with both tile dimensions at least the policy's
+// permute_transpose_min_side_bytes long (the transposes' tiles are 32-64 elements a side;
+// shorter sides leave them mostly empty, where the boxes group more dimensions).
+bool auto_prefers_transpose(const kernels::PermuteArgs& a, const DevicePolicy& policy) {
+  BatchStrides st;
+  const std::int64_t min_side = policy.permute_transpose_min_side_bytes;
+  return min_side > 0 && transpose_batch(a, &st).empty() &&
+         std::min(a.geo.rows, a.geo.cols) * a.elem_bytes >= min_side;
+}
+
 PermuteDims dims_of(const PermuteReduction& r) {
   PermuteDims d;
   d.rank = static_cast<int>(std::min<std::size_t>(r.extents.size(), kPermuteMaxRank));
@@ -307,24 +356,28 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
                        d0 % static_cast<std::uintptr_t>(te) == 0;
   if (named == nullptr && aligned)
     return transpose(src, dst, r.rows, r.cols, te, r.layout, options);
-  if (transpose_def != nullptr)
+  const bool tile_form = r.form == PermuteForm::kTile && r.extents.size() <= 5;
+  if (transpose_def != nullptr && !tile_form)
     return make_status(StatusCode::kUnsupported,
                        "variant '" + token + "' is a transpose() technique, and this permutation " +
                            (transposes ? "reduces to a transpose of " + std::to_string(te) +
                                              "-byte elements that the operands are not aligned to"
                                        : "reduces to " + r.to_string()) +
-                           ": use auto, permute_tma or permute_tile");
+                           ": use auto, permute_tma or permute_tile (a transpose() technique "
+                           "runs a permutation's tile form of rank 5 or less, as a batch)");
 
   // 4. Rank 6-8 after the reduction: permute_tile's box walk takes it in one launch where a box
   // fits (auto, or permute_tile named); else rank-5 permutations over the outer dimensions, one
   // launch each (each checked and run as a call of its own, on the same stream).
   const PermuteDef* tile = find_def("permute_tile");
   const PermuteDef* tma = find_def("permute_tma");
+  const PermuteDef* batched = find_def("permute_transpose");
   kernels::PermuteArgs a;
   a.dims = dims_of(r);
   const bool wide = r.extents.size() > 5;
   BoxPlan box;
-  if (wide && (named == tma || !kernels::permute_tile_box_plan(a.dims, elem_bytes, &box))) {
+  if (wide && (named == tma || named == batched ||
+               !kernels::permute_tile_box_plan(a.dims, elem_bytes, &box))) {
     detail::PermuteSplit sp;
     if (std::string why = detail::split_permutation(r, &sp); !why.empty())
       return make_status(StatusCode::kUnsupported, "this permutation cannot run: " + why);
@@ -379,9 +432,38 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.box_pipeline = caps.policy.permute_box_pipeline;
   a.box_async = caps.policy.permute_box_async;
   a.box_pad = caps.policy.permute_box_pad;
-  const PermuteDef* def = named != nullptr ? named : tma;
-  if (named == nullptr && (wide || !auto_prefers_tma(a, caps.policy))) def = tile;
   Status result;
+  // The tile form as a batch of transposes: permute_transpose or a transpose() technique
+  // named, or auto where both tile dimensions are long (auto_prefers_transpose). transpose()'s
+  // plans run it, its checks and its one decider's ranking included.
+  if (!wide && (transpose_def != nullptr || named == batched ||
+                (named == nullptr && auto_prefers_transpose(a, caps.policy)))) {
+    BatchStrides st;
+    const std::string why = transpose_batch(a, &st);
+    if (why.empty()) {
+      detail::Request req =
+          detail::transpose_request(a.geo.rows, a.geo.cols, elem_bytes, MatrixLayout{}, options);
+      req.options.variant = transpose_def != nullptr ? token : "auto";
+      req.permute_batch = true;
+      req.batch_strides = st;
+      req.src_span_bytes = p.src_span_bytes;
+      req.dst_span_bytes = p.dst_span_bytes;
+      return detail::run_call(req, src, dst);
+    }
+    if (transpose_def != nullptr)
+      return make_status(StatusCode::kUnsupported,
+                         "variant '" + token +
+                             "' is a transpose() technique, and this "
+                             "permutation's tile cannot run as a batch of transposes: " +
+                             why);
+    if (named == batched && !options.allow_fallback)
+      return make_status(StatusCode::kUnsupported,
+                         "permute_transpose cannot run this call (allow_fallback = false): " + why);
+    if (named == batched) result.fallback_reason = why;
+  }
+  const PermuteDef* def = named != nullptr && named != batched ? named : tma;
+  if ((named == nullptr || named == batched) && (wide || !auto_prefers_tma(a, caps.policy)))
+    def = tile;
   TmaMaps maps;
   if (def == tma) {
     if (std::string why = prepare_permute_tma(options.allow_tma, caps, &a, &maps); !why.empty()) {
@@ -480,11 +562,43 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
             std::to_string(std::llround(c.fill * 100)) + "% full)";
     else if (!c.tma && !a.moves_rows())
       why = " (TMA tiles " + std::to_string(std::llround(c.fill * 100)) + "% full)";
-    out += std::string("auto: ") +
-           (tma_plan.rule != nullptr ? "permute_tile (permute_tma cannot run it)"
-            : !c.tma                 ? "permute_tile" + why
-                                     : "permute_tma (permute_tile where its maps cannot be made)") +
-           "\n";
+    BatchStrides st;
+    const std::string no_batch = transpose_batch(a, &st);
+    const std::int64_t min_side = policy.permute_transpose_min_side_bytes;
+    if (auto_prefers_transpose(a, policy))
+      out += "auto: permute_transpose (both tile dimensions at least " + std::to_string(min_side) +
+             " bytes: " + std::to_string(g.rows * elem_bytes) + " and " +
+             std::to_string(g.cols * elem_bytes) + ")\n";
+    else
+      out += std::string("auto: ") +
+             (tma_plan.rule != nullptr ? "permute_tile (permute_tma cannot run it)"
+              : !c.tma                 ? "permute_tile" + why
+                       : "permute_tma (permute_tile where its maps cannot be made)") +
+             (no_batch.empty() ? "; not permute_transpose: a tile dimension is shorter than " +
+                                     std::to_string(min_side) + " bytes"
+                               : std::string()) +
+             "\n";
+    if (no_batch.empty()) {
+      // The plan's pick: the first of the decider's ranking (the H100's table without a device)
+      // that takes a batch of several dimensions.
+      const Problem prob{ProblemKind::kTranspose, elem_bytes, st.batch, g.rows, g.cols};
+      const Ranking rk = rank_techniques(std::string(), 0, prob);
+      std::string pick;
+      for (const auto& [token, ratio] : rk.ranked)
+        if (const VariantDef* d = find_variant_def(token); pick.empty() && d != nullptr &&
+                                                           d->info.batch_dims >= 3 &&
+                                                           d->info.supports_elem_bytes(elem_bytes))
+          pick = token;
+      out += "permute_transpose: a batch of " + std::to_string(st.batch) + " transposes of " +
+             std::to_string(g.rows) + " x " + std::to_string(g.cols) + " (src_ld " +
+             std::to_string(st.src_ld_elems) + ", dst_ld " + std::to_string(st.dst_ld_elems) +
+             ") over the batch dimensions above, in one launch of " +
+             (pick.empty() ? "the first technique that takes such a batch" : pick) +
+             " (the decider's first of those that take a batch of several dimensions: " +
+             detail::batch_dims_tokens() + ")\n";
+    } else {
+      out += "permute_transpose: cannot run it: " + no_batch + "\n";
+    }
   }
   if (kernels::permute_tile_prefers_box(a) && has_box)
     out += describe_box(box, elem_bytes, registers);

@@ -37,6 +37,16 @@ struct CacheKey {
   bool tma_disabled = false, src16 = false, dst16 = false;
   unsigned wisdom_generation = 0;
   Tuning tuning = Tuning::kHeuristic;  // the process default the state was made under
+  bool permute_batch = false;          // a permutation's batch (Request::batch_strides)
+  BatchStrides pb;
+  static bool same(const BatchStrides& a, const BatchStrides& b) {
+    return a.batch == b.batch && a.src_ld_elems == b.src_ld_elems &&
+           a.dst_ld_elems == b.dst_ld_elems && a.src_batch_elems == b.src_batch_elems &&
+           a.dst_batch_elems == b.dst_batch_elems && a.batch_n0 == b.batch_n0 &&
+           a.batch_n1 == b.batch_n1 && a.src_batch1_elems == b.src_batch1_elems &&
+           a.dst_batch1_elems == b.dst_batch1_elems && a.src_batch2_elems == b.src_batch2_elems &&
+           a.dst_batch2_elems == b.dst_batch2_elems;
+  }
   bool operator==(const CacheKey& o) const {
     return rows == o.rows && cols == o.cols && elem_bytes == o.elem_bytes &&
            layout.batch == o.layout.batch && layout.src_ld_elems == o.layout.src_ld_elems &&
@@ -48,7 +58,8 @@ struct CacheKey {
            accumulate == o.accumulate && acc.type == o.acc.type && acc.alpha == o.acc.alpha &&
            acc.beta == o.acc.beta && device == o.device && cc == o.cc &&
            tma_disabled == o.tma_disabled && src16 == o.src16 && dst16 == o.dst16 &&
-           wisdom_generation == o.wisdom_generation && tuning == o.tuning;
+           wisdom_generation == o.wisdom_generation && tuning == o.tuning &&
+           permute_batch == o.permute_batch && (!permute_batch || same(pb, o.pb));
   }
 };
 
@@ -105,6 +116,8 @@ Status run_call(const Request& req, const void* src, void* dst) {
   k.dst16 = aligned16(dst);
   k.wisdom_generation = g_wisdom_generation.load(std::memory_order_relaxed);
   k.tuning = default_tuning();
+  k.permute_batch = req.permute_batch;
+  if (req.permute_batch) k.pb = req.batch_strides;
   std::shared_ptr<const PlanState> st = state_cache().find(k);
   if (!st) {
     auto fresh = std::make_shared<PlanState>();

@@ -48,6 +48,13 @@ std::string accumulate_tokens() {
 
 }  // namespace
 
+std::string batch_dims_tokens() {
+  std::string s;
+  for (const VariantDef& d : registry())
+    if (d.info.batch_dims >= 3) s += (s.empty() ? "" : ", ") + d.info.token;
+  return s;
+}
+
 Status invalid(std::string msg) {
   return make_status(StatusCode::kInvalidArgument, std::move(msg));
 }
@@ -212,7 +219,20 @@ Status check_request(const Request& req, const void* src, const void* dst, bool 
   if (check_operands)
     if (Status s = check_aligned_to_element(src, dst, elem_bytes); !s) return s;
   const bool copy = def != nullptr && def->info.kind == VariantKind::kCopy;
-  if (Status s = resolve_layout(rows, cols, elem_bytes, req.layout, copy, lay); !s) return s;
+  if (req.permute_batch) {
+    if (def != nullptr && def->info.batch_dims < 3)
+      return make_status(StatusCode::kUnsupported,
+                         "variant '" + def->info.token +
+                             "' takes a batch of one dimension; this permutation runs as a batch "
+                             "of transposes over several (the techniques that take one: " +
+                             batch_dims_tokens() + ")");
+    lay->strides = req.batch_strides;
+    lay->src_span_bytes = req.src_span_bytes;
+    lay->dst_span_bytes = req.dst_span_bytes;
+    lay->dense = false;
+  } else if (Status s = resolve_layout(rows, cols, elem_bytes, req.layout, copy, lay); !s) {
+    return s;
+  }
   if (def != nullptr && !def->info.strided && !lay->dense)
     return make_status(StatusCode::kUnsupported,
                        "variant '" + def->info.token +

@@ -56,8 +56,14 @@ std::string problem_key(const Request& r, const ResolvedLayout& lay, const Devic
        " b" + std::to_string(st.batch) + " ld" + std::to_string(st.src_ld_elems) + "," +
        std::to_string(st.dst_ld_elems) + " bs" + std::to_string(st.src_batch_elems) + "," +
        std::to_string(st.dst_batch_elems) + (operands_aligned16 ? " a16" : " a1") +
-       (tma_unavailable(r.options.allow_tma, caps).empty() ? " tma" : " notma") + " cc" +
-       std::to_string(caps.cc) + " policy " + caps.policy_key;
+       (tma_unavailable(r.options.allow_tma, caps).empty() ? " tma" : " notma") +
+       (r.permute_batch
+            ? " pb" + std::to_string(st.batch_n0) + "," + std::to_string(st.batch_n1) + "," +
+                  std::to_string(st.src_batch1_elems) + "," + std::to_string(st.dst_batch1_elems) +
+                  "," + std::to_string(st.src_batch2_elems) + "," +
+                  std::to_string(st.dst_batch2_elems)
+            : std::string()) +
+       " cc" + std::to_string(caps.cc) + " policy " + caps.policy_key;
   return k;
 }
 
@@ -77,6 +83,7 @@ std::vector<const VariantDef*> candidate_defs(const Request& r, const ResolvedLa
   for (const VariantDef& d : registry()) {
     if (d.info.kind != kind || !d.info.supports_elem_bytes(r.elem_bytes)) continue;
     if (!d.info.strided && !lay.dense) continue;
+    if (r.permute_batch && d.info.batch_dims < 3) continue;
     if (caps.cc < d.info.min_cc) continue;
     if (r.accumulate && !accumulate_unsupported(d, r.acc).empty()) continue;
     out.push_back(&d);

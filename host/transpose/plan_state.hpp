@@ -32,6 +32,13 @@ struct Request {
   TransposeOptions options;
   bool accumulate = false;
   AccumulateCall acc;
+  // A permutation's tile form (host/permute/permute.cpp): `layout` is ignored and the kernels
+  // take these strides, a batch of up to three dimensions whose matrices may interleave,
+  // checked by permute() (its exact no-overlap rule) with the spans it computed. Only the
+  // techniques that take such a batch (VariantInfo::batch_dims) run it.
+  bool permute_batch = false;
+  BatchStrides batch_strides;
+  std::int64_t src_span_bytes = 0, dst_span_bytes = 0;
 };
 
 struct PlanState {
@@ -148,6 +155,8 @@ std::string planned_needs(const Request& req, const VariantDef& def, const Devic
                           kernels::LaunchArgs* args, TmaMaps* maps);
 // The refusal of a technique that cannot run a call (`why`) when the caller forbade fallbacks.
 Status fallback_refusal(const VariantDef& def, const std::string& why);
+// The techniques that take a batch of several dimensions (VariantInfo::batch_dims), listed.
+std::string batch_dims_tokens();
 // "invalid argument" with the message.
 Status invalid(std::string msg);
 

@@ -43,31 +43,41 @@ VariantDef tma_row(const char* token, const char* description, unsigned elem_mas
   return d;
 }
 
+// A technique whose kernels find each matrix through BatchStrides::batch_offsets, so they take a
+// batch of up to three dimensions with any strides (a permutation's tile form).
+VariantDef batches3(VariantDef d) {
+  d.info.batch_dims = 3;
+  return d;
+}
+
 const std::vector<int> kAllSwizzles = {0, 32, 64, 128};
 
 std::vector<VariantDef> make_registry() {
   namespace k = kernels;
   return {
-      row("naive_read", "16x16 threads, one element each: coalesced read, strided write", 75,
-          kElems1248, 1, false, kT, k::launch_naive_read),
-      row("naive_write", "16x16 threads, one element each: strided read, coalesced write", 75,
-          kElems1248, 1, false, kT, k::launch_naive_write),
-      row("smem", "32x32 shared tile, 32x8 threads: both sides coalesced, 32-way bank conflicts",
-          75, kElems1248, 1, false, kT, k::launch_smem),
-      row("smem_padded", "smem with 32x33 padding: conflict-free column reads", 75,
-          kElems1248 | elem_bit(16), 1, false, kT, k::launch_smem_padded),
-      row("smem_xor", "smem with XOR-swizzled columns (CuTe Swizzle<5,0,5>), no padding", 75,
-          kElems1248, 1, false, kT, k::launch_smem_xor),
-      row("smem_wide", "smem_xor with a 64x64 tile: 16 elements per thread (cuBLAS geam's shape)",
-          75, kElems1248, 1, false, kT, k::launch_smem_wide),
+      batches3(row("naive_read", "16x16 threads, one element each: coalesced read, strided write",
+                   75, kElems1248, 1, false, kT, k::launch_naive_read)),
+      batches3(row("naive_write", "16x16 threads, one element each: strided read, coalesced write",
+                   75, kElems1248, 1, false, kT, k::launch_naive_write)),
+      batches3(row("smem",
+                   "32x32 shared tile, 32x8 threads: both sides coalesced, 32-way bank conflicts",
+                   75, kElems1248, 1, false, kT, k::launch_smem)),
+      batches3(row("smem_padded", "smem with 32x33 padding: conflict-free column reads", 75,
+                   kElems1248 | elem_bit(16), 1, false, kT, k::launch_smem_padded)),
+      batches3(row("smem_xor", "smem with XOR-swizzled columns (CuTe Swizzle<5,0,5>), no padding",
+                   75, kElems1248, 1, false, kT, k::launch_smem_xor)),
+      batches3(row("smem_wide",
+                   "smem_xor with a 64x64 tile: 16 elements per thread (cuBLAS geam's shape)", 75,
+                   kElems1248, 1, false, kT, k::launch_smem_wide)),
       row("smem_strip",
           "a tile spanning a short side (<= 32) whole and ~16 KB of the long one: skinny and "
           "small matrices read and write long runs",
           75, kElems1248 | elem_bit(16), 1, false, kT, k::launch_smem_strip),
-      row("smem_sector",
-          "smem_wide whose blocks own whole 32-byte sectors of each output row: rows of any "
-          "length without split sectors",
-          75, kElems1248, 1, false, kT, k::launch_smem_sector),
+      batches3(
+          row("smem_sector",
+              "smem_wide whose blocks own whole 32-byte sectors of each output row: rows of any "
+              "length without split sectors",
+              75, kElems1248, 1, false, kT, k::launch_smem_sector)),
       row("smem_realign",
           "smem_sector with 16-byte global vectors at any row alignment: aligned vectors "
           "realigned by funnel shifts, transposed in shared memory, whole output sectors",
@@ -93,10 +103,10 @@ std::vector<VariantDef> make_registry() {
           "2 x 2 at 8 B) in registers, 8- or 16-byte rows each way, so small-matrix batches "
           "fill the GPU (sides whole blocks, aligned operands; else smem_flat)",
           75, kElems1248, 16, false, kT, k::launch_reg_tile),
-      row("vec_padded", "16-byte global loads/stores, padded shared tile", 75, kElems1248, 16,
-          false, kT, k::launch_vec_padded),
-      row("vec_swizzled", "16-byte global loads/stores, XOR-swizzled shared tile", 75, kElems1248,
-          16, false, kT, k::launch_vec_swizzled),
+      batches3(row("vec_padded", "16-byte global loads/stores, padded shared tile", 75, kElems1248,
+                   16, false, kT, k::launch_vec_padded)),
+      batches3(row("vec_swizzled", "16-byte global loads/stores, XOR-swizzled shared tile", 75,
+                   kElems1248, 16, false, kT, k::launch_vec_swizzled)),
       row("async_copy",
           "tma_load with cp.async (cuda::memcpy_async, 3-stage pipeline) instead of the TMA "
           "load: 16-byte copies to shared memory without registers, no tensor map (sm_80)",

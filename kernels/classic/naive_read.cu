@@ -12,7 +12,8 @@ namespace {
 constexpr int kBlock = 16;
 
 // Thread (x, y) of tile (ty, tx) of matrix b reads input (r, c) = (ty*16 + y, tx*16 + x), at
-// b*src_batch + r*src_ld + c, and writes it to output (c, r), at b*dst_batch + c*dst_ld + r.
+// src_b + r*src_ld + c, and writes it to output (c, r), at dst_b + c*dst_ld + r (matrix b at
+// src_b, dst_b: BatchStrides::batch_offsets).
 template <class T>
 __global__ void __launch_bounds__(kBlock* kBlock)
     naive_read_kernel(const T* __restrict__ src, T* __restrict__ dst, std::int64_t rows,
@@ -21,9 +22,10 @@ __global__ void __launch_bounds__(kBlock* kBlock)
                 [&](std::int64_t b, std::int64_t tile_y, std::int64_t tile_x) {
                   const std::int64_t r = tile_y * kBlock + threadIdx.y;
                   const std::int64_t c = tile_x * kBlock + threadIdx.x;
+                  std::int64_t so, dof;
+                  st.batch_offsets(b, &so, &dof);
                   if (r < rows && c < cols)
-                    dst[b * st.dst_batch_elems + c * st.dst_ld_elems + r] =
-                        src[b * st.src_batch_elems + r * st.src_ld_elems + c];
+                    dst[dof + c * st.dst_ld_elems + r] = src[so + r * st.src_ld_elems + c];
                 });
 }
 

@@ -14,7 +14,8 @@ constexpr int kBlock = 16;
 
 // The grid covers the OUTPUT (cols x rows). Thread (x, y) of output tile (ty, tx) writes
 // output (i, j) = (ty*16 + y, tx*16 + x) of matrix b, which is input (j, i): dst at
-// b*dst_batch + i*dst_ld + j, src at b*src_batch + j*src_ld + i.
+// dst_b + i*dst_ld + j, src at src_b + j*src_ld + i (matrix b at src_b, dst_b:
+// BatchStrides::batch_offsets).
 template <class T>
 __global__ void __launch_bounds__(kBlock* kBlock)
     naive_write_kernel(const T* __restrict__ src, T* __restrict__ dst, std::int64_t rows,
@@ -23,9 +24,10 @@ __global__ void __launch_bounds__(kBlock* kBlock)
                 [&](std::int64_t b, std::int64_t tile_y, std::int64_t tile_x) {
                   const std::int64_t i = tile_y * kBlock + threadIdx.y;  // output row
                   const std::int64_t j = tile_x * kBlock + threadIdx.x;  // output col
+                  std::int64_t so, dof;
+                  st.batch_offsets(b, &so, &dof);
                   if (i < cols && j < rows)
-                    dst[b * st.dst_batch_elems + i * st.dst_ld_elems + j] =
-                        src[b * st.src_batch_elems + j * st.src_ld_elems + i];
+                    dst[dof + i * st.dst_ld_elems + j] = src[so + j * st.src_ld_elems + i];
                 });
 }
 

@@ -40,6 +40,9 @@ struct DevicePolicy {
   // ...and there only where permute_tile's box (when it walks boxes) carries at most this many
   // times the bytes of a TMA tile (its fill x 128 x 128 bytes at up to 8-byte elements).
   int permute_tma_max_box_ratio = 3;
+  // auto's permute_transpose for the tile form (a batch of transposes through transpose()'s
+  // decider) where both tile dimensions are at least this many bytes long (0: never).
+  int permute_transpose_min_side_bytes = 128;
   // permute_tile's row permutations: rows move as vectors of the widest size every offset allows
   // (v bytes, up to 16) when v is 16, or v is at least rows_vector_min_bytes and a row is at
   // most rows_vector_max_vecs vectors (a few per lane); else as realigned 16-byte chunks, whose

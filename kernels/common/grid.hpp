@@ -23,10 +23,68 @@ inline constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
 // src + b * src_batch_elems and its row i at + i * src_ld_elems; likewise dst. Dense
 // operands: src_ld_elems = cols, dst_ld_elems = rows (a copy: cols), batch strides = one
 // matrix.
+//
+// The batch may also be two or three dimensions (a permutation's tile form, host/permute: the
+// dimensions around the transposed pair): matrix b = b0 + n0 * (b1 + n1 * b2) starts at
+// b0 * src_batch_elems + b1 * src_batch1_elems + b2 * src_batch2_elems (likewise dst), with
+// n0 = batch_n0, n1 = batch_n1 and batch = n0 * n1 * n2. batch_n0 = 0: one dimension. Only the
+// techniques whose registry row says so (VariantInfo::batch_dims) take such a batch; their
+// kernels find a matrix through batch_offsets().
 struct BatchStrides {
   std::int64_t batch = 1;
   std::int64_t src_ld_elems = 0, dst_ld_elems = 0;
   std::int64_t src_batch_elems = 0, dst_batch_elems = 0;
+  std::int64_t batch_n0 = 0, batch_n1 = 1;
+  std::int64_t src_batch1_elems = 0, dst_batch1_elems = 0;
+  std::int64_t src_batch2_elems = 0, dst_batch2_elems = 0;
+
+  // Matrix b's first element in src and in dst, in elements. Batches: the batch may have
+  // several dimensions (batch_n0 != 0); the tile kernels take it as a template argument, so the
+  // one-dimension kernels keep their code and registers (the decode cost smem_wide 8 more).
+  template <bool Batches>
+  TMAKIT_HD void offsets_of(std::int64_t b, std::int64_t* src_off, std::int64_t* dst_off) const {
+    if (!Batches) {
+      *src_off = b * src_batch_elems;
+      *dst_off = b * dst_batch_elems;
+      return;
+    }
+    std::int64_t b0, b1, b2;  // b = b0 + n0 * q, q = b1 + n1 * b2
+    if (b < 0xffffffffLL) {
+      // 32-bit divisions (a 64-bit one is a call of about 70 instructions); an extent clamped to
+      // 2^32 - 1 divides b (< 2^32 - 1) as the extent itself does: quotient 0.
+      using U = std::uint32_t;
+      const U e0 = batch_n0 < 0xffffffffLL ? U(batch_n0) : 0xffffffffu;
+      const U e1 = batch_n1 < 0xffffffffLL ? U(batch_n1) : 0xffffffffu;
+      const U q = U(b) / e0, q1 = q / e1;
+      b0 = U(b) - q * e0;
+      b1 = q - q1 * e1;
+      b2 = q1;
+    } else {
+      const std::int64_t q = b / batch_n0;
+      b0 = b - q * batch_n0;
+      b2 = q / batch_n1;
+      b1 = q - b2 * batch_n1;
+    }
+    *src_off = b0 * src_batch_elems + b1 * src_batch1_elems + b2 * src_batch2_elems;
+    *dst_off = b0 * dst_batch_elems + b1 * dst_batch1_elems + b2 * dst_batch2_elems;
+  }
+  TMAKIT_HD bool has_batch_dims() const { return batch_n0 != 0; }
+  TMAKIT_HD void batch_offsets(std::int64_t b, std::int64_t* src_off, std::int64_t* dst_off) const {
+    if (has_batch_dims())
+      offsets_of<true>(b, src_off, dst_off);
+    else
+      offsets_of<false>(b, src_off, dst_off);
+  }
+  // Whether every batch stride of src (dst) is a multiple of m elements (a batch of one matrix:
+  // true), for the kernels' vector and sector rules.
+  TMAKIT_HD bool src_batches_multiple_of(std::int64_t m) const {
+    return batch == 1 ||
+           (src_batch_elems % m == 0 && src_batch1_elems % m == 0 && src_batch2_elems % m == 0);
+  }
+  TMAKIT_HD bool dst_batches_multiple_of(std::int64_t m) const {
+    return batch == 1 ||
+           (dst_batch_elems % m == 0 && dst_batch1_elems % m == 0 && dst_batch2_elems % m == 0);
+  }
 };
 
 struct TileGrid {

@@ -21,7 +21,7 @@ inline constexpr int kSectorOwn = kTall && sizeof(T) == 4 ? kN2 : kN;
 
 // <= 64 registers (4 blocks per SM) for a transpose; an accumulate that reads dst holds its 16
 // dst elements and its scalars too: <= 80 (3 blocks; under 64 it spilled 44-144 bytes).
-template <class T, int G, bool ColumnMajor, bool kTall, int L2B, class Epi>
+template <class T, int G, bool ColumnMajor, bool kTall, int L2B, class Epi, bool Batches = false>
 __global__ void __launch_bounds__(256, std::is_same_v<Epi, StoreCopy> ? 4 : 3)
     smem_sector_kernel(const T* __restrict__ src_base, T* __restrict__ dst_base, std::int64_t rows,
                        std::int64_t cols, BatchStrides st, int pad_rows, Epi epi) {
@@ -39,10 +39,11 @@ __global__ void __launch_bounds__(256, std::is_same_v<Epi, StoreCopy> ? 4 : 3)
   // One more row of tiles when rows are shifted: the last owned range reaches past rows.
   const std::int64_t tiles_y = ceil_div(rows + pad_rows, kO), tiles_x = ceil_div(cols, kN);
 
-  for_each_tile<ColumnMajor>(
-      st.batch, tiles_y, tiles_x, [&](std::int64_t b, std::int64_t tile_y, std::int64_t tile_x) {
-        const T* src = src_base + b * st.src_batch_elems;
-        T* dst = dst_base + b * st.dst_batch_elems;
+  for_each_matrix_tile<ColumnMajor, Batches>(
+      st, tiles_y, tiles_x,
+      [&](std::int64_t src_off, std::int64_t dst_off, std::int64_t tile_y, std::int64_t tile_x) {
+        const T* src = src_base + src_off;
+        T* dst = dst_base + dst_off;
         const std::int64_t r0 = tile_y * kO, c0 = tile_x * kN, rb = r0 - P;
         // Loads first, all in flight (predicated), then the shared writes.
         const bool interior = rb + first >= 0 && r0 + kO <= rows && c0 + kN <= cols;
@@ -134,7 +135,7 @@ cudaError_t launch_sector(const kernels::LaunchArgs& a, const Epi& epi = {}) {
   const bool aligned =
       reinterpret_cast<std::uintptr_t>(a.dst) % G == 0 &&
       (a.strides.dst_ld_elems * int(sizeof(T))) % G == 0 &&
-      (a.strides.batch == 1 || (a.strides.dst_batch_elems * int(sizeof(T))) % G == 0);
+      (G % int(sizeof(T)) == 0 && a.strides.dst_batches_multiple_of(G / int(sizeof(T))));
   constexpr int P = (G / int(sizeof(T)) + 7) / 8 * 8;
   const int pad = aligned ? 0 : P;
   // The policy's tile order: down tile columns with, at 4 B, the tall tile (kSectorOwn), or
@@ -149,6 +150,11 @@ cudaError_t launch_sector(const kernels::LaunchArgs& a, const Epi& epi = {}) {
     constexpr int L2B = decltype(l2b)::value;
     auto* kernel = column_tiles ? smem_sector_kernel<T, G, true, kTallOk, L2B, Epi>
                                 : smem_sector_kernel<T, G, false, false, L2B, Epi>;
+    // A batch of several dimensions: transposes only (no accumulate technique takes one).
+    if constexpr (std::is_same_v<Epi, StoreCopy>)
+      if (a.strides.has_batch_dims())
+        kernel = column_tiles ? smem_sector_kernel<T, G, true, kTallOk, L2B, Epi, true>
+                              : smem_sector_kernel<T, G, false, false, L2B, Epi, true>;
     kernel<<<dim3(g.x, g.y, g.z), dim3(32, 8), 0, a.stream>>>(
         static_cast<const T*>(a.src), static_cast<T*>(a.dst), a.rows, a.cols, a.strides, pad, epi);
     return cudaGetLastError();

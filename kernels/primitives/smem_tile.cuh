@@ -21,7 +21,7 @@ namespace tmakit {
 inline constexpr int kSmemTile = 32;     // classic tile side in elements; threadIdx.x extent
 inline constexpr int kSmemTileRows = 8;  // threadIdx.y extent: 32x8 = 256 threads
 
-template <class T, class Layout, int L2B = 0>
+template <class T, class Layout, int L2B = 0, bool Batches = false>
 __global__ void __launch_bounds__(kSmemTile* kSmemTileRows)
     smem_tile_kernel(const T* __restrict__ src_base, T* __restrict__ dst_base, std::int64_t rows,
                      std::int64_t cols, BatchStrides st) {
@@ -33,10 +33,11 @@ __global__ void __launch_bounds__(kSmemTile* kSmemTileRows)
 
   const std::int64_t lds = st.src_ld_elems, ldd = st.dst_ld_elems;
 
-  for_each_tile(
-      st.batch, tiles_y, tiles_x, [&](std::int64_t b, std::int64_t tile_y, std::int64_t tile_x) {
-        const T* src = src_base + b * st.src_batch_elems;
-        T* dst = dst_base + b * st.dst_batch_elems;
+  for_each_matrix_tile<false, Batches>(
+      st, tiles_y, tiles_x,
+      [&](std::int64_t src_off, std::int64_t dst_off, std::int64_t tile_y, std::int64_t tile_x) {
+        const T* src = src_base + src_off;
+        T* dst = dst_base + dst_off;
         const std::int64_t r0 = tile_y * N, c0 = tile_x * N;
         const bool full = r0 + N <= rows && c0 + N <= cols;
         if constexpr (L2B != 0) {
@@ -99,9 +100,10 @@ cudaError_t launch_smem_tile(const void* src, void* dst, std::int64_t rows, std:
                              const BatchStrides& st, cudaStream_t stream) {
   constexpr int N = Layout::kN;
   const TileGrid g = tile_grid(ceil_div(rows, N), ceil_div(cols, N), st.batch);
-  smem_tile_kernel<T, Layout, L2B>
-      <<<dim3(g.x, g.y, g.z), dim3(kSmemTile, kSmemTileRows), 0, stream>>>(
-          static_cast<const T*>(src), static_cast<T*>(dst), rows, cols, st);
+  auto* kernel = st.has_batch_dims() ? smem_tile_kernel<T, Layout, L2B, true>
+                                     : smem_tile_kernel<T, Layout, L2B, false>;
+  kernel<<<dim3(g.x, g.y, g.z), dim3(kSmemTile, kSmemTileRows), 0, stream>>>(
+      static_cast<const T*>(src), static_cast<T*>(dst), rows, cols, st);
   return cudaGetLastError();
 }
 

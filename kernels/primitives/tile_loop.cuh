@@ -32,4 +32,27 @@ __device__ __forceinline__ void for_each_tile(std::int64_t batch, std::int64_t t
     }
 }
 
+// for_each_tile with each matrix found once, before its tiles: body(src_off, dst_off, tile_y,
+// tile_x), matrix b's first elements (BatchStrides::offsets_of; Batches: a batch of up to three
+// dimensions).
+template <bool ColumnMajor = false, bool Batches = false, class Body>
+__device__ __forceinline__ void for_each_matrix_tile(const BatchStrides& st, std::int64_t tiles_y,
+                                                     std::int64_t tiles_x, Body&& body) {
+  using U = std::uint32_t;
+  const std::int64_t tiles = tiles_y * tiles_x;
+  if (tiles > 0xffffffffLL) __trap();
+  const std::int64_t blocks = std::int64_t(gridDim.x) * gridDim.y;
+  for (std::int64_t b = blockIdx.z; b < st.batch; b += gridDim.z) {
+    std::int64_t src_off, dst_off;
+    st.offsets_of<Batches>(b, &src_off, &dst_off);
+    for (std::int64_t n = std::int64_t(blockIdx.y) * gridDim.x + blockIdx.x; n < tiles;
+         n += blocks) {
+      const TileAt<U> t = ColumnMajor
+                              ? TileAt<U>{U(n) % U(tiles_y), U(n) / U(tiles_y)}
+                              : grouped_tile<U>(U(n), U(tiles_y), U(tiles_x), U(kTileGroup));
+      body(src_off, dst_off, std::int64_t(t.r), std::int64_t(t.c));
+    }
+  }
+}
+
 }  // namespace tmakit

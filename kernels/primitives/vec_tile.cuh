@@ -31,7 +31,7 @@ template <class T>
 inline constexpr int kVecTileSide = sizeof(T) <= 2 ? 64 : 32;
 inline constexpr int kVecTileThreads = 256;
 
-template <class T, class Layout, bool VecIn, bool VecOut>
+template <class T, class Layout, bool VecIn, bool VecOut, bool Batches>
 __global__ void __launch_bounds__(kVecTileThreads)
     vec_tile_kernel(const T* __restrict__ src_base, T* __restrict__ dst_base, std::int64_t rows,
                     std::int64_t cols, BatchStrides st) {
@@ -43,10 +43,11 @@ __global__ void __launch_bounds__(kVecTileThreads)
 
   const std::int64_t lds = st.src_ld_elems, ldd = st.dst_ld_elems;
 
-  for_each_tile(
-      st.batch, tiles_y, tiles_x, [&](std::int64_t b, std::int64_t tile_y, std::int64_t tile_x) {
-        const T* src = src_base + b * st.src_batch_elems;
-        T* dst = dst_base + b * st.dst_batch_elems;
+  for_each_matrix_tile<false, Batches>(
+      st, tiles_y, tiles_x,
+      [&](std::int64_t src_off, std::int64_t dst_off, std::int64_t tile_y, std::int64_t tile_x) {
+        const T* src = src_base + src_off;
+        T* dst = dst_base + dst_off;
         const std::int64_t r0 = tile_y * N, c0 = tile_x * N;
         if constexpr (VecIn) {
 #pragma unroll
@@ -96,22 +97,27 @@ cudaError_t launch_vec_tile(const void* src, void* dst, std::int64_t rows, std::
   using L = Layout<kVecTileSide<T>>;
   constexpr int W = kElemsPerVec<T>;
   const bool vec_in = is_aligned(src, kVecBytes) && cols % W == 0 && st.src_ld_elems % W == 0 &&
-                      st.src_batch_elems % W == 0;
+                      st.src_batches_multiple_of(W);
   const bool vec_out = is_aligned(dst, kVecBytes) && rows % W == 0 && st.dst_ld_elems % W == 0 &&
-                       st.dst_batch_elems % W == 0;
+                       st.dst_batches_multiple_of(W);
   const TileGrid g = tile_grid(ceil_div(rows, L::kN), ceil_div(cols, L::kN), st.batch);
   const dim3 grid(g.x, g.y, g.z), block(kVecTileThreads);
   const T* s = static_cast<const T*>(src);
   T* d = static_cast<T*>(dst);
-  if (vec_in && vec_out)
-    vec_tile_kernel<T, L, true, true><<<grid, block, 0, stream>>>(s, d, rows, cols, st);
-  else if (vec_in)
-    vec_tile_kernel<T, L, true, false><<<grid, block, 0, stream>>>(s, d, rows, cols, st);
-  else if (vec_out)
-    vec_tile_kernel<T, L, false, true><<<grid, block, 0, stream>>>(s, d, rows, cols, st);
-  else
-    vec_tile_kernel<T, L, false, false><<<grid, block, 0, stream>>>(s, d, rows, cols, st);
-  return cudaGetLastError();
+  auto go = [&](auto batches) {
+    constexpr bool B = decltype(batches)::value;
+    if (vec_in && vec_out)
+      vec_tile_kernel<T, L, true, true, B><<<grid, block, 0, stream>>>(s, d, rows, cols, st);
+    else if (vec_in)
+      vec_tile_kernel<T, L, true, false, B><<<grid, block, 0, stream>>>(s, d, rows, cols, st);
+    else if (vec_out)
+      vec_tile_kernel<T, L, false, true, B><<<grid, block, 0, stream>>>(s, d, rows, cols, st);
+    else
+      vec_tile_kernel<T, L, false, false, B><<<grid, block, 0, stream>>>(s, d, rows, cols, st);
+    return cudaGetLastError();
+  };
+  if (st.has_batch_dims()) return go(std::true_type{});
+  return go(std::false_type{});
 }
 
 }  // namespace tmakit

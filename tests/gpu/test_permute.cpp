@@ -21,6 +21,13 @@ TransposeOptions named(const std::string& token) {
   return o;
 }
 
+// auto, then every permutation technique of the registry.
+std::vector<std::string> techniques() {
+  std::vector<std::string> out = {"auto"};
+  for (const VariantInfo& v : permute_variants()) out.push_back(v.token);
+  return out;
+}
+
 // Small odd extents (no stride a multiple of 16 bytes below 16-byte elements: TMA falls back),
 // one extent of 1, and 16-byte-multiple extents where permute_tma runs itself.
 Ext odd_extents(int rank) {
@@ -48,12 +55,12 @@ TEST(Permute, EveryPermutationOfRanks2To5OddExtents) {
   for (int rank = 2; rank <= 5; ++rank)
     for (const auto& perm : test::all_perms(rank))
       for (int e : {1, 2, 4, 8, 16})
-        for (const char* v : {"auto", "permute_tile", "permute_tma"}) {
+        for (const std::string& v : techniques()) {
           const test::PermuteRun r = test::check_permute(odd_extents(rank), perm, e, {}, named(v));
           ASSERT_TRUE(r.error.empty()) << v << ": " << r.error;
           ++runs;
         }
-  EXPECT_EQ(runs, (2 + 6 + 24 + 120) * 5 * 3);
+  EXPECT_EQ(runs, (2 + 6 + 24 + 120) * 5 * static_cast<int>(techniques().size()));
 }
 
 TEST(Permute, EveryPermutationOfRanks2To5AlignedExtents) {
@@ -61,7 +68,7 @@ TEST(Permute, EveryPermutationOfRanks2To5AlignedExtents) {
   for (int rank = 2; rank <= 5; ++rank)
     for (int e : {1, 2, 4, 8, 16})
       for (const auto& perm : perms_for(rank, e))
-        for (const char* v : {"auto", "permute_tile", "permute_tma"}) {
+        for (const std::string& v : techniques()) {
           const test::PermuteRun r =
               test::check_permute(aligned_extents(rank, e), perm, e, {}, named(v));
           ASSERT_TRUE(r.error.empty()) << v << ": " << r.error;
@@ -83,7 +90,7 @@ TEST(Permute, ExtentsOfOneAndRankSixToEightThatFold) {
   };
   for (const auto& c : cases)
     for (int e : {1, 4, 16})
-      for (const char* v : {"auto", "permute_tile", "permute_tma"}) {
+      for (const std::string& v : techniques()) {
         const test::PermuteRun r = test::check_permute(c.n, c.p, e, {}, named(v));
         EXPECT_TRUE(r.error.empty()) << v << ": " << r.error;
       }
@@ -130,7 +137,7 @@ TEST(Permute, RankSixToEightThatDoesNotFold) {
   };
   for (const auto& c : cases)
     for (int e : {1, 2, 4, 8, 16})
-      for (const char* v : {"auto", "permute_tile", "permute_tma"}) {
+      for (const std::string& v : techniques()) {
         const test::PermuteRun r = test::check_permute(c.n, c.p, e, {}, named(v));
         EXPECT_TRUE(r.error.empty()) << v << " " << e << " B: " << r.error;
       }
@@ -167,14 +174,14 @@ TEST(Permute, StridedOperandsLeavePaddingUntouched) {
             lay.dst_strides_elems[d] = span;
             span = (span * n[perm[d]] + pad + 15) / 16 * 16;
           }
-          for (const char* v : {"auto", "permute_tile", "permute_tma"}) {
+          for (const std::string& v : techniques()) {
             const test::PermuteRun r = test::check_permute(n, perm, e, lay, named(v));
             ASSERT_TRUE(r.error.empty()) << v << " pad " << pad << ": " << r.error;
           }
         }
   // Operands off 16-byte alignment (by one element).
   for (int e : {1, 2, 4, 8})
-    for (const char* v : {"auto", "permute_tile", "permute_tma"}) {
+    for (const std::string& v : techniques()) {
       const test::PermuteRun r =
           test::check_permute({6, 32, 64}, {2, 0, 1}, e, {}, named(v), static_cast<std::size_t>(e));
       EXPECT_TRUE(r.error.empty()) << v << ": " << r.error;
@@ -211,7 +218,7 @@ TEST(Permute, InterleavedStridedViewsThatDoNotOverlap) {
         ADD_FAILURE() << ok.message;
         continue;
       }
-      for (const char* v : {"auto", "permute_tile", "permute_tma"}) {
+      for (const std::string& v : techniques()) {
         const test::PermuteRun r = test::check_permute(c.n, c.p, e, lay, named(v));
         EXPECT_TRUE(r.error.empty()) << v << " " << e << " B: " << r.error;
       }
@@ -439,6 +446,59 @@ TEST(Permute, TwoDimensionalTilesWithEdgesEveryElementSize) {
   EXPECT_EQ(runs, 4 * 5 * 3);  // the tile kernel ran for every case and element size
 }
 
+// The tile form as a batch of transposes: every transpose technique that takes a batch of
+// several dimensions, named, on tiles with edges in a batch of one to three dimensions
+// (interleaved matrices: a reversal's middle dimension), dense and padded (poisoned padding
+// left untouched), every element size it takes; auto where both tile sides are long; a tile
+// whose contiguous dimension is strided refused by name.
+TEST(Permute, TileFormAsBatchOfTransposesEveryTechnique) {
+  TMAKIT_NEED_GPU(75);
+  struct Case {
+    Ext n;
+    std::vector<int> p;
+    std::vector<std::int64_t> src, dst;
+  };
+  const std::vector<Case> cases = {
+      {{33, 5, 70}, {2, 1, 0}, {}, {}},              // one batch dimension, interleaved
+      {{37, 3, 4, 45}, {3, 1, 2, 0}, {}, {}},        // two
+      {{35, 2, 3, 5, 41}, {4, 3, 1, 2, 0}, {}, {}},  // three
+      {{70, 3, 2, 130}, {3, 2, 1, 0}, {}, {}},       // several tiles a matrix, edges
+      {{37, 3, 45}, {2, 1, 0}, {160, 50, 1}, {}},    // src rows and matrices padded
+      {{37, 3, 45}, {2, 1, 0}, {}, {140, 40, 1}},    // dst's padded
+  };
+  int runs = 0;
+  for (const VariantInfo& t : variants()) {
+    if (t.batch_dims < 3) continue;
+    for (int e : {1, 2, 4, 8, 16}) {
+      if (!t.supports_elem_bytes(e)) continue;
+      for (const Case& c : cases) {
+        const test::PermuteRun r =
+            test::check_permute(c.n, c.p, e, PermuteLayout{c.src, c.dst}, named(t.token));
+        ASSERT_TRUE(r.error.empty())
+            << t.token << " " << e << " B " << test::text(c.n) << ": " << r.error;
+        EXPECT_EQ(r.status.variant, t.token);
+        ++runs;
+      }
+    }
+  }
+  EXPECT_GE(runs, 9 * 6 * 4);  // nine techniques at 1-8 B at least
+  // auto takes the transposes where both tile sides are long (63 x 4 and 101 x 4 bytes).
+  const Ext n = {63, 5, 7, 101};
+  const std::vector<int> p = {3, 2, 1, 0};
+  ASSERT_NE(explain_permute(n, p, 4).find("auto: permute_transpose"), std::string::npos);
+  const test::PermuteRun a = test::check_permute(n, p, 4, {}, named("auto"));
+  ASSERT_TRUE(a.error.empty()) << a.error;
+  const VariantInfo* ran = find_variant(a.status.variant);
+  ASSERT_NE(ran, nullptr) << a.status.variant;
+  EXPECT_GE(ran->batch_dims, 3) << a.status.variant;
+  // src's contiguous dimension strided (a ::2 view): no batch of transposes takes it.
+  const test::PermuteRun refused = test::check_permute(
+      {6, 50, 37}, {2, 0, 1}, 4, PermuteLayout{{3700, 73, 2}, {}}, named("smem_sector"));
+  EXPECT_EQ(refused.status.code, StatusCode::kUnsupported);
+  EXPECT_NE(refused.status.message.find("cannot run as a batch of transposes"), std::string::npos)
+      << refused.status.message;
+}
+
 // Row permutations whose rows are not whole 16-byte chunks or sit off 16-byte alignment: the
 // realigned rows kernel (head bytes, 16-byte chunks from two aligned blocks, tail bytes, a
 // thread's rows together). Rows of 33-103 elements, operands 0-15 bytes off alignment, padded
@@ -489,7 +549,7 @@ TEST(Permute, NamedLayoutsSmall) {
       {{33, 65, 64}, {1, 0, 2}, 4},
   };
   for (const Case& c : cases)
-    for (const char* v : {"auto", "permute_tile", "permute_tma"}) {
+    for (const std::string& v : techniques()) {
       const test::PermuteRun r = test::check_permute(c.n, c.p, c.e, {}, named(v));
       EXPECT_TRUE(r.error.empty()) << v << ": " << r.error;
     }

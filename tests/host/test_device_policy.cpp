@@ -47,7 +47,8 @@ TEST(DevicePolicy, OverridesApplyEachField) {
                 "permute_box_cuts_first=0,permute_box_registers_min_bytes=4,"
                 "permute_rows_vector_min_bytes=8,permute_rows_vector_max_vecs=64,"
                 "permute_box_origin_once=0,permute_box_pipeline=0,permute_rows_min_bytes=64,"
-                "permute_box_async=0,permute_box_pad=0,permute_tma_max_box_ratio=8",
+                "permute_box_async=0,permute_box_pad=0,permute_tma_max_box_ratio=8,"
+                "permute_transpose_min_side_bytes=0",
                 &p),
             "");
   EXPECT_FALSE(p.permute_box_words);
@@ -62,6 +63,7 @@ TEST(DevicePolicy, OverridesApplyEachField) {
   EXPECT_FALSE(p.permute_box_async);
   EXPECT_FALSE(p.permute_box_pad);
   EXPECT_EQ(p.permute_tma_max_box_ratio, 8);
+  EXPECT_EQ(p.permute_transpose_min_side_bytes, 0);
 }
 
 TEST(DevicePolicy, BadOverridesAreRefusedWithTheReason) {

@@ -524,6 +524,68 @@ TEST(PermuteExplain, AutoWeighsTheBoxAgainstTheTmaTile) {
             std::string::npos);
 }
 
+// auto runs the tile form as a batch of transposes where both tile dimensions are at least
+// permute_transpose_min_side_bytes (128 by default) long, and says why not elsewhere.
+TEST(PermuteExplain, AutoTakesTheTransposesWhereBothTileSidesAreLong) {
+  const std::string odd = explain_permute({63, 95, 97, 101}, {3, 2, 1, 0}, 4);
+  EXPECT_NE(odd.find("auto: permute_transpose (both tile dimensions at least 128 bytes: 252 and "
+                     "404)"),
+            std::string::npos)
+      << odd;
+  EXPECT_NE(odd.find("permute_transpose: a batch of 9215 transposes of 63 x 101 (src_ld 930715, "
+                     "dst_ld 580545)"),
+            std::string::npos)
+      << odd;
+  // 24 x 2 = 48 bytes: the tile's dst side is short.
+  const std::string rev = explain_permute({24, 40, 56, 72}, {3, 2, 1, 0}, 2);
+  EXPECT_NE(rev.find("auto: permute_tma (permute_tile where its maps cannot be made); not "
+                     "permute_transpose: a tile dimension is shorter than 128 bytes"),
+            std::string::npos)
+      << rev;
+  // src's contiguous dimension strided (a ::2 view): no batch of transposes.
+  PermuteLayout view;
+  view.src_strides_elems = {3700, 73, 2};
+  const std::string strided = explain_permute({6, 50, 37}, {2, 0, 1}, 4, view);
+  EXPECT_NE(strided.find("permute_transpose: cannot run it: neither tile dimension may be "
+                         "strided"),
+            std::string::npos)
+      << strided;
+}
+
+// BatchStrides::batch_offsets, the transposes' batch of up to three dimensions, against the
+// plain 64-bit decode b = b0 + n0 * (b1 + n1 * b2): one dimension, three, extents above 2^32,
+// and b on both sides of its 32-bit path.
+TEST(BatchStrides, BatchOffsetsDecodeEveryDimension) {
+  const std::int64_t big = std::int64_t{1} << 33;
+  const std::int64_t extents[][3] = {{0, 1, 1},   {95, 97, 1}, {6, 5, 7},        {1, 1, 9},
+                                     {big, 2, 1}, {3, big, 2}, {65537, 65536, 3}};
+  std::mt19937_64 rng(11);
+  for (const auto& n : extents) {
+    BatchStrides st;
+    st.batch_n0 = n[0];
+    st.batch_n1 = n[1];
+    st.src_batch_elems = 9797, st.src_batch1_elems = 101, st.src_batch2_elems = 930715;
+    st.dst_batch_elems = 63, st.dst_batch1_elems = 5985, st.dst_batch2_elems = 3;
+    const std::int64_t total = n[0] == 0 ? 1000 : n[0] * n[1] * n[2];
+    for (int i = 0; i < 2000; ++i) {
+      std::int64_t b = i < 1000 ? i : static_cast<std::int64_t>(rng() % std::uint64_t(total));
+      if (i == 1999) b = total - 1;
+      if (i == 1998 && total > 0xffffffffLL) b = 0xffffffffLL - 1;
+      if (i == 1997 && total > 0xffffffffLL) b = 0xffffffffLL;
+      std::int64_t so = 0, dof = 0;
+      st.batch_offsets(b, &so, &dof);
+      if (n[0] == 0) {
+        ASSERT_EQ(so, b * 9797);
+        ASSERT_EQ(dof, b * 63);
+        continue;
+      }
+      const std::int64_t b0 = b % n[0], b1 = b / n[0] % n[1], b2 = b / n[0] / n[1];
+      ASSERT_EQ(so, b0 * 9797 + b1 * 101 + b2 * 930715) << b;
+      ASSERT_EQ(dof, b0 * 63 + b1 * 5985 + b2 * 3) << b;
+    }
+  }
+}
+
 TEST(PermuteBox, FastDivIsExact) {
   std::mt19937 rng(3);
   for (std::uint32_t d : {1u, 2u, 3u, 5u, 7u, 64u, 65u, 127u, 1000u, 65535u, 2147483647u}) {

@@ -43,7 +43,7 @@ TEST(Registry, EveryRowIsCompleteAndNamedAfterItsFile) {
 // family, tokens no transpose technique has.
 TEST(Registry, PermutationTechniquesOneFileOneRowEach) {
   std::set<std::string> seen;
-  ASSERT_EQ(permute_variants().size(), 2u);
+  ASSERT_EQ(permute_variants().size(), 3u);
   for (const VariantInfo& v : permute_variants()) {
     SCOPED_TRACE(v.token);
     EXPECT_TRUE(seen.insert(v.token).second) << "duplicate token";
@@ -53,11 +53,17 @@ TEST(Registry, PermutationTechniquesOneFileOneRowEach) {
     EXPECT_FALSE(v.description.empty());
     EXPECT_EQ(v.uses_tma, v.min_cc >= 90);
     if (v.uses_tma) EXPECT_TRUE(v.may_fall_back);
+    if (v.token == "permute_transpose") continue;  // its kernels: transpose techniques (below)
     EXPECT_TRUE(
         file_exists(std::string(TMAKIT_SOURCE_DIR) + "/kernels/permute/" + v.token + ".cu"));
   }
+  // permute_transpose runs the transpose techniques that take a batch of several dimensions.
+  int batch3 = 0;
+  for (const VariantInfo& v : variants()) batch3 += v.batch_dims >= 3 ? 1 : 0;
+  EXPECT_GE(batch3, 1);
   EXPECT_NE(find_permute_variant("permute_tma"), nullptr);
   EXPECT_NE(find_permute_variant("permute_tile"), nullptr);
+  EXPECT_NE(find_permute_variant("permute_transpose"), nullptr);
   EXPECT_EQ(find_permute_variant("auto"), nullptr);
 }
 

@@ -56,6 +56,10 @@ struct VariantInfo {
   // and matrices of at most 32 columns): any other call runs its fallback, the reason starting
   // with its token and naming the rule.
   bool shape_limited = false;
+  // How many batch dimensions it takes: 1, or 3 (a permutation's tile form runs as a batch of
+  // transposes whose batch is the up-to-three dimensions around the transposed pair, each with
+  // its own strides, and the matrices may interleave: tmakit/permute.hpp).
+  int batch_dims = 1;
   VariantKind kind = VariantKind::kTranspose;
   // Axes of TMA techniques (TransposeOptions picks a value; empty / false: no such axis).
   std::vector<int> swizzle_axis_bytes;  // swizzle spans it takes: 0 (none), 32, 64, 128
