@@ -298,8 +298,14 @@ TEST(Permute, BadCallsLeaveDstUntouched) {
       {"alias", permute(src, dst, {4, 4, 4}, {2, 1, 0}, 4, {{1, 2, 16}, {}})},
       {"not device-accessible", permute(host.data(), dst, {4, 4, 4}, {2, 1, 0}, 4)},
       {"unknown variant", permute(src, dst, {4, 4, 4}, {2, 1, 0}, 4, {}, named("nope"))},
+      // A transpose technique named: rows of 12 bytes are not a tile; a technique of one batch
+      // dimension; a tile whose src side is strided.
       {"is a transpose() technique",
-       permute(src, dst, {4, 4, 4}, {2, 1, 0}, 4, {}, transpose_token)},
+       permute(src, dst, {4, 4, 3}, {1, 0, 2}, 4, {}, transpose_token)},
+      {"takes a batch of one dimension",
+       permute(src, dst, {4, 4, 4}, {2, 1, 0}, 4, {}, named("smem_strip"))},
+      {"cannot run as a batch of transposes",
+       permute(src, dst, {4, 4, 4}, {2, 1, 0}, 4, {{32, 8, 2}, {}}, transpose_token)},
       // Odd strides: no TMA, and no fallback allowed.
       {"permute_tma cannot run", permute(src, dst, {3, 5, 7}, {2, 1, 0}, 4, {}, no_fallback)},
   };
