@@ -21,6 +21,13 @@ TransposeOptions named(const std::string& token) {
   return o;
 }
 
+// A permutation with its strides (empty: dense), per src dimension and per dst dimension.
+struct StridedCase {
+  Ext n;
+  std::vector<int> p;
+  std::vector<std::int64_t> src, dst;
+};
+
 // auto, then every permutation technique of the registry.
 std::vector<std::string> techniques() {
   std::vector<std::string> out = {"auto"};
@@ -197,19 +204,14 @@ TEST(Permute, StridedOperandsLeavePaddingUntouched) {
 // output against the CPU reference, dst's untouched elements included.
 TEST(Permute, InterleavedStridedViewsThatDoNotOverlap) {
   TMAKIT_NEED_GPU(75);
-  struct Case {
-    Ext n;
-    std::vector<int> p;
-    std::vector<std::int64_t> src, dst;
-  };
-  const std::vector<Case> cases = {
+  const std::vector<StridedCase> cases = {
       {{50, 37}, {1, 0}, {73, 2}, {}},                    // x[..., ::2], rows of 73
       {{50, 37}, {1, 0}, {}, {101, 2}},                   // such a view as dst (37, 50)
       {{6, 50, 37}, {2, 0, 1}, {3700, 73, 2}, {}},        // 73 > 2 x 36, 3700 > 72 + 73 x 49
       {{6, 50, 37}, {1, 2, 0}, {}, {407, 11, 2}},         // dst (50, 37, 6): 11 > 2 x 5
       {{9, 8, 7, 5}, {3, 1, 0, 2}, {504, 63, 9, 2}, {}},  // 9 > 2 x 4, 63 > 8 + 9 x 6, ...
   };
-  for (const Case& c : cases)
+  for (const StridedCase& c : cases)
     for (int e : {1, 2, 4, 8, 16}) {
       PermuteLayout lay{c.src, c.dst};
       PermuteReduction red;
@@ -459,12 +461,7 @@ TEST(Permute, TwoDimensionalTilesWithEdgesEveryElementSize) {
 // whose contiguous dimension is strided refused by name.
 TEST(Permute, TileFormAsBatchOfTransposesEveryTechnique) {
   TMAKIT_NEED_GPU(75);
-  struct Case {
-    Ext n;
-    std::vector<int> p;
-    std::vector<std::int64_t> src, dst;
-  };
-  const std::vector<Case> cases = {
+  const std::vector<StridedCase> cases = {
       {{33, 5, 70}, {2, 1, 0}, {}, {}},              // one batch dimension, interleaved
       {{37, 3, 4, 45}, {3, 1, 2, 0}, {}, {}},        // two
       {{35, 2, 3, 5, 41}, {4, 3, 1, 2, 0}, {}, {}},  // three
@@ -477,7 +474,7 @@ TEST(Permute, TileFormAsBatchOfTransposesEveryTechnique) {
     if (t.batch_dims < 3) continue;
     for (int e : {1, 2, 4, 8, 16}) {
       if (!t.supports_elem_bytes(e)) continue;
-      for (const Case& c : cases) {
+      for (const StridedCase& c : cases) {
         const test::PermuteRun r =
             test::check_permute(c.n, c.p, e, PermuteLayout{c.src, c.dst}, named(t.token));
         ASSERT_TRUE(r.error.empty())
