@@ -21,10 +21,10 @@ namespace tmakit {
 inline constexpr int kSmemTile = 32;     // classic tile side in elements; threadIdx.x extent
 inline constexpr int kSmemTileRows = 8;  // threadIdx.y extent: 32x8 = 256 threads
 
-template <class T, class Layout, int L2B = 0, bool Batches = false>
-__global__ void __launch_bounds__(kSmemTile* kSmemTileRows)
-    smem_tile_kernel(const T* __restrict__ src_base, T* __restrict__ dst_base, std::int64_t rows,
-                     std::int64_t cols, BatchStrides st) {
+template <class T, class Layout, int L2B, bool Batches>
+__device__ __forceinline__ void smem_tile_body(const T* __restrict__ src_base,
+                                               T* __restrict__ dst_base, std::int64_t rows,
+                                               std::int64_t cols, const BatchStrides& st) {
   constexpr int N = Layout::kN;
   static_assert(N % kSmemTile == 0, "the 32x8 kernel needs a tile side that is a multiple of 32");
   __shared__ T tile[Layout::kElems];
@@ -92,6 +92,25 @@ __global__ void __launch_bounds__(kSmemTile* kSmemTileRows)
       });
 }
 
+template <class T, class Layout, int L2B = 0>
+__global__ void __launch_bounds__(kSmemTile* kSmemTileRows)
+    smem_tile_kernel(const T* __restrict__ src_base, T* __restrict__ dst_base, std::int64_t rows,
+                     std::int64_t cols, BatchStrides st) {
+  smem_tile_body<T, Layout, L2B, false>(src_base, dst_base, rows, cols, st);
+}
+
+// A batch of several dimensions (BatchStrides::batch_n0): its registers held to what the one-
+// dimension kernel uses (at most 48 for the 64 x 64 tile up to 4 bytes, 64 at 8 bytes, 32 for the
+// 32 x 32 tiles). Left free, ptxas gave the hinted 64 x 64 form 64 at 1-4 bytes: fewer warps
+// resident and a slower walk over the same DRAM bytes (ncu; docs/perf-guide.md section 4.13).
+template <class T, class Layout, int L2B = 0>
+__global__ void __launch_bounds__(kSmemTile* kSmemTileRows,
+                                  Layout::kN >= 64 ? (sizeof(T) >= 8 ? 4 : 5) : 8)
+    smem_tile_batches_kernel(const T* __restrict__ src_base, T* __restrict__ dst_base,
+                             std::int64_t rows, std::int64_t cols, BatchStrides st) {
+  smem_tile_body<T, Layout, L2B, true>(src_base, dst_base, rows, cols, st);
+}
+
 // L2B != 0: the hinted form above (.L2::<L2B>B), which the launchers choose per technique and
 // element size on Hopper (kernels::l2_hint_pays), where it was measured (smem_wide.cu,
 // smem_xor.cu, smem_padded.cu).
@@ -100,8 +119,8 @@ cudaError_t launch_smem_tile(const void* src, void* dst, std::int64_t rows, std:
                              const BatchStrides& st, cudaStream_t stream) {
   constexpr int N = Layout::kN;
   const TileGrid g = tile_grid(ceil_div(rows, N), ceil_div(cols, N), st.batch);
-  auto* kernel = st.has_batch_dims() ? smem_tile_kernel<T, Layout, L2B, true>
-                                     : smem_tile_kernel<T, Layout, L2B, false>;
+  auto* kernel = st.has_batch_dims() ? smem_tile_batches_kernel<T, Layout, L2B>
+                                     : smem_tile_kernel<T, Layout, L2B>;
   kernel<<<dim3(g.x, g.y, g.z), dim3(kSmemTile, kSmemTileRows), 0, stream>>>(
       static_cast<const T*>(src), static_cast<T*>(dst), rows, cols, st);
   return cudaGetLastError();
