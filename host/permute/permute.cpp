@@ -207,8 +207,9 @@ std::string transpose_batch(const kernels::PermuteArgs& a, BatchStrides* st) {
   const PermuteGeometry& g = a.geo;
   if (a.moves_rows()) return "the innermost dimension stays innermost (whole rows move)";
   if (g.src_col != 1 || g.dst_row != 1)
-    return "neither tile dimension may be strided on the side it is contiguous on (src stride " +
-           std::to_string(g.src_col) + ", dst stride " + std::to_string(g.dst_row) + ")";
+    return "a transpose reads its rows and writes its columns at unit stride; the tile's src side "
+           "has stride " +
+           std::to_string(g.src_col) + " and its dst side " + std::to_string(g.dst_row);
   st->batch = g.batch();
   st->src_ld_elems = g.src_row;
   st->dst_ld_elems = g.dst_col;
