@@ -40,7 +40,7 @@ struct BatchStrides {
 
   // Matrix b's first element in src and in dst, in elements. Batches: the batch may have
   // several dimensions (batch_n0 != 0); the tile kernels take it as a template argument, so the
-  // one-dimension kernels keep their code and registers (the decode cost smem_wide 8 more).
+  // one-dimension kernels keep their registers (docs/perf-guide.md section 4.13).
   template <bool Batches>
   TMAKIT_HD void offsets_of(std::int64_t b, std::int64_t* src_off, std::int64_t* dst_off) const {
     if (!Batches) {

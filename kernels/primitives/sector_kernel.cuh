@@ -132,10 +132,9 @@ __global__ void __launch_bounds__(256, std::is_same_v<Epi, StoreCopy> ? 4 : 3)
 template <class T, int G, class Epi = StoreCopy>
 cudaError_t launch_sector(const kernels::LaunchArgs& a, const Epi& epi = {}) {
   // Rows are shifted unless every output row starts on a G-byte boundary.
-  const bool aligned =
-      reinterpret_cast<std::uintptr_t>(a.dst) % G == 0 &&
-      (a.strides.dst_ld_elems * int(sizeof(T))) % G == 0 &&
-      (G % int(sizeof(T)) == 0 && a.strides.dst_batches_multiple_of(G / int(sizeof(T))));
+  const bool aligned = reinterpret_cast<std::uintptr_t>(a.dst) % G == 0 &&
+                       (a.strides.dst_ld_elems * int(sizeof(T))) % G == 0 &&
+                       a.strides.dst_batches_multiple_of(G / int(sizeof(T)));
   constexpr int P = (G / int(sizeof(T)) + 7) / 8 * 8;
   const int pad = aligned ? 0 : P;
   // The policy's tile order: down tile columns with, at 4 B, the tall tile (kSectorOwn), or
