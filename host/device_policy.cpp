@@ -88,6 +88,7 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
     };
     int column_tiles = p->sector_column_tiles ? 1 : 0, unit = p->flat_unit_bytes;
     int box_cuts_first = p->permute_box_cuts_first ? 1 : 0;
+    int side_all = -1;  // permute_transpose_min_side_bytes: every element size's
     int box_words = p->permute_box_words ? 1 : 0;
     int origin_once = p->permute_box_origin_once ? 1 : 0;
     int box_pipeline = p->permute_box_pipeline ? 1 : 0;
@@ -106,6 +107,7 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
         {"bulk_flat_unit_bytes", 4096, 65536, &p->bulk_flat_unit_bytes},
         {"permute_box_registers_min_bytes", 1, 32, &p->permute_box_registers_min_bytes},
         {"permute_box_cuts_first", 0, 1, &box_cuts_first},
+        {"permute_box_target_elems", 64, 16384, &p->permute_box_target_elems},
         {"permute_box_words", 0, 1, &box_words},
         {"permute_box_origin_once", 0, 1, &origin_once},
         {"permute_box_pipeline", 0, 1, &box_pipeline},
@@ -113,7 +115,17 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
         {"permute_box_pad", 0, 1, &box_pad},
         {"permute_tma_min_fill_pct", 0, 101, &p->permute_tma_min_fill_pct},
         {"permute_tma_max_box_ratio", 0, 1 << 20, &p->permute_tma_max_box_ratio},
-        {"permute_transpose_min_side_bytes", 0, 1 << 20, &p->permute_transpose_min_side_bytes},
+        {"permute_transpose_min_side_bytes", 0, 1 << 20, &side_all},
+        {"permute_transpose_min_side_bytes_e1", 0, 1 << 20,
+         &p->permute_transpose_min_side_bytes[0]},
+        {"permute_transpose_min_side_bytes_e2", 0, 1 << 20,
+         &p->permute_transpose_min_side_bytes[1]},
+        {"permute_transpose_min_side_bytes_e4", 0, 1 << 20,
+         &p->permute_transpose_min_side_bytes[2]},
+        {"permute_transpose_min_side_bytes_e8", 0, 1 << 20,
+         &p->permute_transpose_min_side_bytes[3]},
+        {"permute_transpose_min_side_bytes_e16", 0, 1 << 20,
+         &p->permute_transpose_min_side_bytes[4]},
         {"permute_rows_vector_min_bytes", 1, 16, &p->permute_rows_vector_min_bytes},
         {"permute_rows_vector_max_vecs", 0, 1 << 20, &p->permute_rows_vector_max_vecs},
         {"permute_rows_min_bytes", 1, 1 << 20, &p->permute_rows_min_bytes},
@@ -135,6 +147,8 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
     p->permute_box_async = box_async != 0;
     p->permute_box_pad = box_pad != 0;
     if (field == "flat_unit_bytes") p->flat_unit_bytes = p->flat_skinny_unit_bytes = unit;
+    if (field == "permute_transpose_min_side_bytes")
+      for (int& t : p->permute_transpose_min_side_bytes) t = side_all;
     if (field == "flat_max_matrix_bytes" && v > 0 && v < kFlatMaxMatrixBytes)
       p->flat_limits.batch_max_matrix_bytes = kFlatMaxMatrixBytes;
   }

@@ -161,16 +161,18 @@ struct PermuteArgs {
   cudaStream_t stream = nullptr;
   int sm_count = 1;
   int cc = 0;
-  bool box_registers = false;      // DevicePolicy::permute_box_registers_min_bytes reached
-  bool box_cuts_first = true;      // DevicePolicy::permute_box_cuts_first
-  bool box_words = true;           // DevicePolicy::permute_box_words
-  int rows_vector_min_bytes = 4;   // DevicePolicy::permute_rows_vector_min_bytes
-  int rows_vector_max_vecs = 128;  // DevicePolicy::permute_rows_vector_max_vecs
-  int rows_min_bytes = 32;         // DevicePolicy::permute_rows_min_bytes
-  bool box_origin_once = true;     // DevicePolicy::permute_box_origin_once
-  bool box_pipeline = true;        // DevicePolicy::permute_box_pipeline
-  bool box_async = true;           // DevicePolicy::permute_box_async
-  bool box_pad = true;             // DevicePolicy::permute_box_pad
+  bool box_registers = false;  // DevicePolicy::permute_box_registers_min_bytes reached
+  bool box_cuts_first = true;  // DevicePolicy::permute_box_cuts_first
+  int box_target_elems =
+      static_cast<int>(kBoxTargetElems);  // DevicePolicy::permute_box_target_elems
+  bool box_words = true;                  // DevicePolicy::permute_box_words
+  int rows_vector_min_bytes = 4;          // DevicePolicy::permute_rows_vector_min_bytes
+  int rows_vector_max_vecs = 128;         // DevicePolicy::permute_rows_vector_max_vecs
+  int rows_min_bytes = 32;                // DevicePolicy::permute_rows_min_bytes
+  bool box_origin_once = true;            // DevicePolicy::permute_box_origin_once
+  bool box_pipeline = true;               // DevicePolicy::permute_box_pipeline
+  bool box_async = true;                  // DevicePolicy::permute_box_async
+  bool box_pad = true;                    // DevicePolicy::permute_box_pad
   // permute_tma: rank-5 maps (b2, b1, b0, rows, cols) of src and (b2, b1, b0, cols, rows) of dst
   // for a transposing permutation, (b2, b1, b0, rows, row words) of both for a row permutation.
   const CUtensorMap* src_map = nullptr;
@@ -193,9 +195,11 @@ struct PermuteTmaPlan {
 // kernels/permute/
 cudaError_t launch_permute_tile(const PermuteArgs&);
 // The box permute_tile's box walk takes for `dims` (rank 6-8 run only through it); false: none.
-// registers, cuts_first: what PermuteArgs::box_registers and box_cuts_first say.
+// registers, cuts_first, target_elems: what PermuteArgs::box_registers, box_cuts_first and
+// box_target_elems say.
 bool permute_tile_box_plan(const PermuteDims& dims, int elem_bytes, BoxPlan* box,
-                           bool registers = false, bool cuts_first = true);
+                           bool registers = false, bool cuts_first = true,
+                           int target_elems = static_cast<int>(kBoxTargetElems));
 // Whether permute_tile walks `a` in boxes (else its 32 x 33 tile or its rows kernels).
 bool permute_tile_prefers_box(const PermuteArgs& a);
 cudaError_t launch_permute_tma(const PermuteArgs&);

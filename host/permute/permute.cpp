@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <host/device.hpp>
+#include <host/device_policy.hpp>
 #include <host/error.hpp>
 #include <host/permute/reduce.hpp>
 #include <host/tensor_map/driver.hpp>
@@ -189,7 +190,8 @@ TmaChoice auto_tma_choice(const kernels::PermuteArgs& a, const DevicePolicy& pol
   if (c.fill * 100 < policy.permute_tma_min_fill_pct) return c;
   BoxPlan box;
   if (kernels::permute_tile_prefers_box(a) &&
-      kernels::permute_tile_box_plan(a.dims, a.elem_bytes, &box, a.box_registers, a.box_cuts_first))
+      kernels::permute_tile_box_plan(a.dims, a.elem_bytes, &box, a.box_registers, a.box_cuts_first,
+                                     a.box_target_elems))
     c.box_bytes = std::int64_t{box.volume} * a.elem_bytes;
   c.tma = c.box_bytes == 0 ||
           double(c.box_bytes) <= double(policy.permute_tma_max_box_ratio) * c.tile_bytes;
@@ -227,11 +229,11 @@ std::string transpose_batch(const kernels::PermuteArgs& a, BatchStrides* st) {
 }
 
 // auto's permute_transpose: where it can run, with both tile dimensions at least the policy's
-// permute_transpose_min_side_bytes long (the transposes' tiles are 32-64 elements a side;
-// shorter sides leave them mostly empty, where the boxes group more dimensions).
+// permute_transpose_min_side_bytes long at this element size (the transposes' tiles are 32-64
+// elements a side; shorter sides leave them mostly empty, where the boxes group more dimensions).
 bool auto_prefers_transpose(const kernels::PermuteArgs& a, const DevicePolicy& policy) {
   BatchStrides st;
-  const std::int64_t min_side = policy.permute_transpose_min_side_bytes;
+  const std::int64_t min_side = policy.transpose_min_side_bytes(a.elem_bytes);
   return min_side > 0 && transpose_batch(a, &st).empty() &&
          std::min(a.geo.rows, a.geo.cols) * a.elem_bytes >= min_side;
 }
@@ -275,7 +277,7 @@ std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers) {
          std::to_string(rd) + " (" + std::to_string(rd * elem_bytes) + " bytes) written; " +
          std::to_string(p.boxes) + " boxes over " + std::to_string(p.outer) +
          " batch dimensions (the cut ones' chunks included)\n";
-  const DevicePolicy policy;
+  const DevicePolicy policy = device_policy(0);  // TMAKIT_POLICY's overrides included
   if (registers) return out;
   static const char* const kLoads[] = {
       "each box loaded into registers, then stored",
@@ -425,6 +427,7 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.cc = caps.cc;
   a.box_registers = elem_bytes >= caps.policy.permute_box_registers_min_bytes;
   a.box_cuts_first = caps.policy.permute_box_cuts_first;
+  a.box_target_elems = caps.policy.permute_box_target_elems;
   a.box_words = caps.policy.permute_box_words;
   a.rows_vector_min_bytes = caps.policy.permute_rows_vector_min_bytes;
   a.rows_vector_max_vecs = caps.policy.permute_rows_vector_max_vecs;
@@ -511,11 +514,17 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
   kernels::PermuteArgs a;
   a.dims = dims_of(r);
   BoxPlan box;
-  const DevicePolicy policy;  // the default policy's kernel and batch order
+  // The default policy's kernel and batch order, with TMAKIT_POLICY's overrides (no device: the
+  // H100's row; the permutation fields are the same in every row).
+  const DevicePolicy policy = device_policy(0);
   const bool registers = elem_bytes >= policy.permute_box_registers_min_bytes;
   const bool has_box = kernels::permute_tile_box_plan(a.dims, elem_bytes, &box, registers,
-                                                      policy.permute_box_cuts_first);
+                                                      policy.permute_box_cuts_first,
+                                                      policy.permute_box_target_elems);
   a.rows_min_bytes = policy.permute_rows_min_bytes;
+  a.box_registers = registers;  // what auto's choices below weigh, as permute() sets them
+  a.box_cuts_first = policy.permute_box_cuts_first;
+  a.box_target_elems = policy.permute_box_target_elems;
   if (r.extents.size() > 5) {
     if (has_box)
       return out + "rank " + std::to_string(r.extents.size()) +
@@ -565,7 +574,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
       why = " (TMA tiles " + std::to_string(std::llround(c.fill * 100)) + "% full)";
     BatchStrides st;
     const std::string no_batch = transpose_batch(a, &st);
-    const std::int64_t min_side = policy.permute_transpose_min_side_bytes;
+    const std::int64_t min_side = policy.transpose_min_side_bytes(elem_bytes);
     if (auto_prefers_transpose(a, policy))
       out += "auto: permute_transpose (both tile dimensions at least " + std::to_string(min_side) +
              " bytes: " + std::to_string(g.rows * elem_bytes) + " and " +

@@ -34,6 +34,9 @@ struct DevicePolicy {
   int permute_box_registers_min_bytes = 32;
   bool permute_box_cuts_first = true;
   bool permute_box_words = true;
+  // permute_tile's boxes grow (longer runs on both sides, fewer barriers and box origins per
+  // element) up to about this many elements, as shared memory allows (make_box_plan).
+  int permute_box_target_elems = 2048;
   // auto's permute_tma for the tile form: its 128-byte square tiles at least this full (percent)
   // over the two tile dimensions, else permute_tile.
   int permute_tma_min_fill_pct = 20;
@@ -41,8 +44,15 @@ struct DevicePolicy {
   // times the bytes of a TMA tile (its fill x 128 x 128 bytes at up to 8-byte elements).
   int permute_tma_max_box_ratio = 3;
   // auto's permute_transpose for the tile form (a batch of transposes through transpose()'s
-  // decider) where both tile dimensions are at least this many bytes long (0: never).
-  int permute_transpose_min_side_bytes = 128;
+  // decider) where both tile dimensions are at least this many bytes long (0: never), per
+  // element size (1, 2, 4, 8, 16 bytes): the box walk it is weighed against runs nearer copy
+  // speed at 8-16 B, so the transposes need longer sides there. Fitted by
+  // scripts/permute_rule.py.
+  int permute_transpose_min_side_bytes[5] = {80, 96, 112, 192, 208};
+  int transpose_min_side_bytes(int elem_bytes) const {
+    const int k = elem_bytes >= 16 ? 4 : elem_bytes >= 8 ? 3 : elem_bytes >= 4 ? 2 : elem_bytes - 1;
+    return permute_transpose_min_side_bytes[k < 0 ? 0 : k];
+  }
   // permute_tile's row permutations: rows move as vectors of the widest size every offset allows
   // (v bytes, up to 16) when v is 16, or v is at least rows_vector_min_bytes and a row is at
   // most rows_vector_max_vecs vectors (a few per lane); else as realigned 16-byte chunks, whose

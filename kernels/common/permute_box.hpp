@@ -47,7 +47,9 @@ inline constexpr int kBoxMaxOuter = 10;  // the rest, plus the chunk counts of c
 inline constexpr int kBoxTableBytes = 4 + 4 + 2 + 2 + 2;
 inline constexpr int kBoxMaxSmemBytes = 48 * 1024 - 256;  // the static 48 KB, less the kernels'
                                                           // own (the box origins' slots)
-inline constexpr std::int64_t kBoxTargetElems = 1024;  // boxes grow (longer runs) up to about this
+// Boxes grow (longer runs) up to about this many elements, by default
+// (DevicePolicy::permute_box_target_elems).
+inline constexpr std::int64_t kBoxTargetElems = 2048;
 
 // Each side's run, in elements: 32 (64 bytes at 2-byte elements), at least 128 bytes from 8-byte
 // elements on.
@@ -103,9 +105,10 @@ inline PermuteDims box_dims_of(const PermuteGeometry& g) {
 // The box of a reduced permutation: false when it has no such walk (more dimensions than fit).
 // max_volume: the most elements a box may hold; table_bytes: the shared memory a kernel keeps
 // per element beside the element itself (kBoxTableBytes for tables, 0 when it keeps its
-// offsets in registers).
+// offsets in registers); target_elems: the volume boxes grow towards.
 inline bool make_box_plan(const PermuteDims& dims, int elem_bytes, std::int64_t max_volume,
-                          int table_bytes, bool cuts_first, BoxPlan* out) {
+                          int table_bytes, bool cuts_first, BoxPlan* out,
+                          std::int64_t target_elems = kBoxTargetElems) {
   struct Dim {
     std::int64_t n, ss, ds;
   };
@@ -160,7 +163,7 @@ inline bool make_box_plan(const PermuteDims& dims, int elem_bytes, std::int64_t 
   };
   // The shortest runs first (box_run_elems), halved until the box fits; then longer runs (in
   // steps of a quarter) while the box fits, keeping the largest box of at most twice
-  // kBoxTargetElems: bigger boxes, fewer barriers per element. (Doubling alone jumps past it:
+  // target_elems: bigger boxes, fewer barriers per element. (Doubling alone jumps past it:
   // (8, 9, 10, 11, 120) (4, 1, 3, 0, 2) goes from 360 elements to 9600.)
   std::int64_t run = box_run_elems(elem_bytes);
   std::int64_t volume = plan_for(run, box);
@@ -169,7 +172,7 @@ inline bool make_box_plan(const PermuteDims& dims, int elem_bytes, std::int64_t 
     run /= 2;
     volume = plan_for(run, box);
   }
-  const std::int64_t target = std::min<std::int64_t>(kBoxTargetElems, max_volume / 2);
+  const std::int64_t target = std::min<std::int64_t>(target_elems, max_volume / 2);
   for (std::int64_t r = run + (run + 3) / 4; r <= 4096 && volume < target; r += (r + 3) / 4) {
     std::int64_t wider[kPermuteMaxRank];
     const std::int64_t v = plan_for(r, wider);

@@ -850,17 +850,17 @@ int row_vector_bytes(const kernels::PermuteArgs& a, const PermuteGeometry& bytes
 // favoured it on both measured sets; docs/perf-guide.md, "Permutations: the box kernels").
 // cudaErrorNotSupported: no box fits, nothing launched.
 bool box_plan_for(const PermuteDims& dims, int elem_bytes, bool tables, bool cuts_first,
-                  BoxPlan* box) {
+                  int target_elems, BoxPlan* box) {
   return make_box_plan(dims, elem_bytes, tables ? 65535 : kBoxRegVolume,
-                       tables ? kBoxTableBytes : 0, cuts_first, box);
+                       tables ? kBoxTableBytes : 0, cuts_first, box, target_elems);
 }
 
 cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
   bool tables = !a.box_registers;
   BoxPlan box;
-  if (!box_plan_for(dims, a.elem_bytes, tables, a.box_cuts_first, &box)) {
+  if (!box_plan_for(dims, a.elem_bytes, tables, a.box_cuts_first, a.box_target_elems, &box)) {
     tables = !tables;  // the other kernel's box (permute() checked that one of them fits)
-    if (!box_plan_for(dims, a.elem_bytes, tables, a.box_cuts_first, &box))
+    if (!box_plan_for(dims, a.elem_bytes, tables, a.box_cuts_first, a.box_target_elems, &box))
       return cudaErrorNotSupported;
   }
   box.origin_once = a.box_origin_once;
@@ -916,9 +916,9 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
 }  // namespace
 
 bool kernels::permute_tile_box_plan(const PermuteDims& dims, int elem_bytes, BoxPlan* box,
-                                    bool registers, bool cuts_first) {
-  return box_plan_for(dims, elem_bytes, !registers, cuts_first, box) ||
-         box_plan_for(dims, elem_bytes, registers, cuts_first, box);
+                                    bool registers, bool cuts_first, int target_elems) {
+  return box_plan_for(dims, elem_bytes, !registers, cuts_first, target_elems, box) ||
+         box_plan_for(dims, elem_bytes, registers, cuts_first, target_elems, box);
 }
 
 namespace {

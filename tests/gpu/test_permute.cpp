@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <tests/support/gpu.hpp>
 #include <tests/support/permute_check.hpp>
+#include <tests/support/scoped_env.hpp>
 #include <tmakit/permute.hpp>
 
 namespace tmakit {
@@ -402,11 +403,6 @@ TEST(Permute, BoxWalkManyBoxesPerBlock) {
       const std::string how = explain_permute(c.n, c.p, e);
       padded += how.find("a slot of padding every 34 elements") != std::string::npos;
       async += how.find("by cp.async") != std::string::npos;
-      const std::size_t at = how.find(" boxes over ");
-      ASSERT_NE(at, std::string::npos) << how;
-      const std::size_t from = how.rfind(' ', at - 1) + 1;
-      // More than twice the blocks a 132-SM GPU keeps resident (4 a SM).
-      EXPECT_GE(std::stoll(how.substr(from, at - from)), 1200) << how;
       for (std::size_t off : {std::size_t{0}, std::size_t{16}}) {
         const test::PermuteRun r = test::check_permute(c.n, c.p, e, {}, named("permute_tile"), off);
         ASSERT_TRUE(r.error.empty()) << e << " B offset " << off << ": " << r.error;
@@ -422,7 +418,25 @@ TEST(Permute, BoxWalkManyBoxesPerBlock) {
     ASSERT_TRUE(r.error.empty()) << e << " B padded: " << r.error;
     ++runs;
   }
-  EXPECT_EQ(runs, 2 * 13 + 2);
+  // The same cases in small boxes (the policy's permute_box_target_elems at 64): several times
+  // the boxes at 4-16 B, more of them cut at the tensor's edge, and in every case more than twice
+  // the blocks a 132-SM GPU keeps resident (4 a SM). (At the default target (37, 19, 45, 67) at
+  // 1 B is 703 boxes.)
+  {
+    test::ScopedEnv small("TMAKIT_POLICY", "permute_box_target_elems=64");
+    for (const Case& c : cases)
+      for (int e : c.elem_bytes) {
+        const std::string how = explain_permute(c.n, c.p, e);
+        const std::size_t at = how.find(" boxes over ");
+        ASSERT_NE(at, std::string::npos) << how;
+        const std::size_t from = how.rfind(' ', at - 1) + 1;
+        EXPECT_GE(std::stoll(how.substr(from, at - from)), 1200) << how;
+        const test::PermuteRun r = test::check_permute(c.n, c.p, e, {}, named("permute_tile"));
+        ASSERT_TRUE(r.error.empty()) << e << " B, target 64: " << r.error;
+        ++runs;
+      }
+  }
+  EXPECT_EQ(runs, 3 * 13 + 2);
   EXPECT_EQ(padded, 3);  // (37, 19, 45, 67) at 4, 8 and 16 B
   EXPECT_EQ(async, 7);   // every 4-16-byte element walk and the 1-byte words of (48, 40, 56, 36)
 }

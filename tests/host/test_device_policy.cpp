@@ -48,7 +48,7 @@ TEST(DevicePolicy, OverridesApplyEachField) {
                 "permute_rows_vector_min_bytes=8,permute_rows_vector_max_vecs=64,"
                 "permute_box_origin_once=0,permute_box_pipeline=0,permute_rows_min_bytes=64,"
                 "permute_box_async=0,permute_box_pad=0,permute_tma_max_box_ratio=8,"
-                "permute_transpose_min_side_bytes=0",
+                "permute_transpose_min_side_bytes=0,permute_box_target_elems=2048",
                 &p),
             "");
   EXPECT_FALSE(p.permute_box_words);
@@ -63,7 +63,16 @@ TEST(DevicePolicy, OverridesApplyEachField) {
   EXPECT_FALSE(p.permute_box_async);
   EXPECT_FALSE(p.permute_box_pad);
   EXPECT_EQ(p.permute_tma_max_box_ratio, 8);
-  EXPECT_EQ(p.permute_transpose_min_side_bytes, 0);
+  for (int e : {1, 2, 4, 8, 16}) EXPECT_EQ(p.transpose_min_side_bytes(e), 0) << e;
+  EXPECT_EQ(p.permute_box_target_elems, 2048);
+  // One element size's threshold, the others kept.
+  ASSERT_EQ(apply_policy_overrides(
+                "permute_transpose_min_side_bytes=96,permute_transpose_min_side_bytes_e8=200", &p),
+            "");
+  EXPECT_EQ(p.transpose_min_side_bytes(1), 96);
+  EXPECT_EQ(p.transpose_min_side_bytes(4), 96);
+  EXPECT_EQ(p.transpose_min_side_bytes(8), 200);
+  EXPECT_EQ(p.transpose_min_side_bytes(16), 96);
 }
 
 TEST(DevicePolicy, BadOverridesAreRefusedWithTheReason) {

@@ -386,7 +386,7 @@ TEST(PermuteBox, TheWalkCoversEveryElementOnce) {
                                                          {16, 3, 40, 2},
                                                          {2, 4, 6, 8, 3}};
   std::mt19937 rng(73);
-  int walked_tables = 0, walked_regs = 0, walked_words = 0, wide = 0;
+  int walked_tables = 0, walked_regs = 0, walked_words = 0, walked_small = 0, wide = 0;
   for (const auto& n : shapes) {
     std::vector<int> perm(n.size());
     std::iota(perm.begin(), perm.end(), 0);
@@ -442,6 +442,12 @@ TEST(PermuteBox, TheWalkCoversEveryElementOnce) {
               ++walked_words;
             }
           }
+        // A small target (DevicePolicy::permute_box_target_elems): smaller boxes, more of them
+        // cut at the tensor's edge.
+        if (make_box_plan(dims, e, 65535, kBoxTableBytes, true, &plan, 64)) {
+          ASSERT_TRUE(walk_box(plan, n, p, e, &why)) << "tables, target 64: " << why;
+          ++walked_small;
+        }
         ASSERT_TRUE(any || dims.rank <= 5) << "a rank-" << dims.rank << " reduction with no box";
         ASSERT_EQ(any, kernels::permute_tile_box_plan(dims, e, &plan));
         wide += any && dims.rank > 5;
@@ -451,6 +457,48 @@ TEST(PermuteBox, TheWalkCoversEveryElementOnce) {
   EXPECT_GT(walked_regs, 8000);
   EXPECT_GT(wide, 100);           // reductions of rank 6-8 walked in one box walk
   EXPECT_GT(walked_words, 1000);  // boxes walked in words
+  EXPECT_GT(walked_small, 500);
+}
+
+// DevicePolicy::permute_box_target_elems: a larger target never makes the box smaller, every box
+// fits the tables' shared memory and stays within twice its target unless the shortest runs
+// alone are larger, and the target does grow boxes (fewer barriers per element).
+TEST(PermuteBox, TargetGrowsTheBoxWithinSharedMemory) {
+  std::mt19937 rng(5);
+  int grew = 0, planned = 0;
+  for (int i = 0; i < 1500; ++i) {
+    const int rank = 3 + static_cast<int>(rng() % 4);
+    std::vector<std::int64_t> n(rank);
+    for (auto& x : n) x = 2 + static_cast<std::int64_t>(rng() % 599);
+    std::vector<int> p(rank);
+    std::iota(p.begin(), p.end(), 0);
+    std::shuffle(p.begin(), p.end(), rng);
+    const int e = 1 << (rng() % 5);
+    detail::PermuteProblem prob;
+    ASSERT_TRUE(detail::check_permute_args(n, p, e, {}, &prob).ok());
+    const PermuteReduction red = detail::reduce(prob);
+    PermuteDims dims;
+    dims.rank = static_cast<int>(std::min<std::size_t>(red.extents.size(), kPermuteMaxRank));
+    for (int k = 0; k < dims.rank; ++k)
+      dims.n[k] = red.extents[k], dims.ss[k] = red.src_strides_elems[k],
+      dims.ds[k] = red.dst_strides_elems[k];
+    std::uint32_t last = 0;
+    BoxPlan first;
+    for (const std::int64_t target : {256, 1024, 2048, 4096}) {
+      BoxPlan plan;
+      if (!make_box_plan(dims, e, 65535, kBoxTableBytes, true, &plan, target)) break;
+      if (target == 256) first = plan, ++planned;
+      ASSERT_LE(box_smem_bytes(plan.volume, e), kBoxMaxSmemBytes);
+      ASSERT_GE(plan.volume, last)
+          << test_text(n) << " perm " << test_text(p) << " " << e << " B, target " << target;
+      ASSERT_TRUE(plan.volume <= 2 * target || plan.volume == first.volume)
+          << test_text(n) << " perm " << test_text(p) << " " << e << " B, target " << target;
+      grew += target == 4096 && plan.volume > first.volume;
+      last = plan.volume;
+    }
+  }
+  EXPECT_GT(planned, 800);
+  EXPECT_GT(grew, 400);
 }
 
 // How each box gets into shared memory (box_loads): cp.async from 4-byte elements or src words
@@ -491,8 +539,8 @@ TEST(PermuteBox, LoadsByWordSizeAndPolicy) {
   EXPECT_NE(explain_permute({63, 95, 97, 101}, {3, 2, 1, 0}, 4)
                 .find("a slot of padding every 34 elements (gathers 35 apart)"),
             std::string::npos);
-  // An odd stride is left alone: (152, 123, 5, 273) (3, 1, 0, 2) gathers the 5 35 apart.
-  const BoxPlan odd_stride = plan_of({152, 123, 5, 273}, {3, 1, 0, 2}, 4);
+  // An odd stride is left alone: (152, 123, 5, 269) (3, 1, 0, 2) gathers the 5 45 apart.
+  const BoxPlan odd_stride = plan_of({152, 123, 5, 269}, {3, 1, 0, 2}, 4);
   EXPECT_EQ(odd_stride.smem_stride[odd_stride.dst_order[0]] % 2, 1u);
   EXPECT_EQ(box_async_pad_every(odd_stride, true), 1u);
   EXPECT_NE(explain_permute({63, 95, 97, 101}, {3, 2, 1, 0}, 1)
@@ -525,13 +573,24 @@ TEST(PermuteExplain, AutoWeighsTheBoxAgainstTheTmaTile) {
 }
 
 // auto runs the tile form as a batch of transposes where both tile dimensions are at least
-// permute_transpose_min_side_bytes (128 by default) long, and says why not elsewhere.
+// permute_transpose_min_side_bytes long at the element size (the default policy's thresholds:
+// 80, 96, 112, 192 and 208 bytes from 1 to 16 B), and says why not elsewhere.
 TEST(PermuteExplain, AutoTakesTheTransposesWhereBothTileSidesAreLong) {
   const std::string odd = explain_permute({63, 95, 97, 101}, {3, 2, 1, 0}, 4);
-  EXPECT_NE(odd.find("auto: permute_transpose (both tile dimensions at least 128 bytes: 252 and "
+  EXPECT_NE(odd.find("auto: permute_transpose (both tile dimensions at least 112 bytes: 252 and "
                      "404)"),
             std::string::npos)
       << odd;
+  // The threshold follows the element size: 89-byte sides take the transposes at 1 B, 144-byte
+  // sides do not at 8 B.
+  const std::string one = explain_permute({256, 118, 14, 89}, {1, 3, 2, 0}, 1);
+  EXPECT_NE(one.find("auto: permute_transpose (both tile dimensions at least 80 bytes: "),
+            std::string::npos)
+      << one;
+  const std::string eight = explain_permute({295, 25, 65, 18}, {0, 3, 2, 1}, 8);
+  EXPECT_NE(eight.find("not permute_transpose: a tile dimension is shorter than 192 bytes"),
+            std::string::npos)
+      << eight;
   EXPECT_NE(odd.find("permute_transpose: a batch of 9215 transposes of 63 x 101 (src_ld 930715, "
                      "dst_ld 580545)"),
             std::string::npos)
@@ -539,7 +598,7 @@ TEST(PermuteExplain, AutoTakesTheTransposesWhereBothTileSidesAreLong) {
   // 24 x 2 = 48 bytes: the tile's dst side is short.
   const std::string rev = explain_permute({24, 40, 56, 72}, {3, 2, 1, 0}, 2);
   EXPECT_NE(rev.find("auto: permute_tma (permute_tile where its maps cannot be made); not "
-                     "permute_transpose: a tile dimension is shorter than 128 bytes"),
+                     "permute_transpose: a tile dimension is shorter than 96 bytes"),
             std::string::npos)
       << rev;
   // src's contiguous dimension strided (a ::2 view): no batch of transposes.
