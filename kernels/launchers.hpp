@@ -202,6 +202,10 @@ bool permute_tile_box_plan(const PermuteDims& dims, int elem_bytes, BoxPlan* box
                            int target_elems = static_cast<int>(kBoxTargetElems));
 // Whether permute_tile walks `a` in boxes (else its 32 x 33 tile or its rows kernels).
 bool permute_tile_prefers_box(const PermuteArgs& a);
+// permute_tile's rows kernels on a row permutation in bytes (`bytes`: strides and cols in bytes):
+// the bytes of the segments each row is cut into where few long rows would leave SMs idle (a
+// multiple of 16; the rest of a row a launch of its own), or 0 where the rows stay whole.
+std::int64_t permute_row_segment_bytes(const PermuteGeometry& bytes, int sm_count);
 cudaError_t launch_permute_tma(const PermuteArgs&);
 PermuteTmaPlan plan_permute_tma(const PermuteArgs&);
 

@@ -612,9 +612,20 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
   }
   if (kernels::permute_tile_prefers_box(a) && has_box)
     out += describe_box(box, elem_bytes, registers);
-  else if (a.moves_rows())
-    out += "permute_tile: whole rows, the widest vector every offset allows\n";
-  else
+  else if (a.moves_rows()) {
+    out += "permute_tile: whole rows, the widest vector every offset allows";
+    PermuteGeometry bytes = g;  // the rows kernels' walk in bytes
+    bytes.cols *= elem_bytes, bytes.src_row *= elem_bytes, bytes.dst_row *= elem_bytes;
+    for (int k = 0; k < 3; ++k) bytes.src_batch[k] *= elem_bytes, bytes.dst_batch[k] *= elem_bytes;
+    constexpr int kSms = 132;  // the H100's and the H200's
+    if (const std::int64_t seg = kernels::permute_row_segment_bytes(bytes, kSms); seg > 0)
+      out += "; few long rows (" + std::to_string(g.rows * g.batch()) + " of " +
+             std::to_string(bytes.cols) + " bytes), so each is cut into " +
+             std::to_string(bytes.cols / seg) + " segments of " + std::to_string(seg) +
+             " bytes, the rest of each row (" + std::to_string(bytes.cols % seg) +
+             " bytes) a second launch (on " + std::to_string(kSms) + " SMs)";
+    out += "\n";
+  } else
     out += "permute_tile: " + std::to_string(permute_tile_side_elems(elem_bytes)) + " x " +
            std::to_string(permute_tile_side_elems(elem_bytes) + 1) +
            " shared tiles of cols x rows\n";

@@ -834,10 +834,10 @@ std::int64_t gcd64(std::int64_t a, std::int64_t b) {
 
 // The widest vector (16, 8, 4, 2, 1 bytes) that divides every byte offset a row permutation
 // forms: the operands' addresses, the row length and every row and batch stride.
-int row_vector_bytes(const kernels::PermuteArgs& a, const PermuteGeometry& bytes) {
+int row_vector_bytes(const void* src, const void* dst, const PermuteGeometry& bytes) {
   std::int64_t m = 16;
-  m = gcd64(m, static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(a.src) % 16));
-  m = gcd64(m, static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(a.dst) % 16));
+  m = gcd64(m, static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(src) % 16));
+  m = gcd64(m, static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(dst) % 16));
   m = gcd64(m, bytes.cols);
   if (bytes.rows > 1) m = gcd64(gcd64(m, bytes.src_row), bytes.dst_row);
   for (int k = 0; k < 3; ++k)
@@ -938,14 +938,66 @@ bool kernels::permute_tile_prefers_box(const PermuteArgs& a) {
          !(g.src_col == 1 && g.dst_row == 1);
 }
 
+namespace {
+// A row permutation in bytes (`bytes`: every stride in bytes, cols the row's bytes) from src to
+// dst: each row as vectors of the widest size every offset allows, or as realigned 16-byte
+// chunks (the policy's rows_vector_* say which rows; docs/perf-guide.md section 4.13). All rows
+// as one flat index (FlatRows). (Making the longest dimension the threads' rows instead measured
+// slower on the H200: 7% of memcpy for (5, 1999, 3, 117) (2, 1, 0, 3) at 8 B, where dst's next
+// dimension, 5 long, gave 53%.)
+cudaError_t launch_rows(const kernels::PermuteArgs& a, const unsigned char* src, unsigned char* dst,
+                        const PermuteGeometry& bytes) {
+  const dim3 block(kSide, kThreadRows);
+  const int v = row_vector_bytes(src, dst, bytes);
+  const std::int64_t total = bytes.rows * bytes.batch();
+  FlatRows flat;
+  flat.rows = FastDiv(static_cast<std::uint32_t>(bytes.rows));
+  flat.b0 = FastDiv(static_cast<std::uint32_t>(bytes.batch_extent[0]));
+  flat.b1 = FastDiv(static_cast<std::uint32_t>(bytes.batch_extent[1]));
+  const auto total32 = static_cast<std::uint32_t>(total);
+  const bool vectors =
+      v >= 16 || (v >= a.rows_vector_min_bytes && bytes.cols / v <= a.rows_vector_max_vecs);
+  if (!vectors) {  // long rows off 16-byte alignment: realigned 16-byte chunks
+    const RowsLaunch l = rows_launch(bytes.cols / 16, kRealignUnroll, total, a.sm_count);
+    const auto lo = reinterpret_cast<std::uintptr_t>(a.src);  // reads stay inside src's span
+    permute_rows_realign_kernel<<<l.blocks, block, 0, a.stream>>>(
+        src, dst, bytes, l.lanes_log2, lo, lo + static_cast<std::uintptr_t>(a.src_span_bytes), flat,
+        total32, l.sweeps);
+    return cudaGetLastError();
+  }
+  const RowsLaunch l = rows_launch(bytes.cols / v, row_unroll_vecs(v), total, a.sm_count);
+  return dispatch_word(v, [&](auto vb) {
+    permute_rows_kernel<decltype(vb)::value>
+        <<<l.blocks, block, 0, a.stream>>>(src, dst, bytes, l.lanes_log2, flat, total32, l.sweeps);
+    return cudaGetLastError();
+  });
+}
+
+// Few long rows: a row takes at most 32 lanes, so 135 rows of 1.2 MB ((9, 15, 361, 3, 561)
+// (1, 0, 2, 3, 4) at 2 B) ran on 4320 threads, 15% of memcpy. Where the rows fill less than a
+// block (8 rows of 32 lanes) an SM, each row is cut into segments of a whole number of 16-byte
+// chunks (so the vectors and chunks keep their alignment) for about kRowSlotsPerSm segments an
+// SM; the segments are the walk's rows and the rows its batch; what is left of each row, under
+// a segment, is a second launch. (1,938 rows of 65,100 bytes, half a block's rows an SM short of
+// 4 blocks, ran at 88% of memcpy whole: no second launch for them.)
+constexpr std::int64_t kRowSlotsPerSm = 4 * (kThreads / 32);  // 4 blocks of 8 rows
+constexpr std::int64_t kRowSegmentMinBytes = 4096;
+}  // namespace
+
+// The segments of `bytes`' rows (0: the rows stay whole).
+std::int64_t kernels::permute_row_segment_bytes(const PermuteGeometry& bytes, int sm_count) {
+  const std::int64_t total = bytes.rows * bytes.batch(), slots = kRowSlotsPerSm * sm_count;
+  if (total * 4 >= slots || bytes.batch_extent[2] != 1) return 0;  // (a batch slot for them)
+  const std::int64_t seg = std::max(
+      kRowSegmentMinBytes, ceil_div(ceil_div(bytes.cols * total, slots), std::int64_t{16}) * 16);
+  return bytes.cols / seg >= 2 ? seg : 0;
+}
+
 cudaError_t kernels::launch_permute_tile(const PermuteArgs& a) {
   if (a.dims.rank > 5) return launch_box(a, a.dims);  // rank 6-8: the box walk alone
   const PermuteGeometry& g = a.geo;
   const dim3 block(kSide, kThreadRows);
   if (rows_kernels_run(a) && g.rows * g.batch() < (std::int64_t{1} << 32)) {
-    // All rows as one flat index (FlatRows). (Making the longest dimension the threads' rows
-    // instead measured slower on the H200: 7% of memcpy for (5, 1999, 3, 117) (2, 1, 0, 3) at
-    // 8 B, where dst's next dimension, 5 long, gave 53%.)
     PermuteGeometry bytes = g;  // the same walk in bytes
     const std::int64_t e = a.elem_bytes;
     bytes.cols *= e;
@@ -953,32 +1005,28 @@ cudaError_t kernels::launch_permute_tile(const PermuteArgs& a) {
     bytes.dst_row *= e;
     for (int k = 0; k < 3; ++k) bytes.src_batch[k] *= e, bytes.dst_batch[k] *= e;
     bytes.src_col = bytes.dst_col = 1;
-    const int v = row_vector_bytes(a, bytes);
-    const std::int64_t total = bytes.rows * bytes.batch();
-    FlatRows flat;
-    flat.rows = FastDiv(static_cast<std::uint32_t>(bytes.rows));
-    flat.b0 = FastDiv(static_cast<std::uint32_t>(bytes.batch_extent[0]));
-    flat.b1 = FastDiv(static_cast<std::uint32_t>(bytes.batch_extent[1]));
-    const auto total32 = static_cast<std::uint32_t>(total);
-    const bool vectors =
-        v >= 16 || (v >= a.rows_vector_min_bytes && bytes.cols / v <= a.rows_vector_max_vecs);
-    if (!vectors) {  // long rows off 16-byte alignment: realigned 16-byte chunks (the policy's
-                     // rows_vector_* say which rows; docs/perf-guide.md section 4.13)
-      const RowsLaunch l = rows_launch(bytes.cols / 16, kRealignUnroll, total, a.sm_count);
-      const auto lo = reinterpret_cast<std::uintptr_t>(a.src);
-      permute_rows_realign_kernel<<<l.blocks, block, 0, a.stream>>>(
-          static_cast<const unsigned char*>(a.src), static_cast<unsigned char*>(a.dst), bytes,
-          l.lanes_log2, lo, lo + static_cast<std::uintptr_t>(a.src_span_bytes), flat, total32,
-          l.sweeps);
-      return cudaGetLastError();
-    }
-    const RowsLaunch l = rows_launch(bytes.cols / v, row_unroll_vecs(v), total, a.sm_count);
-    return dispatch_word(v, [&](auto vb) {
-      permute_rows_kernel<decltype(vb)::value><<<l.blocks, block, 0, a.stream>>>(
-          static_cast<const unsigned char*>(a.src), static_cast<unsigned char*>(a.dst), bytes,
-          l.lanes_log2, flat, total32, l.sweeps);
-      return cudaGetLastError();
-    });
+    const auto* s = static_cast<const unsigned char*>(a.src);
+    auto* d = static_cast<unsigned char*>(a.dst);
+    const std::int64_t seg = permute_row_segment_bytes(bytes, a.sm_count);
+    if (seg == 0) return launch_rows(a, s, d, bytes);
+    // Segment k of row (j, b0, b1) at byte k * seg of the row: rows (k) of seg bytes, batch
+    // (j, b0, b1).
+    const std::int64_t per_row = bytes.cols / seg;
+    PermuteGeometry segs = bytes;
+    segs.cols = seg;
+    segs.rows = per_row;
+    segs.src_row = segs.dst_row = seg;
+    segs.batch_extent[0] = bytes.rows, segs.src_batch[0] = bytes.src_row,
+    segs.dst_batch[0] = bytes.dst_row;
+    for (int k = 1; k < 3; ++k)
+      segs.batch_extent[k] = bytes.batch_extent[k - 1], segs.src_batch[k] = bytes.src_batch[k - 1],
+      segs.dst_batch[k] = bytes.dst_batch[k - 1];
+    if (cudaError_t err = launch_rows(a, s, d, segs); err != cudaSuccess) return err;
+    const std::int64_t done = per_row * seg;
+    if (done == bytes.cols) return cudaSuccess;
+    PermuteGeometry tail = bytes;  // the rest of every row
+    tail.cols = bytes.cols - done;
+    return launch_rows(a, s + done, d + done, tail);
   }
   // A short contiguous dimension on either side (or strides that make neither side
   // contiguous): boxes of whole runs.

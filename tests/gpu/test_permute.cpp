@@ -550,6 +550,43 @@ TEST(Permute, RowsOffSixteenByteChunksEveryOffset) {
   EXPECT_EQ(runs, 5 * (16 + 8 + 4 + 2) * 2);
 }
 
+// Few long rows (kernels::permute_row_segment_bytes): each row cut into segments of whole 16-byte
+// chunks, the rest of each row a second launch. Rows of odd lengths (realigned chunks, every
+// offset off 16 bytes), of whole 16-byte vectors with no rest, padded rows on both sides.
+TEST(Permute, FewLongRowsAreCutIntoSegments) {
+  TMAKIT_NEED_GPU(75);
+  struct Case {
+    Ext n;
+    std::vector<int> p;
+  };
+  const Case cases[] = {
+      {{3, 5, 100003}, {1, 0, 2}}, {{2, 3, 65536}, {1, 0, 2}}, {{2, 2, 3, 20011}, {2, 0, 1, 3}}};
+  int runs = 0, cut = 0;
+  for (const Case& c : cases)
+    for (int e : {1, 2, 4, 8}) {
+      cut += explain_permute(c.n, c.p, e).find("segments of") != std::string::npos;
+      for (std::size_t off : {std::size_t{0}, std::size_t{8}, std::size_t{13}}) {
+        if (off % e != 0) continue;
+        for (const char* v : {"auto", "permute_tile"}) {
+          const test::PermuteRun r = test::check_permute(c.n, c.p, e, {}, named(v), off);
+          ASSERT_TRUE(r.error.empty()) << v << " " << e << " B offset " << off << ": " << r.error;
+          ++runs;
+        }
+      }
+    }
+  PermuteLayout lay;  // rows of 100003 elements in rows of 100011, dst's in rows of 100005
+  lay.src_strides_elems = {5 * 100011, 100011, 1};
+  lay.dst_strides_elems = {3 * 100005, 100005, 1};
+  for (int e : {1, 2, 4, 8}) {
+    const test::PermuteRun r =
+        test::check_permute({3, 5, 100003}, {1, 0, 2}, e, lay, named("permute_tile"));
+    ASSERT_TRUE(r.error.empty()) << e << " B padded: " << r.error;
+    ++runs;
+  }
+  EXPECT_EQ(cut, 3 * 4);                         // every case at every element size
+  EXPECT_EQ(runs, 3 * (3 + 2 + 2 + 2) * 2 + 4);  // offsets 0, 8, 13 at 1 B; 0, 8 beyond
+}
+
 // The layouts of the issue at small sizes, on every technique.
 TEST(Permute, NamedLayoutsSmall) {
   TMAKIT_NEED_GPU(75);

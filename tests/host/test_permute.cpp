@@ -501,6 +501,40 @@ TEST(PermuteBox, TargetGrowsTheBoxWithinSharedMemory) {
   EXPECT_GT(grew, 400);
 }
 
+// Few long rows are cut into segments (kernels::permute_row_segment_bytes): whole 16-byte chunks,
+// at least 4 KB, enough of them for 4 blocks of 8 rows an SM; rows enough for a block an SM, or
+// all three batch dimensions in use, stay whole.
+TEST(PermuteRows, FewLongRowsAreCutIntoSegments) {
+  PermuteGeometry bytes;  // (9, 15, 607563) (1, 0, 2) at 2 B in bytes: 135 rows of 1215126
+  bytes.rows = 9, bytes.cols = 1215126, bytes.src_row = 18226890, bytes.dst_row = 1215126;
+  bytes.src_col = bytes.dst_col = 1;
+  bytes.batch_extent[0] = 15, bytes.src_batch[0] = 1215126, bytes.dst_batch[0] = 10936134;
+  const std::int64_t seg = kernels::permute_row_segment_bytes(bytes, 132);
+  ASSERT_GT(seg, 0);
+  EXPECT_EQ(seg % 16, 0);
+  EXPECT_GE(seg, 4096);
+  const std::int64_t segments = bytes.cols / seg * bytes.rows * bytes.batch();
+  EXPECT_GE(segments, 4 * 8 * 132 - bytes.rows * bytes.batch());  // within a segment a row
+  EXPECT_LE(segments, 4 * 8 * 132);
+  // Short rows: too short to cut (under two segments of 4 KB).
+  PermuteGeometry shorter = bytes;
+  shorter.cols = 8000;
+  EXPECT_EQ(kernels::permute_row_segment_bytes(shorter, 132), 0);
+  // Rows enough for a block an SM (8 rows of 32 lanes): whole.
+  PermuteGeometry many = bytes;
+  many.batch_extent[0] = 118;
+  EXPECT_EQ(kernels::permute_row_segment_bytes(many, 132), 0);
+  // Three batch dimensions: no slot for the segments.
+  PermuteGeometry full = bytes;
+  full.batch_extent[1] = full.batch_extent[2] = 2;
+  EXPECT_EQ(kernels::permute_row_segment_bytes(full, 132), 0);
+  // What explain says.
+  EXPECT_NE(explain_permute({9, 15, 361, 3, 561}, {1, 0, 2, 3, 4}, 2)
+                .find("few long rows (135 of 1215126 bytes), so each is cut into 31 segments of "
+                      "38848 bytes"),
+            std::string::npos);
+}
+
 // How each box gets into shared memory (box_loads): cp.async from 4-byte elements or src words
 // on, the pipelined register walk where it applies (8-16-byte words, at most two a thread), the
 // register walk otherwise and with the policy off; explain says which.
