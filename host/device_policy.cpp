@@ -108,6 +108,7 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
         {"permute_box_registers_min_bytes", 1, 32, &p->permute_box_registers_min_bytes},
         {"permute_box_cuts_first", 0, 1, &box_cuts_first},
         {"permute_box_target_elems", 64, 16384, &p->permute_box_target_elems},
+        {"permute_box_swizzle_bytes", 0, 128, &p->permute_box_swizzle_bytes},
         {"permute_box_words", 0, 1, &box_words},
         {"permute_box_origin_once", 0, 1, &origin_once},
         {"permute_box_pipeline", 0, 1, &box_pipeline},
@@ -135,7 +136,8 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
       if (field == x.name) f = &x;
     if (f == nullptr) return "unknown field '" + field + "'";
     if (!in_range(v, f->lo, f->hi) ||
-        (field == "sector_bytes" && v != 16 && v != 32 && v != 64 && v != 128))
+        (field == "sector_bytes" && v != 16 && v != 32 && v != 64 && v != 128) ||
+        (field == "permute_box_swizzle_bytes" && v != 0 && v != 32 && v != 64 && v != 128))
       return field + " " + value + " is out of its range (" + std::to_string(f->lo) + ".." +
              std::to_string(f->hi) + ")";
     *f->at = static_cast<int>(v);

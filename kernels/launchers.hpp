@@ -163,16 +163,17 @@ struct PermuteArgs {
   int cc = 0;
   bool box_registers = false;  // DevicePolicy::permute_box_registers_min_bytes reached
   bool box_cuts_first = true;  // DevicePolicy::permute_box_cuts_first
-  int box_target_elems =
-      static_cast<int>(kBoxTargetElems);  // DevicePolicy::permute_box_target_elems
-  bool box_words = true;                  // DevicePolicy::permute_box_words
-  int rows_vector_min_bytes = 4;          // DevicePolicy::permute_rows_vector_min_bytes
-  int rows_vector_max_vecs = 128;         // DevicePolicy::permute_rows_vector_max_vecs
-  int rows_min_bytes = 32;                // DevicePolicy::permute_rows_min_bytes
-  bool box_origin_once = true;            // DevicePolicy::permute_box_origin_once
-  bool box_pipeline = true;               // DevicePolicy::permute_box_pipeline
-  bool box_async = true;                  // DevicePolicy::permute_box_async
-  bool box_pad = true;                    // DevicePolicy::permute_box_pad
+  // DevicePolicy::permute_box_target_elems
+  int box_target_elems = static_cast<int>(kBoxTargetElems);
+  int box_swizzle_bytes = 32;      // DevicePolicy::permute_box_swizzle_bytes
+  bool box_words = true;           // DevicePolicy::permute_box_words
+  int rows_vector_min_bytes = 4;   // DevicePolicy::permute_rows_vector_min_bytes
+  int rows_vector_max_vecs = 128;  // DevicePolicy::permute_rows_vector_max_vecs
+  int rows_min_bytes = 32;         // DevicePolicy::permute_rows_min_bytes
+  bool box_origin_once = true;     // DevicePolicy::permute_box_origin_once
+  bool box_pipeline = true;        // DevicePolicy::permute_box_pipeline
+  bool box_async = true;           // DevicePolicy::permute_box_async
+  bool box_pad = true;             // DevicePolicy::permute_box_pad
   // permute_tma: rank-5 maps (b2, b1, b0, rows, cols) of src and (b2, b1, b0, cols, rows) of dst
   // for a transposing permutation, (b2, b1, b0, rows, row words) of both for a row permutation.
   const CUtensorMap* src_map = nullptr;

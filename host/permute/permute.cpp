@@ -290,7 +290,10 @@ std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers) {
   if (words)  // 16-byte aligned operands
     out += "in words (16-byte aligned operands): loads of " + std::to_string(ws * elem_bytes) +
            " bytes, stores of " + std::to_string(wd * elem_bytes) + " bytes" +
-           (box_words_swizzled(p, elem_bytes, wd) ? ", the shared box swizzled" : "") + "\n";
+           (box_words_swizzled(p, elem_bytes, wd, policy.permute_box_swizzle_bytes)
+                ? ", the shared box swizzled"
+                : "") +
+           "\n";
   const BoxLoads loads =
       box_loads(p, elem_bytes, words, ws, policy.permute_box_pipeline, policy.permute_box_async);
   out += std::string("loads: ") + kLoads[static_cast<int>(loads)];
@@ -428,6 +431,7 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.box_registers = elem_bytes >= caps.policy.permute_box_registers_min_bytes;
   a.box_cuts_first = caps.policy.permute_box_cuts_first;
   a.box_target_elems = caps.policy.permute_box_target_elems;
+  a.box_swizzle_bytes = caps.policy.permute_box_swizzle_bytes;
   a.box_words = caps.policy.permute_box_words;
   a.rows_vector_min_bytes = caps.policy.permute_rows_vector_min_bytes;
   a.rows_vector_max_vecs = caps.policy.permute_rows_vector_max_vecs;

@@ -37,6 +37,9 @@ struct DevicePolicy {
   // permute_tile's boxes grow (longer runs on both sides, fewer barriers and box origins per
   // element) up to about this many elements, as shared memory allows (make_box_plan).
   int permute_box_target_elems = 2048;
+  // ...and the word walk's shared box swizzled where consecutive dst words' gathers start a
+  // multiple of this many bytes apart (0: never; box_words_swizzled).
+  int permute_box_swizzle_bytes = 32;
   // auto's permute_tma for the tile form: its 128-byte square tiles at least this full (percent)
   // over the two tile dimensions, else permute_tile.
   int permute_tma_min_fill_pct = 20;

@@ -386,11 +386,16 @@ inline int box_vector_elems(const BoxPlan& p, bool src_side, int elem_bytes, std
 
 // Whether the word kernel swizzles its shared box: consecutive dst words (wd elements each, a
 // shared stride of smem_stride[dst_order[0]] elements between a word's elements) start a multiple
-// of 128 bytes apart, so without it the threads of a warp gather from one bank at a time.
-inline bool box_words_swizzled(const BoxPlan& p, int elem_bytes, int wd) {
-  if (wd < 2 || p.dims == 0) return false;
+// of `multiple_bytes` apart (DevicePolicy::permute_box_swizzle_bytes; 0: never). A stride of
+// S bytes puts a warp's 32 gathers in 32 / gcd(S / 4, 32) banks: 128 bytes one bank (32-way),
+// 64 two, 32 four; the XOR of each 128-byte row's 16-byte chunks with the row index spreads them
+// (4-way at most for those), and makes 16-mod-32-byte strides worse (4-way to 5-8-way).
+inline bool box_words_swizzled(const BoxPlan& p, int elem_bytes, int wd, int multiple_bytes) {
+  if (multiple_bytes <= 0 || p.dims == 0) return false;
   const std::uint64_t step = p.smem_stride[p.dst_order[0]];
-  return step * static_cast<std::uint64_t>(wd) * static_cast<std::uint64_t>(elem_bytes) % 128 == 0;
+  return step * static_cast<std::uint64_t>(wd) * static_cast<std::uint64_t>(elem_bytes) %
+             static_cast<std::uint64_t>(multiple_bytes) ==
+         0;
 }
 
 // How a box walk with shared tables gets each box into shared memory

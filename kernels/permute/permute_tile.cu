@@ -684,7 +684,7 @@ cudaError_t launch_words(const kernels::PermuteArgs& a, const BoxPlan& box, int 
       if constexpr (VS < E || VD < E || (E == 1 && (VS == 2 || VD == 2)) || (VS == E && VD == E)) {
         return cudaErrorInvalidValue;
       } else {
-        const bool swizzle = box_words_swizzled(box, E, wd);
+        const bool swizzle = box_words_swizzled(box, E, wd, a.box_swizzle_bytes);
         const auto* s = static_cast<const T*>(a.src);
         auto* d = static_cast<T*>(a.dst);
         if constexpr (VS >= 4) {

@@ -48,7 +48,8 @@ TEST(DevicePolicy, OverridesApplyEachField) {
                 "permute_rows_vector_min_bytes=8,permute_rows_vector_max_vecs=64,"
                 "permute_box_origin_once=0,permute_box_pipeline=0,permute_rows_min_bytes=64,"
                 "permute_box_async=0,permute_box_pad=0,permute_tma_max_box_ratio=8,"
-                "permute_transpose_min_side_bytes=0,permute_box_target_elems=2048",
+                "permute_transpose_min_side_bytes=0,permute_box_target_elems=2048,"
+                "permute_box_swizzle_bytes=32",
                 &p),
             "");
   EXPECT_FALSE(p.permute_box_words);
@@ -65,6 +66,7 @@ TEST(DevicePolicy, OverridesApplyEachField) {
   EXPECT_EQ(p.permute_tma_max_box_ratio, 8);
   for (int e : {1, 2, 4, 8, 16}) EXPECT_EQ(p.transpose_min_side_bytes(e), 0) << e;
   EXPECT_EQ(p.permute_box_target_elems, 2048);
+  EXPECT_EQ(p.permute_box_swizzle_bytes, 32);
   // One element size's threshold, the others kept.
   ASSERT_EQ(apply_policy_overrides(
                 "permute_transpose_min_side_bytes=96,permute_transpose_min_side_bytes_e8=200", &p),
@@ -86,7 +88,9 @@ TEST(DevicePolicy, BadOverridesAreRefusedWithTheReason) {
                {"strip_tile=100x64", "strip_tile '100x64' is not RxC"},
                {"strip_tile=512x512", "within 48 KB"},
                {"nonsense=1", "unknown field 'nonsense'"},
-               {"sector_bytes", "'sector_bytes' is not FIELD=VALUE"}};
+               {"sector_bytes", "'sector_bytes' is not FIELD=VALUE"},
+               {"permute_box_swizzle_bytes=48", "permute_box_swizzle_bytes 48 is out of its range"},
+               {"permute_box_target_elems=32", "out of its range (64..16384)"}};
   for (const auto& c : cases) {
     DevicePolicy p;
     const std::string why = apply_policy_overrides(c.text, &p);

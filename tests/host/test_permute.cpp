@@ -535,6 +535,32 @@ TEST(PermuteRows, FewLongRowsAreCutIntoSegments) {
             std::string::npos);
 }
 
+// The word walk's shared box is swizzled where consecutive dst words' gathers start a multiple of
+// the policy's permute_box_swizzle_bytes apart (32 by default): 192 bytes (a warp's gathers in 2
+// banks) and 128 are, 168 (16 banks) and 48 (a 16-mod-32 stride, which the swizzle makes worse)
+// are not; at 128 only multiples of 128 are; 0 never.
+TEST(PermuteBox, SwizzleWhereTheGathersShareBanks) {
+  BoxPlan p;
+  p.dims = 1;
+  p.dst_order[0] = 0;
+  auto swizzled = [&](std::uint32_t step, int e, int wd, int multiple) {
+    p.smem_stride[0] = step;
+    return box_words_swizzled(p, e, wd, multiple);
+  };
+  EXPECT_TRUE(swizzled(48, 2, 2, DevicePolicy{}.permute_box_swizzle_bytes));  // 192 bytes
+  EXPECT_TRUE(swizzled(32, 4, 1, 32));                                        // 128 bytes
+  EXPECT_FALSE(swizzled(42, 2, 2, 32));                                       // 168 bytes
+  EXPECT_FALSE(swizzled(12, 2, 2, 32));                                       // 48 bytes
+  EXPECT_FALSE(swizzled(48, 2, 2, 128));
+  EXPECT_TRUE(swizzled(64, 2, 1, 128));
+  EXPECT_FALSE(swizzled(64, 2, 1, 0));
+  // What explain says for the (34, 19, 21, 37, 6) (4, 3, 2, 0, 1) box at 2 B: dst words 192 bytes
+  // apart.
+  EXPECT_NE(explain_permute({34, 19, 21, 37, 6}, {4, 3, 2, 0, 1}, 2)
+                .find("stores of 4 bytes, the shared box swizzled"),
+            std::string::npos);
+}
+
 // How each box gets into shared memory (box_loads): cp.async from 4-byte elements or src words
 // on, the pipelined register walk where it applies (8-16-byte words, at most two a thread), the
 // register walk otherwise and with the policy off; explain says which.
