@@ -973,13 +973,13 @@ cudaError_t launch_rows(const kernels::PermuteArgs& a, const unsigned char* src,
   });
 }
 
-// Few long rows: a row takes at most 32 lanes, so 135 rows of 1.2 MB ((9, 15, 361, 3, 561)
-// (1, 0, 2, 3, 4) at 2 B) ran on 4320 threads, 15% of memcpy. Where the rows fill less than a
-// block (8 rows of 32 lanes) an SM, each row is cut into segments of a whole number of 16-byte
-// chunks (so the vectors and chunks keep their alignment) for about kRowSlotsPerSm segments an
-// SM; the segments are the walk's rows and the rows its batch; what is left of each row, under
-// a segment, is a second launch. (1,938 rows of 65,100 bytes, half a block's rows an SM short of
-// 4 blocks, ran at 88% of memcpy whole: no second launch for them.)
+// Few long rows: a row takes at most 32 lanes, so a few hundred rows of a megabyte leave most
+// SMs idle (docs/perf-guide.md section 4.13 has the case). Where the rows fill less than a block
+// (8 rows of 32 lanes) an SM, each row is cut into segments of a whole number of 16-byte chunks
+// (so the vectors and chunks keep their alignment) for about kRowSlotsPerSm segments an SM; the
+// segments are the walk's rows and the rows its batch; what is left of each row, under a
+// segment, is a second launch. Rows that fill a block an SM stay whole: there the second
+// launch would cost more than the SMs it fills.
 constexpr std::int64_t kRowSlotsPerSm = 4 * (kThreads / 32);  // 4 blocks of 8 rows
 constexpr std::int64_t kRowSegmentMinBytes = 4096;
 }  // namespace
