@@ -251,7 +251,8 @@ PermuteDims dims_of(const PermuteReduction& r) {
 
 // permute_tile's box in words: the dimensions grouped into it, the contiguous runs it reads and
 // writes, the boxes.
-std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers) {
+std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers,
+                         const DevicePolicy& policy) {
   auto run = [&](bool src_side) {  // elements contiguous on one side, from the innermost
     std::int64_t elems = 1, expect = 1;
     for (int k = 0; k < p.dims; ++k) {
@@ -277,7 +278,6 @@ std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers) {
          std::to_string(rd) + " (" + std::to_string(rd * elem_bytes) + " bytes) written; " +
          std::to_string(p.boxes) + " boxes over " + std::to_string(p.outer) +
          " batch dimensions (the cut ones' chunks included)\n";
-  const DevicePolicy policy = device_policy(0);  // TMAKIT_POLICY's overrides included
   if (registers) return out;
   static const char* const kLoads[] = {
       "each box loaded into registers, then stored",
@@ -533,7 +533,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
     if (has_box)
       return out + "rank " + std::to_string(r.extents.size()) +
              ": permute_tile's box walk in one launch (auto runs it)\n" +
-             describe_box(box, elem_bytes, registers);
+             describe_box(box, elem_bytes, registers, policy);
     detail::PermuteSplit sp;
     if (std::string why = detail::split_permutation(r, &sp); !why.empty())
       return out + "the permutation kernels cannot run it: " + why + "\n";
@@ -615,7 +615,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
     }
   }
   if (kernels::permute_tile_prefers_box(a) && has_box)
-    out += describe_box(box, elem_bytes, registers);
+    out += describe_box(box, elem_bytes, registers, policy);
   else if (a.moves_rows()) {
     out += "permute_tile: whole rows, the widest vector every offset allows";
     PermuteGeometry bytes = g;  // the rows kernels' walk in bytes
