@@ -26,7 +26,7 @@
 //   tmakit_bench --preset=quick|full|probe [--order=rounds|fixed] [--gate=off]
 //   tmakit_bench --preset=survey [--survey-count=120] [--survey-seed=20261127]   plans: the
 //                random survey and the host-cost rows only (bench/plan_rows.cpp)
-//                [--survey-dist=classic|train|domain|heldout]  the cells' distribution
+//                [--survey-dist=classic|train|domain|channels|heldout]  the cells' distribution
 //                (host/cli/shapes.hpp: the decider's training data and its held-out judge)
 //                [--survey-kind=transpose|accumulate]  time the accumulate techniques instead
 //                [--survey-plans=0]  no measure plan per cell (training data needs none)
@@ -40,6 +40,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <functional>
@@ -540,9 +541,10 @@ int main(int argc, char** argv) {
     } else if (std::strncmp(argv[i], "--survey-dist=", 14) == 0) {
       survey_dist = argv[i] + 14;
       if (survey_dist != "classic" && survey_dist != "train" && survey_dist != "heldout" &&
-          survey_dist != "domain") {
-        std::fprintf(stderr,
-                     "tmakit_bench: --survey-dist must be classic, train, domain or heldout\n");
+          survey_dist != "domain" && survey_dist != "channels") {
+        std::fprintf(
+            stderr,
+            "tmakit_bench: --survey-dist must be classic, train, domain, channels or heldout\n");
         return 2;
       }
     } else if (std::strncmp(argv[i], "--survey-kind=", 14) == 0) {
@@ -629,6 +631,9 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("peers", peer_list);
   benchmark::AddCustomContext("order", g_order == Order::kRounds ? "rounds" : "fixed");
   benchmark::AddCustomContext("launch_gate", gate_state);
+  // The policy overrides the run was made under (an A/B of a policy field is two runs).
+  const char* policy_env = std::getenv("TMAKIT_POLICY");
+  benchmark::AddCustomContext("policy", policy_env != nullptr ? policy_env : "");
   std::string tokens;  // the registry's order, which bench/report.py keeps in its tables
   for (const VariantInfo& v : variants()) tokens += (tokens.empty() ? "" : ",") + v.token;
   benchmark::AddCustomContext("tokens", tokens);

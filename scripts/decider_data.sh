@@ -4,6 +4,7 @@
 #
 #   scripts/decider_data.sh [--prebuilt DIR] [--out DIR] [--train N] [--accumulate N]
 #                           [--heldout N] [--seed S] [--heldout-seed S] [--only train|heldout]
+#                           [--limit S] [--train-dist D] [--heldout-dist D]
 #
 #   --prebuilt DIR   tmakit_bench packed by scripts/prebuild.sh (carry DIR and .cutensor); else
 #                    build/bench/tmakit_bench
@@ -13,11 +14,14 @@
 #                    measure plan and what `auto` runs on every cell); GPU: h100, h200, ...
 #   --train N        transpose training cells (default 1200), --accumulate N accumulate ones
 #                    drawn (default 500; the 1- and 16-byte draws are skipped), --heldout N
-#                    held-out cells (default 300)
+#                    held-out cells (default 300); 0 skips that survey
 #   --limit S        seconds each survey may take (default 0: no limit); a survey stopped at
 #                    its limit leaves the rows it finished (tuning_table.py reads a cut JSON)
-#   --train-dist D   the training surveys' distribution: train (default) or domain
+#   --train-dist D   the training surveys' distribution: train (default), domain or channels
 #                    (host/cli/shapes.hpp)
+#   --heldout-dist D the held-out survey's distribution: heldout (default), or a training one
+#                    (channels, domain) drawn at a seed no training run used, to judge a table
+#                    on that class
 #   --seed S         the training seed (default 101; the accumulate survey takes S + 1),
 #                    --heldout-seed S the judge's (default 20261128); never the same
 #
@@ -28,7 +32,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 prebuilt="" out=${OUT:-build-gpu} train=1200 acc=500 held=300 seed=101 held_seed=20261128 only=""
-limit=0 train_dist=train
+limit=0 train_dist=train held_dist=heldout
 while [ $# -gt 0 ]; do
   case $1 in
     --prebuilt) prebuilt=$2; shift ;;
@@ -41,6 +45,7 @@ while [ $# -gt 0 ]; do
     --only) only=$2; shift ;;
     --limit) limit=$2; shift ;;
     --train-dist) train_dist=$2; shift ;;
+    --heldout-dist) held_dist=$2; shift ;;
     -h | --help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "decider_data.sh: unknown argument '$1' (--help)" >&2; exit 64 ;;
   esac
@@ -78,13 +83,13 @@ survey() {  # NAME ARGS...: one survey run, its JSON under $out
 }
 rc=0
 if [ "$only" != heldout ]; then
-  survey survey-train --survey-dist="$train_dist" --survey-count="$train" --survey-seed="$seed" \
-    --survey-plans=0 --benchmark_filter='^plan_survey/' || rc=1
-  survey survey-train-acc --survey-dist="$train_dist" --survey-kind=accumulate --survey-count="$acc" \
-    --survey-seed=$((seed + 1)) --benchmark_filter='^plan_survey_acc/' || rc=1
+  [ "$train" -gt 0 ] && { survey survey-train --survey-dist="$train_dist" --survey-count="$train" \
+    --survey-seed="$seed" --survey-plans=0 --benchmark_filter='^plan_survey/' || rc=1; }
+  [ "$acc" -gt 0 ] && { survey survey-train-acc --survey-dist="$train_dist" --survey-kind=accumulate \
+    --survey-count="$acc" --survey-seed=$((seed + 1)) --benchmark_filter='^plan_survey_acc/' || rc=1; }
 fi
-if [ "$only" != train ]; then
-  survey survey-heldout --survey-dist=heldout --survey-count="$held" --survey-seed="$held_seed" \
+if [ "$only" != train ] && [ "$held" -gt 0 ]; then
+  survey survey-heldout --survey-dist="$held_dist" --survey-count="$held" --survey-seed="$held_seed" \
     --benchmark_filter='^plan_survey/' || rc=1
 fi
 exit $rc

@@ -15,8 +15,6 @@ usage: scripts/decider_judge.py RUN.json[.xz] [--cli build/tmakit | --table TABL
                                 [--gpu h100|h200] [--worst N] [--md]
 """
 import argparse
-import json
-import lzma
 import os
 import subprocess
 import sys
@@ -26,10 +24,9 @@ import tuning_table  # noqa: E402
 
 
 def cells_of(path):
-    """[(key, {token: us}, row)] of a survey run's transpose cells."""
-    opener = lzma.open if path.endswith(".xz") else open
-    with opener(path, "rt") as f:
-        run = json.load(f)
+    """[(key, {token: us}, row)] of a survey run's transpose cells (a run stopped at its time
+    limit gives the cells it finished)."""
+    run = tuning_table.load(path)
     out = []
     for b in run["benchmarks"]:
         p = b["name"].split("/")

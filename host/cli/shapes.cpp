@@ -189,6 +189,26 @@ std::vector<SurveyCell> decider_survey_cells(const std::string& dist, int count,
     return std::exp(std::log(lo) + unit() * (std::log(hi) - std::log(lo)));
   };
   static const int kElems[] = {1, 2, 4, 8, 16};
+  if (dist == "channels") {
+    // Batches of matrices with one short side: a layout change of activations (NCHW <-> NHWC,
+    // NCDHW -> NDHWC: batch x channels x spatial) is a batch of 2-64 transposes of C x HW or
+    // HW x C, C log-uniform in 3-512, HW whatever the bytes leave (at least C). No other
+    // distribution has a batch of skinny matrices.
+    std::vector<SurveyCell> out;
+    while (static_cast<int>(out.size()) < count) {
+      const int e = kElems[rng() % 5];
+      const double elems = log_uniform(1024.0 * 1024, 1024.0 * 1024 * 1024) / e;
+      Shape s{"batched", 1, 0, 0};
+      s.batch = static_cast<std::int64_t>(log_uniform(2, 65));
+      const auto c = static_cast<std::int64_t>(log_uniform(3, 513));
+      const auto hw = std::max<std::int64_t>(c, static_cast<std::int64_t>(elems / (s.batch * c)));
+      const bool c_rows = rng() % 2;  // NCHW -> NHWC: each image is C x HW, read along HW
+      s.rows = c_rows ? c : hw;
+      s.cols = c_rows ? hw : c;
+      out.push_back({s, e});
+    }
+    return out;
+  }
   if (dist == "domain") {
     // The judged classes with their own parameterisation: bytes from 512 KB, aspect up to 8:1,
     // 16-element-multiple and any-length sides, a short side uniform in 1-160, batches of sides

@@ -50,6 +50,8 @@ std::vector<SurveyCell> survey_cells(int count, unsigned seed,
 //    512 KB, aspect up to 8:1, a short side uniform in 1-160, batches of sides log-uniform in
 //    20-400): denser where "train" is thin (short sides of 33-128, batches of 90-300), to be
 //    judged on a held-out seed the tables have not seen.
+//  - "channels": training data for batches of skinny matrices (activation layout changes:
+//    batches of 2-64 of C x HW or HW x C, C log-uniform in 3-512, 1 MB to 1 GB).
 // Element sizes 1-16 bytes uniform in all. The same (dist, seed, count) gives the same cells.
 std::vector<SurveyCell> decider_survey_cells(const std::string& dist, int count, unsigned seed);
 
