@@ -89,6 +89,7 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
     int column_tiles = p->sector_column_tiles ? 1 : 0, unit = p->flat_unit_bytes;
     int box_cuts_first = p->permute_box_cuts_first ? 1 : 0;
     int side_all = -1;  // permute_transpose_min_side_bytes: every element size's
+    int rows_all = -1;  // permute_rows_min_bytes: every element size's
     int box_words = p->permute_box_words ? 1 : 0;
     int origin_once = p->permute_box_origin_once ? 1 : 0;
     int box_pipeline = p->permute_box_pipeline ? 1 : 0;
@@ -129,7 +130,12 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
          &p->permute_transpose_min_side_bytes[4]},
         {"permute_rows_vector_min_bytes", 1, 16, &p->permute_rows_vector_min_bytes},
         {"permute_rows_vector_max_vecs", 0, 1 << 20, &p->permute_rows_vector_max_vecs},
-        {"permute_rows_min_bytes", 1, 1 << 20, &p->permute_rows_min_bytes},
+        {"permute_rows_min_bytes", 1, 1 << 20, &rows_all},
+        {"permute_rows_min_bytes_e1", 1, 1 << 20, &p->permute_rows_min_bytes[0]},
+        {"permute_rows_min_bytes_e2", 1, 1 << 20, &p->permute_rows_min_bytes[1]},
+        {"permute_rows_min_bytes_e4", 1, 1 << 20, &p->permute_rows_min_bytes[2]},
+        {"permute_rows_min_bytes_e8", 1, 1 << 20, &p->permute_rows_min_bytes[3]},
+        {"permute_rows_min_bytes_e16", 1, 1 << 20, &p->permute_rows_min_bytes[4]},
     };
     const Field* f = nullptr;
     for (const Field& x : fields)
@@ -151,6 +157,8 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
     if (field == "flat_unit_bytes") p->flat_unit_bytes = p->flat_skinny_unit_bytes = unit;
     if (field == "permute_transpose_min_side_bytes")
       for (int& t : p->permute_transpose_min_side_bytes) t = side_all;
+    if (field == "permute_rows_min_bytes")
+      for (int& t : p->permute_rows_min_bytes) t = rows_all;
     if (field == "flat_max_matrix_bytes" && v > 0 && v < kFlatMaxMatrixBytes)
       p->flat_limits.batch_max_matrix_bytes = kFlatMaxMatrixBytes;
   }

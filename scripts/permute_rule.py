@@ -1,20 +1,30 @@
 #!/usr/bin/env python3
-"""Fits and judges auto's rule for permute_transpose (host/permute/permute.cpp,
-auto_prefers_transpose; DevicePolicy::permute_transpose_min_side_bytes, one threshold per element
-size).
+"""Fits and judges auto's threshold rules for permutations, one threshold per element size,
+trained on some runs and judged on held-out ones:
 
-    scripts/permute_rule.py --train RUN.json [RUN.json ...] --judge RUN.json [RUN.json ...]
+  transpose  permute_transpose for the tile form where both tile sides are at least T bytes
+             (host/permute/permute.cpp, auto_prefers_transpose;
+             DevicePolicy::permute_transpose_min_side_bytes)
+  rows       permute_tile's rows kernels for a row permutation whose rows are at least T bytes,
+             its box walk for shorter rows (kernels/permute/permute_tile.cu, rows_kernels_run;
+             DevicePolicy::permute_rows_min_bytes)
 
-RUN.json: `tmakit_bench --preset=permute` runs (.json or .json.xz) with the permute_transpose,
-permute_tile and permute_tma rows. Each tile-form case of rank 5 or less that permute_transpose
-ran is one cell: the shorter tile side in bytes (the reduced src-innermost and dst-innermost
-extents times the element size), permute_transpose's GB/s and the better of permute_tile and
-permute_tma (medians over the run's rounds). A rule takes permute_transpose where the shorter
-side is at least T bytes. Fitted two ways on the training cells, by the geometric mean of the
-picked technique's GB/s over the faster one's: one T for every element size, and one T per
-element size (the middle of the best thresholds' range; the policy line to set it is printed).
-Both are then judged on the held-out cells, whose worst picks are listed. The held-out runs must
-not have been seen while choosing T.
+    scripts/permute_rule.py [--rule transpose] --train RUN.json ... --judge RUN.json ...
+    scripts/permute_rule.py --rule rows --train ROWS.json,BOX.json ... --judge ROWS.json,BOX.json ...
+
+RUN.json: `tmakit_bench --preset=permute` runs (.json or .json.xz), the median of each
+technique's rounds. transpose: runs with the permute_transpose, permute_tile and permute_tma
+rows; each tile-form case of rank 5 or less that permute_transpose ran is a cell, its key the
+shorter tile side in bytes (the reduced src-innermost and dst-innermost extents times the element
+size), permute_transpose's GB/s against the better of permute_tile and permute_tma. rows: pairs of
+runs of the same cases, permute_tile under TMAKIT_POLICY=permute_rows_min_bytes=32 (the rows
+kernels) and under a threshold above every row (=1048576: the box walk); each row-form case both
+ran is a cell, its key the row's bytes (the reduced innermost extent times the element size).
+A rule takes the first technique where the key is at least T. Fitted on the training cells by
+the geometric mean of the picked technique's GB/s over the faster one's: one T for every element
+size, and one T per element size (the middle of the best thresholds' range; the policy line to
+set it is printed). Both are then judged on the held-out cells, whose worst picks are listed. The
+held-out runs must not have been seen while choosing T.
 """
 import argparse
 import json
@@ -23,7 +33,15 @@ import math
 import re
 import statistics
 
-THRESHOLDS = [32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 256, 320, 384]
+THRESHOLDS = {
+    "transpose": [32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 256, 320, 384],
+    "rows": [16, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 256, 384, 512],
+}
+WHAT = {  # the technique at or above T, the one below, the key, the policy field
+    "transpose": ("permute_transpose", "permute_tile / permute_tma", "shorter side",
+                  "permute_transpose_min_side_bytes"),
+    "rows": ("rows kernels", "box walk", "row", "permute_rows_min_bytes"),
+}
 SIZES = [1, 2, 4, 8, 16]
 
 
@@ -32,7 +50,7 @@ def load(path):
         return json.load(f)
 
 
-def cells(paths):
+def transpose_cells(paths):
     """[(shorter side bytes, transpose GB/s, other GB/s, name)] over the runs."""
     out = []
     for path in paths:
@@ -66,6 +84,41 @@ def cells(paths):
     return out
 
 
+def medians(path):
+    """{(e, case, extents, perm): ({who: median GB/s}, {who: label})} of a run."""
+    gbps, labels = {}, {}
+    for b in load(path)["benchmarks"]:
+        name = b.get("run_name", b["name"]).split("/iterations:")[0]
+        parts = name.split("/")
+        if len(parts) != 6 or parts[0] != "permute":
+            continue
+        key, who = tuple(parts[1:5]), parts[5]
+        labels.setdefault(key, {}).setdefault(who, b.get("label", ""))
+        if b.get("error_occurred") or b.get("skipped") or "GBps" not in b:
+            continue
+        g = b["GBps"] / 1e9 if b["GBps"] > 1e6 else b["GBps"]
+        gbps.setdefault(key, {}).setdefault(who, []).append(g)
+    return {k: ({w: statistics.median(v) for w, v in g.items()}, labels.get(k, {}))
+            for k, g in gbps.items()}
+
+
+def rows_cells(pairs):
+    """[(row bytes, rows kernels' GB/s, box walk's GB/s, name)] over ROWS.json,BOX.json pairs."""
+    out = []
+    for pair in pairs:
+        rows_path, box_path = pair.split(",")
+        rows, box = medians(rows_path), medians(box_path)
+        for (e, label, ext, perm), (med, labels) in rows.items():
+            m = re.search(r"rows: extents \(([^)]*)\)", labels.get("permute_tile", ""))
+            other = box.get((e, label, ext, perm), ({}, {}))[0].get("permute_tile", 0)
+            if not m or "permute_tile" not in med or other == 0:
+                continue
+            row = int(m.group(1).split(",")[-1]) * int(e[1:])
+            out.append((row, med["permute_tile"], other,
+                        f"{ext.replace('x', ',')} ({perm.replace('.', ',')}) {e[1:]} B"))
+    return out
+
+
 def size_of(cell):
     return int(cell[3].split()[-2])
 
@@ -84,50 +137,53 @@ def judge(cs, t):
     return gm, right, sorted(picks)
 
 
-def fit_one(cs):
+def fit_one(cs, thresholds):
     """The threshold of the best geometric mean: the middle one of those that tie."""
-    scores = [(round(judge(cs, t)[0], 6), t) for t in THRESHOLDS]
+    scores = [(round(judge(cs, t)[0], 6), t) for t in thresholds]
     top = max(g for g, _ in scores)
     best = [t for g, t in scores if g == top]
     return best[len(best) // 2], top
 
 
-def report_held(held, t, label):
+def report_held(held, t, label, what):
+    above, below, key, _ = what
     gm, right, picks = judge(held, t)
     print(f"held out, {label}: picked / faster {gm:.3f}, right {right} of {len(held)}")
     for r, side, tr, other, name in picks[:6]:
         if r < 1.0:
-            print(f"  {r:.2f}  {name}: shorter side {side} B, permute_transpose {tr:.0f} "
-                  f"GB/s, permute_tile / permute_tma {other:.0f}")
+            print(f"  {r:.2f}  {name}: {key} {side} B, {above} {tr:.0f} GB/s, {below} {other:.0f}")
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rule", choices=sorted(WHAT), default="transpose")
     ap.add_argument("--train", nargs="+", required=True)
     ap.add_argument("--judge", nargs="*", default=[])
     args = ap.parse_args()
+    what, thresholds = WHAT[args.rule], THRESHOLDS[args.rule]
+    cells = transpose_cells if args.rule == "transpose" else rows_cells
     train = cells(args.train)
-    print(f"training: {len(train)} cells")
-    for t in THRESHOLDS:
+    print(f"training: {len(train)} cells ({what[0]} at or above T, else {what[1]})")
+    for t in thresholds:
         gm, right, picks = judge(train, t)
         print(f"  T {t:4d} B: picked / faster {gm:.3f} (geometric mean), right {right} of "
               f"{len(train)}, worst {picks[0][0]:.2f}")
-    one, _ = fit_one(train)
+    one, _ = fit_one(train, thresholds)
     print(f"fit, one threshold: T = {one} bytes")
     per = {}
     for e in SIZES:
         cs = [c for c in train if size_of(c) == e]
-        per[e], gm = fit_one(cs) if cs else (one, 1.0)
+        per[e], gm = fit_one(cs, thresholds) if cs else (one, 1.0)
         print(f"  {e:2d} B: {len(cs):3d} cells, T = {per[e]} bytes (picked / faster {gm:.3f})")
     gm, right, _ = judge(train, per)
     print(f"fit, per element size: picked / faster {gm:.3f}, right {right} of {len(train)}")
-    print("policy: " + ",".join(f"permute_transpose_min_side_bytes_e{e}={per[e]}" for e in SIZES))
+    print("policy: " + ",".join(f"{what[3]}_e{e}={per[e]}" for e in SIZES))
     if args.judge:
         held = cells(args.judge)
         never = math.exp(sum(math.log(o / max(tr, o)) for _, tr, o, _ in held) / len(held))
-        print(f"held out: {len(held)} cells (never permute_transpose: {never:.3f})")
-        report_held(held, one, f"T = {one}")
-        report_held(held, per, "per element size")
+        print(f"held out: {len(held)} cells (never {what[0]}: {never:.3f})")
+        report_held(held, one, f"T = {one}", what)
+        report_held(held, per, "per element size", what)
 
 
 if __name__ == "__main__":

@@ -435,7 +435,7 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.box_words = caps.policy.permute_box_words;
   a.rows_vector_min_bytes = caps.policy.permute_rows_vector_min_bytes;
   a.rows_vector_max_vecs = caps.policy.permute_rows_vector_max_vecs;
-  a.rows_min_bytes = caps.policy.permute_rows_min_bytes;
+  a.rows_min_bytes = caps.policy.rows_min_bytes(elem_bytes);
   a.box_origin_once = caps.policy.permute_box_origin_once;
   a.box_pipeline = caps.policy.permute_box_pipeline;
   a.box_async = caps.policy.permute_box_async;
@@ -525,7 +525,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
   const bool has_box = kernels::permute_tile_box_plan(a.dims, elem_bytes, &box, registers,
                                                       policy.permute_box_cuts_first,
                                                       policy.permute_box_target_elems);
-  a.rows_min_bytes = policy.permute_rows_min_bytes;
+  a.rows_min_bytes = policy.rows_min_bytes(elem_bytes);
   a.box_registers = registers;  // what auto's choices below weigh, as permute() sets them
   a.box_cuts_first = policy.permute_box_cuts_first;
   a.box_target_elems = policy.permute_box_target_elems;
@@ -614,9 +614,14 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
       out += "permute_transpose: cannot run it: " + no_batch + "\n";
     }
   }
-  if (kernels::permute_tile_prefers_box(a) && has_box)
+  if (kernels::permute_tile_prefers_box(a) && has_box) {
+    if (a.moves_rows() && r.extents.size() <= 5)
+      out += "permute_tile: rows of " + std::to_string(g.cols * elem_bytes) + " bytes, under the " +
+             std::to_string(a.rows_min_bytes) + " bytes from which the " +
+             "rows kernels take them at " + std::to_string(elem_bytes) +
+             " B (permute_rows_min_bytes), so the box walk\n";
     out += describe_box(box, elem_bytes, registers, policy);
-  else if (a.moves_rows()) {
+  } else if (a.moves_rows()) {
     out += "permute_tile: whole rows, the widest vector every offset allows";
     PermuteGeometry bytes = g;  // the rows kernels' walk in bytes
     bytes.cols *= elem_bytes, bytes.src_row *= elem_bytes, bytes.dst_row *= elem_bytes;

@@ -53,8 +53,12 @@ struct DevicePolicy {
   // scripts/permute_rule.py.
   int permute_transpose_min_side_bytes[5] = {80, 96, 112, 192, 208};
   int transpose_min_side_bytes(int elem_bytes) const {
+    return permute_transpose_min_side_bytes[size_index(elem_bytes)];
+  }
+  // The index of a per-element-size field's entry (1, 2, 4, 8, 16 bytes).
+  static int size_index(int elem_bytes) {
     const int k = elem_bytes >= 16 ? 4 : elem_bytes >= 8 ? 3 : elem_bytes >= 4 ? 2 : elem_bytes - 1;
-    return permute_transpose_min_side_bytes[k < 0 ? 0 : k];
+    return k < 0 ? 0 : k;
   }
   // permute_tile's row permutations: rows move as vectors of the widest size every offset allows
   // (v bytes, up to 16) when v is 16, or v is at least rows_vector_min_bytes and a row is at
@@ -62,9 +66,15 @@ struct DevicePolicy {
   // head and tail bytes and idle lanes cost more on short rows than 4-8-byte vectors do.
   int permute_rows_vector_min_bytes = 4;
   int permute_rows_vector_max_vecs = 128;
-  // permute_tile's row permutations go to the rows kernels from rows this long on (a sector);
-  // shorter ones to the box walk, whose boxes take several rows on each side.
-  int permute_rows_min_bytes = 32;
+  // permute_tile's row permutations go to the rows kernels from rows this long on, per element
+  // size (1, 2, 4, 8, 16 bytes); shorter ones to the box walk, whose boxes take several rows on
+  // each side: a row under two sectors costs the rows kernels two or three sectors a side, the
+  // box walk its shared-memory round trip, cheaper at 1 and 4 B. Fitted by
+  // scripts/permute_rule.py --rule rows.
+  int permute_rows_min_bytes[5] = {80, 32, 80, 64, 32};
+  int rows_min_bytes(int elem_bytes) const {
+    return permute_rows_min_bytes[size_index(elem_bytes)];
+  }
   // permute_tile's box walk: each box's origin decoded by one warp of the block, a box ahead,
   // instead of by every warp (kernels/primitives/box_walk.cuh).
   bool permute_box_origin_once = true;

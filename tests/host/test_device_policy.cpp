@@ -60,7 +60,7 @@ TEST(DevicePolicy, OverridesApplyEachField) {
   EXPECT_EQ(p.permute_rows_vector_max_vecs, 64);
   EXPECT_FALSE(p.permute_box_origin_once);
   EXPECT_FALSE(p.permute_box_pipeline);
-  EXPECT_EQ(p.permute_rows_min_bytes, 64);
+  for (int e : {1, 2, 4, 8, 16}) EXPECT_EQ(p.rows_min_bytes(e), 64) << e;
   EXPECT_FALSE(p.permute_box_async);
   EXPECT_FALSE(p.permute_box_pad);
   EXPECT_EQ(p.permute_tma_max_box_ratio, 8);
@@ -75,6 +75,14 @@ TEST(DevicePolicy, OverridesApplyEachField) {
   EXPECT_EQ(p.transpose_min_side_bytes(4), 96);
   EXPECT_EQ(p.transpose_min_side_bytes(8), 200);
   EXPECT_EQ(p.transpose_min_side_bytes(16), 96);
+  ASSERT_EQ(
+      apply_policy_overrides("permute_rows_min_bytes_e2=48,permute_rows_min_bytes_e16=1024", &p),
+      "");
+  EXPECT_EQ(p.rows_min_bytes(1), 64);
+  EXPECT_EQ(p.rows_min_bytes(2), 48);
+  EXPECT_EQ(p.rows_min_bytes(4), 64);
+  EXPECT_EQ(p.rows_min_bytes(8), 64);
+  EXPECT_EQ(p.rows_min_bytes(16), 1024);
 }
 
 TEST(DevicePolicy, BadOverridesAreRefusedWithTheReason) {

@@ -11,6 +11,7 @@
 #include <host/permute/reduce.hpp>
 #include <kernels/common/permute_box.hpp>
 #include <kernels/launchers.hpp>
+#include <tests/support/scoped_env.hpp>
 #include <tmakit/permute.hpp>
 
 namespace tmakit {
@@ -669,6 +670,33 @@ TEST(PermuteExplain, AutoTakesTheTransposesWhereBothTileSidesAreLong) {
                          "writes its columns at unit stride; the tile's src side has stride 2"),
             std::string::npos)
       << strided;
+}
+
+// A row permutation's rows go to the rows kernels from permute_rows_min_bytes at the element size
+// on (the default policy's: 80, 32, 80, 64, 32 bytes from 1 to 16 B), to the box walk below it,
+// and explain says which and why; TMAKIT_POLICY moves the threshold.
+TEST(PermuteExplain, ShortRowsGoToTheBoxWalkByElementSize) {
+  // 13 x 4 = 52-byte rows at 4 B: the box walk.
+  const std::string four = explain_permute({149, 25, 48, 16, 13}, {3, 2, 1, 0, 4}, 4);
+  EXPECT_NE(four.find("permute_tile: rows of 52 bytes, under the 80 bytes from which the rows "
+                      "kernels take them at 4 B (permute_rows_min_bytes), so the box walk"),
+            std::string::npos)
+      << four;
+  EXPECT_NE(four.find("box walk (permute_tile"), std::string::npos) << four;
+  EXPECT_EQ(four.find("whole rows, the widest vector"), std::string::npos) << four;
+  // 26 x 2 = 52-byte rows at 2 B: the rows kernels.
+  const std::string two = explain_permute({149, 25, 48, 16, 26}, {3, 2, 1, 0, 4}, 2);
+  EXPECT_NE(two.find("permute_tile: whole rows, the widest vector"), std::string::npos) << two;
+  // 10 x 8 = 80-byte rows at 8 B: the rows kernels; 7 x 8 = 56 at 8 B: the box walk.
+  EXPECT_NE(
+      explain_permute({149, 25, 48, 16, 10}, {3, 2, 1, 0, 4}, 8).find("permute_tile: whole rows"),
+      std::string::npos);
+  EXPECT_NE(explain_permute({149, 25, 48, 16, 7}, {3, 2, 1, 0, 4}, 8)
+                .find("rows of 56 bytes, under the 64 bytes"),
+            std::string::npos);
+  test::ScopedEnv policy("TMAKIT_POLICY", "permute_rows_min_bytes_e4=48");
+  const std::string moved = explain_permute({149, 25, 48, 16, 13}, {3, 2, 1, 0, 4}, 4);
+  EXPECT_NE(moved.find("permute_tile: whole rows, the widest vector"), std::string::npos) << moved;
 }
 
 // BatchStrides::batch_offsets, the transposes' batch of up to three dimensions, against the
