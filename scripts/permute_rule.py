@@ -54,23 +54,9 @@ def transpose_cells(paths):
     """[(shorter side bytes, transpose GB/s, other GB/s, name)] over the runs."""
     out = []
     for path in paths:
-        cases = {}
-        for b in load(path)["benchmarks"]:
-            name = b.get("run_name", b["name"]).split("/iterations:")[0]
-            parts = name.split("/")
-            if len(parts) != 6 or parts[0] != "permute":
-                continue
-            key, who = tuple(parts[1:5]), parts[5]
-            c = cases.setdefault(key, {"gbps": {}, "label": ""})
-            if "tile: extents" in b.get("label", "") and not c["label"]:
-                c["label"] = b["label"]
-            if b.get("error_occurred") or b.get("skipped") or "GBps" not in b:
-                continue
-            g = b["GBps"] / 1e9 if b["GBps"] > 1e6 else b["GBps"]
-            c["gbps"].setdefault(who, []).append(g)
-        for (e, label, ext, perm), c in cases.items():
-            m = re.search(r"tile: extents \(([^)]*)\) perm \(([^)]*)\)", c["label"])
-            med = {w: statistics.median(v) for w, v in c["gbps"].items()}
+        for (e, label, ext, perm), (med, labels) in medians(path).items():
+            tile = next((t for t in labels.values() if "tile: extents" in t), "")
+            m = re.search(r"tile: extents \(([^)]*)\) perm \(([^)]*)\)", tile)
             other = max(med.get("permute_tile", 0), med.get("permute_tma", 0))
             if not m or "permute_transpose" not in med or other == 0:
                 continue
@@ -93,7 +79,8 @@ def medians(path):
         if len(parts) != 6 or parts[0] != "permute":
             continue
         key, who = tuple(parts[1:5]), parts[5]
-        labels.setdefault(key, {}).setdefault(who, b.get("label", ""))
+        if b.get("label"):
+            labels.setdefault(key, {}).setdefault(who, b["label"])
         if b.get("error_occurred") or b.get("skipped") or "GBps" not in b:
             continue
         g = b["GBps"] / 1e9 if b["GBps"] > 1e6 else b["GBps"]
