@@ -587,6 +587,48 @@ TEST(Permute, FewLongRowsAreCutIntoSegments) {
   EXPECT_EQ(runs, 3 * (3 + 2 + 2 + 2) * 2 + 4);  // offsets 0, 8, 13 at 1 B; 0, 8 beyond
 }
 
+// Row permutations whose rows are 24-104 bytes: the class the per-size rows threshold
+// (DevicePolicy::permute_rows_min_bytes) splits between the rows kernels and the box walk. Every
+// element size, rows either side of its threshold, dense, off 16-byte alignment by an element and
+// strided with poisoned padding, through auto and permute_tile under the default policy and with
+// every row sent to each walk; explain must name the walk the policy picks.
+TEST(Permute, ShortRowsEitherSideOfTheRowsThreshold) {
+  TMAKIT_NEED_GPU(75);
+  int runs = 0, boxed = 0;
+  for (const char* policy : {"", "permute_rows_min_bytes=1", "permute_rows_min_bytes=1048576"}) {
+    test::ScopedEnv env("TMAKIT_POLICY", policy);
+    for (int e : {1, 2, 4, 8, 16})
+      for (std::int64_t row_bytes : {24, 32, 40, 52, 64, 80, 104}) {
+        if (row_bytes % e != 0) continue;
+        const Ext n = {5, 6, 7, row_bytes / e};
+        const std::vector<int> perm = {2, 0, 1, 3};
+        const std::string how = explain_permute(n, perm, e);
+        const bool box = how.find("so the box walk") != std::string::npos;
+        boxed += box && policy[0] == '\0';
+        if (policy[0] != '\0')  // every row to the one walk the override names
+          EXPECT_EQ(box, std::string(policy).back() == '6' && row_bytes >= e) << e << " B " << how;
+        PermuteLayout lay;  // rows padded by 3 elements on both sides, poison in between
+        lay.src_strides_elems = {6 * 7 * (n[3] + 3), 7 * (n[3] + 3), n[3] + 3, 1};
+        lay.dst_strides_elems = {5 * 6 * (n[3] + 3), 6 * (n[3] + 3), n[3] + 3, 1};
+        for (const char* v : {"auto", "permute_tile"})
+          for (int form = 0; form < 3; ++form) {
+            const test::PermuteRun r =
+                test::check_permute(n, perm, e, form == 2 ? lay : PermuteLayout{}, named(v),
+                                    form == 1 ? static_cast<std::size_t>(e) : 0);
+            ASSERT_TRUE(r.error.empty())
+                << v << " " << e << " B rows of " << row_bytes << " bytes, form " << form
+                << ", policy '" << policy << "': " << r.error;
+            ++runs;
+          }
+      }
+  }
+  // Under the default policy the box walk takes rows under 80 bytes at 1 and 4 B (24-64: five
+  // each), under 32 at 2 B (24), under 64 at 8 B (24, 32, 40), none of 16 B's (32, 64, 80).
+  EXPECT_EQ(boxed, 5 + 1 + 5 + 3 + 0);
+  // Row lengths that are whole elements: 7 at 1, 2 and 4 B, 6 at 8 B, 3 at 16 B.
+  EXPECT_EQ(runs, 3 * (7 + 7 + 7 + 6 + 3) * 2 * 3);
+}
+
 // The layouts of the issue at small sizes, on every technique.
 TEST(Permute, NamedLayoutsSmall) {
   TMAKIT_NEED_GPU(75);
