@@ -86,10 +86,36 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
       long lo, hi;
       int* at;
     };
+    auto out_of_range = [&](long lo, long hi) {
+      return field + " " + value + " is out of its range (" + std::to_string(lo) + ".." +
+             std::to_string(hi) + ")";
+    };
+    // Per-element-size fields: NAME sets every size's entry, NAME_eE (E = 1, 2, 4, 8, 16) one.
+    const Field per_size[] = {
+        {"permute_transpose_min_side_bytes", 0, 1 << 20, p->permute_transpose_min_side_bytes},
+        {"permute_rows_min_bytes", 1, 1 << 20, p->permute_rows_min_bytes},
+    };
+    static const char* const kSizeSuffixes[] = {"_e1", "_e2", "_e4", "_e8", "_e16"};
+    const Field* sized = nullptr;
+    int entry = -1;  // 5: every size
+    for (const Field& f : per_size) {
+      const std::string name = f.name;
+      if (field.compare(0, name.size(), name) != 0) continue;
+      const std::string suffix = field.substr(name.size());
+      for (int k = 0; k < 5; ++k)
+        if (suffix == kSizeSuffixes[k]) entry = k;
+      if (suffix.empty()) entry = 5;
+      if (entry >= 0) sized = &f;
+      break;
+    }
+    if (sized != nullptr) {
+      if (!in_range(v, sized->lo, sized->hi)) return out_of_range(sized->lo, sized->hi);
+      for (int k = 0; k < 5; ++k)
+        if (entry == 5 || entry == k) sized->at[k] = static_cast<int>(v);
+      continue;
+    }
     int column_tiles = p->sector_column_tiles ? 1 : 0, unit = p->flat_unit_bytes;
     int box_cuts_first = p->permute_box_cuts_first ? 1 : 0;
-    int side_all = -1;  // permute_transpose_min_side_bytes: every element size's
-    int rows_all = -1;  // permute_rows_min_bytes: every element size's
     int box_words = p->permute_box_words ? 1 : 0;
     int origin_once = p->permute_box_origin_once ? 1 : 0;
     int box_pipeline = p->permute_box_pipeline ? 1 : 0;
@@ -117,25 +143,8 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
         {"permute_box_pad", 0, 1, &box_pad},
         {"permute_tma_min_fill_pct", 0, 101, &p->permute_tma_min_fill_pct},
         {"permute_tma_max_box_ratio", 0, 1 << 20, &p->permute_tma_max_box_ratio},
-        {"permute_transpose_min_side_bytes", 0, 1 << 20, &side_all},
-        {"permute_transpose_min_side_bytes_e1", 0, 1 << 20,
-         &p->permute_transpose_min_side_bytes[0]},
-        {"permute_transpose_min_side_bytes_e2", 0, 1 << 20,
-         &p->permute_transpose_min_side_bytes[1]},
-        {"permute_transpose_min_side_bytes_e4", 0, 1 << 20,
-         &p->permute_transpose_min_side_bytes[2]},
-        {"permute_transpose_min_side_bytes_e8", 0, 1 << 20,
-         &p->permute_transpose_min_side_bytes[3]},
-        {"permute_transpose_min_side_bytes_e16", 0, 1 << 20,
-         &p->permute_transpose_min_side_bytes[4]},
         {"permute_rows_vector_min_bytes", 1, 16, &p->permute_rows_vector_min_bytes},
         {"permute_rows_vector_max_vecs", 0, 1 << 20, &p->permute_rows_vector_max_vecs},
-        {"permute_rows_min_bytes", 1, 1 << 20, &rows_all},
-        {"permute_rows_min_bytes_e1", 1, 1 << 20, &p->permute_rows_min_bytes[0]},
-        {"permute_rows_min_bytes_e2", 1, 1 << 20, &p->permute_rows_min_bytes[1]},
-        {"permute_rows_min_bytes_e4", 1, 1 << 20, &p->permute_rows_min_bytes[2]},
-        {"permute_rows_min_bytes_e8", 1, 1 << 20, &p->permute_rows_min_bytes[3]},
-        {"permute_rows_min_bytes_e16", 1, 1 << 20, &p->permute_rows_min_bytes[4]},
     };
     const Field* f = nullptr;
     for (const Field& x : fields)
@@ -144,8 +153,7 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
     if (!in_range(v, f->lo, f->hi) ||
         (field == "sector_bytes" && v != 16 && v != 32 && v != 64 && v != 128) ||
         (field == "permute_box_swizzle_bytes" && v != 0 && v != 32 && v != 64 && v != 128))
-      return field + " " + value + " is out of its range (" + std::to_string(f->lo) + ".." +
-             std::to_string(f->hi) + ")";
+      return out_of_range(f->lo, f->hi);
     *f->at = static_cast<int>(v);
     p->sector_column_tiles = column_tiles != 0;
     p->permute_box_cuts_first = box_cuts_first != 0;
@@ -155,10 +163,6 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
     p->permute_box_async = box_async != 0;
     p->permute_box_pad = box_pad != 0;
     if (field == "flat_unit_bytes") p->flat_unit_bytes = p->flat_skinny_unit_bytes = unit;
-    if (field == "permute_transpose_min_side_bytes")
-      for (int& t : p->permute_transpose_min_side_bytes) t = side_all;
-    if (field == "permute_rows_min_bytes")
-      for (int& t : p->permute_rows_min_bytes) t = rows_all;
     if (field == "flat_max_matrix_bytes" && v > 0 && v < kFlatMaxMatrixBytes)
       p->flat_limits.batch_max_matrix_bytes = kFlatMaxMatrixBytes;
   }
