@@ -12,7 +12,8 @@
 // Cases: the named layouts (attention's heads, NCHW <-> NHWC, odd rank-4 reorders, a rank-5
 // reversals of rank 3-5, (1,0,2) with 16- and 256-byte rows, the qkv split, ViT heads, pixel
 // shuffle, NCDHW -> NDHWC) and `random` ones: --permute-random=N cases (default 40) of rank 3-6,
-// 1-16 bytes, extents 2-600, 16-256 MB, drawn from --permute-seed (default 1), never a copy.
+// 1-16 bytes, extents 2-600, 16-256 MB (--permute-min-mb, --permute-max-mb), drawn from
+// --permute-seed (default 1), never a copy.
 // Counters: GBps (bytes read + written), contig_bytes (the innermost run that stays contiguous
 // on both sides: a row permutation's row, else one element), form (0 copy, 1 transpose, 2 rows,
 // 3 tile).
@@ -217,9 +218,10 @@ void register_case(const Case& c, int rounds) {
 }
 
 // The random set: rank 3-6, elements of 1, 2, 4, 8 or 16 bytes, every extent 2-600 (drawn
-// log-uniform, so small and odd ones are common), 16-256 MB in all, a permutation that does not
-// reduce to a copy. Draws outside the size range are redrawn.
-std::vector<Case> random_cases(int count, unsigned seed) {
+// log-uniform, so small and odd ones are common), min_bytes-max_bytes in all (16-256 MB by
+// default), a permutation that does not reduce to a copy. Draws outside the size range are
+// redrawn.
+std::vector<Case> random_cases(int count, unsigned seed, double min_bytes, double max_bytes) {
   std::mt19937 rng(seed);
   std::vector<Case> out;
   std::uniform_real_distribution<double> log_extent(std::log(2.0), std::log(601.0));
@@ -239,7 +241,7 @@ std::vector<Case> random_cases(int count, unsigned seed) {
     c.perm.resize(rank);
     std::iota(c.perm.begin(), c.perm.end(), 0);
     std::shuffle(c.perm.begin(), c.perm.end(), rng);
-    if (bytes < 16e6 || bytes > 256e6) continue;
+    if (bytes < min_bytes || bytes > max_bytes) continue;
     PermuteReduction r;
     if (!reduce_permutation(c.n, c.perm, c.e, {}, &r) || r.form == PermuteForm::kCopy) continue;
     out.push_back(c);
@@ -249,8 +251,9 @@ std::vector<Case> random_cases(int count, unsigned seed) {
 
 }  // namespace
 
-void register_permute_cases(int random_count, unsigned random_seed, L2Flusher* flusher,
-                            LaunchGate* gate, const std::vector<std::unique_ptr<Peer>>* peers) {
+void register_permute_cases(int random_count, unsigned random_seed, double random_min_bytes,
+                            double random_max_bytes, L2Flusher* flusher, LaunchGate* gate,
+                            const std::vector<std::unique_ptr<Peer>>* peers) {
   g_flush = flusher;
   g_permute_gate = gate;
   g_permute_peers = peers;
@@ -277,7 +280,8 @@ void register_permute_cases(int random_count, unsigned random_seed, L2Flusher* f
       {"rows16_102", {4096, 2048, 4}, {1, 0, 2}, 4},
       {"rows256_102", {2048, 512, 64}, {1, 0, 2}, 4},
   };
-  for (const Case& c : random_cases(random_count, random_seed)) cases.push_back(c);
+  for (const Case& c : random_cases(random_count, random_seed, random_min_bytes, random_max_bytes))
+    cases.push_back(c);
   for (const Case& c : cases) register_case(c, 5);
 }
 

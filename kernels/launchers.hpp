@@ -174,6 +174,7 @@ struct PermuteArgs {
   bool box_pipeline = true;        // DevicePolicy::permute_box_pipeline
   bool box_async = true;           // DevicePolicy::permute_box_async
   bool box_pad = true;             // DevicePolicy::permute_box_pad
+  bool box_row_tables = true;      // DevicePolicy::permute_box_row_tables
   // permute_tma: rank-5 maps (b2, b1, b0, rows, cols) of src and (b2, b1, b0, cols, rows) of dst
   // for a transposing permutation, (b2, b1, b0, rows, row words) of both for a row permutation.
   const CUtensorMap* src_map = nullptr;

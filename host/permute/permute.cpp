@@ -302,6 +302,27 @@ std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers,
     out += "; a slot of padding every " + std::to_string(pad) + " elements (gathers " +
            std::to_string(pad + 1) + " apart)";
   out += "\n";
+  // The tables: from row tables where they fit in the box's shared buffer (one box, two for
+  // cp.async), as the kernels decide (kernels/permute/permute_tile.cu, build_box_entries).
+  const auto e = static_cast<std::uint32_t>(elem_bytes);
+  const std::uint32_t buf_bytes =
+      words ? (loads == BoxLoads::async ? 2 : 1) * box_words_buf_bytes(p.volume, e)
+      : loads == BoxLoads::async ? 2 * box_async_buf_bytes(p.volume, pad, e)
+                                 : box_elems_buf_bytes(p.volume, e);
+  const std::uint32_t rows_bytes = box_row_tables_bytes(p);
+  if (policy.permute_box_row_tables && rows_bytes > 0 && rows_bytes <= buf_bytes)
+    out += "tables: from " + std::to_string(p.volume / p.box[0]) + " src rows and " +
+           std::to_string(p.volume / p.box[p.dst_order[0]]) +
+           " dst rows decoded in full (row tables of " + std::to_string(rows_bytes) +
+           " bytes in the box's buffer), a division an entry\n";
+  else
+    out += "tables: every entry decoded in full (" +
+           std::string(!policy.permute_box_row_tables ? "permute_box_row_tables = 0"
+                       : rows_bytes == 0              ? "a box of one dimension"
+                                         : "row tables of " + std::to_string(rows_bytes) +
+                                               " bytes: over the box's buffer, " +
+                                               std::to_string(buf_bytes) + " bytes") +
+           ")\n";
   return out;
 }
 
@@ -440,6 +461,7 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.box_pipeline = caps.policy.permute_box_pipeline;
   a.box_async = caps.policy.permute_box_async;
   a.box_pad = caps.policy.permute_box_pad;
+  a.box_row_tables = caps.policy.permute_box_row_tables;
   Status result;
   // The tile form as a batch of transposes: permute_transpose or a transpose() technique
   // named, or auto where both tile dimensions are long (auto_prefers_transpose). transpose()'s

@@ -90,6 +90,10 @@ struct DevicePolicy {
   // ...and in the element walk through cp.async, a slot of padding every S elements of a shared
   // box whose stores gather elements an even S apart (bank conflicts otherwise).
   bool permute_box_pad = true;
+  // permute_tile's box tables built in two levels (a full decode a row of the box, then a
+  // division and a row-table read an entry) instead of a full decode an entry, where the row
+  // tables fit in the box's shared buffer (kernels/permute/permute_tile.cu, build_box_entries).
+  bool permute_box_row_tables = true;
 };
 
 }  // namespace tmakit

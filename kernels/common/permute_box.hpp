@@ -85,6 +85,7 @@ struct BoxPlan {
   int cut[2] = {-1, -1};    // box dimensions cut into chunks (at most one per side)
   bool origin_once = true;  // one warp of a block decodes each box's origin (for_each_box)
   bool pipeline = true;     // the word walk: the next box's loads before this box's stores
+  bool row_tables = true;   // tables built from row tables (permute_tile.cu, build_box_entries)
 };
 
 inline PermuteDims box_dims_of(const PermuteGeometry& g) {
@@ -396,6 +397,32 @@ inline bool box_words_swizzled(const BoxPlan& p, int elem_bytes, int wd, int mul
   return step * static_cast<std::uint64_t>(wd) * static_cast<std::uint64_t>(elem_bytes) %
              static_cast<std::uint64_t>(multiple_bytes) ==
          0;
+}
+
+// The bytes of a box walk's shared buffer (kernels/permute/permute_tile.cu), where its row tables
+// go while the tables are built: the element walk's (whole 16 bytes); one of the cp.async
+// element walk's two (padded one slot every `pad_every` elements, 1: unpadded); one of the word
+// walk's (whole 128-byte rows, which its swizzle permutes; two with cp.async).
+TMAKIT_HD constexpr std::uint32_t box_elems_buf_bytes(std::uint32_t volume,
+                                                      std::uint32_t elem_bytes) {
+  return (volume * elem_bytes + 15) / 16 * 16;
+}
+TMAKIT_HD constexpr std::uint32_t box_async_buf_bytes(std::uint32_t volume, std::uint32_t pad_every,
+                                                      std::uint32_t elem_bytes) {
+  return box_elems_buf_bytes(pad_every > 1 ? volume + volume / pad_every : volume, elem_bytes);
+}
+TMAKIT_HD constexpr std::uint32_t box_words_buf_bytes(std::uint32_t volume,
+                                                      std::uint32_t elem_bytes) {
+  return (volume * elem_bytes + 127) / 128 * 128;
+}
+
+// The shared bytes of a box's row tables (kernels/permute/permute_tile.cu, build_box_entries): per
+// src row (box[0] elements along box dimension 0) an offset and cut coordinates, per dst row
+// (box[dst_order[0]] elements) an offset, a shared slot and cut coordinates; 0 where the box has
+// one dimension (no rows to share).
+TMAKIT_HD std::uint32_t box_row_tables_bytes(const BoxPlan& p) {
+  if (p.dims < 2) return 0;
+  return p.volume / p.box[0] * (4 + 2) + p.volume / p.box[p.dst_order[0]] * (4 + 2 + 2);
 }
 
 // How a box walk with shared tables gets each box into shared memory

@@ -212,16 +212,93 @@ __global__ void __launch_bounds__(kThreads, V >= 16 ? 4 : 3)
   }
 }
 
-// The element walks' shared tables, built once per block at `at_bytes`: for box element t, the
-// src offset and cut coordinates of the src-order element t, and the dst offset, shared slot
-// (slot(i) of its src-order index i) and cut coordinates of the dst-order element t.
+// A box's tables in two levels. The full decode of a box element (box_src_offset,
+// box_dst_offset: a division and 64-bit multiply-adds a box dimension, coordinates in local
+// memory where a runtime dimension index picks them) is what a block's table build spends its
+// time on; on a small tensor, where each block walks one or two boxes, it is most of the kernel.
+// Here it runs once a row instead: src-order element t is (i, r), i = t mod box[0] along box
+// dimension 0 and r = t / box[0] its row, so its offset is row r's plus i times dimension 0's
+// src stride, and its cut coordinates row r's plus i where dimension 0 is cut (the packing of
+// box_cut_coords); the same in dst order along u0 = dst_order[0], the shared slot too. Row tables
+// (V / box[0] src rows, V / box[u0] dst rows) go to `scratch`, the box's shared buffer, free until
+// the first box is loaded; where they do not fit, each entry is decoded in full. Entry s of the
+// src side is src-order element s * src_step (a src word's first element), entry d of the dst
+// side dst-order element d * dst_step; src_out(s, offset, cuts) and dst_out(d, offset, slot,
+// cuts) store them. Ends with a barrier. (DevicePolicy::permute_box_row_tables = false: every entry
+// decoded in full.)
+template <class SrcOut, class DstOut>
+__device__ __forceinline__ void build_box_entries(const BoxPlan& p, unsigned char* scratch,
+                                                  std::uint32_t scratch_bytes, unsigned tid,
+                                                  unsigned threads, std::uint32_t n_src,
+                                                  std::uint32_t src_step, std::uint32_t n_dst,
+                                                  std::uint32_t dst_step, SrcOut src_out,
+                                                  DstOut dst_out) {
+  const std::uint32_t V = p.volume;
+  const int u0 = p.dst_order[0];
+  const std::uint32_t b0 = p.box[0], bd0 = p.box[u0];
+  const std::uint32_t rows_src = V / b0, rows_dst = V / bd0;
+  const std::uint32_t need = box_row_tables_bytes(p);
+  if (!p.row_tables || need == 0 || need > scratch_bytes) {
+    for (std::uint32_t s = tid; s < n_src; s += threads) {
+      std::uint32_t cuts;
+      const auto off = static_cast<std::int32_t>(box_src_offset(p, s * src_step, &cuts));
+      src_out(s, off, cuts);
+    }
+    for (std::uint32_t d = tid; d < n_dst; d += threads) {
+      std::uint32_t cuts, at;
+      const auto off = static_cast<std::int32_t>(box_dst_offset(p, d * dst_step, &at, &cuts));
+      dst_out(d, off, at, cuts);
+    }
+    __syncthreads();
+    return;
+  }
+  auto* rs_off = reinterpret_cast<std::int32_t*>(scratch);
+  std::int32_t* rd_off = rs_off + rows_src;
+  auto* rd_at = reinterpret_cast<std::uint16_t*>(rd_off + rows_dst);
+  std::uint16_t* rs_cut = rd_at + rows_dst;
+  std::uint16_t* rd_cut = rs_cut + rows_src;
+  for (std::uint32_t r = tid; r < rows_src; r += threads) {
+    std::uint32_t cuts;
+    rs_off[r] = static_cast<std::int32_t>(box_src_offset(p, r * b0, &cuts));
+    rs_cut[r] = static_cast<std::uint16_t>(cuts);
+  }
+  for (std::uint32_t r = tid; r < rows_dst; r += threads) {
+    std::uint32_t cuts, at;
+    rd_off[r] = static_cast<std::int32_t>(box_dst_offset(p, r * bd0, &at, &cuts));
+    rd_at[r] = static_cast<std::uint16_t>(at);
+    rd_cut[r] = static_cast<std::uint16_t>(cuts);
+  }
+  __syncthreads();
+  // Dimension 0's and u0's steps: offsets (box offsets fit 31 bits), shared slots, cut coordinates.
+  const auto ss0 = static_cast<std::int32_t>(p.ss[0]), dsd = static_cast<std::int32_t>(p.ds[u0]);
+  const std::uint32_t at_step = p.smem_stride[u0];
+  const std::uint32_t cut_src = p.cut[0] == 0 ? 1u : p.cut[1] == 0 ? 256u : 0u;
+  const std::uint32_t cut_dst = p.cut[0] == u0 ? 1u : p.cut[1] == u0 ? 256u : 0u;
+  for (std::uint32_t s = tid; s < n_src; s += threads) {
+    const std::uint32_t t = s * src_step, r = p.box_div[0].div(t), i = t - r * b0;
+    src_out(s, rs_off[r] + static_cast<std::int32_t>(i) * ss0, rs_cut[r] + i * cut_src);
+  }
+  for (std::uint32_t d = tid; d < n_dst; d += threads) {
+    const std::uint32_t t = d * dst_step, r = p.box_div[u0].div(t), j = t - r * bd0;
+    dst_out(d, rd_off[r] + static_cast<std::int32_t>(j) * dsd, rd_at[r] + j * at_step,
+            rd_cut[r] + j * cut_dst);
+  }
+  __syncthreads();
+}
+
+// The element walks' shared tables, built once per block at `at_bytes` (build_box_entries, its
+// row tables in `scratch`): for box element t, the src offset and cut coordinates of the
+// src-order element t, and the dst offset, shared slot (slot(i) of its src-order index i) and cut
+// coordinates of the dst-order element t.
 struct BoxTables {
   std::int32_t *ld_off, *st_off;
   std::uint16_t *st_idx, *ld_cut, *st_cut;
 };
 template <class Slot>
 __device__ __forceinline__ BoxTables build_box_tables(const BoxPlan& p, unsigned char* at_bytes,
-                                                      unsigned tid, Slot slot) {
+                                                      unsigned char* scratch,
+                                                      std::uint32_t scratch_bytes, unsigned tid,
+                                                      Slot slot) {
   const std::uint32_t V = p.volume;
   BoxTables b;
   b.ld_off = reinterpret_cast<std::int32_t*>(at_bytes);
@@ -229,15 +306,17 @@ __device__ __forceinline__ BoxTables build_box_tables(const BoxPlan& p, unsigned
   b.st_idx = reinterpret_cast<std::uint16_t*>(b.st_off + V);
   b.ld_cut = b.st_idx + V;
   b.st_cut = b.ld_cut + V;
-  for (std::uint32_t t = tid; t < V; t += kThreads) {
-    std::uint32_t cuts, at;
-    b.ld_off[t] = static_cast<std::int32_t>(box_src_offset(p, t, &cuts));
-    b.ld_cut[t] = static_cast<std::uint16_t>(cuts);
-    b.st_off[t] = static_cast<std::int32_t>(box_dst_offset(p, t, &at, &cuts));
-    b.st_idx[t] = static_cast<std::uint16_t>(slot(at));
-    b.st_cut[t] = static_cast<std::uint16_t>(cuts);
-  }
-  __syncthreads();
+  build_box_entries(
+      p, scratch, scratch_bytes, tid, kThreads, V, 1, V, 1,
+      [&](std::uint32_t t, std::int32_t off, std::uint32_t cuts) {
+        b.ld_off[t] = off;
+        b.ld_cut[t] = static_cast<std::uint16_t>(cuts);
+      },
+      [&](std::uint32_t t, std::int32_t off, std::uint32_t at, std::uint32_t cuts) {
+        b.st_off[t] = off;
+        b.st_idx[t] = static_cast<std::uint16_t>(slot(at));
+        b.st_cut[t] = static_cast<std::uint16_t>(cuts);
+      });
   return b;
 }
 
@@ -277,8 +356,9 @@ __global__ void __launch_bounds__(kThreads)
   const std::uint32_t V = p.volume;
   T* buf = reinterpret_cast<T*>(permute_box_smem);
   const unsigned tid = threadIdx.y * kSide + threadIdx.x;
-  const BoxTables tb = build_box_tables(p, permute_box_smem + (V * E + 15) / 16 * 16, tid,
-                                        [](std::uint32_t t) { return t; });
+  const std::uint32_t buf_bytes = box_elems_buf_bytes(V, E);
+  const BoxTables tb = build_box_tables(p, permute_box_smem + buf_bytes, permute_box_smem,
+                                        buf_bytes, tid, [](std::uint32_t t) { return t; });
   const std::int32_t *ld_off = tb.ld_off, *st_off = tb.st_off;
   const std::uint16_t *st_idx = tb.st_idx, *ld_cut = tb.ld_cut, *st_cut = tb.st_cut;
   for_each_box(p, p.origin_once, [&](const BoxOrigin& at) {
@@ -318,13 +398,6 @@ __global__ void __launch_bounds__(kThreads)
   });
 }
 
-// Bytes of one of permute_box_async_kernel's two shared buffers: a box of `volume` elements of
-// `elem_bytes`, padded one slot every `pad_every` elements (1: unpadded), in whole 16 bytes.
-TMAKIT_HD constexpr std::uint32_t box_async_buf_bytes(std::uint32_t volume, std::uint32_t pad_every,
-                                                      std::uint32_t elem_bytes) {
-  return ((pad_every > 1 ? volume + volume / pad_every : volume) * elem_bytes + 15) / 16 * 16;
-}
-
 // The element walk with its loads in flight across the stores (DevicePolicy::permute_box_async,
 // 4-16-byte elements): permute_box_kernel holds a box's elements in registers between its load
 // and its shared store, so a block has at most K loads a thread in flight and none while it
@@ -355,7 +428,8 @@ __global__ void __launch_bounds__(kThreads)
     return reinterpret_cast<T*>(permute_box_async_smem + (k & 1) * buf_bytes);
   };
   const unsigned tid = threadIdx.y * kSide + threadIdx.x;
-  const BoxTables tb = build_box_tables(p, permute_box_async_smem + 2 * buf_bytes, tid, slot);
+  const BoxTables tb = build_box_tables(p, permute_box_async_smem + 2 * buf_bytes,
+                                        permute_box_async_smem, 2 * buf_bytes, tid, slot);
   const std::int32_t *ld_off = tb.ld_off, *st_off = tb.st_off;
   const std::uint16_t *st_idx = tb.st_idx, *ld_cut = tb.ld_cut, *st_cut = tb.st_cut;
   cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
@@ -520,7 +594,7 @@ __global__ void __launch_bounds__(kWordThreads)
   constexpr int K = VS >= 8 ? 4 : 8;  // src words in flight per thread: 32-64 bytes
   extern __shared__ __align__(16) unsigned char permute_box_words_smem[];
   const std::uint32_t V = p.volume, NS = V / WS, ND = V / WD;
-  const std::uint32_t buf_bytes = (V * E + 127) / 128 * 128;
+  const std::uint32_t buf_bytes = box_words_buf_bytes(V, E);
   unsigned char* buf = permute_box_words_smem;  // Async: buffer k & 1 holds box k
   auto* ld_off =
       reinterpret_cast<std::int32_t*>(permute_box_words_smem + (Async ? 2 : 1) * buf_bytes);
@@ -530,18 +604,17 @@ __global__ void __launch_bounds__(kWordThreads)
   std::uint16_t* st_cut = ld_cut + NS;
   const std::uint32_t step = p.smem_stride[p.dst_order[0]];
   const unsigned tid = threadIdx.x;
-  for (std::uint32_t s = tid; s < NS; s += kWordThreads) {
-    std::uint32_t cuts;
-    ld_off[s] = static_cast<std::int32_t>(box_src_offset(p, s * WS, &cuts));
-    ld_cut[s] = static_cast<std::uint16_t>(cuts);
-  }
-  for (std::uint32_t d = tid; d < ND; d += kWordThreads) {
-    std::uint32_t cuts, at;
-    st_off[d] = static_cast<std::int32_t>(box_dst_offset(p, d * WD, &at, &cuts));
-    st_idx[d] = static_cast<std::uint16_t>(at);
-    st_cut[d] = static_cast<std::uint16_t>(cuts);
-  }
-  __syncthreads();
+  build_box_entries(
+      p, permute_box_words_smem, (Async ? 2 : 1) * buf_bytes, tid, kWordThreads, NS, WS, ND, WD,
+      [&](std::uint32_t w, std::int32_t off, std::uint32_t cuts) {
+        ld_off[w] = off;
+        ld_cut[w] = static_cast<std::uint16_t>(cuts);
+      },
+      [&](std::uint32_t w, std::int32_t off, std::uint32_t at, std::uint32_t cuts) {
+        st_off[w] = off;
+        st_idx[w] = static_cast<std::uint16_t>(at);
+        st_cut[w] = static_cast<std::uint16_t>(cuts);
+      });
   // A word is inside the tensor exactly when its first element is (box_vector_elems).
   auto with_whole = [&](const BoxOrigin& at, auto&& f) { box_with_whole(p, at, f); };
   constexpr auto inside = box_inside;
@@ -704,8 +777,8 @@ std::int64_t permute_box_words_smem_bytes(const BoxPlan& box, int elem_bytes, in
   const std::int64_t v = box.volume;
   // The elements in whole 128-byte rows (the swizzle permutes 16-byte chunks inside a row), two
   // buffers of them when async.
-  return (async ? 2 : 1) * ((v * elem_bytes + 127) / 128 * 128) + (v / ws) * (4 + 2) +
-         (v / wd) * (4 + 2 + 2);
+  return (async ? 2 : 1) * std::int64_t{box_words_buf_bytes(box.volume, elem_bytes)} +
+         (v / ws) * (4 + 2) + (v / wd) * (4 + 2 + 2);
 }
 
 cudaError_t launch_permute_box_words(const kernels::PermuteArgs& a, const BoxPlan& box, int ws,
@@ -865,6 +938,7 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
   }
   box.origin_once = a.box_origin_once;
   box.pipeline = a.box_pipeline;
+  box.row_tables = a.box_row_tables;
   if (tables && a.box_words) {  // the walk in words where the strides allow
     const int ws =
         box_vector_elems(box, true, a.elem_bytes, reinterpret_cast<std::uintptr_t>(a.src));

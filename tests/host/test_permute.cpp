@@ -612,6 +612,29 @@ TEST(PermuteBox, LoadsByWordSizeAndPolicy) {
             std::string::npos);
 }
 
+// The box tables from row tables (kernels/permute/permute_tile.cu, build_box_entries): where
+// they fit in the box's shared buffer, explain counts the rows decoded in full; else, or under
+// permute_box_row_tables=0, every entry is.
+TEST(PermuteExplain, BoxTablesFromRowTablesWhereTheyFit) {
+  // 4 B: a box of 32 of 120 x 10 x 4 of 8 (1,280 elements, 5,120 bytes), 40 src rows of the 32,
+  // 128 dst rows of the 10: 40 x 6 + 128 x 8 = 1,264 bytes.
+  const std::string small = explain_permute({8, 9, 10, 11, 120}, {4, 1, 3, 0, 2}, 4);
+  EXPECT_NE(small.find("tables: from 40 src rows and 128 dst rows decoded in full (row tables of "
+                       "1264 bytes in the box's buffer)"),
+            std::string::npos)
+      << small;
+  // 1 B, odd extents: rows of 11 and of 3 in a 1,980-byte box need 6,360 bytes.
+  const std::string odd = explain_permute({3, 5, 7, 9, 11}, {4, 3, 2, 1, 0}, 1);
+  EXPECT_NE(odd.find("tables: every entry decoded in full (row tables of 6360 bytes: over the "
+                     "box's buffer, 1984 bytes)"),
+            std::string::npos)
+      << odd;
+  test::ScopedEnv policy("TMAKIT_POLICY", "permute_box_row_tables=0");
+  EXPECT_NE(explain_permute({8, 9, 10, 11, 120}, {4, 1, 3, 0, 2}, 4)
+                .find("tables: every entry decoded in full (permute_box_row_tables = 0)"),
+            std::string::npos);
+}
+
 // auto between permute_tma and permute_tile in the tile form: TMA where its tiles are at least
 // 20% full, unless permute_tile's box carries more than 3 times a TMA tile's bytes.
 TEST(PermuteExplain, AutoWeighsTheBoxAgainstTheTmaTile) {

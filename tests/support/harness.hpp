@@ -41,7 +41,10 @@ inline std::string check_transpose(std::int64_t rows, std::int64_t cols, int ele
   if (cuda(cudaMalloc(reinterpret_cast<void**>(&d_src), bytes + offset_bytes), "cudaMalloc src") &&
       cuda(cudaMalloc(reinterpret_cast<void**>(&d_dst), dst_alloc), "cudaMalloc dst") &&
       cuda(cudaMemcpy(d_src + offset_bytes, src.data(), bytes, cudaMemcpyHostToDevice), "H2D") &&
-      cuda(cudaMemset(d_dst, kPoisonByte, dst_alloc), "poison")) {
+      cuda(cudaMemset(d_dst, kPoisonByte, dst_alloc), "poison") &&
+      // The poison lands before the call: a call on a non-blocking stream is not ordered after
+      // the legacy default stream's memset.
+      cuda(cudaDeviceSynchronize(), "poison")) {
     const Status s = run(d_src + offset_bytes, d_dst + kGuardBytes + offset_bytes);
     if (!s) err = "call failed: " + s.message;
     if (err.empty() && cuda(cudaDeviceSynchronize(), "kernel")) {

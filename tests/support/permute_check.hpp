@@ -71,7 +71,8 @@ inline PermuteRun check_permute(const std::vector<std::int64_t>& ext, const std:
       cuda(cudaMalloc(reinterpret_cast<void**>(&d_dst), dst_alloc), "cudaMalloc") &&
       cuda(cudaMemcpy(d_src + offset_bytes, src.data(), src_bytes, cudaMemcpyHostToDevice),
            "H2D") &&
-      cuda(cudaMemset(d_dst, kPoisonByte, dst_alloc), "poison")) {
+      cuda(cudaMemset(d_dst, kPoisonByte, dst_alloc), "poison") &&
+      cuda(cudaDeviceSynchronize(), "poison")) {  // before a call on any stream
     unsigned char* dst = d_dst + offset_bytes + kGuardBytes;
     run.status = permute(d_src + offset_bytes, dst, ext, perm, e, lay, opt);
     if (!run.status) run.error = "call failed: " + run.status.message;
