@@ -309,19 +309,27 @@ std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers,
       words ? (loads == BoxLoads::async ? 2 : 1) * box_words_buf_bytes(p.volume, e)
       : loads == BoxLoads::async ? 2 * box_async_buf_bytes(p.volume, pad, e)
                                  : box_elems_buf_bytes(p.volume, e);
-  const std::uint32_t rows_bytes = box_row_tables_bytes(p);
-  if (policy.permute_box_row_tables && rows_bytes > 0 && rows_bytes <= buf_bytes)
-    out += "tables: from " + std::to_string(p.volume / p.box[0]) + " src rows and " +
-           std::to_string(p.volume / p.box[p.dst_order[0]]) +
-           " dst rows decoded in full (row tables of " + std::to_string(rows_bytes) +
-           " bytes in the box's buffer), a division an entry\n";
+  BoxPlan as_run = p;
+  as_run.row_tables = policy.permute_box_row_tables;
+  const auto ss = static_cast<std::uint32_t>(ws), sd = static_cast<std::uint32_t>(wd);
+  const std::uint32_t rows_src = box_src_rows(as_run, ss), rows_dst = box_dst_rows(as_run, sd);
+  const std::uint32_t rows_bytes = box_row_tables_bytes(as_run, ss, sd);
+  auto side = [](const char* name, std::uint32_t rows) {
+    return rows > 0 ? std::to_string(rows) + " " + name + " rows decoded in full"
+                    : std::string(name) + " entries decoded in full";
+  };
+  if (rows_bytes > 0)
+    out += "tables: " + side("src", rows_src) + ", " + side("dst", rows_dst) +
+           ", the rest a division an entry (row tables of " + std::to_string(rows_bytes) +
+           " bytes, " +
+           (box_row_tables_extra_bytes(as_run, buf_bytes, ss, sd) == 0
+                ? std::string("in the box's buffer")
+                : "after the tables: the box's buffer holds " + std::to_string(buf_bytes)) +
+           ")\n";
   else
-    out += "tables: every entry decoded in full (" +
-           std::string(!policy.permute_box_row_tables ? "permute_box_row_tables = 0"
-                       : rows_bytes == 0              ? "a box of one dimension"
-                                         : "row tables of " + std::to_string(rows_bytes) +
-                                               " bytes: over the box's buffer, " +
-                                               std::to_string(buf_bytes) + " bytes") +
+    out += std::string("tables: every entry decoded in full (") +
+           (!policy.permute_box_row_tables ? "permute_box_row_tables = 0"
+                                           : "no row shorter than its entries") +
            ")\n";
   return out;
 }

@@ -416,13 +416,38 @@ TMAKIT_HD constexpr std::uint32_t box_words_buf_bytes(std::uint32_t volume,
   return (volume * elem_bytes + 127) / 128 * 128;
 }
 
-// The shared bytes of a box's row tables (kernels/permute/permute_tile.cu, build_box_entries): per
-// src row (box[0] elements along box dimension 0) an offset and cut coordinates, per dst row
-// (box[dst_order[0]] elements) an offset, a shared slot and cut coordinates; 0 where the box has
-// one dimension (no rows to share).
-TMAKIT_HD std::uint32_t box_row_tables_bytes(const BoxPlan& p) {
-  if (p.dims < 2) return 0;
-  return p.volume / p.box[0] * (4 + 2) + p.volume / p.box[p.dst_order[0]] * (4 + 2 + 2);
+// A box's row tables (kernels/permute/permute_tile.cu, build_box_entries), per side where its rows
+// are fewer than its table entries (words of `src_step`, `dst_step` elements): src rows of box[0]
+// elements along box dimension 0, dst rows of box[dst_order[0]]; none where the policy's
+// permute_box_row_tables is off (p.row_tables) or the box has one dimension.
+TMAKIT_HD std::uint32_t box_src_rows(const BoxPlan& p, std::uint32_t src_step) {
+  return p.row_tables && p.dims > 1 && p.box[0] > src_step ? p.volume / p.box[0] : 0;
+}
+TMAKIT_HD std::uint32_t box_dst_rows(const BoxPlan& p, std::uint32_t dst_step) {
+  const std::uint32_t b = p.dims > 1 ? p.box[p.dst_order[0]] : 1;
+  return p.row_tables && p.dims > 1 && b > dst_step ? p.volume / b : 0;
+}
+// Their shared bytes: per src row an offset and cut coordinates, per dst row an offset, a shared
+// slot and cut coordinates.
+TMAKIT_HD std::uint32_t box_row_tables_bytes(const BoxPlan& p, std::uint32_t src_step,
+                                             std::uint32_t dst_step) {
+  return box_src_rows(p, src_step) * (4 + 2) + box_dst_rows(p, dst_step) * (4 + 2 + 2);
+}
+// Where they go: the box's shared buffer (`buf_bytes`, free until the first box is loaded) where
+// they fit, else this many bytes of shared memory after the tables (whole 16 bytes).
+TMAKIT_HD std::uint32_t box_row_tables_extra_bytes(const BoxPlan& p, std::uint32_t buf_bytes,
+                                                   std::uint32_t src_step, std::uint32_t dst_step) {
+  const std::uint32_t need = box_row_tables_bytes(p, src_step, dst_step);
+  return need <= buf_bytes ? 0 : (need + 15) / 16 * 16;
+}
+TMAKIT_HD constexpr std::uint32_t box_align16(std::uint32_t bytes) {
+  return (bytes + 15) / 16 * 16;
+}
+// The word walk's tables (whole 16 bytes): per src word an offset and cut coordinates, per dst
+// word an offset, a shared slot and cut coordinates.
+TMAKIT_HD constexpr std::uint32_t box_words_tables_bytes(std::uint32_t src_words,
+                                                         std::uint32_t dst_words) {
+  return box_align16(src_words * (4 + 2) + dst_words * (4 + 2 + 2));
 }
 
 // How a box walk with shared tables gets each box into shared memory

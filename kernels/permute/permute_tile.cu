@@ -219,40 +219,27 @@ __global__ void __launch_bounds__(kThreads, V >= 16 ? 4 : 3)
 // Here it runs once a row instead: src-order element t is (i, r), i = t mod box[0] along box
 // dimension 0 and r = t / box[0] its row, so its offset is row r's plus i times dimension 0's
 // src stride, and its cut coordinates row r's plus i where dimension 0 is cut (the packing of
-// box_cut_coords); the same in dst order along u0 = dst_order[0], the shared slot too. Row tables
-// (V / box[0] src rows, V / box[u0] dst rows) go to `scratch`, the box's shared buffer, free until
-// the first box is loaded; where they do not fit, each entry is decoded in full. Entry s of the
+// box_cut_coords); the same in dst order along u0 = dst_order[0], the shared slot too. A side
+// whose rows are no fewer than its entries (rows of one word) decodes its entries in full. Row
+// tables (V / box[0] src rows, V / box[u0] dst rows) go to `buf`, the box's shared buffer, free
+// until the first box is loaded, where they fit, else to `extra` after the tables (the
+// launcher's box_row_tables_extra_bytes). Entry s of the
 // src side is src-order element s * src_step (a src word's first element), entry d of the dst
 // side dst-order element d * dst_step; src_out(s, offset, cuts) and dst_out(d, offset, slot,
-// cuts) store them. Ends with a barrier. (DevicePolicy::permute_box_row_tables = false: every entry
-// decoded in full.)
+// cuts) store them. Ends with a barrier. (DevicePolicy::permute_box_row_tables = false,
+// p.row_tables: every entry decoded in full.)
 template <class SrcOut, class DstOut>
-__device__ __forceinline__ void build_box_entries(const BoxPlan& p, unsigned char* scratch,
-                                                  std::uint32_t scratch_bytes, unsigned tid,
-                                                  unsigned threads, std::uint32_t n_src,
-                                                  std::uint32_t src_step, std::uint32_t n_dst,
-                                                  std::uint32_t dst_step, SrcOut src_out,
-                                                  DstOut dst_out) {
-  const std::uint32_t V = p.volume;
+__device__ __forceinline__ void build_box_entries(const BoxPlan& p, unsigned char* buf,
+                                                  std::uint32_t buf_bytes, unsigned char* extra,
+                                                  unsigned tid, unsigned threads,
+                                                  std::uint32_t n_src, std::uint32_t src_step,
+                                                  std::uint32_t n_dst, std::uint32_t dst_step,
+                                                  SrcOut src_out, DstOut dst_out) {
   const int u0 = p.dst_order[0];
   const std::uint32_t b0 = p.box[0], bd0 = p.box[u0];
-  const std::uint32_t rows_src = V / b0, rows_dst = V / bd0;
-  const std::uint32_t need = box_row_tables_bytes(p);
-  if (!p.row_tables || need == 0 || need > scratch_bytes) {
-    for (std::uint32_t s = tid; s < n_src; s += threads) {
-      std::uint32_t cuts;
-      const auto off = static_cast<std::int32_t>(box_src_offset(p, s * src_step, &cuts));
-      src_out(s, off, cuts);
-    }
-    for (std::uint32_t d = tid; d < n_dst; d += threads) {
-      std::uint32_t cuts, at;
-      const auto off = static_cast<std::int32_t>(box_dst_offset(p, d * dst_step, &at, &cuts));
-      dst_out(d, off, at, cuts);
-    }
-    __syncthreads();
-    return;
-  }
-  auto* rs_off = reinterpret_cast<std::int32_t*>(scratch);
+  const std::uint32_t rows_src = box_src_rows(p, src_step), rows_dst = box_dst_rows(p, dst_step);
+  const std::uint32_t need = box_row_tables_bytes(p, src_step, dst_step);
+  auto* rs_off = reinterpret_cast<std::int32_t*>(need <= buf_bytes ? buf : extra);
   std::int32_t* rd_off = rs_off + rows_src;
   auto* rd_at = reinterpret_cast<std::uint16_t*>(rd_off + rows_dst);
   std::uint16_t* rs_cut = rd_at + rows_dst;
@@ -268,17 +255,29 @@ __device__ __forceinline__ void build_box_entries(const BoxPlan& p, unsigned cha
     rd_at[r] = static_cast<std::uint16_t>(at);
     rd_cut[r] = static_cast<std::uint16_t>(cuts);
   }
-  __syncthreads();
+  if (need > 0) __syncthreads();
   // Dimension 0's and u0's steps: offsets (box offsets fit 31 bits), shared slots, cut coordinates.
   const auto ss0 = static_cast<std::int32_t>(p.ss[0]), dsd = static_cast<std::int32_t>(p.ds[u0]);
   const std::uint32_t at_step = p.smem_stride[u0];
   const std::uint32_t cut_src = p.cut[0] == 0 ? 1u : p.cut[1] == 0 ? 256u : 0u;
   const std::uint32_t cut_dst = p.cut[0] == u0 ? 1u : p.cut[1] == u0 ? 256u : 0u;
   for (std::uint32_t s = tid; s < n_src; s += threads) {
+    std::uint32_t cuts;
+    if (rows_src == 0) {  // decoded in full
+      const auto off = static_cast<std::int32_t>(box_src_offset(p, s * src_step, &cuts));
+      src_out(s, off, cuts);
+      continue;
+    }
     const std::uint32_t t = s * src_step, r = p.box_div[0].div(t), i = t - r * b0;
     src_out(s, rs_off[r] + static_cast<std::int32_t>(i) * ss0, rs_cut[r] + i * cut_src);
   }
   for (std::uint32_t d = tid; d < n_dst; d += threads) {
+    std::uint32_t cuts, at;
+    if (rows_dst == 0) {
+      const auto off = static_cast<std::int32_t>(box_dst_offset(p, d * dst_step, &at, &cuts));
+      dst_out(d, off, at, cuts);
+      continue;
+    }
     const std::uint32_t t = d * dst_step, r = p.box_div[u0].div(t), j = t - r * bd0;
     dst_out(d, rd_off[r] + static_cast<std::int32_t>(j) * dsd, rd_at[r] + j * at_step,
             rd_cut[r] + j * cut_dst);
@@ -287,18 +286,17 @@ __device__ __forceinline__ void build_box_entries(const BoxPlan& p, unsigned cha
 }
 
 // The element walks' shared tables, built once per block at `at_bytes` (build_box_entries, its
-// row tables in `scratch`): for box element t, the src offset and cut coordinates of the
-// src-order element t, and the dst offset, shared slot (slot(i) of its src-order index i) and cut
-// coordinates of the dst-order element t.
+// row tables in `buf` or after the tables): for box element t, the src offset and cut coordinates
+// of the src-order element t, and the dst offset, shared slot (slot(i) of its src-order index i)
+// and cut coordinates of the dst-order element t.
 struct BoxTables {
   std::int32_t *ld_off, *st_off;
   std::uint16_t *st_idx, *ld_cut, *st_cut;
 };
 template <class Slot>
 __device__ __forceinline__ BoxTables build_box_tables(const BoxPlan& p, unsigned char* at_bytes,
-                                                      unsigned char* scratch,
-                                                      std::uint32_t scratch_bytes, unsigned tid,
-                                                      Slot slot) {
+                                                      unsigned char* buf, std::uint32_t buf_bytes,
+                                                      unsigned tid, Slot slot) {
   const std::uint32_t V = p.volume;
   BoxTables b;
   b.ld_off = reinterpret_cast<std::int32_t*>(at_bytes);
@@ -307,7 +305,7 @@ __device__ __forceinline__ BoxTables build_box_tables(const BoxPlan& p, unsigned
   b.ld_cut = b.st_idx + V;
   b.st_cut = b.ld_cut + V;
   build_box_entries(
-      p, scratch, scratch_bytes, tid, kThreads, V, 1, V, 1,
+      p, buf, buf_bytes, at_bytes + box_align16(V * kBoxTableBytes), tid, kThreads, V, 1, V, 1,
       [&](std::uint32_t t, std::int32_t off, std::uint32_t cuts) {
         b.ld_off[t] = off;
         b.ld_cut[t] = static_cast<std::uint16_t>(cuts);
@@ -605,7 +603,9 @@ __global__ void __launch_bounds__(kWordThreads)
   const std::uint32_t step = p.smem_stride[p.dst_order[0]];
   const unsigned tid = threadIdx.x;
   build_box_entries(
-      p, permute_box_words_smem, (Async ? 2 : 1) * buf_bytes, tid, kWordThreads, NS, WS, ND, WD,
+      p, permute_box_words_smem, (Async ? 2 : 1) * buf_bytes,
+      reinterpret_cast<unsigned char*>(ld_off) + box_words_tables_bytes(NS, ND), tid, kWordThreads,
+      NS, WS, ND, WD,
       [&](std::uint32_t w, std::int32_t off, std::uint32_t cuts) {
         ld_off[w] = off;
         ld_cut[w] = static_cast<std::uint16_t>(cuts);
@@ -774,11 +774,11 @@ cudaError_t launch_words(const kernels::PermuteArgs& a, const BoxPlan& box, int 
 
 std::int64_t permute_box_words_smem_bytes(const BoxPlan& box, int elem_bytes, int ws, int wd,
                                           bool async) {
-  const std::int64_t v = box.volume;
   // The elements in whole 128-byte rows (the swizzle permutes 16-byte chunks inside a row), two
-  // buffers of them when async.
-  return (async ? 2 : 1) * std::int64_t{box_words_buf_bytes(box.volume, elem_bytes)} +
-         (v / ws) * (4 + 2) + (v / wd) * (4 + 2 + 2);
+  // buffers of them when async; the tables; the row tables where the buffers cannot hold them.
+  const std::uint32_t bufs = (async ? 2 : 1) * box_words_buf_bytes(box.volume, elem_bytes);
+  return std::int64_t{bufs} + box_words_tables_bytes(box.volume / ws, box.volume / wd) +
+         box_row_tables_extra_bytes(box, bufs, ws, wd);
 }
 
 cudaError_t launch_permute_box_words(const kernels::PermuteArgs& a, const BoxPlan& box, int ws,
@@ -949,10 +949,11 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
   if (tables && box_loads(box, a.elem_bytes, false, 1, a.box_pipeline, a.box_async) ==
                     BoxLoads::async) {  // the element walk through cp.async
     const FastDiv pad(box_async_pad_every(box, a.box_pad));
-    // Two (padded) buffers and the tables (over 48 KB: the opt-in).
-    const auto smem = static_cast<std::uint32_t>(
-        2 * std::int64_t{box_async_buf_bytes(box.volume, pad.d, a.elem_bytes)} +
-        std::int64_t{box.volume} * kBoxTableBytes);
+    // Two (padded) buffers, the tables and where the buffers cannot hold them the row tables
+    // (over 48 KB: the opt-in).
+    const std::uint32_t bufs = 2 * box_async_buf_bytes(box.volume, pad.d, a.elem_bytes);
+    const std::uint32_t smem = bufs + box_align16(box.volume * kBoxTableBytes) +
+                               box_row_tables_extra_bytes(box, bufs, 1, 1);
     const unsigned blocks = box_blocks(box, a.sm_count, smem);
     const dim3 block(kSide, kThreadRows);
     return dispatch_word(a.elem_bytes, [&](auto eb) {
@@ -966,8 +967,12 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
       }
     });
   }
-  const auto smem = static_cast<std::uint32_t>(
-      box_smem_bytes(box.volume, a.elem_bytes, tables ? kBoxTableBytes : 0));
+  // The box and, for the tables' kernel, its tables and where the box cannot hold them the row
+  // tables.
+  const std::uint32_t buf = box_elems_buf_bytes(box.volume, a.elem_bytes);
+  const std::uint32_t smem = tables ? buf + box_align16(box.volume * kBoxTableBytes) +
+                                          box_row_tables_extra_bytes(box, buf, 1, 1)
+                                    : buf;
   // Resident blocks per SM: what shared memory holds (the tables' kernel), or the registers'
   // limit (two).
   const unsigned blocks = tables ? box_blocks(box, a.sm_count, smem)
@@ -978,8 +983,8 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
     constexpr int E = decltype(eb)::value;
     using T = typename Word<E>::type;
     if (tables)
-      permute_box_kernel<E><<<blocks, block, smem, a.stream>>>(static_cast<const T*>(a.src),
-                                                               static_cast<T*>(a.dst), box);
+      return launch_with_smem(permute_box_kernel<E>, dim3(blocks), block, smem, a.stream,
+                              static_cast<const T*>(a.src), static_cast<T*>(a.dst), box);
     else
       permute_box_reg_kernel<E><<<blocks, dim3(kSide, kBoxThreads / kSide), smem, a.stream>>>(
           static_cast<const T*>(a.src), static_cast<T*>(a.dst), box);
