@@ -629,6 +629,62 @@ TEST(Permute, ShortRowsEitherSideOfTheRowsThreshold) {
   EXPECT_EQ(runs, 3 * (7 + 7 + 7 + 6 + 3) * 2 * 3);
 }
 
+// The box tables built from row tables (DevicePolicy::permute_box_row_tables) and in full: box
+// walks in words and in elements, row tables in the box's buffer and after the tables (1-byte
+// boxes with short rows), a side of single-word rows decoded in full (pixel shuffle's dst), cut
+// boxes at the edges and many boxes a block; 1-16 B, dense and strided with poisoned padding,
+// under the default policy and with the row tables off. explain must name each placement.
+TEST(Permute, BoxTablesFromRowTablesAndInFull) {
+  TMAKIT_NEED_GPU(75);
+  struct Case {
+    Ext n;
+    std::vector<int> p;
+  };
+  const Case cases[] = {
+      {{2, 9, 10, 11, 40}, {4, 1, 3, 0, 2}},       // words; the 40 and the 10 in rows
+      {{3, 5, 7, 9, 11}, {4, 3, 2, 1, 0}},         // odd extents: the element walk
+      {{2, 4, 2, 2, 16, 16}, {0, 1, 4, 2, 5, 3}},  // pixel shuffle: dst rows of one word
+      {{21, 25, 27, 29, 11}, {4, 3, 2, 1, 0}},     // 1,944-6,750 boxes, cut at the edges
+      {{5, 3, 7, 9, 8}, {0, 4, 3, 2, 1}},          // 3-element dst runs
+  };
+  int runs = 0, in_buffer = 0, after = 0, one_side = 0;
+  for (const char* policy : {"", "permute_box_row_tables=0"}) {
+    test::ScopedEnv env("TMAKIT_POLICY", policy);
+    for (const Case& c : cases)
+      for (int e : {1, 2, 4, 8, 16}) {
+        const std::string how = explain_permute(c.n, c.p, e);
+        if (policy[0] == '\0') {
+          in_buffer += how.find("in the box's buffer") != std::string::npos;
+          after += how.find("after the tables") != std::string::npos;
+          one_side += how.find("dst entries decoded in full") != std::string::npos;
+        } else {
+          EXPECT_NE(how.find("every entry decoded in full (permute_box_row_tables = 0)"),
+                    std::string::npos)
+              << how;
+        }
+        PermuteLayout lay;  // every src and dst extent padded by 1, poison in between
+        lay.src_strides_elems.assign(c.n.size(), 1);
+        lay.dst_strides_elems.assign(c.n.size(), 1);
+        for (std::size_t k = c.n.size() - 1; k > 0; --k) {
+          lay.src_strides_elems[k - 1] = lay.src_strides_elems[k] * (c.n[k] + 1);
+          lay.dst_strides_elems[k - 1] = lay.dst_strides_elems[k] * (c.n[c.p[k]] + 1);
+        }
+        for (int form = 0; form < 2; ++form) {
+          const test::PermuteRun r = test::check_permute(
+              c.n, c.p, e, form == 1 ? lay : PermuteLayout{}, named("permute_tile"));
+          ASSERT_TRUE(r.error.empty())
+              << e << " B form " << form << ", policy '" << policy << "': " << r.error << "\n"
+              << how;
+          ++runs;
+        }
+      }
+  }
+  EXPECT_GE(in_buffer, 10);
+  EXPECT_GE(after, 2);
+  EXPECT_GE(one_side, 1);
+  EXPECT_EQ(runs, 2 * 5 * 5 * 2);
+}
+
 // The layouts of the issue at small sizes, on every technique.
 TEST(Permute, NamedLayoutsSmall) {
   TMAKIT_NEED_GPU(75);

@@ -612,23 +612,33 @@ TEST(PermuteBox, LoadsByWordSizeAndPolicy) {
             std::string::npos);
 }
 
-// The box tables from row tables (kernels/permute/permute_tile.cu, build_box_entries): where
-// they fit in the box's shared buffer, explain counts the rows decoded in full; else, or under
-// permute_box_row_tables=0, every entry is.
-TEST(PermuteExplain, BoxTablesFromRowTablesWhereTheyFit) {
+// The box tables from row tables (kernels/permute/permute_tile.cu, build_box_entries): explain
+// counts the rows decoded in full per side (a side whose rows are single words decodes its entries
+// instead) and says where the row tables go (the box's buffer where they fit, else after the
+// tables); under permute_box_row_tables=0 every entry is decoded in full.
+TEST(PermuteExplain, BoxTablesFromRowTables) {
   // 4 B: a box of 32 of 120 x 10 x 4 of 8 (1,280 elements, 5,120 bytes), 40 src rows of the 32,
   // 128 dst rows of the 10: 40 x 6 + 128 x 8 = 1,264 bytes.
   const std::string small = explain_permute({8, 9, 10, 11, 120}, {4, 1, 3, 0, 2}, 4);
-  EXPECT_NE(small.find("tables: from 40 src rows and 128 dst rows decoded in full (row tables of "
-                       "1264 bytes in the box's buffer)"),
+  EXPECT_NE(small.find("tables: 40 src rows decoded in full, 128 dst rows decoded in full, the "
+                       "rest a division an entry (row tables of 1264 bytes, in the box's buffer)"),
             std::string::npos)
       << small;
-  // 1 B, odd extents: rows of 11 and of 3 in a 1,980-byte box need 6,360 bytes.
+  // 1 B, odd extents: 180 rows of 11 and 660 of 3 in a 1,980-element box: 6,360 bytes, more than
+  // its 1,984-byte buffer.
   const std::string odd = explain_permute({3, 5, 7, 9, 11}, {4, 3, 2, 1, 0}, 1);
-  EXPECT_NE(odd.find("tables: every entry decoded in full (row tables of 6360 bytes: over the "
-                     "box's buffer, 1984 bytes)"),
+  EXPECT_NE(odd.find("tables: 180 src rows decoded in full, 660 dst rows decoded in full, the rest "
+                     "a division an entry (row tables of 6360 bytes, after the tables: the box's "
+                     "buffer holds 1984)"),
             std::string::npos)
       << odd;
+  // Pixel shuffle at 2 B: dst rows of 2 elements, one 4-byte word each, no fewer than its entries:
+  // only the src side from rows.
+  const std::string shuffle = explain_permute({8, 64, 2, 2, 128, 128}, {0, 1, 4, 2, 5, 3}, 2);
+  EXPECT_NE(shuffle.find("tables: 16 src rows decoded in full, dst entries decoded in full, the "
+                         "rest a division an entry (row tables of 96 bytes, in the box's buffer)"),
+            std::string::npos)
+      << shuffle;
   test::ScopedEnv policy("TMAKIT_POLICY", "permute_box_row_tables=0");
   EXPECT_NE(explain_permute({8, 9, 10, 11, 120}, {4, 1, 3, 0, 2}, 4)
                 .find("tables: every entry decoded in full (permute_box_row_tables = 0)"),
