@@ -461,6 +461,77 @@ TEST(PermuteBox, TheWalkCoversEveryElementOnce) {
   EXPECT_GT(walked_small, 500);
 }
 
+// What the box tables built from row tables rely on (kernels/permute/permute_tile.cu,
+// build_box_entries): every entry of a src row (box dimension 0, src's fastest) is the row's
+// first element's offset plus i times dimension 0's src stride, with the row's cut coordinates
+// plus i where dimension 0 is cut (cut[0]: bits 0-7, cut[1]: bits 8-15); the same in dst order
+// along dst_order[0], the shared slot too. Checked against the full decode for every entry the
+// kernels build (elements, and src and dst words) over every permutation of the walk's shapes.
+TEST(PermuteBox, RowTablesGiveEveryEntry) {
+  const std::vector<std::vector<std::int64_t>> shapes = {
+      {7, 5, 3},          {300, 3, 70}, {2, 3, 5, 7},   {5, 3, 7, 2, 9}, {3, 65, 2, 129, 3},
+      {2, 3, 2, 5, 3, 2}, {24, 8, 72},  {16, 3, 40, 2}, {2, 4, 6, 8, 3}};
+  int plans = 0, entries = 0, word_sides = 0, cut_rows = 0;
+  for (const auto& n : shapes) {
+    std::vector<int> perm(n.size());
+    std::iota(perm.begin(), perm.end(), 0);
+    do
+      for (int e : {1, 2, 4, 8, 16}) {
+        detail::PermuteProblem prob;
+        ASSERT_TRUE(detail::check_permute_args(n, perm, e, {}, &prob).ok());
+        PermuteGeometry g;
+        BoxPlan p;
+        if (!detail::permute_geometry(detail::reduce(prob), &g).empty() ||
+            !make_box_plan(g, e, &p) || p.dims < 2)
+          continue;
+        ++plans;
+        const int u0 = p.dst_order[0];
+        const std::uint32_t b0 = p.box[0], bd0 = p.box[u0];
+        const std::uint32_t cut_src = p.cut[0] == 0 ? 1u : p.cut[1] == 0 ? 256u : 0u;
+        const std::uint32_t cut_dst = p.cut[0] == u0 ? 1u : p.cut[1] == u0 ? 256u : 0u;
+        cut_rows += cut_src != 0 || cut_dst != 0;
+        const auto ws = static_cast<std::uint32_t>(box_vector_elems(p, true, e, 0));
+        const auto wd = static_cast<std::uint32_t>(box_vector_elems(p, false, e, 0));
+        word_sides += (ws > 1) + (wd > 1);
+        for (const std::uint32_t step : {1u, ws}) {
+          ASSERT_EQ(box_src_rows(p, step) == 0, b0 <= step);
+          for (std::uint32_t t = 0; t < p.volume; t += step) {
+            const std::uint32_t r = t / b0, i = t - r * b0;
+            std::uint32_t cuts = 0, row_cuts = 0;
+            const std::int64_t off = box_src_offset(p, t, &cuts);
+            const std::int64_t row = box_src_offset(p, r * b0, &row_cuts);
+            ASSERT_EQ(off, row + std::int64_t{i} * p.ss[0]) << test_text(n) << " " << e << " B";
+            ASSERT_EQ(cuts, row_cuts + i * cut_src) << test_text(n) << " " << e << " B";
+            ++entries;
+          }
+        }
+        for (const std::uint32_t step : {1u, wd}) {
+          ASSERT_EQ(box_dst_rows(p, step) == 0, bd0 <= step);
+          for (std::uint32_t t = 0; t < p.volume; t += step) {
+            const std::uint32_t r = t / bd0, j = t - r * bd0;
+            std::uint32_t cuts = 0, row_cuts = 0, at = 0, row_at = 0;
+            const std::int64_t off = box_dst_offset(p, t, &at, &cuts);
+            const std::int64_t row = box_dst_offset(p, r * bd0, &row_at, &row_cuts);
+            ASSERT_EQ(off, row + std::int64_t{j} * p.ds[u0]) << test_text(n) << " " << e << " B";
+            ASSERT_EQ(at, row_at + j * p.smem_stride[u0]) << test_text(n) << " " << e << " B";
+            ASSERT_EQ(cuts, row_cuts + j * cut_dst) << test_text(n) << " " << e << " B";
+            ++entries;
+          }
+        }
+        // The bytes the launchers add where the box's buffer cannot hold them.
+        const std::uint32_t need = box_row_tables_bytes(p, ws, wd);
+        ASSERT_EQ(need, box_src_rows(p, ws) * 6 + box_dst_rows(p, wd) * 8);
+        ASSERT_EQ(box_row_tables_extra_bytes(p, need, ws, wd), 0u);
+        if (need > 0) ASSERT_EQ(box_row_tables_extra_bytes(p, need - 1, ws, wd), box_align16(need));
+      }
+    while (std::next_permutation(perm.begin(), perm.end()));
+  }
+  EXPECT_GT(plans, 1000);
+  EXPECT_GT(word_sides, 300);
+  EXPECT_GT(cut_rows, 100);  // rows along a cut dimension: their cut coordinates step too
+  EXPECT_GT(entries, 1000000);
+}
+
 // DevicePolicy::permute_box_target_elems: a larger target never makes the box smaller, every box
 // fits the tables' shared memory and stays within twice its target unless the shortest runs
 // alone are larger, and the target does grow boxes (fewer barriers per element).
