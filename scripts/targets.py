@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Issue 16's targets, read from final runs (bench/report.py's load and verdict):
+"""The transposes' performance targets, read from final runs (bench/report.py's load and verdict):
   scripts/targets.py RUN.json... [--before OLD.json...]
 per GPU: per class and element size, the lowest % of memcpy of tmakit's best and the worst ratio
 to the best peer; k = 1 skinny cells; host overhead per call; cells where auto ran > 2% below
 the best named technique; with --before, cells whose best % of memcpy fell > 1 point; then one
-line per target of the issue, met or UNMET, with the figure that decides it; an
+line per target, met or UNMET, with the figure that decides it; an
 unmet ratio also gives the ratio at memcpy's speed, memcpy / the best peer."""
 import argparse
 import os
@@ -30,8 +30,9 @@ def class_stats(run, cls, e):
 
 
 def class_targets():
-    """(class, element size, floor % of memcpy or None, ratio to the best peer or None): issue
-    16's targets 1-3 and 7's large aligned shapes, one per class and element size."""
+    """(class, element size, floor % of memcpy or None, ratio to the best peer or None): the
+    class targets (odd and skinny at 90% of memcpy and 1.05x the best peer, batched at 95%) and
+    the large aligned squares' (1.00x the best peer), one per class and element size."""
     for cls, floor, need_ratio in (("odd", 90.0, 1.05), ("skinny", 90.0, 1.05),
                                    ("batched", 95.0, None), ("square", None, 1.00)):
         for e in (1, 2, 4, 8) + ((16,) if cls == "square" else ()):
