@@ -141,6 +141,7 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
         {"permute_box_origin_once", 0, 1, &origin_once},
         {"permute_box_pipeline", 0, 1, &box_pipeline},
         {"permute_box_async", 0, 1, &box_async},
+        {"permute_box_sm_smem_bytes", 0, 1 << 20, &p->permute_box_sm_smem_bytes},
         {"permute_box_pad", 0, 1, &box_pad},
         {"permute_box_row_tables", 0, 1, &row_tables},
         {"permute_tma_min_fill_pct", 0, 101, &p->permute_tma_min_fill_pct},

@@ -173,6 +173,7 @@ struct PermuteArgs {
   bool box_origin_once = true;     // DevicePolicy::permute_box_origin_once
   bool box_pipeline = true;        // DevicePolicy::permute_box_pipeline
   bool box_async = true;           // DevicePolicy::permute_box_async
+  int box_sm_smem_bytes = 0;       // DevicePolicy::permute_box_sm_smem_bytes
   bool box_pad = true;             // DevicePolicy::permute_box_pad
   bool box_row_tables = true;      // DevicePolicy::permute_box_row_tables
   // permute_tma: rank-5 maps (b2, b1, b0, rows, cols) of src and (b2, b1, b0, cols, rows) of dst

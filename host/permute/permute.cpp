@@ -468,6 +468,7 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.box_origin_once = caps.policy.permute_box_origin_once;
   a.box_pipeline = caps.policy.permute_box_pipeline;
   a.box_async = caps.policy.permute_box_async;
+  a.box_sm_smem_bytes = caps.policy.permute_box_sm_smem_bytes;
   a.box_pad = caps.policy.permute_box_pad;
   a.box_row_tables = caps.policy.permute_box_row_tables;
   Status result;

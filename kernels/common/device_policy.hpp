@@ -94,6 +94,10 @@ struct DevicePolicy {
   // division and a row-table read an entry) instead of a full decode an entry, where the row
   // tables fit in the box's shared buffer (kernels/permute/permute_tile.cu, build_box_entries).
   bool permute_box_row_tables = true;
+  // permute_tile's box walks: as many blocks an SM (at most 8) as the device holds at once (0:
+  // the occupancy query, registers and shared memory), or as this many bytes of shared memory
+  // an SM hold (204800: the rule before the query).
+  int permute_box_sm_smem_bytes = 0;
 };
 
 }  // namespace tmakit

@@ -67,12 +67,21 @@ cudaError_t dispatch_word(int bytes, F&& f) {
   }
 }
 
-// Blocks of a tables' box walk: as many as shared memory lets reside, up to 8 per SM (200 KB of
-// it each), never more than there are boxes.
-unsigned box_blocks(const BoxPlan& box, int sm_count, std::uint32_t smem_bytes) {
-  const std::int64_t per_sm =
-      std::max<std::int64_t>(1, std::min<std::int64_t>(8, (200 * 1024) / std::max(smem_bytes, 1u)));
-  return static_cast<unsigned>(std::min<std::int64_t>(box.boxes, sm_count * per_sm));
+// Blocks of a tables' box walk: as many as can reside at once, up to 8 per SM, never more than
+// there are boxes (each block walks every gridDim.x-th box: a block that waits for a slot runs
+// its share after the others). Resident: what the device holds of `kernel` with `smem_bytes`
+// (registers and shared memory), or under the policy's permute_box_sm_smem_bytes what that
+// many bytes an SM hold (204800: the rule before the occupancy query, which left 28 KB of the
+// H100's and H200's 228 KB unused).
+template <class Kernel>
+unsigned box_blocks(const kernels::PermuteArgs& a, const BoxPlan& box, Kernel* kernel,
+                    unsigned threads, std::uint32_t smem_bytes) {
+  const std::int64_t fit = a.box_sm_smem_bytes > 0
+                               ? std::int64_t{a.box_sm_smem_bytes} / std::max(smem_bytes, 1u)
+                               : resident_blocks_per_sm(reinterpret_cast<const void*>(kernel),
+                                                        static_cast<int>(threads), smem_bytes);
+  const std::int64_t per_sm = std::max<std::int64_t>(1, std::min<std::int64_t>(8, fit));
+  return static_cast<unsigned>(std::min<std::int64_t>(box.boxes, a.sm_count * per_sm));
 }
 
 // Transposing: S x S tile (j0.., i0..) of batch entry b, S = 64 up to 4-byte elements (16 per
@@ -748,7 +757,7 @@ __global__ void __launch_bounds__(kWordThreads)
 
 template <int E>
 cudaError_t launch_words(const kernels::PermuteArgs& a, const BoxPlan& box, int ws, int wd,
-                         bool async, unsigned blocks, std::uint32_t smem) {
+                         bool async, std::uint32_t smem) {
   using T = typename Word<E>::type;
   return dispatch_word(ws * E, [&](auto vs) {
     return dispatch_word(wd * E, [&](auto vd) {
@@ -761,11 +770,14 @@ cudaError_t launch_words(const kernels::PermuteArgs& a, const BoxPlan& box, int 
         const auto* s = static_cast<const T*>(a.src);
         auto* d = static_cast<T*>(a.dst);
         if constexpr (VS >= 4) {
-          if (async)
-            return launch_with_smem(permute_box_words_kernel<E, VS, VD, true>, dim3(blocks),
+          if (async) {
+            auto* k = permute_box_words_kernel<E, VS, VD, true>;
+            return launch_with_smem(k, dim3(box_blocks(a, box, k, kWordThreads, smem)),
                                     dim3(kWordThreads), smem, a.stream, s, d, box, swizzle);
+          }
         }
-        return launch_with_smem(permute_box_words_kernel<E, VS, VD, false>, dim3(blocks),
+        auto* k = permute_box_words_kernel<E, VS, VD, false>;
+        return launch_with_smem(k, dim3(box_blocks(a, box, k, kWordThreads, smem)),
                                 dim3(kWordThreads), smem, a.stream, s, d, box, swizzle);
       }
     });
@@ -787,9 +799,8 @@ cudaError_t launch_permute_box_words(const kernels::PermuteArgs& a, const BoxPla
       box_loads(box, a.elem_bytes, true, ws, a.box_pipeline, a.box_async) == BoxLoads::async;
   const auto smem =
       static_cast<std::uint32_t>(permute_box_words_smem_bytes(box, a.elem_bytes, ws, wd, async));
-  const unsigned blocks = box_blocks(box, a.sm_count, smem);
   return dispatch_word(a.elem_bytes, [&](auto eb) {
-    return launch_words<decltype(eb)::value>(a, box, ws, wd, async, blocks, smem);
+    return launch_words<decltype(eb)::value>(a, box, ws, wd, async, smem);
   });
 }
 
@@ -954,7 +965,6 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
     const std::uint32_t bufs = 2 * box_async_buf_bytes(box.volume, pad.d, a.elem_bytes);
     const std::uint32_t smem = bufs + box_align16(box.volume * kBoxTableBytes) +
                                box_row_tables_extra_bytes(box, bufs, 1, 1);
-    const unsigned blocks = box_blocks(box, a.sm_count, smem);
     const dim3 block(kSide, kThreadRows);
     return dispatch_word(a.elem_bytes, [&](auto eb) {
       constexpr int E = decltype(eb)::value;
@@ -962,8 +972,10 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
       if constexpr (E < 4) {
         return cudaErrorInvalidValue;
       } else {
-        return launch_with_smem(permute_box_async_kernel<E>, dim3(blocks), block, smem, a.stream,
-                                static_cast<const T*>(a.src), static_cast<T*>(a.dst), box, pad);
+        auto* k = permute_box_async_kernel<E>;
+        return launch_with_smem(k, dim3(box_blocks(a, box, k, kThreads, smem)), block, smem,
+                                a.stream, static_cast<const T*>(a.src), static_cast<T*>(a.dst), box,
+                                pad);
       }
     });
   }
@@ -973,21 +985,20 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
   const std::uint32_t smem = tables ? buf + box_align16(box.volume * kBoxTableBytes) +
                                           box_row_tables_extra_bytes(box, buf, 1, 1)
                                     : buf;
-  // Resident blocks per SM: what shared memory holds (the tables' kernel), or the registers'
-  // limit (two).
-  const unsigned blocks = tables ? box_blocks(box, a.sm_count, smem)
-                                 : static_cast<unsigned>(std::min<std::int64_t>(
-                                       box.boxes, std::int64_t{a.sm_count} * kBoxRegBlocksPerSm));
   const dim3 block(kSide, kThreadRows);
   return dispatch_word(a.elem_bytes, [&](auto eb) {
     constexpr int E = decltype(eb)::value;
     using T = typename Word<E>::type;
-    if (tables)
-      return launch_with_smem(permute_box_kernel<E>, dim3(blocks), block, smem, a.stream,
+    if (tables) {
+      auto* k = permute_box_kernel<E>;
+      return launch_with_smem(k, dim3(box_blocks(a, box, k, kThreads, smem)), block, smem, a.stream,
                               static_cast<const T*>(a.src), static_cast<T*>(a.dst), box);
-    else
-      permute_box_reg_kernel<E><<<blocks, dim3(kSide, kBoxThreads / kSide), smem, a.stream>>>(
-          static_cast<const T*>(a.src), static_cast<T*>(a.dst), box);
+    }
+    // The registers' kernel: their limit, two blocks an SM.
+    const auto blocks = static_cast<unsigned>(
+        std::min<std::int64_t>(box.boxes, std::int64_t{a.sm_count} * kBoxRegBlocksPerSm));
+    permute_box_reg_kernel<E><<<blocks, dim3(kSide, kBoxThreads / kSide), smem, a.stream>>>(
+        static_cast<const T*>(a.src), static_cast<T*>(a.dst), box);
     return cudaGetLastError();
   });
 }

@@ -61,6 +61,38 @@ cudaError_t allow_dynamic_smem(Kernel* kernel, std::uint32_t bytes) {
   return allow_dynamic_smem_bytes(reinterpret_cast<const void*>(kernel), bytes);
 }
 
+// Blocks of `threads` threads and `smem_bytes` of dynamic shared memory that one SM holds at once
+// (cudaOccupancyMaxActiveBlocksPerMultiprocessor after the opt-in: registers, shared memory and
+// the device's limits), at least 1. The answer for the last few (kernel, device, threads, bytes)
+// is remembered: the query is host time on every launch otherwise.
+struct ResidentBlocks {
+  const void* kernel;
+  int device, threads;
+  std::uint32_t bytes;
+  int blocks;
+};
+inline int resident_blocks_per_sm(const void* kernel, int threads, std::uint32_t smem_bytes) {
+  static std::mutex mu;
+  static std::vector<ResidentBlocks> seen;
+  int device = -1;
+  if (cudaGetDevice(&device) != cudaSuccess) device = -1;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    for (const ResidentBlocks& r : seen)
+      if (r.kernel == kernel && r.device == device && r.threads == threads && r.bytes == smem_bytes)
+        return r.blocks;
+  }
+  int n = 0;
+  if (allow_dynamic_smem_bytes(kernel, smem_bytes) != cudaSuccess ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, threads, smem_bytes) != cudaSuccess)
+    n = 1;
+  n = std::max(n, 1);
+  std::lock_guard<std::mutex> lock(mu);
+  if (seen.size() >= 64) seen.erase(seen.begin());
+  seen.push_back({kernel, device, threads, smem_bytes, n});
+  return n;
+}
+
 // kernel<<<grid, block, smem_bytes, stream>>>(args...) with the opt-in above; the error of the
 // launch (cudaGetLastError).
 template <class... Params, class... Args>

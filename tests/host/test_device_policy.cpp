@@ -50,7 +50,7 @@ TEST(DevicePolicy, OverridesApplyEachField) {
                 "permute_box_async=0,permute_box_pad=0,permute_box_row_tables=0,"
                 "permute_tma_max_box_ratio=8,"
                 "permute_transpose_min_side_bytes=0,permute_box_target_elems=2048,"
-                "permute_box_swizzle_bytes=32",
+                "permute_box_swizzle_bytes=32,permute_box_sm_smem_bytes=204800",
                 &p),
             "");
   EXPECT_FALSE(p.permute_box_words);
@@ -69,6 +69,7 @@ TEST(DevicePolicy, OverridesApplyEachField) {
   for (int e : {1, 2, 4, 8, 16}) EXPECT_EQ(p.transpose_min_side_bytes(e), 0) << e;
   EXPECT_EQ(p.permute_box_target_elems, 2048);
   EXPECT_EQ(p.permute_box_swizzle_bytes, 32);
+  EXPECT_EQ(p.permute_box_sm_smem_bytes, 204800);
   // One element size's threshold, the others kept.
   ASSERT_EQ(apply_policy_overrides(
                 "permute_transpose_min_side_bytes=96,permute_transpose_min_side_bytes_e8=200", &p),
