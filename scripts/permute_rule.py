@@ -8,9 +8,13 @@ trained on some runs and judged on held-out ones:
   rows       permute_tile's rows kernels for a row permutation whose rows are at least T bytes,
              its box walk for shorter rows (kernels/permute/permute_tile.cu, rows_kernels_run;
              DevicePolicy::permute_rows_min_bytes)
+  tma-rows   auto's permute_tma for a row permutation whose rows are at least T bytes,
+             permute_tile for shorter rows (host/permute/permute.cpp, auto_tma_choice;
+             DevicePolicy::permute_tma_min_row_bytes)
 
     scripts/permute_rule.py [--rule transpose] --train RUN.json ... --judge RUN.json ...
     scripts/permute_rule.py --rule rows --train ROWS.json,BOX.json ... --judge ROWS.json,BOX.json ...
+    scripts/permute_rule.py --rule tma-rows --train RUN.json ... --judge RUN.json ...
 
 RUN.json: `tmakit_bench --preset=permute` runs (.json or .json.xz), the median of each
 technique's rounds. transpose: runs with the permute_transpose, permute_tile and permute_tma
@@ -20,6 +24,9 @@ size), permute_transpose's GB/s against the better of permute_tile and permute_t
 runs of the same cases, permute_tile under TMAKIT_POLICY=permute_rows_min_bytes=32 (the rows
 kernels) and under a threshold above every row (=1048576: the box walk); each row-form case both
 ran is a cell, its key the row's bytes (the reduced innermost extent times the element size).
+tma-rows: runs with the permute_tile row and the permute_tma row, or the auto row where auto ran
+permute_tma (its rule before took it for every row of 64 bytes or more); each row-form case that
+permute_tile ran through its rows kernels and permute_tma ran is a cell, its key the row's bytes.
 A rule takes the first technique where the key is at least T. Fitted on the training cells by
 the geometric mean of the picked technique's GB/s over the faster one's: one T for every element
 size, and one T per element size (the middle of the best thresholds' range; the policy line to
@@ -36,11 +43,13 @@ import statistics
 THRESHOLDS = {
     "transpose": [32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 256, 320, 384],
     "rows": [16, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 256, 384, 512],
+    "tma-rows": [64, 96, 128, 160, 192, 224, 256, 288, 320, 384, 448, 512, 640, 768, 1024, 2048],
 }
 WHAT = {  # the technique at or above T, the one below, the key, the policy field
     "transpose": ("permute_transpose", "permute_tile / permute_tma", "shorter side",
                   "permute_transpose_min_side_bytes"),
     "rows": ("rows kernels", "box walk", "row", "permute_rows_min_bytes"),
+    "tma-rows": ("permute_tma", "permute_tile", "row", "permute_tma_min_row_bytes"),
 }
 SIZES = [1, 2, 4, 8, 16]
 
@@ -106,6 +115,26 @@ def rows_cells(pairs):
     return out
 
 
+def tma_rows_cells(paths):
+    """[(row bytes, permute_tma's GB/s, permute_tile's GB/s, name)] over the runs."""
+    out = []
+    for path in paths:
+        for (e, label, ext, perm), (med, labels) in medians(path).items():
+            tile_label = labels.get("permute_tile", "")
+            m = re.search(r"rows: extents \(([^)]*)\)", tile_label)
+            if not m or "permute_tile" not in med:
+                continue
+            tma = med.get("permute_tma", 0)
+            if tma == 0 and "ran permute_tma" in labels.get("auto", ""):
+                tma = med.get("auto", 0)
+            if tma == 0:
+                continue
+            row = int(m.group(1).split(",")[-1]) * int(e[1:])
+            out.append((row, tma, med["permute_tile"],
+                        f"{ext.replace('x', ',')} ({perm.replace('.', ',')}) {e[1:]} B"))
+    return out
+
+
 def size_of(cell):
     return int(cell[3].split()[-2])
 
@@ -148,7 +177,7 @@ def main():
     ap.add_argument("--judge", nargs="*", default=[])
     args = ap.parse_args()
     what, thresholds = WHAT[args.rule], THRESHOLDS[args.rule]
-    cells = transpose_cells if args.rule == "transpose" else rows_cells
+    cells = {"transpose": transpose_cells, "rows": rows_cells, "tma-rows": tma_rows_cells}[args.rule]
     train = cells(args.train)
     print(f"training: {len(train)} cells ({what[0]} at or above T, else {what[1]})")
     for t in thresholds:

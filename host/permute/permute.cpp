@@ -165,13 +165,14 @@ std::string prepare_permute_tma(bool allow_tma, const DeviceCaps& caps, kernels:
   return {};
 }
 
-// auto between permute_tma and permute_tile: permute_tma for row permutations of rows of 64
-// bytes or more; in the tile form where its tiles (128 bytes square) are filled at least to the
-// policy's permute_tma_min_fill_pct over the two tile dimensions (below that a TMA copy moves
-// mostly nothing), unless permute_tile walks boxes that carry more than the policy's
-// permute_tma_max_box_ratio times the bytes a TMA tile carries (its fill x its size): the box
-// walk groups dimensions on both sides, a TMA tile takes one from each (docs/perf-guide.md
-// section 4.13, "auto between permute_tma and permute_tile").
+// auto between permute_tma and permute_tile: permute_tma for row permutations of rows of the
+// policy's permute_tma_min_row_bytes or more (permute_tile's rows kernels below); in the tile form
+// where its tiles (128 bytes square) are filled at least to the policy's permute_tma_min_fill_pct
+// over the two tile dimensions (below that a TMA copy moves mostly nothing), unless permute_tile
+// walks boxes that carry more than the policy's permute_tma_max_box_ratio times the bytes a TMA
+// tile carries (its fill x its size): the box walk groups dimensions on both sides, a TMA tile
+// takes one from each (docs/perf-guide.md section 4.13, "auto between permute_tma and
+// permute_tile").
 struct TmaChoice {
   bool tma = false;
   double fill = 0, tile_bytes = 0;  // the TMA tile's fill and the bytes it carries
@@ -180,7 +181,7 @@ struct TmaChoice {
 TmaChoice auto_tma_choice(const kernels::PermuteArgs& a, const DevicePolicy& policy) {
   TmaChoice c;
   if (a.moves_rows()) {
-    c.tma = a.geo.cols * a.elem_bytes >= 64;
+    c.tma = a.geo.cols * a.elem_bytes >= policy.tma_min_row_bytes(a.elem_bytes);
     return c;
   }
   const std::int64_t side = 128 / std::min(a.elem_bytes, 8);
@@ -607,6 +608,9 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
             std::to_string(std::llround(c.fill * 100)) + "% full)";
     else if (!c.tma && !a.moves_rows())
       why = " (TMA tiles " + std::to_string(std::llround(c.fill * 100)) + "% full)";
+    else if (!c.tma)
+      why = " (rows of " + std::to_string(g.cols * elem_bytes) + " bytes: permute_tma from " +
+            std::to_string(policy.tma_min_row_bytes(elem_bytes)) + " on)";
     BatchStrides st;
     const std::string no_batch = transpose_batch(a, &st);
     const std::int64_t min_side = policy.transpose_min_side_bytes(elem_bytes);

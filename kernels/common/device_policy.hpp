@@ -75,6 +75,14 @@ struct DevicePolicy {
   int rows_min_bytes(int elem_bytes) const {
     return permute_rows_min_bytes[size_index(elem_bytes)];
   }
+  // auto's permute_tma for a row permutation from rows this long on, per element size; shorter
+  // rows to permute_tile's rows kernels, which measured as fast or faster on rows of 128-256
+  // bytes. One threshold for every size, fitted by scripts/permute_rule.py --rule tma-rows (a
+  // fit per size had 0-9 cells a size).
+  int permute_tma_min_row_bytes[5] = {512, 512, 512, 512, 512};
+  int tma_min_row_bytes(int elem_bytes) const {
+    return permute_tma_min_row_bytes[size_index(elem_bytes)];
+  }
   // permute_tile's box walk: each box's origin decoded by one warp of the block, a box ahead,
   // instead of by every warp (kernels/primitives/box_walk.cuh).
   bool permute_box_origin_once = true;

@@ -78,14 +78,17 @@ TEST(DevicePolicy, OverridesApplyEachField) {
   EXPECT_EQ(p.transpose_min_side_bytes(4), 96);
   EXPECT_EQ(p.transpose_min_side_bytes(8), 200);
   EXPECT_EQ(p.transpose_min_side_bytes(16), 96);
-  ASSERT_EQ(
-      apply_policy_overrides("permute_rows_min_bytes_e2=48,permute_rows_min_bytes_e16=1024", &p),
-      "");
+  ASSERT_EQ(apply_policy_overrides("permute_rows_min_bytes_e2=48,permute_rows_min_bytes_e16=1024,"
+                                   "permute_tma_min_row_bytes=300,permute_tma_min_row_bytes_e8=96",
+                                   &p),
+            "");
   EXPECT_EQ(p.rows_min_bytes(1), 64);
   EXPECT_EQ(p.rows_min_bytes(2), 48);
   EXPECT_EQ(p.rows_min_bytes(4), 64);
   EXPECT_EQ(p.rows_min_bytes(8), 64);
   EXPECT_EQ(p.rows_min_bytes(16), 1024);
+  for (int e : {1, 2, 4, 16}) EXPECT_EQ(p.tma_min_row_bytes(e), 300) << e;
+  EXPECT_EQ(p.tma_min_row_bytes(8), 96);
 }
 
 TEST(DevicePolicy, BadOverridesAreRefusedWithTheReason) {

@@ -737,6 +737,32 @@ TEST(PermuteExplain, AutoWeighsTheBoxAgainstTheTmaTile) {
             std::string::npos);
 }
 
+// auto's permute_tma for row permutations from the policy's permute_tma_min_row_bytes on (512 by
+// default), permute_tile's rows kernels for shorter rows; the policy moves the threshold, per
+// element size too.
+TEST(PermuteExplain, AutoTakesTmaForRowsFromTheThresholdOn) {
+  // Attention's (B,S,H,D) -> (B,H,S,D) at 2 B: rows of 256 bytes.
+  const std::string attention = explain_permute({8, 4096, 32, 128}, {0, 2, 1, 3}, 2);
+  EXPECT_NE(attention.find("auto: permute_tile (rows of 256 bytes: permute_tma from 512 on)"),
+            std::string::npos)
+      << attention;
+  // Rows of 512 and 2000 bytes.
+  EXPECT_NE(explain_permute({8, 4096, 32, 256}, {0, 2, 1, 3}, 2)
+                .find("auto: permute_tma (permute_tile where its maps cannot be made)"),
+            std::string::npos);
+  EXPECT_NE(explain_permute({91, 416, 250}, {1, 0, 2}, 8).find("auto: permute_tma"),
+            std::string::npos);
+  {
+    test::ScopedEnv policy("TMAKIT_POLICY", "permute_tma_min_row_bytes_e2=256");
+    EXPECT_NE(explain_permute({8, 4096, 32, 128}, {0, 2, 1, 3}, 2).find("auto: permute_tma"),
+              std::string::npos);
+    // Only 2 B moved: 4 B rows of 256 bytes stay with permute_tile.
+    EXPECT_NE(explain_permute({16, 197, 12, 64}, {0, 2, 1, 3}, 4)
+                  .find("auto: permute_tile (rows of 256 bytes: permute_tma from 512 on)"),
+              std::string::npos);
+  }
+}
+
 // auto runs the tile form as a batch of transposes where both tile dimensions are at least
 // permute_transpose_min_side_bytes long at the element size (the default policy's thresholds:
 // 80, 96, 112, 192 and 208 bytes from 1 to 16 B), and says why not elsewhere.

@@ -47,12 +47,17 @@ TEST(PermuteTma, RunsItselfWhereStridesAre16ByteMultiples) {
   EXPECT_GT(tma_runs, 500);
 }
 
-// auto takes permute_tma for the layouts it is built for, and says nothing of a fallback.
+// auto takes permute_tma for the layouts it is built for, and says nothing of a fallback: rows of
+// 512 bytes or more (the policy's permute_tma_min_row_bytes), full tiles. Shorter rows go to
+// permute_tile's rows kernels.
 TEST(PermuteTma, AutoPicksItForRowsAndFullTiles) {
   TMAKIT_NEED_GPU(90);
-  const test::PermuteRun rows = test::check_permute({2, 64, 8, 64}, {0, 2, 1, 3}, 2, {}, {});
+  const test::PermuteRun rows = test::check_permute({2, 64, 8, 256}, {0, 2, 1, 3}, 2, {}, {});
   ASSERT_TRUE(rows.error.empty()) << rows.error;
   EXPECT_EQ(rows.status.variant, "permute_tma");
+  const test::PermuteRun short_rows = test::check_permute({2, 64, 8, 64}, {0, 2, 1, 3}, 2, {}, {});
+  ASSERT_TRUE(short_rows.error.empty()) << short_rows.error;
+  EXPECT_EQ(short_rows.status.variant, "permute_tile");
   const test::PermuteRun tile = test::check_permute({64, 3, 64, 2}, {3, 2, 1, 0}, 4, {}, {});
   ASSERT_TRUE(tile.error.empty()) << tile.error;
   // Extents 64 x 2 inner: the 32-element tile is mostly empty, permute_tile's pick.
