@@ -2,6 +2,8 @@
 """Tables of `tmakit_bench --preset=permute` runs (bench/permute_rows.cpp).
 
     bench/permute_report.py RUN.json [RUN.json ...]   markdown on stdout, one section per run
+    bench/permute_report.py --against BASE.json RUN.json [TECHNIQUE ...]
+                                                      an A/B: RUN over BASE per technique
 
 Per case (median GB/s over the rounds; bytes read + written): cudaMemcpyAsync, tmakit's `auto`
 (and what it ran), permute_tma, permute_tile, permute_transpose, cuTENSOR's cutensorPermute; `auto` as % of
@@ -10,6 +12,11 @@ memcpy and over cuTENSOR; permute_tma over permute_tile; the shorter of the two 
 targets: auto / cuTENSOR (geometric mean, cases at 1.00 or more, the lowest), % of memcpy where
 both innermost runs are 32 bytes or more (85%) and on every case of 16 MB or more (75%). A
 skipped technique shows its reason in the notes.
+
+--against: two runs of the same cases (an environment knob or a binary changed between them):
+for each technique (default memcpy, auto, permute_tile, cutensor, those both runs timed), the
+geometric mean of RUN's GB/s over BASE's across the cases, how many moved by 4% or more each way,
+and the cases that moved most. memcpy's ratio is the drift between the runs.
 """
 import json
 import lzma
@@ -157,8 +164,35 @@ def section(run):
     return "\n".join(lines) + "\n"
 
 
+def against(base_path, run_path, who):
+    """Lines of the A/B of run over base for each technique in who."""
+    base, run = cases(load(base_path)), cases(load(run_path))
+    out = [f"{run_path} over {base_path}:"]
+    for w in who:
+        ratios = []
+        for key, slots in run.items():
+            a, b = med(base.get(key, {}).get(w)), med(slots.get(w))
+            if a and b:
+                ratios.append((b / a, key))
+        if not ratios:
+            continue
+        ratios.sort()
+        gm = math.exp(sum(math.log(r) for r, _ in ratios) / len(ratios))
+        up = sum(r >= 1.04 for r, _ in ratios)
+        down = sum(r <= 1 / 1.04 for r, _ in ratios)
+        name = lambda k: f"{k[1]} {k[2].replace('x', ',')} ({k[3].replace('.', ',')}) {k[0][1:]} B"
+        moved = [f"{r:.3f} {name(k)}" for r, k in ratios[:3] + ratios[-3:]]
+        out.append(f"- {w}: {gm:.3f}x over {len(ratios)} cases; {up} faster by 4% or more, {down} "
+                   f"slower; lowest and highest: " + "; ".join(moved))
+    return out
+
+
 def main(argv):
-    if len(argv) < 2:
+    if len(argv) >= 4 and argv[1] == "--against":
+        who = argv[4:] or ["memcpy", "auto", "permute_tile", "cutensor"]
+        print("\n".join(against(argv[2], argv[3], who)))
+        return 0
+    if len(argv) < 2 or argv[1].startswith("--"):
         print(__doc__)
         return 2
     for path in argv[1:]:

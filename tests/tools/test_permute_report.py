@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""ctest (host): bench/permute_report.py --against, the A/B of two permute-preset runs: per
+technique the geometric mean of one run over the other, the cases that moved by 4% or more each
+way, and only the cases and techniques both runs timed."""
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+import permute_report  # noqa: E402
+
+
+def row(case, who, gbps):
+    name = f"permute/e4/random/{case}/2.1.0/{who}/iterations:10/repeats:1/manual_time"
+    return {"name": name, "run_name": name, "run_type": "iteration", "GBps": gbps * 1e9,
+            "form": 3.0, "label": f"ran {who}; tile: extents ({case.replace('x', ', ')}) perm (2, 1, 0)"}
+
+
+def run_file(dirname, name, rows):
+    path = os.path.join(dirname, name)
+    with open(path, "w") as f:
+        json.dump({"context": {}, "benchmarks": rows}, f)
+    return path
+
+
+class AgainstTest(unittest.TestCase):
+    def test_ratios_counts_and_common_cases(self):
+        with tempfile.TemporaryDirectory() as d:
+            base = run_file(d, "base.json", [
+                row("3x5x7", "memcpy", 1000), row("3x5x7", "permute_tile", 100),
+                row("9x11x13", "memcpy", 1000), row("9x11x13", "permute_tile", 200),
+                row("9x11x13", "cutensor", 300),
+                row("2x2x2", "permute_tile", 50),  # only in the base run: left out
+            ])
+            run = run_file(d, "run.json", [
+                row("3x5x7", "memcpy", 1010), row("3x5x7", "permute_tile", 110),
+                row("9x11x13", "memcpy", 990), row("9x11x13", "permute_tile", 180),
+            ])
+            lines = permute_report.against(base, run, ["memcpy", "permute_tile", "cutensor"])
+        tile = next(l for l in lines if l.startswith("- permute_tile:"))
+        # sqrt(1.1 x 0.9) = 0.995; one case up 10%, one down 10%.
+        self.assertIn("0.995x over 2 cases; 1 faster by 4% or more, 1 slower", tile)
+        self.assertIn("0.900 random 9,11,13 (2,1,0) 4 B", tile)
+        memcpy = next(l for l in lines if l.startswith("- memcpy:"))
+        self.assertIn("over 2 cases; 0 faster by 4% or more, 0 slower", memcpy)
+        # cuTENSOR ran in one run only: no line.
+        self.assertFalse(any(l.startswith("- cutensor:") for l in lines))
+
+
+if __name__ == "__main__":
+    unittest.main()
