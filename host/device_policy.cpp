@@ -145,6 +145,7 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
         {"permute_box_sm_smem_bytes", 0, 1 << 20, &p->permute_box_sm_smem_bytes},
         {"permute_box_pad", 0, 1, &box_pad},
         {"permute_box_row_tables", 0, 1, &row_tables},
+        {"permute_box_async_barriers", 1, 2, &p->permute_box_async_barriers},
         {"permute_tma_min_fill_pct", 0, 101, &p->permute_tma_min_fill_pct},
         {"permute_tma_max_box_ratio", 0, 1 << 20, &p->permute_tma_max_box_ratio},
         {"permute_rows_vector_min_bytes", 1, 16, &p->permute_rows_vector_min_bytes},

@@ -12,6 +12,8 @@
 #       conflicts of each tile technique at 2048x2048 (a markdown table; docs/swizzle.md compares
 #       it with `tmakit banks`, the host model)
 #
+# NCU_BENCH_ARGS: the benchmark's preset and its options (default --preset=full), e.g.
+# "--preset=permute --permute-seed=8" with a FILTER such as 'e16/random/13x3x3x27x4x583/.*/permute_tile/'.
 # BENCH: tmakit_bench (default build-gpu/bench/tmakit_bench; scripts/bench.sh --prebuilt unpacks
 # one to build-gpu/bin/tmakit_bench). TMAKIT: the CLI (default build-gpu/tmakit).
 # NCU_METRICS: more metrics, comma-separated. NCU_EXTRA: more ncu options, e.g.
@@ -40,7 +42,8 @@ cell() {  # BENCH LABEL FILTER KERNEL
   echo "== $2 ($3)" | tee -a "$log"
   local k=(-c 1 -k "regex:$4")
   [ -z "$4" ] && k=(-c 3)
-  ncu --clock-control none ${NCU_EXTRA:-} --metrics "$m" "${k[@]}" "$1" --preset=full \
+  # shellcheck disable=SC2086  # NCU_BENCH_ARGS: several options
+  ncu --clock-control none ${NCU_EXTRA:-} --metrics "$m" "${k[@]}" "$1" ${NCU_BENCH_ARGS:---preset=full} \
     --benchmark_filter="$3" 2>&1 | grep -E "^  [A-Za-z_].*\(|gpu__|dram__|sm__|smsp__|launch__|l1tex__" |
     sed 's/  */ /g' | tee -a "$log"
 }

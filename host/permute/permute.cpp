@@ -306,10 +306,7 @@ std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers,
   // The tables: from row tables where they fit in the box's shared buffer (one box, two for
   // cp.async), as the kernels decide (kernels/permute/permute_tile.cu, build_box_entries).
   const auto e = static_cast<std::uint32_t>(elem_bytes);
-  const std::uint32_t buf_bytes =
-      words ? (loads == BoxLoads::async ? 2 : 1) * box_words_buf_bytes(p.volume, e)
-      : loads == BoxLoads::async ? 2 * box_async_buf_bytes(p.volume, pad, e)
-                                 : box_elems_buf_bytes(p.volume, e);
+  const std::uint32_t buf_bytes = box_walk_bufs_bytes(p, e, words, loads, pad);
   BoxPlan as_run = p;
   as_run.row_tables = policy.permute_box_row_tables;
   const auto ss = static_cast<std::uint32_t>(ws), sd = static_cast<std::uint32_t>(wd);
@@ -472,6 +469,7 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.box_sm_smem_bytes = caps.policy.permute_box_sm_smem_bytes;
   a.box_pad = caps.policy.permute_box_pad;
   a.box_row_tables = caps.policy.permute_box_row_tables;
+  a.box_async_barriers = caps.policy.permute_box_async_barriers;
   Status result;
   // The tile form as a batch of transposes: permute_transpose or a transpose() technique
   // named, or auto where both tile dimensions are long (auto_prefers_transpose). transpose()'s

@@ -102,6 +102,10 @@ struct DevicePolicy {
   // division and a row-table read an entry) instead of a full decode an entry, where the row
   // tables fit in the box's shared buffer (kernels/permute/permute_tile.cu, build_box_entries).
   bool permute_box_row_tables = true;
+  // permute_tile's box walks through cp.async: barriers a box. 1: box k + 1's copies issued
+  // after box k's barrier, which also frees their buffer; 2: issued before it, a second barrier
+  // after box k's stores freeing the buffer.
+  int permute_box_async_barriers = 1;
   // permute_tile's box walks: as many blocks an SM (at most 8) as the device holds at once (0:
   // the occupancy query, registers and shared memory), or as this many bytes of shared memory
   // an SM hold (204800: the rule before the query).

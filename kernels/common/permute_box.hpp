@@ -86,6 +86,7 @@ struct BoxPlan {
   bool origin_once = true;  // one warp of a block decodes each box's origin (for_each_box)
   bool pipeline = true;     // the word walk: the next box's loads before this box's stores
   bool row_tables = true;   // tables built from row tables (permute_tile.cu, build_box_entries)
+  bool one_barrier = true;  // the cp.async walks: one barrier a box (permute_tile.cu)
 };
 
 inline PermuteDims box_dims_of(const PermuteGeometry& g) {
@@ -399,13 +400,17 @@ inline bool box_words_swizzled(const BoxPlan& p, int elem_bytes, int wd, int mul
          0;
 }
 
+// Bytes rounded up to whole 16 bytes (shared-memory regions a box walk lays side by side).
+TMAKIT_HD constexpr std::uint32_t box_align16(std::uint32_t bytes) {
+  return (bytes + 15) / 16 * 16;
+}
 // The bytes of a box walk's shared buffer (kernels/permute/permute_tile.cu), where its row tables
 // go while the tables are built: the element walk's (whole 16 bytes); one of the cp.async
 // element walk's two (padded one slot every `pad_every` elements, 1: unpadded); one of the word
 // walk's (whole 128-byte rows, which its swizzle permutes; two with cp.async).
 TMAKIT_HD constexpr std::uint32_t box_elems_buf_bytes(std::uint32_t volume,
                                                       std::uint32_t elem_bytes) {
-  return (volume * elem_bytes + 15) / 16 * 16;
+  return box_align16(volume * elem_bytes);
 }
 TMAKIT_HD constexpr std::uint32_t box_async_buf_bytes(std::uint32_t volume, std::uint32_t pad_every,
                                                       std::uint32_t elem_bytes) {
@@ -438,10 +443,7 @@ TMAKIT_HD std::uint32_t box_row_tables_bytes(const BoxPlan& p, std::uint32_t src
 TMAKIT_HD std::uint32_t box_row_tables_extra_bytes(const BoxPlan& p, std::uint32_t buf_bytes,
                                                    std::uint32_t src_step, std::uint32_t dst_step) {
   const std::uint32_t need = box_row_tables_bytes(p, src_step, dst_step);
-  return need <= buf_bytes ? 0 : (need + 15) / 16 * 16;
-}
-TMAKIT_HD constexpr std::uint32_t box_align16(std::uint32_t bytes) {
-  return (bytes + 15) / 16 * 16;
+  return need <= buf_bytes ? 0 : box_align16(need);
 }
 // The word walk's tables (whole 16 bytes): per src word an offset and cut coordinates, per dst
 // word an offset, a shared slot and cut coordinates.
@@ -477,6 +479,18 @@ inline BoxLoads box_loads(const BoxPlan& p, int elem_bytes, bool words, int ws, 
 inline std::uint32_t box_async_pad_every(const BoxPlan& p, bool pad) {
   const std::uint32_t gather = p.dims > 0 ? p.smem_stride[p.dst_order[0]] : 1;
   return pad && gather > 1 && gather % 2 == 0 ? gather : 1;
+}
+
+// The bytes of all of a box walk's shared buffers: one box, or two for cp.async (words: whole
+// 128-byte rows; the cp.async element walk's padded a slot every `pad_every` elements). The
+// launchers size shared memory with it, and explain_permute and the kernels look in it for room
+// for the row tables (box_row_tables_extra_bytes).
+inline std::uint32_t box_walk_bufs_bytes(const BoxPlan& p, std::uint32_t elem_bytes, bool words,
+                                         BoxLoads loads, std::uint32_t pad_every) {
+  const std::uint32_t n = loads == BoxLoads::async ? 2 : 1;
+  if (words) return n * box_words_buf_bytes(p.volume, elem_bytes);
+  return n == 2 ? 2 * box_async_buf_bytes(p.volume, pad_every, elem_bytes)
+                : box_elems_buf_bytes(p.volume, elem_bytes);
 }
 
 }  // namespace tmakit

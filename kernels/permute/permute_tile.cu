@@ -458,21 +458,30 @@ __global__ void __launch_bounds__(kThreads)
                      [&](const BoxOrigin& at, bool has_next, const BoxOrigin& next) {
                        T* cur = buf_of(k);
                        if (k == 0) issue(at, cur);
-                       // The other buffer was last read by box k - 1's stores, which every
-                       // thread finished before that box's closing barrier.
-                       if (has_next) {
-                         issue(next, buf_of(k + 1));
-                         cuda::pipeline_consumer_wait_prior<1>(pipe);  // box k's copies landed
-                       } else {
+                       if (p.one_barrier) {
+                         // One barrier a box: box k's copies (the only ones in flight) landed,
+                         // every thread's; and every thread is past box k - 1's stores, so the
+                         // other buffer is free for box k + 1's copies, issued after it.
                          cuda::pipeline_consumer_wait_prior<0>(pipe);
+                         __syncthreads();
+                         if (has_next) issue(next, buf_of(k + 1));
+                       } else {
+                         // The other buffer was last read by box k - 1's stores, which every
+                         // thread finished before that box's closing barrier.
+                         if (has_next) {
+                           issue(next, buf_of(k + 1));
+                           cuda::pipeline_consumer_wait_prior<1>(pipe);  // box k's copies landed
+                         } else {
+                           cuda::pipeline_consumer_wait_prior<0>(pipe);
+                         }
+                         __syncthreads();  // ...every thread's
                        }
-                       __syncthreads();  // ...every thread's
                        with_whole(at, [&](auto whole) {
                          T* d0 = dst + at.dst;
                          for (std::uint32_t t = tid; t < V; t += kThreads)
                            if (inside(whole, st_cut, t, at)) d0[st_off[t]] = cur[st_idx[t]];
                        });
-                       __syncthreads();
+                       if (!p.one_barrier) __syncthreads();
                        ++k;
                      });
 }
@@ -729,17 +738,23 @@ __global__ void __launch_bounds__(kWordThreads)
                        [&](const BoxOrigin& at, bool has_next, const BoxOrigin& next) {
                          unsigned char* cur = buf + (k & 1) * buf_bytes;
                          if (k == 0) issue(at, cur);
-                         // The other buffer was last read by box k - 1's stores, before that
-                         // box's closing barrier.
-                         if (has_next) {
-                           issue(next, buf + ((k + 1) & 1) * buf_bytes);
-                           cuda::pipeline_consumer_wait_prior<1>(pipe);  // box k's words landed
-                         } else {
+                         if (p.one_barrier) {  // as in permute_box_async_kernel
                            cuda::pipeline_consumer_wait_prior<0>(pipe);
+                           __syncthreads();
+                           if (has_next) issue(next, buf + ((k + 1) & 1) * buf_bytes);
+                         } else {
+                           // The other buffer was last read by box k - 1's stores, before that
+                           // box's closing barrier.
+                           if (has_next) {
+                             issue(next, buf + ((k + 1) & 1) * buf_bytes);
+                             cuda::pipeline_consumer_wait_prior<1>(pipe);  // box k's words landed
+                           } else {
+                             cuda::pipeline_consumer_wait_prior<0>(pipe);
+                           }
+                           __syncthreads();  // ...every thread's
                          }
-                         __syncthreads();  // ...every thread's
                          store(swizzled, at, cur);
-                         __syncthreads();
+                         if (!p.one_barrier) __syncthreads();
                          ++k;
                        });
   };
@@ -788,7 +803,8 @@ std::int64_t permute_box_words_smem_bytes(const BoxPlan& box, int elem_bytes, in
                                           bool async) {
   // The elements in whole 128-byte rows (the swizzle permutes 16-byte chunks inside a row), two
   // buffers of them when async; the tables; the row tables where the buffers cannot hold them.
-  const std::uint32_t bufs = (async ? 2 : 1) * box_words_buf_bytes(box.volume, elem_bytes);
+  const std::uint32_t bufs = box_walk_bufs_bytes(box, static_cast<std::uint32_t>(elem_bytes), true,
+                                                 async ? BoxLoads::async : BoxLoads::registers, 1);
   return std::int64_t{bufs} + box_words_tables_bytes(box.volume / ws, box.volume / wd) +
          box_row_tables_extra_bytes(box, bufs, ws, wd);
 }
@@ -940,6 +956,7 @@ bool box_plan_for(const PermuteDims& dims, int elem_bytes, bool tables, bool cut
 }
 
 cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
+  const auto e = static_cast<std::uint32_t>(a.elem_bytes);
   bool tables = !a.box_registers;
   BoxPlan box;
   if (!box_plan_for(dims, a.elem_bytes, tables, a.box_cuts_first, a.box_target_elems, &box)) {
@@ -950,6 +967,7 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
   box.origin_once = a.box_origin_once;
   box.pipeline = a.box_pipeline;
   box.row_tables = a.box_row_tables;
+  box.one_barrier = a.box_async_barriers == 1;
   if (tables && a.box_words) {  // the walk in words where the strides allow
     const int ws =
         box_vector_elems(box, true, a.elem_bytes, reinterpret_cast<std::uintptr_t>(a.src));
@@ -962,7 +980,7 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
     const FastDiv pad(box_async_pad_every(box, a.box_pad));
     // Two (padded) buffers, the tables and where the buffers cannot hold them the row tables
     // (over 48 KB: the opt-in).
-    const std::uint32_t bufs = 2 * box_async_buf_bytes(box.volume, pad.d, a.elem_bytes);
+    const std::uint32_t bufs = box_walk_bufs_bytes(box, e, false, BoxLoads::async, pad.d);
     const std::uint32_t smem = bufs + box_align16(box.volume * kBoxTableBytes) +
                                box_row_tables_extra_bytes(box, bufs, 1, 1);
     const dim3 block(kSide, kThreadRows);
@@ -981,7 +999,7 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
   }
   // The box and, for the tables' kernel, its tables and where the box cannot hold them the row
   // tables.
-  const std::uint32_t buf = box_elems_buf_bytes(box.volume, a.elem_bytes);
+  const std::uint32_t buf = box_walk_bufs_bytes(box, e, false, BoxLoads::registers, 1);
   const std::uint32_t smem = tables ? buf + box_align16(box.volume * kBoxTableBytes) +
                                           box_row_tables_extra_bytes(box, buf, 1, 1)
                                     : buf;

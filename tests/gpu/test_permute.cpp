@@ -421,9 +421,12 @@ TEST(Permute, BoxWalkManyBoxesPerBlock) {
   // The same cases in small boxes (the policy's permute_box_target_elems at 64): several times
   // the boxes at 4-16 B, more of them cut at the tensor's edge, and in every case more than twice
   // the blocks a 132-SM GPU keeps resident (4 a SM). (At the default target (37, 19, 45, 67) at
-  // 1 B is 703 boxes.)
-  {
-    test::ScopedEnv small("TMAKIT_POLICY", "permute_box_target_elems=64");
+  // 1 B is 703 boxes.) Also with two barriers a box in the cp.async walks
+  // (permute_box_async_barriers=2; the default is one, a buffer refilled right after the barrier
+  // that frees it, which only many boxes a block exercise).
+  for (const char* policy : {"permute_box_target_elems=64",
+                             "permute_box_target_elems=64,permute_box_async_barriers=2"}) {
+    test::ScopedEnv small("TMAKIT_POLICY", policy);
     for (const Case& c : cases)
       for (int e : c.elem_bytes) {
         const std::string how = explain_permute(c.n, c.p, e);
@@ -432,11 +435,11 @@ TEST(Permute, BoxWalkManyBoxesPerBlock) {
         const std::size_t from = how.rfind(' ', at - 1) + 1;
         EXPECT_GE(std::stoll(how.substr(from, at - from)), 1200) << how;
         const test::PermuteRun r = test::check_permute(c.n, c.p, e, {}, named("permute_tile"));
-        ASSERT_TRUE(r.error.empty()) << e << " B, target 64: " << r.error;
+        ASSERT_TRUE(r.error.empty()) << e << " B, " << policy << ": " << r.error;
         ++runs;
       }
   }
-  EXPECT_EQ(runs, 3 * 13 + 2);
+  EXPECT_EQ(runs, 4 * 13 + 2);
   EXPECT_EQ(padded, 3);  // (37, 19, 45, 67) at 4, 8 and 16 B
   EXPECT_EQ(async, 7);   // every 4-16-byte element walk and the 1-byte words of (48, 40, 56, 36)
 }
