@@ -279,6 +279,24 @@ std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers,
          std::to_string(rd) + " (" + std::to_string(rd * elem_bytes) + " bytes) written; " +
          std::to_string(p.boxes) + " boxes over " + std::to_string(p.outer) +
          " batch dimensions (the cut ones' chunks included)\n";
+  if (p.cut[0] >= 0) {  // the edge chunks (box_origin)
+    out += "edge boxes: ";
+    for (int u : p.cut) {
+      if (u < 0) continue;
+      const std::int64_t n = p.full[u], b = p.box[u], chunks = (n + b - 1) / b;
+      out += (u == p.cut[0] ? "" : "; ") + std::to_string(n) + " in " + std::to_string(chunks) +
+             " chunks of " + std::to_string(b);
+      if (n % b == 0)
+        out += " (whole)";
+      else if (policy.permute_box_overlap_edges)
+        out += ", the last from " + std::to_string(n - b) + " (" + std::to_string(chunks * b - n) +
+               " copied twice)";
+      else
+        out += ", the last " + std::to_string(n - (chunks - 1) * b) + " long";
+    }
+    out += policy.permute_box_overlap_edges ? ": every box whole\n"
+                                            : " (permute_box_overlap_edges = 0)\n";
+  }
   if (registers) return out;
   static const char* const kLoads[] = {
       "each box loaded into registers, then stored",
@@ -470,6 +488,7 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.box_pad = caps.policy.permute_box_pad;
   a.box_row_tables = caps.policy.permute_box_row_tables;
   a.box_async_barriers = caps.policy.permute_box_async_barriers;
+  a.box_overlap_edges = caps.policy.permute_box_overlap_edges;
   Status result;
   // The tile form as a batch of transposes: permute_transpose or a transpose() technique
   // named, or auto where both tile dimensions are long (auto_prefers_transpose). transpose()'s

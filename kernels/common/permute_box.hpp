@@ -87,6 +87,9 @@ struct BoxPlan {
   bool pipeline = true;     // the word walk: the next box's loads before this box's stores
   bool row_tables = true;   // tables built from row tables (permute_tile.cu, build_box_entries)
   bool one_barrier = true;  // the cp.async walks: one barrier a box (permute_tile.cu)
+  // A cut dimension's last chunk starts box[u] before the dimension's end (box_origin), so it
+  // overlaps the chunk before it and every box is whole; else it is cut short.
+  bool overlap_edges = true;
 };
 
 inline PermuteDims box_dims_of(const PermuteGeometry& g) {
@@ -271,6 +274,11 @@ inline bool make_box_plan(const PermuteGeometry& g, int elem_bytes, BoxPlan* out
 // Box b of the batch -> where it starts on both sides and how much of its cut dimensions is
 // inside the tensor (lim0, lim1: coordinates along cut[0], cut[1] stay below them; 256 when
 // uncut). Every box kernel and the host tests decode a box with this.
+// With overlap_edges, the last chunk of a cut dimension (an odd extent rarely divides into
+// equal chunks: 23 in chunks of 12 is 12 + 11) starts box[u] before the dimension's end instead:
+// it covers elements the chunk before it covers too, which are then copied twice (the same
+// values to the same places), and every box is whole (the walks' fast path, no coordinate
+// tables read). Word walks keep their alignment: box[u] and the extent are whole words there.
 struct BoxOrigin {
   std::int64_t src = 0, dst = 0;  // element offsets of the box's first element
   std::uint32_t lim0 = 256, lim1 = 256;
@@ -283,9 +291,20 @@ TMAKIT_HD BoxOrigin box_origin(const BoxPlan& p, std::uint32_t b) {
     const std::uint32_t q = p.outer_div[o].div(b);
     const std::uint32_t c = b - q * static_cast<std::uint32_t>(p.outer_n[o]);
     b = q;
+    const int u = p.outer_cut[o];
+    if (u >= 0 && p.overlap_edges) {
+      const std::int64_t at_c = std::int64_t{c} * p.box[u], last = p.full[u] - p.box[u];
+      const std::int64_t start = at_c < last ? at_c : last;
+      at.src += start * p.ss[u];
+      at.dst += start * p.ds[u];
+      if (u == p.cut[0])
+        at.lim0 = p.box[u];
+      else
+        at.lim1 = p.box[u];
+      continue;
+    }
     at.src += c * p.outer_ss[o];
     at.dst += c * p.outer_ds[o];
-    const int u = p.outer_cut[o];
     if (u >= 0) {
       const std::int64_t left = p.full[u] - std::int64_t{c} * p.box[u];
       const std::uint32_t l = left < p.box[u] ? static_cast<std::uint32_t>(left) : p.box[u];

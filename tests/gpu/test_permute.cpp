@@ -424,8 +424,11 @@ TEST(Permute, BoxWalkManyBoxesPerBlock) {
   // 1 B is 703 boxes.) Also with two barriers a box in the cp.async walks
   // (permute_box_async_barriers=2; the default is one, a buffer refilled right after the barrier
   // that frees it, which only many boxes a block exercise).
-  for (const char* policy : {"permute_box_target_elems=64",
-                             "permute_box_target_elems=64,permute_box_async_barriers=2"}) {
+  // And with the edge boxes cut short instead of overlapping the chunk before them
+  // (permute_box_overlap_edges=0: the walks' coordinate checks).
+  for (const char* policy :
+       {"permute_box_target_elems=64", "permute_box_target_elems=64,permute_box_async_barriers=2",
+        "permute_box_target_elems=64,permute_box_overlap_edges=0"}) {
     test::ScopedEnv small("TMAKIT_POLICY", policy);
     for (const Case& c : cases)
       for (int e : c.elem_bytes) {
@@ -439,7 +442,7 @@ TEST(Permute, BoxWalkManyBoxesPerBlock) {
         ++runs;
       }
   }
-  EXPECT_EQ(runs, 4 * 13 + 2);
+  EXPECT_EQ(runs, 5 * 13 + 2);
   EXPECT_EQ(padded, 3);  // (37, 19, 45, 67) at 4, 8 and 16 B
   EXPECT_EQ(async, 7);   // every 4-16-byte element walk and the 1-byte words of (48, 40, 56, 36)
 }

@@ -411,6 +411,11 @@ TEST(PermuteBox, TheWalkCoversEveryElementOnce) {
           for (int cut : plan.cut)  // packed as 8-bit coordinates in the kernel's tables
             if (cut >= 0) ASSERT_LT(plan.box[cut], 256u);
           ASSERT_TRUE(walk_box(plan, n, p, e, &why)) << "tables: " << why;
+          if (plan.cut[0] >= 0) {  // edge boxes cut short, as permute_box_overlap_edges=0 runs
+            BoxPlan cut_short = plan;
+            cut_short.overlap_edges = false;
+            ASSERT_TRUE(walk_box(cut_short, n, p, e, &why)) << "tables, cut short: " << why;
+          }
           ++walked_tables;
           if (box_has_words(plan, e)) {
             ASSERT_TRUE(walk_box(plan, n, p, e, &why, true)) << "tables in words: " << why;
@@ -467,6 +472,60 @@ TEST(PermuteBox, TheWalkCoversEveryElementOnce) {
 // plus i where dimension 0 is cut (cut[0]: bits 0-7, cut[1]: bits 8-15); the same in dst order
 // along dst_order[0], the shared slot too. Checked against the full decode for every entry the
 // kernels build (elements, and src and dst words) over every permutation of the walk's shapes.
+// The edge boxes: a cut dimension's last chunk starts box[u] before its end (overlapping the chunk
+// before it, every box whole), or with overlap_edges off starts where the chunks put it and is cut
+// short (its lim). explain_permute says which.
+TEST(PermuteBox, EdgeBoxesOverlapTheChunkBefore) {
+  PermuteDims dims;  // (237, 69) (1, 0) at 4 B: both dimensions cut, neither a multiple
+  dims.rank = 2;
+  dims.n[0] = 3 * 23, dims.ss[0] = 1, dims.ds[0] = 237;  // 69 x 237 transposed
+  dims.n[1] = 237, dims.ss[1] = 69, dims.ds[1] = 1;
+  BoxPlan p;
+  ASSERT_TRUE(make_box_plan(dims, 4, 65535, kBoxTableBytes, true, &p, 64));  // 35 x 34, no growth
+  int cuts = 0;
+  for (int k = 0; k < 2; ++k) cuts += p.cut[k] >= 0;
+  ASSERT_EQ(cuts, 2) << p.box[0] << " x " << p.box[1];
+  int overlapped = 0;
+  for (const bool overlap : {true, false}) {
+    p.overlap_edges = overlap;
+    for (std::int64_t b = 0; b < p.boxes; ++b) {
+      const BoxOrigin at = box_origin(p, static_cast<std::uint32_t>(b));
+      const std::int64_t src = at.src;  // the box's coordinates from its src offset (dense)
+      const std::int64_t c1 = src / 69, c0 = src % 69;
+      const std::int64_t start[2] = {c0, c1};
+      const std::uint32_t lim[2] = {at.lim0, at.lim1};
+      for (int k = 0; k < 2; ++k) {
+        const int u = p.cut[k];
+        const std::int64_t s = start[u], full = p.full[u], box = p.box[u];
+        ASSERT_EQ(at.dst, c0 * 237 + c1);
+        if (overlap) {  // every box whole; the last chunk ends at the dimension's end
+          EXPECT_EQ(lim[k], box);
+          EXPECT_LE(s + box, full);
+          overlapped += s % box != 0;
+        } else {
+          EXPECT_EQ(s % box, 0);
+          EXPECT_EQ(lim[k], std::min(box, full - s));
+        }
+      }
+      EXPECT_EQ(box_is_whole(p, at),
+                overlap || (at.lim0 == p.box[p.cut[0]] && at.lim1 == p.box[p.cut[1]]));
+    }
+  }
+  EXPECT_GT(overlapped, 0);
+  // A tile whose box cuts 23 into 12 + 11 and 237 into 7 chunks of 34 (238).
+  const std::vector<std::int64_t> n = {237, 552, 23, 3};
+  const std::string how = explain_permute(n, {2, 1, 3, 0}, 4);
+  EXPECT_NE(how.find("23 in 2 chunks of 12, the last from 11 (1 copied twice)"), std::string::npos)
+      << how;
+  EXPECT_NE(how.find("copied twice): every box whole"), std::string::npos) << how;
+  {
+    test::ScopedEnv off("TMAKIT_POLICY", "permute_box_overlap_edges=0");
+    const std::string cut = explain_permute(n, {2, 1, 3, 0}, 4);
+    EXPECT_NE(cut.find("23 in 2 chunks of 12, the last 11 long"), std::string::npos) << cut;
+    EXPECT_NE(cut.find("(permute_box_overlap_edges = 0)"), std::string::npos) << cut;
+  }
+}
+
 TEST(PermuteBox, RowTablesGiveEveryEntry) {
   const std::vector<std::vector<std::int64_t>> shapes = {
       {7, 5, 3},          {300, 3, 70}, {2, 3, 5, 7},   {5, 3, 7, 2, 9}, {3, 65, 2, 129, 3},
