@@ -88,8 +88,11 @@ struct BoxPlan {
   bool row_tables = true;   // tables built from row tables (permute_tile.cu, build_box_entries)
   bool one_barrier = true;  // the cp.async walks: one barrier a box (permute_tile.cu)
   // A cut dimension's last chunk starts box[u] before the dimension's end (box_origin), so it
-  // overlaps the chunk before it and every box is whole; else it is cut short.
+  // overlaps the chunk before it and every box is whole; else it is cut short (set_box_edges).
   bool overlap_edges = true;
+  // Each batch dimension's last index: its offsets and, for a cut one, its coordinate limit.
+  std::int64_t outer_last_ss[kBoxMaxOuter] = {}, outer_last_ds[kBoxMaxOuter] = {};
+  std::uint32_t outer_last_lim[kBoxMaxOuter] = {};
 };
 
 inline PermuteDims box_dims_of(const PermuteGeometry& g) {
@@ -105,6 +108,29 @@ inline PermuteDims box_dims_of(const PermuteGeometry& g) {
   for (int k = 0; k < 3; ++k)
     if (g.batch_extent[k] > 1) add(g.batch_extent[k], g.src_batch[k], g.dst_batch[k]);
   return d;
+}
+
+// Where each batch dimension's last index starts and, for a cut dimension, how much of its last
+// chunk is inside the tensor. overlap: the last chunk starts box[u] before the dimension's end
+// (overlapping the chunk before it; every box whole); else where the chunks put it, cut short.
+// box_origin reads these, so a box's decode is the same select either way.
+inline void set_box_edges(BoxPlan* p, bool overlap) {
+  p->overlap_edges = overlap;
+  for (int o = 0; o < p->outer; ++o) {
+    const std::int64_t last = p->outer_n[o] - 1;
+    const int u = p->outer_cut[o];
+    p->outer_last_ss[o] = last * p->outer_ss[o];
+    p->outer_last_ds[o] = last * p->outer_ds[o];
+    p->outer_last_lim[o] = 0;
+    if (u < 0) continue;
+    const std::int64_t box = p->box[u], full = p->full[u];
+    p->outer_last_lim[o] = static_cast<std::uint32_t>(full - last * box);
+    if (overlap && full % box != 0) {
+      p->outer_last_ss[o] = (full - box) * p->ss[u];
+      p->outer_last_ds[o] = (full - box) * p->ds[u];
+      p->outer_last_lim[o] = static_cast<std::uint32_t>(box);
+    }
+  }
 }
 
 // The box of a reduced permutation: false when it has no such walk (more dimensions than fit).
@@ -263,6 +289,7 @@ inline bool make_box_plan(const PermuteDims& dims, int elem_bytes, std::int64_t 
   if (p.boxes >= (std::int64_t{1} << 32)) return false;
   for (int o = 0; o < p.outer; ++o)
     p.outer_div[o] = FastDiv(static_cast<std::uint32_t>(p.outer_n[o]));
+  set_box_edges(&p, true);
   *out = p;
   return true;
 }
@@ -291,23 +318,12 @@ TMAKIT_HD BoxOrigin box_origin(const BoxPlan& p, std::uint32_t b) {
     const std::uint32_t q = p.outer_div[o].div(b);
     const std::uint32_t c = b - q * static_cast<std::uint32_t>(p.outer_n[o]);
     b = q;
+    const bool last = c + 1 == static_cast<std::uint32_t>(p.outer_n[o]);  // set_box_edges
+    at.src += last ? p.outer_last_ss[o] : c * p.outer_ss[o];
+    at.dst += last ? p.outer_last_ds[o] : c * p.outer_ds[o];
     const int u = p.outer_cut[o];
-    if (u >= 0 && p.overlap_edges) {
-      const std::int64_t at_c = std::int64_t{c} * p.box[u], last = p.full[u] - p.box[u];
-      const std::int64_t start = at_c < last ? at_c : last;
-      at.src += start * p.ss[u];
-      at.dst += start * p.ds[u];
-      if (u == p.cut[0])
-        at.lim0 = p.box[u];
-      else
-        at.lim1 = p.box[u];
-      continue;
-    }
-    at.src += c * p.outer_ss[o];
-    at.dst += c * p.outer_ds[o];
     if (u >= 0) {
-      const std::int64_t left = p.full[u] - std::int64_t{c} * p.box[u];
-      const std::uint32_t l = left < p.box[u] ? static_cast<std::uint32_t>(left) : p.box[u];
+      const std::uint32_t l = last ? p.outer_last_lim[o] : p.box[u];
       if (u == p.cut[0])
         at.lim0 = l;
       else

@@ -968,7 +968,7 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
   box.pipeline = a.box_pipeline;
   box.row_tables = a.box_row_tables;
   box.one_barrier = a.box_async_barriers == 1;
-  box.overlap_edges = a.box_overlap_edges;
+  set_box_edges(&box, a.box_overlap_edges);
   if (tables && a.box_words) {  // the walk in words where the strides allow
     const int ws =
         box_vector_elems(box, true, a.elem_bytes, reinterpret_cast<std::uintptr_t>(a.src));

@@ -413,7 +413,7 @@ TEST(PermuteBox, TheWalkCoversEveryElementOnce) {
           ASSERT_TRUE(walk_box(plan, n, p, e, &why)) << "tables: " << why;
           if (plan.cut[0] >= 0) {  // edge boxes cut short, as permute_box_overlap_edges=0 runs
             BoxPlan cut_short = plan;
-            cut_short.overlap_edges = false;
+            set_box_edges(&cut_short, false);
             ASSERT_TRUE(walk_box(cut_short, n, p, e, &why)) << "tables, cut short: " << why;
           }
           ++walked_tables;
@@ -487,7 +487,7 @@ TEST(PermuteBox, EdgeBoxesOverlapTheChunkBefore) {
   ASSERT_EQ(cuts, 2) << p.box[0] << " x " << p.box[1];
   int overlapped = 0;
   for (const bool overlap : {true, false}) {
-    p.overlap_edges = overlap;
+    set_box_edges(&p, overlap);
     for (std::int64_t b = 0; b < p.boxes; ++b) {
       const BoxOrigin at = box_origin(p, static_cast<std::uint32_t>(b));
       const std::int64_t src = at.src;  // the box's coordinates from its src offset (dense)
