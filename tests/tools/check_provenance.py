@@ -9,9 +9,13 @@
     machines or device calls.
   - Every docs/data/ file named in those docs and comments exists (brace lists {a,b} and *
     expanded).
+  - Every docs/data/ file is named somewhere: in the docs (results.md included), the scripts,
+    the benchmarks, the tests or a comment, with or without its docs/data/ prefix (a run no
+    document cites any more is deleted, not kept).
 
 usage: check_provenance.py REPO_ROOT
 """
+import fnmatch
 import glob
 import itertools
 import os
@@ -100,6 +104,36 @@ for path in docs:
             m = rx.search(bare)
             if m:
                 failures.append(f"{rel}:{n}: {what} ({m.group(0)!r})")
+
+# Every docs/data/ file cited: a file name (brace lists and * expanded) anywhere in the tree's
+# documents, scripts, benchmarks, tests and sources.
+NAME = re.compile(r"[A-Za-z0-9_.{},*?-]+\.(?:json\.xz|tar\.xz|json|txt|csv|md)")
+cited = set()
+cited_globs = []
+sources = [os.path.join(root, p) for p in ("README.md", "scripts/README.md", "examples/README.md")]
+for pattern in ("docs/*.md", "scripts/*", "bench/*", "tests/**/*", "host/**/*", "kernels/**/*",
+                "python/**/*.py", ".ci/*"):
+    sources += glob.glob(os.path.join(root, pattern), recursive=True)
+for path in sources:
+    if not os.path.isfile(path) or os.path.abspath(path) == os.path.abspath(__file__):
+        continue
+    try:
+        text = open(path, encoding="utf-8", errors="ignore").read()
+    except OSError:
+        continue
+    text = re.sub(r"-\n[\s/#*]*", "-", text)  # a file name broken over two lines
+    for m in NAME.finditer(text):
+        for name in expand(m.group(0)):
+            name = os.path.basename(name)
+            if "*" in name or "?" in name:
+                cited_globs.append(name)
+            else:
+                cited.add(name)
+for path in sorted(glob.glob(os.path.join(root, "docs", "data", "*"))):
+    name = os.path.basename(path)
+    if name not in cited and not any(fnmatch.fnmatch(name, g) for g in cited_globs):
+        failures.append(f"docs/data/{name}: no document, script or source names it (delete it, "
+                        f"or cite it where its figures are used)")
 
 for f in failures:
     print("FAIL:", f)
