@@ -42,8 +42,13 @@ def expand(ref):
     return ["".join(c) for c in itertools.product(*choices)]
 
 
+def join_broken_names(text):
+    """The text with file names broken over two lines (after a hyphen) joined again."""
+    return re.sub(r"-\n[\s/#*]*", "-", text)
+
+
 def data_refs_exist(text, where):
-    text = re.sub(r"-\n[\s/#*]*", "-", text)  # a file name broken over two lines
+    text = join_broken_names(text)
     for m in DATA_REF.finditer(text):
         for path in expand(m.group(0)):
             if path.endswith("/"):
@@ -121,7 +126,7 @@ for path in sources:
         text = open(path, encoding="utf-8", errors="ignore").read()
     except OSError:
         continue
-    text = re.sub(r"-\n[\s/#*]*", "-", text)  # a file name broken over two lines
+    text = join_broken_names(text)
     for m in NAME.finditer(text):
         for name in expand(m.group(0)):
             name = os.path.basename(name)
