@@ -7,7 +7,8 @@
 
 Per case (median GB/s over the rounds; bytes read + written): cudaMemcpyAsync, tmakit's `auto`
 (and what it ran), permute_tma, permute_tile, permute_transpose, cuTENSOR's cutensorPermute; `auto` as % of
-memcpy and over cuTENSOR; permute_tma over permute_tile; the shorter of the two innermost runs
+memcpy and over cuTENSOR; permute_tma over permute_tile; where the run has it, `measured`
+(tune_permute's pick, what `auto` runs in measure mode) and its ratio to cuTENSOR; the shorter of the two innermost runs
 (src's and dst's innermost extents after the reduction, in bytes). Each section closes with the
 targets: auto / cuTENSOR (geometric mean, cases at 1.00 or more, the lowest), % of memcpy where
 both innermost runs are 32 bytes or more (85%) and on every case of 16 MB or more (75%). A
@@ -26,7 +27,8 @@ import statistics
 import sys
 from collections import OrderedDict
 
-WHO = ["memcpy", "auto", "permute_tma", "permute_tile", "permute_transpose", "cutensor"]
+WHO = ["memcpy", "auto", "permute_tma", "permute_tile", "permute_transpose", "cutensor",
+       "measured"]
 FORMS = {0: "copy", 1: "transpose", 2: "rows", 3: "tile"}
 
 
@@ -79,18 +81,24 @@ def med(slot):
 
 def section(run):
     ctx = run.get("context", {})
+    # The `measured` row (tune_permute's pick) where the run has it: two more columns and its
+    # own ratio lines.
+    has_measured = any("measured" in who for who in cases(run).values())
     lines = [
         f"### {ctx.get('gpu', '?')}, driver {ctx.get('driver_version', '?')}, "
         f"cuTENSOR {ctx.get('cutensor', '?')}, {ctx.get('date', '?')}",
         "",
         "| case | e | extents | perm | form | shorter inner run | MB | memcpy GB/s "
         "| auto GB/s (ran) | auto % memcpy | permute_tma | permute_tile | permute_transpose "
-        "| cuTENSOR | auto / cuTENSOR | tma / tile |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| cuTENSOR | auto / cuTENSOR | tma / tile |" +
+        (" measured GB/s (ran) | measured / cuTENSOR |" if has_measured else ""),
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|" +
+        ("---|---|" if has_measured else ""),
     ]
     notes = []
     ratios_random = []
     ratios_named = []
+    ratios_measured = []
     long_runs = []  # (case, % of memcpy) where both innermost runs are 32 bytes or more
     big = []  # (case, % of memcpy) for every case of 16 MB or more
     for (e, label, ext, perm), who in cases(run).items():
@@ -125,22 +133,31 @@ def section(run):
             long_runs.append((name, frac))
         if frac and mb >= 16:
             big.append((name, frac))
+        measured = ""
+        if has_measured:
+            m_ran = who.get("measured", {}).get("label", "").split(" (")[0].replace("ran ", "")
+            mvs = g["measured"] / g["cutensor"] if g["measured"] and g["cutensor"] else None
+            if mvs is not None:
+                ratios_measured.append((mvs, name))
+            measured = f" {cell('measured')} ({m_ran}) | {f'{mvs:.3f}' if mvs else '-'} |"
         lines.append(
             f"| {label} | {e[1:]} B | {ext.replace('x', ', ')} | {perm.replace('.', ',')} | {form} "
             f"| {run_b if run_b is not None else '-'} B | {mb:.0f} | {cell('memcpy')} "
             f"| {cell('auto')} ({ran}) | {pct} "
             f"| {cell('permute_tma')} | {cell('permute_tile')} | {cell('permute_transpose')} "
             f"| {cell('cutensor')} "
-            f"| {f'{vs:.3f}' if vs else '-'} | {tt} |")
+            f"| {f'{vs:.3f}' if vs else '-'} | {tt} |" + measured)
     lines.append("")
     everything = ratios_named + ratios_random
-    for title, r in (("named cases", ratios_named), ("random set", ratios_random),
-                     ("all cases", everything)):
+    for title, r in (("auto / cuTENSOR, named cases", ratios_named),
+                     ("auto / cuTENSOR, random set", ratios_random),
+                     ("auto / cuTENSOR, all cases", everything),
+                     ("measured / cuTENSOR, all cases", ratios_measured)):
         if r:
             xs = [x for x, _ in r]
             gm = math.exp(sum(math.log(x) for x in xs) / len(xs))
             worst = min(r)
-            lines.append(f"- auto / cuTENSOR, {title}: geometric mean {gm:.3f}; "
+            lines.append(f"- {title}: geometric mean {gm:.3f}; "
                          f"{sum(1 for x in xs if x >= 1.0)} of {len(xs)} at 1.00 or more; "
                          f"lowest {worst[0]:.3f} ({worst[1]})")
     for title, rows, goal in (("both innermost runs 32 bytes or more", long_runs, 0.85),

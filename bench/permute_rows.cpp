@@ -7,6 +7,8 @@
 //   auto          permute() as a user calls it (its label: what ran)
 //   permute_tma, permute_tile, permute_transpose   each technique named (a refusal is a skip
 //                 with the reason)
+//   measured      the technique tune_permute measured fastest on the case (what `auto` runs in
+//                 measure mode), named (its label: what ran, of how many timed)
 //   cutensor      cutensorPermute with the same modes (2-16 B; built only with cuTENSOR)
 // Every output is verified bit for bit against reference_permute before it is timed.
 // Cases: the named layouts (attention's heads, NCHW <-> NHWC, odd rank-4 reorders, a rank-5
@@ -21,6 +23,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <random>
@@ -33,6 +36,7 @@
 #include <host/tools/testdata.hpp>
 #include <host/tools/timing.hpp>
 #include <tmakit/permute.hpp>
+#include <tmakit/plan.hpp>
 #include "cell_data.hpp"
 #include "device_compare.hpp"
 #include "peers.hpp"
@@ -203,6 +207,31 @@ void register_case(const Case& c, int rounds) {
                 [=] { return permute(cell->src, cell->dst, c.n, c.perm, c.e, {}, o); });
     });
   }
+  // measured: tune_permute once a case (every technique that can run it timed on the case's
+  // operands, the fastest kept), then that technique named: what `auto` runs in measure mode or
+  // with the wisdom measure mode saves. The wisdom is dropped after each tuning, so `auto` stays
+  // the rules' pick.
+  benches.emplace_back(prefix + "measured", [=](benchmark::State& st) {
+    std::string err;
+    Cell* cell = cell_for(c, &err);
+    if (cell == nullptr) return st.SkipWithError(err.c_str());
+    static std::map<std::string, PermuteTuning> tuned;
+    auto it = tuned.find(prefix);
+    if (it == tuned.end()) {
+      PermuteTuning t;
+      const Status s = tune_permute(cell->src, cell->dst, c.n, c.perm, c.e, {}, {}, &t);
+      clear_wisdom();
+      if (!s) return st.SkipWithError(s.message.c_str());
+      it = tuned.emplace(prefix, t).first;
+    }
+    TransposeOptions o;
+    o.variant = it->second.variant;
+    o.allow_fallback = false;
+    st.SetLabel("ran " + o.variant + " (the fastest of " +
+                std::to_string(it->second.timings.size()) + " measured); " + cell->red.to_string());
+    run_timed(st, prefix + "measured", *cell, false,
+              [=] { return permute(cell->src, cell->dst, c.n, c.perm, c.e, {}, o); });
+  });
   std::vector<std::size_t> order(benches.size());
   std::iota(order.begin(), order.end(), 0);
   std::mt19937 rng(static_cast<std::uint32_t>(std::hash<std::string>{}(prefix)));

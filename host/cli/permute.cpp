@@ -1,7 +1,7 @@
 // tmakit permute: what a permutation reduces to, then each technique that can run it verified
 // against the CPU reference and timed, next to cudaMemcpyAsync of the same bytes.
 //   tmakit permute --shape 8,4096,32,128 --perm 0,2,1,3 [--elem-bytes 2] [--variant V,W]
-//                  [--iters N] [--explain]
+//                  [--iters N] [--tune] [--explain]
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -28,6 +28,8 @@ void usage(std::FILE* out) {
                "  --elem-bytes E    1, 2, 4, 8 or 16 (default 4)\n"
                "  --variant V[,W]   only these: auto, permute_tma, permute_tile (default: all)\n"
                "  --iters N         timed runs per technique, median reported (default 20)\n"
+               "  --tune            then tune_permute: every candidate timed (measure mode's\n"
+               "                    clock), the fastest kept as wisdom and its output verified\n"
                "  --explain         print the reduction, the kernels' walk and permute_tma's\n"
                "                    tensor maps (no GPU needed), then stop\n"
                "\n"
@@ -62,7 +64,7 @@ int run_permute(const std::vector<std::string>& args) {
   std::vector<int> perm;
   int elem_bytes = 4, iters = 20;
   std::vector<std::string> tokens = {"auto", "permute_tma", "permute_tile"};
-  bool have_shape = false, have_perm = false, explain = false;
+  bool have_shape = false, have_perm = false, explain = false, tune = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     std::string text;
@@ -85,6 +87,8 @@ int run_permute(const std::vector<std::string>& args) {
       have_perm = true;
     } else if (a == "--explain") {
       explain = true;
+    } else if (a == "--tune") {
+      tune = true;
     } else if (a == "--elem-bytes") {
       if (!take_integer(kCmd, args, &i, 1, 16, &v)) return 2;
       elem_bytes = static_cast<int>(v);
@@ -170,6 +174,23 @@ int run_permute(const std::vector<std::string>& args) {
     std::string note = ran.fallback_reason.empty() ? "" : "fell back: " + ran.fallback_reason;
     std::printf("%-14s %-16s %10.4f %10.1f %8.1f%% %9s  %s\n", token.c_str(), ran.variant.c_str(),
                 st.median_ms, g, 100.0 * g / copy_gbps, verified ? "yes" : "NO", note.c_str());
+  }
+  if (tune) {
+    cudaMemset(d_dst.p, kPoisonByte, bytes);
+    PermuteTuning t;
+    if (Status s = tune_permute(d_src.p, d_dst.p, extents, perm, elem_bytes, {}, {}, &t); !s)
+      return fail(s);
+    Status s = cuda_status(cudaMemcpy(h_out.data(), d_dst.p, bytes, cudaMemcpyDeviceToHost),
+                           "cudaMemcpy(dst)");
+    if (!s) return fail(s);
+    const bool verified = std::memcmp(h_out.data(), h_ref.data(), bytes) == 0;
+    failures += verified ? 0 : 1;
+    std::printf(
+        "\ntune_permute (median of the rounds, L2 flushed; kept as wisdom): %s fastest, "
+        "output verified: %s\n",
+        t.variant.c_str(), verified ? "yes" : "NO");
+    for (const auto& [token, us] : t.timings)
+      std::printf("  %-20s %10.2f us %10.1f GB/s\n", token.c_str(), us, moved / (us * 1e3));
   }
   return failures == 0 ? 0 : 1;
 }

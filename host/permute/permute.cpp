@@ -12,6 +12,7 @@
 #include <host/device_policy.hpp>
 #include <host/error.hpp>
 #include <host/permute/reduce.hpp>
+#include <host/permute/tune.hpp>
 #include <host/tensor_map/driver.hpp>
 #include <host/transpose/decider.hpp>
 #include <host/transpose/plan_state.hpp>
@@ -398,6 +399,14 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
     return s;
   const auto s0 = reinterpret_cast<std::uintptr_t>(src), d0 = reinterpret_cast<std::uintptr_t>(dst);
   const PermuteReduction r = detail::reduce(p);
+  // auto: the technique wisdom holds for the problem, or measured now in measure mode
+  // (host/permute/tune.cpp); else the rules below.
+  if (token == "auto") {
+    bool ran = false;
+    const Status tuned =
+        detail::permute_auto_tuned(src, dst, extents, perm, elem_bytes, layout, options, r, &ran);
+    if (ran) return tuned;
+  }
 
   // 3. A copy or a transpose: transpose() runs it (unless a permutation technique is named),
   // when the operands are aligned to its elements (wider ones for whole short rows).

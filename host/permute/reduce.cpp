@@ -19,13 +19,6 @@ Status invalid(std::string msg) {
   return make_status(StatusCode::kInvalidArgument, std::move(msg));
 }
 
-template <class T>
-std::string list(const std::vector<T>& v) {
-  std::string s = "(";
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + ")";
-}
-
 // a * b, or false when it would pass kMaxSpanBytes.
 bool mul_ok(std::int64_t a, std::int64_t b, std::int64_t* out) {
   if (a != 0 && b > kMaxSpanBytes / a) return false;

@@ -20,6 +20,14 @@ struct PermuteProblem {
   std::int64_t src_span_bytes = 0, dst_span_bytes = 0;  // first to one past the last element
 };
 
+// "(a, b, c)": extents, a permutation or strides in messages and wisdom keys.
+template <class T>
+std::string list(const std::vector<T>& v) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + ")";
+}
+
 // Every argument rule, with the message permute() returns.
 Status check_permute_args(const std::vector<std::int64_t>& extents, const std::vector<int>& perm,
                           int elem_bytes, const PermuteLayout& layout, PermuteProblem* out);

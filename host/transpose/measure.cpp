@@ -10,6 +10,7 @@
 // than 1.25x (+ 2 us) behind the best is dropped: it cannot win, and the slow rungs of the
 // ladder (naive_write on a large matrix) would otherwise dominate the tuning time.
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <numeric>
 #include <random>
@@ -73,14 +74,6 @@ Status measure_candidates(const Request& req, const TuneOptions& tune,
     src = scratch_src.p;
     dst = scratch_dst.p;
   }
-  DeviceCaps caps;
-  if (Status s = current_device_caps(&caps); !s) return s;
-  int l2_bytes = 0;
-  TMAKIT_CUDA_TRY(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, caps.device));
-  L2Flusher flusher;
-  if (Status s = flusher.init(static_cast<std::size_t>(l2_bytes)); !s)
-    return make_status(s.code, "Tuning::kMeasure: the L2 flush buffer: " + s.message);
-
   // The candidates that can run the call as themselves.
   std::vector<std::unique_ptr<PlanState>> states;
   for (const VariantDef* def : candidates) {
@@ -96,14 +89,50 @@ Status measure_candidates(const Request& req, const TuneOptions& tune,
     states.push_back(std::move(st));
   }
   if (states.empty()) return {};
-  for (auto& st : states)  // warm up, and every candidate launches
-    if (Status s = launch_state(*st, src, dst, stream, false, true); !s) {
+  std::vector<std::function<Status()>> launches;
+  for (auto& st : states)
+    launches.push_back(
+        [&st, src, dst, stream] { return launch_state(*st, src, dst, stream, false, true); });
+  std::vector<double> us;
+  if (Status s = time_candidates(launches, tune.rounds, stream, &us); !s) return s;
+  std::vector<std::pair<std::string, double>> out;
+  for (std::size_t i = 0; i < states.size(); ++i)
+    out.emplace_back(states[i]->def->info.token, us[i]);
+  std::stable_sort(out.begin(), out.end(),
+                   [](const auto& a, const auto& b) { return a.second < b.second; });
+  // The caller's dst holds the winner's result (every candidate wrote the same bits; this
+  // makes it the winner's).
+  if (tune.src != nullptr && !req.accumulate) {
+    for (auto& st : states)
+      if (st->def->info.token == out[0].first) {
+        if (Status s = launch_state(*st, src, dst, stream, false, true); !s) return s;
+        break;
+      }
+    TMAKIT_CUDA_TRY(cudaStreamSynchronize(stream));
+  }
+  *timings = std::move(out);
+  return {};
+}
+
+Status time_candidates(const std::vector<std::function<Status()>>& launches, int rounds_asked,
+                       cudaStream_t stream, std::vector<double>* medians_us) {
+  medians_us->clear();
+  const std::size_t n = launches.size();
+  if (n == 0) return {};
+  DeviceCaps caps;
+  if (Status s = current_device_caps(&caps); !s) return s;
+  int l2_bytes = 0;
+  TMAKIT_CUDA_TRY(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, caps.device));
+  L2Flusher flusher;
+  if (Status s = flusher.init(static_cast<std::size_t>(l2_bytes)); !s)
+    return make_status(s.code, "Tuning::kMeasure: the L2 flush buffer: " + s.message);
+  for (const auto& launch : launches)  // warm up, and every candidate launches
+    if (Status s = launch(); !s) {
       cudaStreamSynchronize(stream);
       return make_status(s.code, "Tuning::kMeasure: " + s.message);
     }
   TMAKIT_CUDA_TRY(cudaStreamSynchronize(stream));
 
-  const std::size_t n = states.size();
   std::vector<std::vector<double>> samples(n);
   std::vector<bool> alive(n, true);
   Events ev;
@@ -113,9 +142,9 @@ Status measure_candidates(const Request& req, const TuneOptions& tune,
   std::iota(order.begin(), order.end(), 0);
   std::mt19937 rng(20261127u);
   // The main rounds, then the finalists' extra rounds (see the top of this file).
-  int rounds = tune.rounds;
+  int rounds = rounds_asked;
   for (int round = 0; round < rounds; ++round) {
-    if (round == tune.rounds) {  // the finalists: within 3% (+ 0.3 us) of the best median
+    if (round == rounds_asked) {  // the finalists: within 3% (+ 0.3 us) of the best median
       double best = 1e300;
       for (std::size_t i = 0; i < n; ++i)
         if (alive[i]) best = std::min(best, median(samples[i]));
@@ -125,14 +154,14 @@ Status measure_candidates(const Request& req, const TuneOptions& tune,
         finalists += alive[i];
       }
       if (finalists < 2) break;
-      rounds += (best < 20 ? 6 : 2) * tune.rounds;
+      rounds += (best < 20 ? 6 : 2) * rounds_asked;
     }
     std::shuffle(order.begin(), order.end(), rng);
     for (std::size_t i : order) {
       if (!alive[i]) continue;
       if (Status s = flusher.flush(stream); !s) return s;
       TMAKIT_CUDA_TRY(cudaEventRecord(ev.ev[2 * i], stream));
-      if (Status s = launch_state(*states[i], src, dst, stream, false, true); !s) {
+      if (Status s = launches[i](); !s) {
         cudaStreamSynchronize(stream);
         return make_status(s.code, "Tuning::kMeasure: " + s.message);
       }
@@ -151,22 +180,7 @@ Status measure_candidates(const Request& req, const TuneOptions& tune,
       for (std::size_t i = 0; i < n; ++i)
         if (samples[i].back() > 1.25 * best + 2.0) alive[i] = false;
   }
-  std::vector<std::pair<std::string, double>> out;
-  for (std::size_t i = 0; i < n; ++i)
-    out.emplace_back(states[i]->def->info.token, median(samples[i]));
-  std::stable_sort(out.begin(), out.end(),
-                   [](const auto& a, const auto& b) { return a.second < b.second; });
-  // The caller's dst holds the winner's result (every candidate wrote the same bits; this
-  // makes it the winner's).
-  if (tune.src != nullptr && !req.accumulate) {
-    for (auto& st : states)
-      if (st->def->info.token == out[0].first) {
-        if (Status s = launch_state(*st, src, dst, stream, false, true); !s) return s;
-        break;
-      }
-    TMAKIT_CUDA_TRY(cudaStreamSynchronize(stream));
-  }
-  *timings = std::move(out);
+  for (std::size_t i = 0; i < n; ++i) medians_us->push_back(median(samples[i]));
   return {};
 }
 

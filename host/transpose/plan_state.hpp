@@ -7,6 +7,7 @@
 #include <atomic>
 #include <mutex>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -131,6 +132,13 @@ void bump_wisdom_generation();
 Status measure_candidates(const Request& req, const TuneOptions& tune,
                           const std::vector<const VariantDef*>& candidates,
                           std::vector<std::pair<std::string, double>>* timings);
+
+// The measure tuning's clock (measure.cpp), for any set of candidates: each launch (one call of
+// a candidate on `stream`) runs once as a warm-up, then in `rounds` shuffled rounds after an L2
+// flush, between two events; the slow ones are dropped after the first round and the close ones
+// get extra rounds. *medians_us: each candidate's median, in the order of `launches`.
+Status time_candidates(const std::vector<std::function<Status()>>& launches, int rounds,
+                       cudaStream_t stream, std::vector<double>* medians_us);
 
 // ---- Shared by the plan's files: plan_check.cpp, plan_select.cpp, plan_run.cpp, plan.cpp ----
 

@@ -107,7 +107,7 @@ struct DevicePolicy {
   // after box k's stores freeing the buffer.
   int permute_box_async_barriers = 1;
   // permute_tile's box walks: the last chunk of a cut dimension moved back to overlap the one
-  // before it (those elements copied twice), so every box is whole (BoxPlan::overlap_edges),
+  // before it (those elements copied twice), so every box is whole (set_box_edges),
   // instead of cut short with coordinate checks.
   bool permute_box_overlap_edges = true;
   // permute_tile's box walks: as many blocks an SM (at most 8) as the device holds at once (0:

@@ -87,10 +87,9 @@ struct BoxPlan {
   bool pipeline = true;     // the word walk: the next box's loads before this box's stores
   bool row_tables = true;   // tables built from row tables (permute_tile.cu, build_box_entries)
   bool one_barrier = true;  // the cp.async walks: one barrier a box (permute_tile.cu)
-  // A cut dimension's last chunk starts box[u] before the dimension's end (box_origin), so it
-  // overlaps the chunk before it and every box is whole; else it is cut short (set_box_edges).
-  bool overlap_edges = true;
-  // Each batch dimension's last index: its offsets and, for a cut one, its coordinate limit.
+  // Each batch dimension's last index: its offsets and, for a cut one, its coordinate limit
+  // (set_box_edges: a cut dimension's last chunk moved back to overlap the chunk before it, or
+  // cut short).
   std::int64_t outer_last_ss[kBoxMaxOuter] = {}, outer_last_ds[kBoxMaxOuter] = {};
   std::uint32_t outer_last_lim[kBoxMaxOuter] = {};
 };
@@ -115,7 +114,6 @@ inline PermuteDims box_dims_of(const PermuteGeometry& g) {
 // (overlapping the chunk before it; every box whole); else where the chunks put it, cut short.
 // box_origin reads these, so a box's decode is the same select either way.
 inline void set_box_edges(BoxPlan* p, bool overlap) {
-  p->overlap_edges = overlap;
   for (int o = 0; o < p->outer; ++o) {
     const std::int64_t last = p->outer_n[o] - 1;
     const int u = p->outer_cut[o];
@@ -301,7 +299,7 @@ inline bool make_box_plan(const PermuteGeometry& g, int elem_bytes, BoxPlan* out
 // Box b of the batch -> where it starts on both sides and how much of its cut dimensions is
 // inside the tensor (lim0, lim1: coordinates along cut[0], cut[1] stay below them; 256 when
 // uncut). Every box kernel and the host tests decode a box with this.
-// With overlap_edges, the last chunk of a cut dimension (an odd extent rarely divides into
+// With set_box_edges' overlap, the last chunk of a cut dimension (an odd extent rarely divides into
 // equal chunks: 23 in chunks of 12 is 12 + 11) starts box[u] before the dimension's end instead:
 // it covers elements the chunk before it covers too, which are then copied twice (the same
 // values to the same places), and every box is whole (the walks' fast path, no coordinate

@@ -138,6 +138,33 @@ TEST(Wisdom, CorruptFilesAreRefusedWithTheLine) {
   }
 }
 
+// permute()'s records (host/permute/tune.cpp) name a permutation technique or a transpose()
+// technique; a name that is neither is refused like any unknown technique.
+TEST(Wisdom, PermutationRecordsNameAPermutationOrTransposeTechnique) {
+  const char* const problem =
+      "permute e4 tile: extents (8, 9, 10, 11, 120) perm (4, 1, 3, 0, 2) ss(118800, 13200, 1320, "
+      "120, 1) ds(10, 95040, 1, 950400, 990) a16 tma cc90 policy h100";
+  WisdomStore s;
+  s.record(h100(), problem, {"permute_tile", 9.5, 3});
+  s.record(h100(), kProblemA, {"permute_transpose", 41.0, 3});
+  const std::string text = s.export_text();
+  WisdomStore b;
+  const GpuKey me = h100();
+  ASSERT_TRUE(b.import_text(text, "permute.wisdom", &me, nullptr).ok());
+  WisdomEntry e;
+  ASSERT_TRUE(b.find(h100(), problem, &e));
+  EXPECT_EQ(e.variant, "permute_tile");
+  std::string bad = text;
+  const std::size_t at = bad.find("variant=permute_tile");
+  ASSERT_NE(at, std::string::npos);
+  bad.replace(at, 20, "variant=permute_fast");
+  WisdomStore c;
+  const Status st = c.import_text(bad, "bad.wisdom", &me, nullptr);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message.find("permute_fast"), std::string::npos) << st.message;
+  EXPECT_EQ(c.size(), 0);
+}
+
 TEST(Wisdom, CommentsAndBlankLinesAreIgnored) {
   std::string text = two_gpus_text();
   text.insert(text.find("gpu="), "\n# a note\n\n");

@@ -5,6 +5,7 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 #include <cuda_runtime_api.h>
@@ -42,10 +43,12 @@ struct PermuteRun {
   Status status;      // what permute() returned
 };
 
-// offset_bytes: both operands this far from 256-byte aligned allocations.
-inline PermuteRun check_permute(const std::vector<std::int64_t>& ext, const std::vector<int>& perm,
-                                int e, const PermuteLayout& lay, const TransposeOptions& opt,
-                                std::size_t offset_bytes = 0) {
+// `call` runs the permutation on the device operands (permute(), or tune_permute); its Status
+// is kept. offset_bytes: both operands this far from 256-byte aligned allocations.
+inline PermuteRun check_permute_call(const std::vector<std::int64_t>& ext,
+                                     const std::vector<int>& perm, int e, const PermuteLayout& lay,
+                                     const std::function<Status(const void*, void*)>& call,
+                                     std::size_t offset_bytes = 0) {
   PermuteRun run;
   std::vector<std::int64_t> dext(ext.size());
   for (std::size_t d = 0; d < ext.size(); ++d) dext[d] = ext[perm[d]];
@@ -74,7 +77,7 @@ inline PermuteRun check_permute(const std::vector<std::int64_t>& ext, const std:
       cuda(cudaMemset(d_dst, kPoisonByte, dst_alloc), "poison") &&
       cuda(cudaDeviceSynchronize(), "poison")) {  // before a call on any stream
     unsigned char* dst = d_dst + offset_bytes + kGuardBytes;
-    run.status = permute(d_src + offset_bytes, dst, ext, perm, e, lay, opt);
+    run.status = call(d_src + offset_bytes, dst);
     if (!run.status) run.error = "call failed: " + run.status.message;
     if (run.error.empty() && cuda(cudaDeviceSynchronize(), "kernel")) {
       std::vector<unsigned char> out(dst_bytes + 2 * kGuardBytes);
@@ -101,6 +104,15 @@ inline PermuteRun check_permute(const std::vector<std::int64_t>& ext, const std:
     run.error += " [extents " + text(ext) + " perm " + text(perm) + " " + std::to_string(e) +
                  " B, ran " + run.status.variant + "]";
   return run;
+}
+
+inline PermuteRun check_permute(const std::vector<std::int64_t>& ext, const std::vector<int>& perm,
+                                int e, const PermuteLayout& lay, const TransposeOptions& opt,
+                                std::size_t offset_bytes = 0) {
+  return check_permute_call(
+      ext, perm, e, lay,
+      [&](const void* src, void* dst) { return permute(src, dst, ext, perm, e, lay, opt); },
+      offset_bytes);
 }
 
 // Every permutation of 0..rank-1, in lexicographic order.

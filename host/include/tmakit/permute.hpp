@@ -21,6 +21,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 #include <tmakit/tmakit.hpp>
 
@@ -77,6 +78,34 @@ Status reduce_permutation(const std::vector<std::int64_t>& extents, const std::v
 Status permute(const void* src, void* dst, const std::vector<std::int64_t>& extents,
                const std::vector<int>& perm, int elem_bytes, const PermuteLayout& layout = {},
                const TransposeOptions& options = {});
+
+// Tuning, as for transposes (tmakit/plan.hpp): permute()'s `auto` first looks for wisdom, a
+// technique measured fastest for the same reduced problem (extents, permutation, strides, element
+// size, operand alignment) on this GPU model and driver; else, when the process's default tuning
+// is Tuning::kMeasure (TMAKIT_TUNING=measure, or set_default_tuning), it measures the call once
+// with tune_permute and keeps the fastest as wisdom (saved to the file TMAKIT_WISDOM names, if
+// any); else its rules (explain_permute). A call on a stream being captured into a graph is not
+// measured. Wisdom from load_wisdom / import_wisdom holds permutation records beside transpose
+// ones (`problem=permute ...`).
+struct PermuteTuning {
+  std::string variant;     // the fastest: a permutation technique or a transpose() technique
+  double measured_us = 0;  // its median, microseconds
+  std::vector<std::pair<std::string, double>> timings;  // every candidate, fastest first
+};
+
+// Times every technique that can run this call on its own operands and keeps the fastest as
+// wisdom for this GPU: permute_tile, permute_tma and permute_transpose (the tile form as a batch
+// of transposes, its transposes as the decider ranks them, or as measured in measure mode); for
+// a copy or a transpose form, transpose()'s own pick, measured among its techniques, beside
+// permute_tma and permute_tile. Each candidate runs as named with allow_fallback = false, first
+// as a check that it launches, then in `rounds` shuffled rounds with the L2 flushed before each
+// launch; the median is kept. dst holds the result on return (the fastest runs last), and the
+// Status is that last call's (Status::variant: what ran; permute_transpose's is the transpose()
+// technique it ran).
+// options.variant must be "auto"; options.synchronize is ignored (tune_permute synchronizes).
+Status tune_permute(const void* src, void* dst, const std::vector<std::int64_t>& extents,
+                    const std::vector<int>& perm, int elem_bytes, const PermuteLayout& layout,
+                    const TransposeOptions& options, PermuteTuning* out, int rounds = 7);
 
 // What permute() does with a problem, in words, with no device: the reduction; the transpose()
 // call it hands a copy or transpose to; the permutation kernels' walk (tile or rows dimensions
