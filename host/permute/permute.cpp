@@ -407,6 +407,18 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
         detail::permute_auto_tuned(src, dst, extents, perm, elem_bytes, layout, options, r, &ran);
     if (ran) return tuned;
   }
+  // Whole rows of 2-16 bytes move as elements of that size (widen_rows) where the operands are
+  // aligned to it: the walks' runs, words and row tables then count those elements, where rows
+  // of one word each had their tables decoded in full; TMA and transpose() may take the result.
+  if (r.form == PermuteForm::kRows) {
+    detail::PermuteWidened w;
+    DeviceCaps wc;
+    if (detail::widen_rows(r, elem_bytes, &w).empty() &&
+        (s0 | d0) % static_cast<std::uintptr_t>(w.elem_bytes) == 0 &&
+        current_device_caps(&wc).ok() && wc.policy.permute_rows_as_elements)
+      return permute(src, dst, w.extents, w.perm, w.elem_bytes, w.layout, options);
+    cudaGetLastError();
+  }
 
   // 3. A copy or a transpose: transpose() runs it (unless a permutation technique is named),
   // when the operands are aligned to its elements (wider ones for whole short rows).
@@ -569,6 +581,15 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
     return "error: " + s.message + "\n";
   const PermuteReduction r = detail::reduce(p);
   std::string out = "reduces to " + r.to_string() + "\n";
+  // The default policy's choices, with TMAKIT_POLICY's overrides (no device: the H100's row; the
+  // permutation fields are the same in every row).
+  const DevicePolicy policy = device_policy(0);
+  detail::PermuteWidened w;
+  if (policy.permute_rows_as_elements && detail::widen_rows(r, elem_bytes, &w).empty())
+    return out + "rows of " + std::to_string(w.elem_bytes) + " bytes: moved as " +
+           std::to_string(w.elem_bytes) + "-byte elements where src and dst are aligned to " +
+           std::to_string(w.elem_bytes) + " bytes (permute_rows_as_elements), which is\n" +
+           explain_permute(w.extents, w.perm, w.elem_bytes, w.layout);
   if (r.form == PermuteForm::kCopy || r.form == PermuteForm::kTranspose)
     out += "auto: transpose() runs it (when src and dst are aligned to " +
            std::to_string(r.transpose_elem_bytes) +
@@ -576,9 +597,6 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
   kernels::PermuteArgs a;
   a.dims = dims_of(r);
   BoxPlan box;
-  // The default policy's kernel and batch order, with TMAKIT_POLICY's overrides (no device: the
-  // H100's row; the permutation fields are the same in every row).
-  const DevicePolicy policy = device_policy(0);
   const bool registers = elem_bytes >= policy.permute_box_registers_min_bytes;
   const bool has_box = kernels::permute_tile_box_plan(a.dims, elem_bytes, &box, registers,
                                                       policy.permute_box_cuts_first,

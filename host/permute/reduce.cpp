@@ -300,6 +300,38 @@ std::string split_permutation(const PermuteReduction& r, PermuteSplit* out) {
   return {};
 }
 
+std::string widen_rows(const PermuteReduction& r, int elem_bytes, PermuteWidened* out) {
+  if (r.form != PermuteForm::kRows) return "not a row permutation";
+  const std::size_t red = r.extents.size();
+  std::size_t i = red;  // the rows' dimension: stride 1 on both sides
+  for (std::size_t k = 0; k < red; ++k)
+    if (r.src_strides_elems[k] == 1 && r.dst_strides_elems[k] == 1) i = k;
+  if (i == red) return "no dimension of stride 1 on both sides";
+  const std::int64_t n = r.extents[i], bytes = n * elem_bytes;
+  if (n < 2 || bytes > 16 || (bytes & (bytes - 1)) != 0)
+    return "rows of " + std::to_string(bytes) +
+           " bytes (2, 4, 8 or 16 bytes of two elements "
+           "or more move as elements)";
+  for (std::size_t k = 0; k < red; ++k)
+    if (k != i && (r.src_strides_elems[k] % n != 0 || r.dst_strides_elems[k] % n != 0))
+      return "a stride is not a whole number of rows";
+  *out = PermuteWidened{};
+  out->elem_bytes = static_cast<int>(bytes);
+  std::vector<int> sub_of(red, -1);  // reduced src dimension -> its index without the rows'
+  for (std::size_t k = 0; k < red; ++k)
+    if (k != i) {
+      sub_of[k] = static_cast<int>(out->extents.size());
+      out->extents.push_back(r.extents[k]);
+      out->layout.src_strides_elems.push_back(r.src_strides_elems[k] / n);
+    }
+  for (int d : r.perm)  // dst order
+    if (static_cast<std::size_t>(d) != i) {
+      out->perm.push_back(sub_of[static_cast<std::size_t>(d)]);
+      out->layout.dst_strides_elems.push_back(r.dst_strides_elems[static_cast<std::size_t>(d)] / n);
+    }
+  return {};
+}
+
 std::string permute_geometry(const PermuteReduction& r, PermuteGeometry* g) {
   const std::size_t red = r.extents.size();
   *g = PermuteGeometry{};

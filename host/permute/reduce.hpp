@@ -40,6 +40,18 @@ PermuteReduction reduce(const PermuteProblem& p);
 // batch ordered by dst stride. Empty string, or why it cannot (more than 3 batch dimensions).
 std::string permute_geometry(const PermuteReduction& r, PermuteGeometry* g);
 
+// A row permutation whose rows are 2-16 bytes, a power of two and two elements or more, as the
+// same permutation of elements that size: the rows' dimension dropped, every other stride
+// divided by its extent. The call's terms (src order; dst strides per dst dimension, as
+// PermuteLayout takes them). Empty string, or why not.
+struct PermuteWidened {
+  std::vector<std::int64_t> extents;
+  std::vector<int> perm;
+  PermuteLayout layout;
+  int elem_bytes = 0;
+};
+std::string widen_rows(const PermuteReduction& r, int elem_bytes, PermuteWidened* out);
+
 // A reduction of rank 6-8, which the kernels' walk cannot hold (two tile dimensions and three
 // batch ones), as rank-5 permutations that the host runs one after another: it keeps the
 // dimension contiguous in src, the one contiguous in dst and the largest others (five in all),

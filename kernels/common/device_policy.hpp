@@ -110,6 +110,10 @@ struct DevicePolicy {
   // before it (those elements copied twice), so every box is whole (set_box_edges),
   // instead of cut short with coordinate checks.
   bool permute_box_overlap_edges = true;
+  // permute(): whole rows of 2-16 bytes (a power of two, two elements or more) moved as elements
+  // of that size, where the operands are aligned to it (host/permute/reduce.cpp, widen_rows):
+  // the walks then take runs and row tables of those elements instead of rows of one word each.
+  bool permute_rows_as_elements = true;
   // permute_tile's box walks: as many blocks an SM (at most 8) as the device holds at once (0:
   // the occupancy query, registers and shared memory), or as this many bytes of shared memory
   // an SM hold (204800: the rule before the query).

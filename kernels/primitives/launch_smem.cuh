@@ -1,9 +1,12 @@
-// The dynamic shared-memory opt-in every launcher above 48 KB needs, remembered per kernel and
-// device: cudaFuncSetAttribute is a driver call on every launch otherwise (the per-call
-// host overhead). The setting belongs to the function in the device's context and stays until
-// changed, so once per kernel, device and size is enough, except that cudaDeviceReset drops it
-// with the context: launch_with_smem then sees the launch refused (cudaErrorInvalidValue),
-// opts in again and relaunches once.
+// The dynamic shared-memory opt-in a launch needs when its dynamic and static shared memory
+// together pass 48 KB, asked for any dynamic size (a kernel's static bytes count against the
+// 48 KB too: a box walk with 49,120 dynamic bytes and its own origins' slots was refused when
+// only dynamic sizes above 48 KB opted in). Remembered per kernel and device:
+// cudaFuncSetAttribute is a driver call on every launch otherwise (the per-call host overhead). The
+// setting belongs to the function in the device's context and stays until changed, so once per
+// kernel, device and size is enough, except that cudaDeviceReset drops it with the context:
+// launch_with_smem then sees the launch refused (cudaErrorInvalidValue), opts in again and
+// relaunches once.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -31,7 +34,7 @@ inline std::vector<SmemOptIn>& smem_opt_ins() {
 // force: set the attribute even if it is remembered (after a reset dropped it).
 inline cudaError_t allow_dynamic_smem_bytes(const void* kernel, std::uint32_t bytes,
                                             bool force = false) {
-  if (bytes <= 48u * 1024u) return cudaSuccess;
+  if (bytes == 0) return cudaSuccess;
   std::mutex& mu = smem_opt_in_mutex();
   std::vector<SmemOptIn>& done = smem_opt_ins();
   int device = -1;
@@ -102,7 +105,7 @@ cudaError_t launch_with_smem(void (*kernel)(Params...), dim3 grid, dim3 block,
   if (cudaError_t err = allow_dynamic_smem_bytes(k, smem_bytes); err != cudaSuccess) return err;
   kernel<<<grid, block, smem_bytes, stream>>>(args...);
   cudaError_t err = cudaGetLastError();
-  if (err == cudaErrorInvalidValue && smem_bytes > 48u * 1024u) {  // the opt-in was dropped
+  if (err == cudaErrorInvalidValue && smem_bytes > 0) {  // the opt-in was dropped
     if (err = allow_dynamic_smem_bytes(k, smem_bytes, true); err != cudaSuccess) return err;
     kernel<<<grid, block, smem_bytes, stream>>>(args...);
     err = cudaGetLastError();

@@ -447,6 +447,71 @@ TEST(Permute, BoxWalkManyBoxesPerBlock) {
   EXPECT_EQ(async, 7);   // every 4-16-byte element walk and the 1-byte words of (48, 40, 56, 36)
 }
 
+// Whole rows of 2-16 bytes moved as elements of that size (widen_rows): every element size and
+// row width, every permutation of rank 4 that keeps the rows (all but (2, 1, 0, 3) reduce to a
+// copy or a transpose of wider elements by themselves) and two of rank 5, each technique,
+// operands aligned (widened) and off by one element (rows as they are), strides that are whole
+// rows (padding poisoned) and strides that are not; and with the policy off, the rows as before.
+TEST(Permute, RowsOfTwoToSixteenBytesAsElements) {
+  TMAKIT_NEED_GPU(75);
+  int runs = 0, widened = 0;
+  for (const char* policy : {"", "permute_rows_as_elements=0"}) {
+    test::ScopedEnv env("TMAKIT_POLICY", policy);
+    for (int e : {1, 2, 4, 8})
+      for (int w = 2 * e; w <= 16; w *= 2) {
+        const std::int64_t n = w / e;
+        std::vector<std::pair<Ext, std::vector<int>>> calls;
+        for (const auto& p3 : test::all_perms(3))
+          calls.push_back({{5, 3, 7, n}, {p3[0], p3[1], p3[2], 3}});
+        calls.push_back({{5, 3, 7, 4, n}, {3, 0, 2, 1, 4}});
+        calls.push_back({{5, 3, 7, 4, n}, {1, 3, 0, 2, 4}});
+        for (const auto& [ext, perm] : calls) {
+          const std::string how = explain_permute(ext, perm, e);
+          widened +=
+              how.find("moved as " + std::to_string(w) + "-byte elements") != std::string::npos;
+          for (const std::string& v : techniques())
+            for (std::size_t offset : {std::size_t{0}, static_cast<std::size_t>(e)}) {
+              const test::PermuteRun r = test::check_permute(ext, perm, e, {}, named(v), offset);
+              ASSERT_TRUE(r.error.empty()) << v << " " << policy << ": " << r.error;
+              ++runs;
+            }
+        }
+        const Ext ext = {5, 3, 7, n};
+        // Strided src: rows 8 apart (whole rows of n when n divides 8: widened), planes padded.
+        PermuteLayout lay;
+        lay.src_strides_elems = {3 * 8 * 8 + 8, 8 * 8, 8, 1};
+        if (n == 16) lay.src_strides_elems = {3 * 128 + 16, 128, 16, 1};
+        lay.dst_strides_elems = {3 * 5 * n + n, 5 * n, n, 1};  // dst (7, 3, 5, n), planes padded
+        for (const std::string& v : techniques()) {
+          const test::PermuteRun r = test::check_permute(ext, {2, 1, 0, 3}, e, lay, named(v));
+          ASSERT_TRUE(r.error.empty()) << v << " strided " << policy << ": " << r.error;
+          ++runs;
+        }
+      }
+  }
+  const int sizes = 4 + 3 + 2 + 1;  // (e, w) pairs
+  EXPECT_EQ(runs, 2 * sizes * static_cast<int>(techniques().size()) * (8 * 2 + 1));
+  EXPECT_EQ(widened, sizes * 3);  // the default policy only
+}
+
+// A box walk whose dynamic shared memory is just under 48 KB (49,120 bytes: tables, the box and
+// the row tables after them) with the kernel's own static bytes on top: the launch must opt in
+// (kernels/primitives/launch_smem.cuh), where it was refused with cudaErrorInvalidValue. Rows of
+// 2 bytes kept as rows (operands 1 byte off, and with the policy's widening off).
+TEST(Permute, BoxSharedMemoryJustUnderFortyEightKilobytes) {
+  TMAKIT_NEED_GPU(75);
+  const Ext ext = {8, 11, 4, 558, 3, 2};
+  const std::vector<int> perm = {0, 1, 4, 3, 2, 5};
+  test::ScopedEnv env("TMAKIT_POLICY", "permute_rows_as_elements=0");
+  const std::string how = explain_permute(ext, perm, 1);
+  EXPECT_NE(how.find("row tables of 15624 bytes, after the tables"), std::string::npos) << how;
+  for (const std::string& v : {std::string("auto"), std::string("permute_tile")})
+    for (std::size_t offset : {std::size_t{0}, std::size_t{1}}) {
+      const test::PermuteRun r = test::check_permute(ext, perm, 1, {}, named(v), offset);
+      EXPECT_TRUE(r.error.empty()) << v << " offset " << offset << ": " << r.error;
+    }
+}
+
 // permute_tile's 2-D tile kernel (64 x 64 tiles up to 4 B, 32 x 32 from 8 B on): edge tiles cut on
 // both sides and in the middle of a warp's columns, one or two batch dimensions between the two,
 // operands off 16-byte alignment; explain_permute says the tiles ran, not the boxes.

@@ -121,6 +121,53 @@ TEST(PermuteReduction, RankBeyondFiveRunsSplitOverItsOuterDimensions) {
   EXPECT_NE(s.message.find("launches"), std::string::npos) << s.message;
 }
 
+// Whole rows of 2-16 bytes (a power of two, two elements or more) are the same permutation of
+// elements that size (widen_rows): the rows' dimension dropped, the strides divided by it.
+TEST(PermuteReduction, RowsOfTwoToSixteenBytesAreWiderElements) {
+  PermuteReduction r;
+  ASSERT_TRUE(reduce_permutation({6, 4, 72, 451, 2}, {1, 3, 2, 0, 4}, 2, {}, &r).ok());
+  ASSERT_EQ(r.form, PermuteForm::kRows);
+  detail::PermuteWidened w;
+  ASSERT_EQ(detail::widen_rows(r, 2, &w), "");
+  EXPECT_EQ(w.elem_bytes, 4);
+  EXPECT_EQ(w.extents, (std::vector<std::int64_t>{6, 4, 72, 451}));
+  EXPECT_EQ(w.perm, (std::vector<int>{1, 3, 2, 0}));
+  EXPECT_EQ(w.layout.src_strides_elems, (std::vector<std::int64_t>{129888, 32472, 451, 1}));
+  EXPECT_EQ(w.layout.dst_strides_elems, (std::vector<std::int64_t>{194832, 432, 6, 1}));
+  // The widened call moves the same bytes: its reference equals the original's.
+  std::vector<unsigned char> src(6 * 4 * 72 * 451 * 2 * 2), a(src.size()), b(src.size());
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<unsigned char>(i * 7 + i / 251);
+  ASSERT_TRUE(reference_permute(src.data(), a.data(), {6, 4, 72, 451, 2}, {1, 3, 2, 0, 4}, 2).ok());
+  ASSERT_TRUE(reference_permute(src.data(), b.data(), w.extents, w.perm, 4, w.layout).ok());
+  EXPECT_EQ(a, b);
+  // Strided: strides that are whole rows are divided; others keep the rows as they are.
+  PermuteLayout lay;
+  lay.src_strides_elems = {64, 8, 1};  // (5, 7, 4) at 4 B: rows of 16 bytes, 8 apart
+  ASSERT_TRUE(reduce_permutation({5, 7, 4}, {1, 0, 2}, 4, lay, &r).ok());
+  ASSERT_EQ(detail::widen_rows(r, 4, &w), "");
+  EXPECT_EQ(w.elem_bytes, 16);
+  EXPECT_EQ(w.layout.src_strides_elems, (std::vector<std::int64_t>{16, 2}));
+  EXPECT_EQ(w.layout.dst_strides_elems, (std::vector<std::int64_t>{5, 1}));
+  lay.src_strides_elems = {70, 10, 1};  // rows 10 elements apart: not whole rows of 4
+  ASSERT_TRUE(reduce_permutation({5, 7, 4}, {1, 0, 2}, 4, lay, &r).ok());
+  EXPECT_NE(detail::widen_rows(r, 4, &w).find("whole number of rows"), std::string::npos);
+  // Rows of 6, 32 and 1 element(s) stay rows.
+  for (const auto& [n, e] : {std::pair<std::int64_t, int>{3, 2}, {16, 2}, {1, 4}}) {
+    if (!reduce_permutation({5, 7, 9, n}, {2, 0, 1, 3}, e, {}, &r).ok() ||
+        r.form != PermuteForm::kRows)
+      continue;  // (rows of 1 element fold away: a tile form)
+    EXPECT_NE(detail::widen_rows(r, e, &w), "") << n << " x " << e;
+  }
+  const std::string how = explain_permute({6, 4, 72, 451, 2}, {1, 3, 2, 0, 4}, 2);
+  EXPECT_NE(how.find("rows of 4 bytes: moved as 4-byte elements"), std::string::npos) << how;
+  EXPECT_NE(how.find("reduces to tile: extents (6, 4, 72, 451) perm (1, 3, 2, 0)"),
+            std::string::npos)
+      << how;
+  test::ScopedEnv off("TMAKIT_POLICY", "permute_rows_as_elements=0");
+  EXPECT_EQ(explain_permute({6, 4, 72, 451, 2}, {1, 3, 2, 0, 4}, 2).find("moved as"),
+            std::string::npos);
+}
+
 TEST(PermuteArgs, BadCallsAreClearErrors) {
   struct Case {
     Ext n;
