@@ -390,12 +390,8 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
         "swizzle_bytes and barrier choose among a transpose() technique's variants; "
         "permute_tma and permute_tile take neither (leave them default)");
   // 2. Arguments, all before touching the device.
-  if (Status s = detail::check_null(src, dst); !s) return s;
   detail::PermuteProblem p;
-  if (Status s = detail::check_permute_args(extents, perm, elem_bytes, layout, &p); !s) return s;
-  if (Status s = detail::check_aligned_to_element(src, dst, elem_bytes); !s) return s;
-  if (Status s = detail::check_no_overlap(src, p.src_span_bytes, dst, p.dst_span_bytes, "permute");
-      !s)
+  if (Status s = detail::check_permute_call(src, dst, extents, perm, elem_bytes, layout, &p); !s)
     return s;
   const auto s0 = reinterpret_cast<std::uintptr_t>(src), d0 = reinterpret_cast<std::uintptr_t>(dst);
   const PermuteReduction r = detail::reduce(p);

@@ -7,6 +7,7 @@
 #include <host/error.hpp>
 #include <kernels/common/elem.hpp>
 #include <host/transpose/layout.hpp>
+#include <host/transpose/plan_state.hpp>
 
 namespace tmakit {
 namespace detail {
@@ -14,10 +15,6 @@ namespace {
 
 constexpr int kMaxRank = 8;  // more than 5 only if it folds to 5
 constexpr std::int64_t kMaxSpanBytes = std::int64_t{1} << 62;
-
-Status invalid(std::string msg) {
-  return make_status(StatusCode::kInvalidArgument, std::move(msg));
-}
 
 // a * b, or false when it would pass kMaxSpanBytes.
 bool mul_ok(std::int64_t a, std::int64_t b, std::int64_t* out) {
@@ -167,6 +164,15 @@ bool as_transpose(const std::vector<std::int64_t>& n, const std::vector<int>& pe
 }
 
 }  // namespace
+
+Status check_permute_call(const void* src, const void* dst,
+                          const std::vector<std::int64_t>& extents, const std::vector<int>& perm,
+                          int elem_bytes, const PermuteLayout& layout, PermuteProblem* out) {
+  if (Status s = check_null(src, dst); !s) return s;
+  if (Status s = check_permute_args(extents, perm, elem_bytes, layout, out); !s) return s;
+  if (Status s = check_aligned_to_element(src, dst, elem_bytes); !s) return s;
+  return check_no_overlap(src, out->src_span_bytes, dst, out->dst_span_bytes, "permute");
+}
 
 PermuteReduction reduce(const PermuteProblem& p) {
   const std::size_t rank = p.extents.size();

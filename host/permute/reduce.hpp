@@ -32,6 +32,12 @@ std::string list(const std::vector<T>& v) {
 Status check_permute_args(const std::vector<std::int64_t>& extents, const std::vector<int>& perm,
                           int elem_bytes, const PermuteLayout& layout, PermuteProblem* out);
 
+// Every check of a call before anything touches the device, in permute()'s order: null
+// operands, the arguments (check_permute_args), operands aligned to their elements, no overlap.
+Status check_permute_call(const void* src, const void* dst,
+                          const std::vector<std::int64_t>& extents, const std::vector<int>& perm,
+                          int elem_bytes, const PermuteLayout& layout, PermuteProblem* out);
+
 // The reduction of a checked problem (see tmakit/permute.hpp).
 PermuteReduction reduce(const PermuteProblem& p);
 

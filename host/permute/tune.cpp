@@ -102,12 +102,8 @@ Status tune_permute(const void* src, void* dst, const std::vector<std::int64_t>&
   if (rounds < 1) return detail::invalid("tune_permute: rounds must be at least 1");
   if (options.swizzle_bytes != -1 || options.barrier != TmaBarrier::kDefault)
     return detail::invalid("tune_permute: leave swizzle_bytes and barrier default");
-  if (Status s = detail::check_null(src, dst); !s) return s;
   detail::PermuteProblem p;
-  if (Status s = detail::check_permute_args(extents, perm, elem_bytes, layout, &p); !s) return s;
-  if (Status s = detail::check_aligned_to_element(src, dst, elem_bytes); !s) return s;
-  if (Status s = detail::check_no_overlap(src, p.src_span_bytes, dst, p.dst_span_bytes, "permute");
-      !s)
+  if (Status s = detail::check_permute_call(src, dst, extents, perm, elem_bytes, layout, &p); !s)
     return s;
   if (detail::capturing(options.stream))
     return detail::invalid(
