@@ -304,7 +304,9 @@ std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers,
       "the next box's loads in flight (registers) while this one is stored",
       "by cp.async into two shared buffers, the next box's copies in flight while this one is "
       "stored"};
-  const int ws = policy.permute_box_words ? box_vector_elems(p, true, elem_bytes, 0) : 1;
+  BoxPlan runs = p;
+  runs.src_runs = policy.permute_box_src_runs;
+  const int ws = policy.permute_box_words ? box_vector_elems(runs, true, elem_bytes, 0) : 1;
   const int wd = policy.permute_box_words ? box_vector_elems(p, false, elem_bytes, 0) : 1;
   const bool words = ws > 1 || wd > 1;
   if (words)  // 16-byte aligned operands
@@ -506,6 +508,7 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.box_row_tables = caps.policy.permute_box_row_tables;
   a.box_async_barriers = caps.policy.permute_box_async_barriers;
   a.box_overlap_edges = caps.policy.permute_box_overlap_edges;
+  a.box_src_runs = caps.policy.permute_box_src_runs;
   Status result;
   // The tile form as a batch of transposes: permute_transpose or a transpose() technique
   // named, or auto where both tile dimensions are long (auto_prefers_transpose). transpose()'s

@@ -114,6 +114,10 @@ struct DevicePolicy {
   // of that size, where the operands are aligned to it (host/permute/reduce.cpp, widen_rows):
   // the walks then take runs and row tables of those elements instead of rows of one word each.
   bool permute_rows_as_elements = true;
+  // permute_tile's word walk: src words across whole box dimensions that continue src's
+  // contiguous one (a run of 5 x 128 elements takes words of 8 where the 5 alone takes none;
+  // box_vector_elems).
+  bool permute_box_src_runs = true;
   // permute_tile's box walks: as many blocks an SM (at most 8) as the device holds at once (0:
   // the occupancy query, registers and shared memory), or as this many bytes of shared memory
   // an SM hold (204800: the rule before the query).

@@ -87,6 +87,7 @@ struct BoxPlan {
   bool pipeline = true;     // the word walk: the next box's loads before this box's stores
   bool row_tables = true;   // tables built from row tables (permute_tile.cu, build_box_entries)
   bool one_barrier = true;  // the cp.async walks: one barrier a box (permute_tile.cu)
+  bool src_runs = true;     // src words across whole dimensions that continue dim 0 (host only)
   // Each batch dimension's last index: its offsets and, for a cut one, its coordinate limit
   // (set_box_edges: a cut dimension's last chunk moved back to overlap the chunk before it, or
   // cut short).
@@ -407,10 +408,23 @@ inline int box_vector_elems(const BoxPlan& p, bool src_side, int elem_bytes, std
   if (inner[u] != 1) return 1;
   std::int64_t w = word_elems(p.box[u], elem_bytes);
   if (p.box[u] < p.full[u]) w = std::min(w, word_elems(p.full[u], elem_bytes));
+  // Src side: whole box dimensions 0, 1, .., each the next's contiguous step in src (a stride
+  // equal to the extents below it), are one run in src and in the src-ordered shared box, so a
+  // src word may span them: (23, 20, 4, 128, 5) (2,0,4,1,3) at 2 B reads runs of 5 x 128
+  // elements, words of 8 where the 5 alone allowed none. Whole dimensions only: no cut, no
+  // coordinate check, inside a run.
+  int run_dims = 1;
+  if (src_side && p.src_runs && p.box[0] == p.full[0]) {
+    std::int64_t run = p.full[0];
+    while (run_dims < p.dims && inner[run_dims] == run && p.box[run_dims] == p.full[run_dims])
+      run *= p.full[run_dims++];
+    if (run_dims > 1) w = word_elems(run, elem_bytes);
+  }
   auto divides = [&](std::int64_t x) { return x % w == 0; };
   while (w > 1) {
     bool ok = ptr % static_cast<std::uintptr_t>(w * elem_bytes) == 0;
-    for (int k = 0; k < p.dims; ++k) ok = ok && (k == u || divides(inner[k]));
+    for (int k = 0; k < p.dims; ++k)
+      ok = ok && (k == u || (src_side && k < run_dims) || divides(inner[k]));
     for (int o = 0; o < p.outer; ++o) ok = ok && divides(outer[o]);
     if (ok) break;
     w /= 2;

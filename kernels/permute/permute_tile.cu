@@ -592,8 +592,9 @@ constexpr unsigned kWordThreads = kBoxWordThreads;
 constexpr int kPipelinedWords = kBoxPipelinedWords;
 
 // Box element t in src order is shared element t (dimension 0, src's contiguous one, has shared
-// stride 1). Src word s: src-order elements s * WS .. s * WS + WS - 1, consecutive along box
-// dimension 0 in src and in shared memory. Dst word d: dst-order elements d * WD .., consecutive
+// stride 1). Src word s: src-order elements s * WS .. s * WS + WS - 1, consecutive in src and in
+// shared memory: along box dimension 0, or across the whole dimensions that continue it in src
+// (box_vector_elems). Dst word d: dst-order elements d * WD .., consecutive
 // along box dimension dst_order[0] in dst, `step` apart in shared memory.
 // Async (DevicePolicy::permute_box_async, src words of 4-16 bytes): src words go to shared
 // memory by cp.async into two buffers, box k + 1's copies in flight while box k is stored, as in
@@ -968,6 +969,7 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
   box.pipeline = a.box_pipeline;
   box.row_tables = a.box_row_tables;
   box.one_barrier = a.box_async_barriers == 1;
+  box.src_runs = a.box_src_runs;
   set_box_edges(&box, a.box_overlap_edges);
   if (tables && a.box_words) {  // the walk in words where the strides allow
     const int ws =

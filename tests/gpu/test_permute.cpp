@@ -494,6 +494,47 @@ TEST(Permute, RowsOfTwoToSixteenBytesAsElements) {
   EXPECT_EQ(widened, sizes * 3);  // the default policy only
 }
 
+// Src words across whole box dimensions that continue src's contiguous one (box_vector_elems,
+// BoxPlan::src_runs): shapes whose innermost src extent is odd but whose run over the next whole
+// dimensions is a multiple of a word, every element size, each technique, operands aligned and
+// one element off (no words), dense and with padded src rows; with the policy off, the old words.
+TEST(Permute, SrcWordsAcrossWholeDimensions) {
+  TMAKIT_NEED_GPU(75);
+  const std::vector<std::pair<Ext, std::vector<int>>> cases = {
+      {{23, 20, 4, 128, 5}, {2, 0, 4, 1, 3}},
+      {{7, 6, 9, 3}, {2, 0, 3, 1}},
+      {{5, 12, 3, 7}, {3, 0, 2, 1}},
+      {{4, 3, 5, 8, 3}, {1, 3, 4, 0, 2}}};
+  int runs = 0;
+  for (const char* policy : {"", "permute_box_src_runs=0"}) {
+    test::ScopedEnv env("TMAKIT_POLICY", policy);
+    for (const auto& [n, p] : cases)
+      for (int e : {1, 2, 4, 8, 16}) {
+        for (const std::string& v : techniques())
+          for (std::size_t offset : {std::size_t{0}, static_cast<std::size_t>(e)}) {
+            const test::PermuteRun r = test::check_permute(n, p, e, {}, named(v), offset);
+            ASSERT_TRUE(r.error.empty()) << v << " " << policy << ": " << r.error;
+            ++runs;
+          }
+        // Padded src: the two innermost dimensions whole and contiguous, the rest padded by a
+        // word.
+        PermuteLayout lay;
+        const std::size_t r = n.size();
+        lay.src_strides_elems.assign(r, 1);
+        lay.src_strides_elems[r - 2] = n[r - 1];
+        std::int64_t s = n[r - 1] * n[r - 2] + 16;
+        for (std::size_t k = r - 2; k-- > 0;) {
+          lay.src_strides_elems[k] = s;
+          s = s * n[k] + 16;
+        }
+        const test::PermuteRun padded = test::check_permute(n, p, e, lay, named("permute_tile"));
+        ASSERT_TRUE(padded.error.empty()) << "padded " << policy << ": " << padded.error;
+        ++runs;
+      }
+  }
+  EXPECT_EQ(runs, 2 * 4 * 5 * (static_cast<int>(techniques().size()) * 2 + 1));
+}
+
 // A box walk whose dynamic shared memory is just under 48 KB (49,120 bytes: tables, the box and
 // the row tables after them) with the kernel's own static bytes on top: the launch must opt in
 // (kernels/primitives/launch_smem.cuh), where it was refused with cudaErrorInvalidValue. Rows of

@@ -522,6 +522,40 @@ TEST(PermuteBox, TheWalkCoversEveryElementOnce) {
 // The edge boxes: a cut dimension's last chunk starts box[u] before its end (overlapping the chunk
 // before it, every box whole), or with overlap_edges off starts where the chunks put it and is cut
 // short (its lim). explain_permute says which.
+// Src words across whole box dimensions that continue src's contiguous one
+// (BoxPlan::src_runs, box_vector_elems): (23, 20, 4, 128, 5) (2,0,4,1,3) reads runs of 5 x 128
+// elements, so 16-byte words at 2 B where the 5 alone took 2-byte loads; each such word is whole,
+// consecutive and aligned in the CPU walk; the policy off keeps the old words.
+TEST(PermuteBox, SrcWordsAcrossWholeDimensionsThatContinueTheRun) {
+  const std::string on = explain_permute({23, 20, 4, 128, 5}, {2, 0, 4, 1, 3}, 2);
+  EXPECT_NE(on.find("loads of 16 bytes, stores of 16 bytes"), std::string::npos) << on;
+  {
+    test::ScopedEnv off("TMAKIT_POLICY", "permute_box_src_runs=0");
+    const std::string old = explain_permute({23, 20, 4, 128, 5}, {2, 0, 4, 1, 3}, 2);
+    EXPECT_NE(old.find("loads of 2 bytes, stores of 16 bytes"), std::string::npos) << old;
+  }
+  int fused = 0;
+  for (const auto& [n, p] : std::vector<std::pair<std::vector<std::int64_t>, std::vector<int>>>{
+           {{23, 20, 4, 128, 5}, {2, 0, 4, 1, 3}},
+           {{7, 6, 9, 3}, {2, 0, 3, 1}},
+           {{5, 12, 3, 7}, {3, 0, 2, 1}},
+           {{4, 3, 5, 8, 3}, {1, 3, 4, 0, 2}}})
+    for (int e : {1, 2, 4, 8, 16}) {
+      detail::PermuteProblem prob;
+      ASSERT_TRUE(detail::check_permute_args(n, p, e, {}, &prob).ok());
+      PermuteGeometry g;
+      BoxPlan plan;
+      ASSERT_EQ(detail::permute_geometry(detail::reduce(prob), &g), "");
+      ASSERT_TRUE(make_box_plan(g, e, &plan));
+      BoxPlan old = plan;
+      old.src_runs = false;
+      fused += box_vector_elems(plan, true, e, 0) > box_vector_elems(old, true, e, 0);
+      std::string why;
+      ASSERT_TRUE(walk_box(plan, n, p, e, &why, true)) << e << " B: " << why;
+    }
+  EXPECT_GE(fused, 8);
+}
+
 TEST(PermuteBox, EdgeBoxesOverlapTheChunkBefore) {
   PermuteDims dims;  // (237, 69) (1, 0) at 4 B: both dimensions cut, neither a multiple
   dims.rank = 2;
