@@ -36,8 +36,9 @@ struct Candidate {
 
 bool capturing(cudaStream_t stream) {
   cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+  // (A stream the query refuses is not called captured: the call's own checks name it.)
   const bool yes =
-      cudaStreamIsCapturing(stream, &cs) != cudaSuccess || cs != cudaStreamCaptureStatusNone;
+      cudaStreamIsCapturing(stream, &cs) == cudaSuccess && cs != cudaStreamCaptureStatusNone;
   cudaGetLastError();
   return yes;
 }

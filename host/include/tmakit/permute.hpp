@@ -11,10 +11,13 @@
 // adjacent and in order on both sides fused. What remains is
 //   a copy, a 2-D transpose, or a batched one -> transpose() runs it (the same technique and
 //       speed as calling transpose() yourself, its Status::variant names the technique);
+//   whole rows of 2, 4, 8 or 16 bytes -> the same permutation of elements that size, where the
+//       operands are aligned to it (the rows' dimension dropped);
 //   whole rows moving (the innermost dimension stays innermost) or a transpose of two
 //       dimensions inside a batch of up to three more -> the permutation techniques:
 //       permute_tma (rank-5 tensor maps, sm_90) or permute_tile (LDG/STG, any GPU);
-//   more dimensions (rank 6-8 after the reduction) -> rank-5 permutations of the tile and the
+//   more dimensions (rank 6-8 after the reduction) -> permute_tile's box walk in one launch
+//       where a box fits; else (or permute_tma named) rank-5 permutations of the tile and the
 //       three largest other dimensions, the host looping over the rest (one launch each, on
 //       options.stream; refused above 4,096 launches).
 // Errors are returned like transpose()'s, before anything is launched: dst is left untouched.
