@@ -6,6 +6,7 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 #include <gtest/gtest.h>
 #include <host/permute/reduce.hpp>
@@ -340,13 +341,15 @@ namespace {
 // operands): a word is loaded or stored whole when its first element is inside, so every
 // element of it must be inside too, consecutive in memory and aligned; checked element by
 // element against the element walk's coordinates.
+// lay: strided operands (the plan made from their reduction); dst's padding stays as it was.
 bool walk_box(const BoxPlan& plan, const std::vector<std::int64_t>& n, const std::vector<int>& perm,
-              int e, std::string* why, bool words = false) {
-  std::int64_t total = 1;
-  for (auto x : n) total *= x;
-  std::vector<unsigned char> src(total * e), want(total * e), got(total * e, 0xCD);
-  for (std::int64_t i = 0; i < total * e; ++i) src[i] = static_cast<unsigned char>(i * 7 + i / 251);
-  if (!reference_permute(src.data(), want.data(), n, perm, e).ok()) return false;
+              int e, std::string* why, bool words = false, const PermuteLayout& lay = {}) {
+  detail::PermuteProblem prob;
+  if (!detail::check_permute_args(n, perm, e, lay, &prob).ok()) return false;
+  const std::int64_t src_bytes = prob.src_span_bytes, dst_bytes = prob.dst_span_bytes;
+  std::vector<unsigned char> src(src_bytes), want(dst_bytes, 0xCD), got(dst_bytes, 0xCD);
+  for (std::int64_t i = 0; i < src_bytes; ++i) src[i] = static_cast<unsigned char>(i * 7 + i / 251);
+  if (!reference_permute(src.data(), want.data(), n, perm, e, lay).ok()) return false;
   std::vector<unsigned char> buf(plan.volume * e);
   for (std::int64_t b = 0; b < plan.boxes; ++b) {
     const BoxOrigin at = box_origin(plan, static_cast<std::uint32_t>(b));
@@ -554,6 +557,51 @@ TEST(PermuteBox, SrcWordsAcrossWholeDimensionsThatContinueTheRun) {
       ASSERT_TRUE(walk_box(plan, n, p, e, &why, true)) << e << " B: " << why;
     }
   EXPECT_GE(fused, 8);
+}
+
+// The word walk on padded operands: src rows padded by 8 elements and dst's by 4 (as the GPU
+// test BoxesInWordsEvenExtentsOffsetsAndPadding pads them), every permutation of three shapes at
+// 1-8 B; each word whole, consecutive and aligned in the CPU walk. A dst word check that skipped
+// a dimension's stride (a fault on the GPU) fails here.
+TEST(PermuteBox, WordsOnPaddedOperands) {
+  int walked_words = 0;
+  for (const std::vector<std::int64_t>& n :
+       {std::vector<std::int64_t>{16, 3, 40, 2}, {6, 10, 4, 8}, {23, 4, 16, 5}}) {
+    const int rank = static_cast<int>(n.size());
+    std::vector<int> perm(rank);
+    std::iota(perm.begin(), perm.end(), 0);
+    do
+      for (int e : {1, 2, 4, 8}) {
+        std::vector<std::int64_t> dn(rank);
+        for (int d = 0; d < rank; ++d) dn[d] = n[perm[d]];
+        PermuteLayout lay;
+        using Side = std::tuple<const std::vector<std::int64_t>*, int, std::vector<std::int64_t>*>;
+        for (auto [ext, add, out] :
+             {Side{&n, 8, &lay.src_strides_elems}, Side{&dn, 4, &lay.dst_strides_elems}}) {
+          out->assign(rank, 1);  // dense strides plus add x (k + 1), kept nested
+          for (int k = rank - 1; k-- > 0;) (*out)[k] = (*out)[k + 1] * (*ext)[k + 1];
+          for (int k = 0; k + 1 < rank; ++k) (*out)[k] += add * (k + 1);
+          std::int64_t span = 1;
+          for (int k = rank - 1; k >= 0; --k) {
+            (*out)[k] = std::max((*out)[k], span);
+            span = (*out)[k] * (*ext)[k];
+          }
+        }
+        detail::PermuteProblem prob;
+        ASSERT_TRUE(detail::check_permute_args(n, perm, e, lay, &prob).ok());
+        PermuteGeometry g;
+        BoxPlan plan;
+        if (!detail::permute_geometry(detail::reduce(prob), &g).empty() ||
+            !make_box_plan(g, e, &plan) || !box_has_words(plan, e))
+          continue;
+        std::string why;
+        ASSERT_TRUE(walk_box(plan, n, perm, e, &why, true, lay))
+            << "padded, " << e << " B: " << why << test_text(n) << " perm " << test_text(perm);
+        ++walked_words;
+      }
+    while (std::next_permutation(perm.begin(), perm.end()));
+  }
+  EXPECT_GT(walked_words, 60);
 }
 
 TEST(PermuteBox, EdgeBoxesOverlapTheChunkBefore) {
