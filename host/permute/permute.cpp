@@ -304,10 +304,11 @@ std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers,
       "the next box's loads in flight (registers) while this one is stored",
       "by cp.async into two shared buffers, the next box's copies in flight while this one is "
       "stored"};
-  BoxPlan runs = p;
-  runs.src_runs = policy.permute_box_src_runs;
-  const int ws = policy.permute_box_words ? box_vector_elems(runs, true, elem_bytes, 0) : 1;
-  const int wd = policy.permute_box_words ? box_vector_elems(p, false, elem_bytes, 0) : 1;
+  BoxPlan as_run = p;  // with the policy's choices, as the launcher sets them
+  as_run.src_runs = policy.permute_box_src_runs;
+  as_run.row_tables = policy.permute_box_row_tables;
+  const int ws = policy.permute_box_words ? box_vector_elems(as_run, true, elem_bytes, 0) : 1;
+  const int wd = policy.permute_box_words ? box_vector_elems(as_run, false, elem_bytes, 0) : 1;
   const bool words = ws > 1 || wd > 1;
   if (words)  // 16-byte aligned operands
     out += "in words (16-byte aligned operands): loads of " + std::to_string(ws * elem_bytes) +
@@ -328,8 +329,6 @@ std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers,
   // cp.async), as the kernels decide (kernels/permute/permute_tile.cu, build_box_entries).
   const auto e = static_cast<std::uint32_t>(elem_bytes);
   const std::uint32_t buf_bytes = box_walk_bufs_bytes(p, e, words, loads, pad);
-  BoxPlan as_run = p;
-  as_run.row_tables = policy.permute_box_row_tables;
   const auto ss = static_cast<std::uint32_t>(ws), sd = static_cast<std::uint32_t>(wd);
   const std::uint32_t rows_src = box_src_rows(as_run, ss), rows_dst = box_dst_rows(as_run, sd);
   const std::uint32_t rows_bytes = box_row_tables_bytes(as_run, ss, sd);

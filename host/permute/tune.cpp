@@ -34,15 +34,6 @@ struct Candidate {
   std::function<Status()> launch;
 };
 
-bool capturing(cudaStream_t stream) {
-  cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
-  // (A stream the query refuses is not called captured: the call's own checks name it.)
-  const bool yes =
-      cudaStreamIsCapturing(stream, &cs) == cudaSuccess && cs != cudaStreamCaptureStatusNone;
-  cudaGetLastError();
-  return yes;
-}
-
 }  // namespace
 
 std::string permute_problem_key(const PermuteReduction& r, int elem_bytes, const void* src,
@@ -78,7 +69,7 @@ Status permute_auto_tuned(const void* src, void* dst, const std::vector<std::int
       return s;
     }
   }
-  if (!measure || capturing(options.stream)) return {};
+  if (!measure || stream_capturing(options.stream)) return {};
   TransposeOptions o = options;
   o.variant = "auto";
   PermuteTuning t;
@@ -106,7 +97,7 @@ Status tune_permute(const void* src, void* dst, const std::vector<std::int64_t>&
   detail::PermuteProblem p;
   if (Status s = detail::check_permute_call(src, dst, extents, perm, elem_bytes, layout, &p); !s)
     return s;
-  if (detail::capturing(options.stream))
+  if (detail::stream_capturing(options.stream))
     return detail::invalid(
         "tune_permute on a stream that is being captured into a CUDA graph: tune before the "
         "capture");

@@ -42,12 +42,10 @@ Status measure_candidates(const Request& req, const TuneOptions& tune,
                           std::vector<std::pair<std::string, double>>* timings) {
   timings->clear();
   const cudaStream_t stream = req.options.stream;
-  cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
-  if (cudaStreamIsCapturing(stream, &cs) == cudaSuccess && cs != cudaStreamCaptureStatusNone)
+  if (stream_capturing(stream))
     return make_status(StatusCode::kInvalidArgument,
                        "Tuning::kMeasure on a stream that is being captured into a CUDA graph: "
                        "make the plan before the capture");
-  cudaGetLastError();
 
   // The operands: the caller's (a transpose only: an accumulate would change dst each launch),
   // else scratch ones of the problem's spans.
@@ -112,6 +110,14 @@ Status measure_candidates(const Request& req, const TuneOptions& tune,
   }
   *timings = std::move(out);
   return {};
+}
+
+bool stream_capturing(cudaStream_t stream) {
+  cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+  const bool yes =
+      cudaStreamIsCapturing(stream, &cs) == cudaSuccess && cs != cudaStreamCaptureStatusNone;
+  cudaGetLastError();
+  return yes;
 }
 
 Status time_candidates(const std::vector<std::function<Status()>>& launches, int rounds_asked,

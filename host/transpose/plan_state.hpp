@@ -133,6 +133,10 @@ Status measure_candidates(const Request& req, const TuneOptions& tune,
                           const std::vector<const VariantDef*>& candidates,
                           std::vector<std::pair<std::string, double>>* timings);
 
+// Whether `stream` is being captured into a CUDA graph (a stream the query refuses is not: the
+// call's own checks name it). Measuring there would break the capture.
+bool stream_capturing(cudaStream_t stream);
+
 // The measure tuning's clock (measure.cpp), for any set of candidates: each launch (one call of
 // a candidate on `stream`) runs once as a warm-up, then in `rounds` shuffled rounds after an L2
 // flush, between two events; the slow ones are dropped after the first round and the close ones
