@@ -442,8 +442,9 @@ __global__ void __launch_bounds__(kThreads)
   cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
   auto with_whole = [&](const BoxOrigin& at, auto&& f) { box_with_whole(p, at, f); };
   constexpr auto inside = box_inside;
-  // This thread's elements of box `at` into `buf`: one commit group (empty when it has none).
-  auto issue = [&](const BoxOrigin& at, T* buf) {
+  // This thread's elements of box `at` into buffer b: one commit group (empty when it has none).
+  auto issue = [&](const BoxOrigin& at, unsigned b) {
+    T* buf = buf_of(b);
     pipe.producer_acquire();
     with_whole(at, [&](auto whole) {
       const T* s0 = src + at.src;
@@ -453,37 +454,14 @@ __global__ void __launch_bounds__(kThreads)
     });
     pipe.producer_commit();
   };
-  unsigned k = 0;
-  for_each_box_ahead(p, p.origin_once,
-                     [&](const BoxOrigin& at, bool has_next, const BoxOrigin& next) {
-                       T* cur = buf_of(k);
-                       if (k == 0) issue(at, cur);
-                       if (p.one_barrier) {
-                         // One barrier a box: box k's copies (the only ones in flight) landed,
-                         // every thread's; and every thread is past box k - 1's stores, so the
-                         // other buffer is free for box k + 1's copies, issued after it.
-                         cuda::pipeline_consumer_wait_prior<0>(pipe);
-                         __syncthreads();
-                         if (has_next) issue(next, buf_of(k + 1));
-                       } else {
-                         // The other buffer was last read by box k - 1's stores, which every
-                         // thread finished before that box's closing barrier.
-                         if (has_next) {
-                           issue(next, buf_of(k + 1));
-                           cuda::pipeline_consumer_wait_prior<1>(pipe);  // box k's copies landed
-                         } else {
-                           cuda::pipeline_consumer_wait_prior<0>(pipe);
-                         }
-                         __syncthreads();  // ...every thread's
-                       }
-                       with_whole(at, [&](auto whole) {
-                         T* d0 = dst + at.dst;
-                         for (std::uint32_t t = tid; t < V; t += kThreads)
-                           if (inside(whole, st_cut, t, at)) d0[st_off[t]] = cur[st_idx[t]];
-                       });
-                       if (!p.one_barrier) __syncthreads();
-                       ++k;
-                     });
+  for_each_box_async(p, pipe, issue, [&](const BoxOrigin& at, unsigned b) {
+    T* cur = buf_of(b);
+    with_whole(at, [&](auto whole) {
+      T* d0 = dst + at.dst;
+      for (std::uint32_t t = tid; t < V; t += kThreads)
+        if (inside(whole, st_cut, t, at)) d0[st_off[t]] = cur[st_idx[t]];
+    });
+  });
 }
 
 // The box walk with each thread's part of a box in registers instead of shared tables: thread
@@ -722,42 +700,22 @@ __global__ void __launch_bounds__(kWordThreads)
   // The walk through cp.async: src words straight into shared memory, two buffers.
   auto walk_async = [&](auto swizzled) {
     cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
-    // This thread's src words of box `at` into buffer `b`: one commit group (maybe empty).
-    auto issue = [&](const BoxOrigin& at, unsigned char* b) {
+    // This thread's src words of box `at` into buffer b: one commit group (maybe empty).
+    auto issue = [&](const BoxOrigin& at, unsigned b) {
+      unsigned char* into = buf + b * buf_bytes;
       pipe.producer_acquire();
       with_whole(at, [&](auto whole) {
         const T* s0 = src + at.src;
         for (std::uint32_t w = tid; w < NS; w += kWordThreads)
           if (inside(whole, ld_cut, w, at))
-            cuda::memcpy_async(b + at_byte(swizzled, w * WS), s0 + ld_off[w],
+            cuda::memcpy_async(into + at_byte(swizzled, w * WS), s0 + ld_off[w],
                                cuda::aligned_size_t<VS>(VS), pipe);
       });
       pipe.producer_commit();
     };
-    unsigned k = 0;
-    for_each_box_ahead(p, p.origin_once,
-                       [&](const BoxOrigin& at, bool has_next, const BoxOrigin& next) {
-                         unsigned char* cur = buf + (k & 1) * buf_bytes;
-                         if (k == 0) issue(at, cur);
-                         if (p.one_barrier) {  // as in permute_box_async_kernel
-                           cuda::pipeline_consumer_wait_prior<0>(pipe);
-                           __syncthreads();
-                           if (has_next) issue(next, buf + ((k + 1) & 1) * buf_bytes);
-                         } else {
-                           // The other buffer was last read by box k - 1's stores, before that
-                           // box's closing barrier.
-                           if (has_next) {
-                             issue(next, buf + ((k + 1) & 1) * buf_bytes);
-                             cuda::pipeline_consumer_wait_prior<1>(pipe);  // box k's words landed
-                           } else {
-                             cuda::pipeline_consumer_wait_prior<0>(pipe);
-                           }
-                           __syncthreads();  // ...every thread's
-                         }
-                         store(swizzled, at, cur);
-                         if (!p.one_barrier) __syncthreads();
-                         ++k;
-                       });
+    for_each_box_async(p, pipe, issue, [&](const BoxOrigin& at, unsigned b) {
+      store(swizzled, at, buf + b * buf_bytes);
+    });
   };
   auto walk = [&](auto swizzled) {
     if constexpr (Async)

@@ -5,6 +5,7 @@
 // block's first warp decodes the next box while the others start this one, and hands it over
 // in shared memory (two slots, alternating), so one warp per block pays for it instead of all.
 #pragma once
+#include <cuda/pipeline>
 #include <kernels/common/permute_box.hpp>
 
 namespace tmakit {
@@ -77,6 +78,41 @@ __device__ __forceinline__ void for_each_box_ahead(const BoxPlan& p, bool one_wa
     }
     walk(at, has_next, next);
   }
+}
+
+// The cp.async box walks (permute_tile.cu: the element walk and the word walk): box k copied
+// global -> shared into buffer k & 1, box k + 1's copies in flight while box k is stored.
+// issue(at, buffer) commits one group of this thread's copies of box `at` (maybe empty);
+// store(at, buffer) writes box `at` out of its buffer. p.one_barrier (DevicePolicy::
+// permute_box_async_barriers == 1): one barrier a box, after box k's copies landed, which also
+// says every thread is past box k - 1's stores, so box k + 1's copies are issued after it into
+// the buffer box k - 1 left. Else two: box k + 1's copies issued first (the other buffer was
+// freed by box k - 1's closing barrier), a barrier once box k's landed, and one after its stores.
+template <class Issue, class Store>
+__device__ __forceinline__ void for_each_box_async(const BoxPlan& p,
+                                                   cuda::pipeline<cuda::thread_scope_thread>& pipe,
+                                                   Issue&& issue, Store&& store) {
+  unsigned k = 0;
+  for_each_box_ahead(p, p.origin_once,
+                     [&](const BoxOrigin& at, bool has_next, const BoxOrigin& next) {
+                       if (k == 0) issue(at, 0u);
+                       if (p.one_barrier) {
+                         cuda::pipeline_consumer_wait_prior<0>(pipe);
+                         __syncthreads();
+                         if (has_next) issue(next, (k + 1) & 1);
+                       } else {
+                         if (has_next) {
+                           issue(next, (k + 1) & 1);
+                           cuda::pipeline_consumer_wait_prior<1>(pipe);  // box k's copies landed
+                         } else {
+                           cuda::pipeline_consumer_wait_prior<0>(pipe);
+                         }
+                         __syncthreads();  // ...every thread's
+                       }
+                       store(at, k & 1);
+                       if (!p.one_barrier) __syncthreads();
+                       ++k;
+                     });
 }
 
 }  // namespace tmakit
