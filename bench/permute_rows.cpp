@@ -32,6 +32,7 @@
 #include <vector>
 #include <benchmark/benchmark.h>
 #include <bench/launch_gate.hpp>
+#include <host/cli/shapes.hpp>
 #include <host/error.hpp>
 #include <host/tools/testdata.hpp>
 #include <host/tools/timing.hpp>
@@ -246,35 +247,11 @@ void register_case(const Case& c, int rounds) {
   }
 }
 
-// The random set: rank 3-6, elements of 1, 2, 4, 8 or 16 bytes, every extent 2-600 (drawn
-// log-uniform, so small and odd ones are common), min_bytes-max_bytes in all (16-256 MB by
-// default), a permutation that does not reduce to a copy. Draws outside the size range are
-// redrawn.
+// The random set (host/cli/shapes.hpp, random_permutations).
 std::vector<Case> random_cases(int count, unsigned seed, double min_bytes, double max_bytes) {
-  std::mt19937 rng(seed);
   std::vector<Case> out;
-  std::uniform_real_distribution<double> log_extent(std::log(2.0), std::log(601.0));
-  while (static_cast<int>(out.size()) < count) {
-    Case c;
-    c.name = "random";
-    const int rank = 3 + static_cast<int>(rng() % 4);
-    const int sizes[] = {1, 2, 4, 8, 16};
-    c.e = sizes[rng() % 5];
-    double bytes = c.e;
-    for (int k = 0; k < rank; ++k) {
-      const auto n = std::min<std::int64_t>(
-          600, std::max<std::int64_t>(2, static_cast<std::int64_t>(std::exp(log_extent(rng)))));
-      c.n.push_back(n);
-      bytes *= static_cast<double>(n);
-    }
-    c.perm.resize(rank);
-    std::iota(c.perm.begin(), c.perm.end(), 0);
-    std::shuffle(c.perm.begin(), c.perm.end(), rng);
-    if (bytes < min_bytes || bytes > max_bytes) continue;
-    PermuteReduction r;
-    if (!reduce_permutation(c.n, c.perm, c.e, {}, &r) || r.form == PermuteForm::kCopy) continue;
-    out.push_back(c);
-  }
+  for (cli::PermutationCell& c : cli::random_permutations(count, seed, min_bytes, max_bytes))
+    out.push_back({"random", std::move(c.extents), std::move(c.perm), c.elem_bytes});
   return out;
 }
 

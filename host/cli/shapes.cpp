@@ -5,7 +5,9 @@
 #include <cmath>
 #include <iterator>
 #include <random>
+#include <numeric>
 #include <host/cli/args.hpp>
+#include <tmakit/permute.hpp>
 
 namespace tmakit::cli {
 
@@ -179,6 +181,45 @@ std::vector<SurveyCell> survey_cells(int count, unsigned seed, std::int64_t max_
   return out;
 }
 
+namespace {
+// One permutation of the permute preset's random set (random_permutations), its reduction in *r.
+PermutationCell draw_permutation(std::mt19937& rng, double min_bytes, double max_bytes,
+                                 PermuteReduction* r) {
+  std::uniform_real_distribution<double> log_extent(std::log(2.0), std::log(601.0));
+  for (;;) {
+    PermutationCell c;
+    const int rank = 3 + static_cast<int>(rng() % 4);
+    const int sizes[] = {1, 2, 4, 8, 16};
+    c.elem_bytes = sizes[rng() % 5];
+    double bytes = c.elem_bytes;
+    for (int k = 0; k < rank; ++k) {
+      const auto n = std::min<std::int64_t>(
+          600, std::max<std::int64_t>(2, static_cast<std::int64_t>(std::exp(log_extent(rng)))));
+      c.extents.push_back(n);
+      bytes *= static_cast<double>(n);
+    }
+    c.perm.resize(rank);
+    std::iota(c.perm.begin(), c.perm.end(), 0);
+    std::shuffle(c.perm.begin(), c.perm.end(), rng);
+    if (bytes < min_bytes || bytes > max_bytes) continue;
+    if (!reduce_permutation(c.extents, c.perm, c.elem_bytes, {}, r) ||
+        r->form == PermuteForm::kCopy)
+      continue;
+    return c;
+  }
+}
+}  // namespace
+
+std::vector<PermutationCell> random_permutations(int count, unsigned seed, double min_bytes,
+                                                 double max_bytes) {
+  std::mt19937 rng(seed);
+  std::vector<PermutationCell> out;
+  PermuteReduction r;
+  while (static_cast<int>(out.size()) < count)
+    out.push_back(draw_permutation(rng, min_bytes, max_bytes, &r));
+  return out;
+}
+
 std::vector<SurveyCell> decider_survey_cells(const std::string& dist, int count, unsigned seed) {
   std::mt19937 rng(seed);
   auto unit = [&] { return static_cast<double>(rng()) / 4294967296.0; };  // [0, 1)
@@ -189,6 +230,28 @@ std::vector<SurveyCell> decider_survey_cells(const std::string& dist, int count,
     return std::exp(std::log(lo) + unit() * (std::log(hi) - std::log(lo)));
   };
   static const int kElems[] = {1, 2, 4, 8, 16};
+  if (dist == "permute") {
+    // A dense permutation's transpose form is dense too: a batch of rows x cols matrices, each
+    // operand's rows and matrices back to back (its layout's strides are the dense ones).
+    std::vector<SurveyCell> out;
+    PermuteReduction r;
+    while (static_cast<int>(out.size()) < count) {
+      draw_permutation(rng, 1024.0 * 1024, 256.0 * 1024 * 1024, &r);
+      if (r.form != PermuteForm::kTranspose) continue;
+      const MatrixLayout& l = r.layout;
+      const std::int64_t m = r.rows * r.cols;
+      const bool dense =
+          (l.src_ld_elems == 0 || l.src_ld_elems == r.cols) &&
+          (l.dst_ld_elems == 0 || l.dst_ld_elems == r.rows) &&
+          (l.batch == 1 || ((l.src_batch_stride_elems == 0 || l.src_batch_stride_elems == m) &&
+                            (l.dst_batch_stride_elems == 0 || l.dst_batch_stride_elems == m)));
+      if (!dense) continue;
+      const bool skinny = std::min(r.rows, r.cols) <= 32;
+      const char* cls = l.batch > 1 ? "batched" : skinny ? "skinny" : "odd";
+      out.push_back({Shape{cls, l.batch, r.rows, r.cols}, r.transpose_elem_bytes});
+    }
+    return out;
+  }
   if (dist == "channels") {
     // Batches of matrices with one short side: a layout change of activations (NCHW <-> NHWC,
     // NCDHW -> NDHWC: batch x channels x spatial) is a batch of 2-64 transposes of C x HW or

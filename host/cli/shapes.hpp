@@ -52,7 +52,23 @@ std::vector<SurveyCell> survey_cells(int count, unsigned seed,
 //    judged on a held-out seed the tables have not seen.
 //  - "channels": training data for batches of skinny matrices (activation layout changes:
 //    batches of 2-64 of C x HW or HW x C, C log-uniform in 3-512, 1 MB to 1 GB).
+//  - "permute": the transposes that permutations reduce to (permute() runs them through
+//    transpose()'s decider): random permutations drawn as random_permutations() draws them, 1-256
+//    MB, each kept where it reduces to a transpose of dense operands (rows x cols in a batch, at
+//    the reduction's element size, which whole rows of up to 16 bytes widen).
 // Element sizes 1-16 bytes uniform in all. The same (dist, seed, count) gives the same cells.
 std::vector<SurveyCell> decider_survey_cells(const std::string& dist, int count, unsigned seed);
+
+// The permute preset's random set (bench/permute_rows.cpp): rank 3-6, elements of 1, 2, 4, 8 or 16
+// bytes, every extent 2-600 (log-uniform, so small and odd ones are common), min_bytes-max_bytes
+// in all, a permutation that does not reduce to a copy; draws outside the size range are redrawn.
+// The same (count, seed, range) gives the same permutations everywhere.
+struct PermutationCell {
+  std::vector<std::int64_t> extents;
+  std::vector<int> perm;
+  int elem_bytes;
+};
+std::vector<PermutationCell> random_permutations(int count, unsigned seed, double min_bytes,
+                                                 double max_bytes);
 
 }  // namespace tmakit::cli

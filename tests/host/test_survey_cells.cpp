@@ -2,12 +2,15 @@
 // distribution draws what it says (batches of 2-64 matrices with one side of 3-512 elements,
 // each orientation, 1 MB to 1 GB), and a (distribution, seed, count) gives the same cells again,
 // so a training run can be redrawn and a held-out seed never equals a training one by accident.
+// The "permute" distribution is the transposes that the permute preset's random permutations
+// reduce to, and that preset's draw stays the one its seeds name in docs/data.
 #include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
 #include <gtest/gtest.h>
 #include <host/cli/shapes.hpp>
+#include <tmakit/permute.hpp>
 
 namespace tmakit::cli {
 namespace {
@@ -43,11 +46,63 @@ TEST(SurveyCells, ChannelsAreBatchesOfMatricesWithOneShortSide) {
 }
 
 TEST(SurveyCells, ADistributionAndSeedGiveTheSameCells) {
-  for (const char* dist : {"train", "domain", "channels", "heldout"}) {
+  for (const char* dist : {"train", "domain", "channels", "permute", "heldout"}) {
     SCOPED_TRACE(dist);
     EXPECT_EQ(key(decider_survey_cells(dist, 50, 101)), key(decider_survey_cells(dist, 50, 101)));
     EXPECT_NE(key(decider_survey_cells(dist, 50, 101)), key(decider_survey_cells(dist, 50, 102)));
   }
+}
+
+// Every cell is the transpose form of one of the random set's permutations (redrawn here from the
+// same generator and reduced again): a dense batch of rows x cols at the reduction's element size.
+TEST(SurveyCells, PermuteCellsAreTheTransposesThatRandomPermutationsReduceTo) {
+  const std::vector<SurveyCell> cells = decider_survey_cells("permute", 200, 11);
+  ASSERT_EQ(cells.size(), 200u);
+  // The set of transposes the permutations of 1-256 MB reduce to (a large draw of the same
+  // generator): each cell must be one of them.
+  std::vector<std::string> forms;
+  for (const PermutationCell& c :
+       random_permutations(20000, 11, 1024.0 * 1024, 256.0 * 1024 * 1024)) {
+    PermuteReduction r;
+    ASSERT_TRUE(reduce_permutation(c.extents, c.perm, c.elem_bytes, {}, &r));
+    if (r.form == PermuteForm::kTranspose)
+      forms.push_back(std::to_string(r.transpose_elem_bytes) + ":" +
+                      Shape{"", r.layout.batch, r.rows, r.cols}.name());
+  }
+  std::sort(forms.begin(), forms.end());
+  int batched = 0;
+  std::vector<int> sizes;
+  for (const SurveyCell& c : cells) {
+    const std::string k = std::to_string(c.elem_bytes) + ":" + c.shape.name();
+    SCOPED_TRACE(k);
+    EXPECT_TRUE(std::binary_search(forms.begin(), forms.end(), k));
+    const double bytes =
+        static_cast<double>(c.shape.batch * c.shape.rows * c.shape.cols) * c.elem_bytes;
+    EXPECT_GE(bytes, 1024.0 * 1024);
+    EXPECT_LE(bytes, 256.0 * 1024 * 1024);
+    EXPECT_GT(std::min(c.shape.rows, c.shape.cols), 1);
+    batched += c.shape.batch > 1;
+    sizes.push_back(c.elem_bytes);
+  }
+  EXPECT_GT(batched, 40);
+  EXPECT_LT(batched, 160);
+  for (int e : {1, 2, 4, 8, 16}) EXPECT_GT(std::count(sizes.begin(), sizes.end(), e), 10) << e;
+}
+
+// The permute preset's random cases of a seed are the ones its data files name: seed 8's first
+// three (docs/data/permute-seed8-*.json.xz).
+TEST(SurveyCells, RandomPermutationsOfASeedStayTheSame) {
+  const std::vector<PermutationCell> c =
+      random_permutations(3, 8, 16.0 * 1024 * 1024, 256.0 * 1024 * 1024);
+  ASSERT_EQ(c.size(), 3u);
+  EXPECT_EQ(c[0].elem_bytes, 8);
+  EXPECT_EQ(c[0].extents, (std::vector<std::int64_t>{23, 9, 193, 76, 2}));
+  EXPECT_EQ(c[0].perm, (std::vector<int>{2, 1, 4, 0, 3}));
+  EXPECT_EQ(c[1].elem_bytes, 1);
+  EXPECT_EQ(c[1].extents, (std::vector<std::int64_t>{28, 208, 7, 70, 40}));
+  EXPECT_EQ(c[2].elem_bytes, 4);
+  EXPECT_EQ(c[2].extents, (std::vector<std::int64_t>{84, 527, 129, 3}));
+  EXPECT_EQ(c[2].perm, (std::vector<int>{1, 2, 3, 0}));
 }
 
 }  // namespace
