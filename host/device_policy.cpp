@@ -95,6 +95,7 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
         {"permute_transpose_min_side_bytes", 0, 1 << 20, p->permute_transpose_min_side_bytes},
         {"permute_rows_min_bytes", 1, 1 << 20, p->permute_rows_min_bytes},
         {"permute_tma_min_row_bytes", 1, 1 << 30, p->permute_tma_min_row_bytes},
+        {"permute_tile_min_fill_pct", 0, 101, p->permute_tile_min_fill_pct},
     };
     static const char* const kSizeSuffixes[] = {"_e1", "_e2", "_e4", "_e8", "_e16"};
     const Field* sized = nullptr;

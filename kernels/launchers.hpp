@@ -170,6 +170,7 @@ struct PermuteArgs {
   int rows_vector_min_bytes = 4;   // DevicePolicy::permute_rows_vector_min_bytes
   int rows_vector_max_vecs = 128;  // DevicePolicy::permute_rows_vector_max_vecs
   int rows_min_bytes = 32;         // DevicePolicy::rows_min_bytes(elem_bytes)
+  int tile_min_fill_pct = 90;      // DevicePolicy::tile_min_fill_pct(elem_bytes)
   bool box_origin_once = true;     // DevicePolicy::permute_box_origin_once
   bool box_pipeline = true;        // DevicePolicy::permute_box_pipeline
   bool box_async = true;           // DevicePolicy::permute_box_async

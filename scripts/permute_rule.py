@@ -11,10 +11,14 @@ trained on some runs and judged on held-out ones:
   tma-rows   auto's permute_tma for a row permutation whose rows are at least T bytes,
              permute_tile for shorter rows (host/permute/permute.cpp, auto_tma_choice;
              DevicePolicy::permute_tma_min_row_bytes)
+  tile-fill  permute_tile's 2-D tile kernel for a transposing tile form whose 32 x 32 tiles are
+             at least T percent full, its box walk below (kernels/permute/permute_tile.cu,
+             permute_tile_prefers_box; DevicePolicy::permute_tile_min_fill_pct)
 
     scripts/permute_rule.py [--rule transpose] --train RUN.json ... --judge RUN.json ...
     scripts/permute_rule.py --rule rows --train ROWS.json,BOX.json ... --judge ROWS.json,BOX.json ...
     scripts/permute_rule.py --rule tma-rows --train RUN.json ... --judge RUN.json ...
+    scripts/permute_rule.py --rule tile-fill --train TILE.json,BOX.json ... --judge TILE.json,BOX.json ...
 
 RUN.json: `tmakit_bench --preset=permute` runs (.json or .json.xz), the median of each
 technique's rounds. transpose: runs with the permute_transpose, permute_tile and permute_tma
@@ -27,7 +31,11 @@ ran is a cell, its key the row's bytes (the reduced innermost extent times the e
 tma-rows: runs with the permute_tile row and the permute_tma row, or the auto row where auto ran
 permute_tma (its rule before took it for every row of 64 bytes or more); each row-form case that
 permute_tile ran through its rows kernels and permute_tma ran is a cell, its key the row's bytes.
-A rule takes the first technique where the key is at least T. Fitted on the training cells by
+tile-fill: pairs of runs of the same cases, permute_tile under
+TMAKIT_POLICY=permute_tile_min_fill_pct=0 (the 2-D tile wherever both tile dimensions are whole runs)
+and under the default (the box walk below 90%); each tile-form case of rank 5 or less whose tiles
+are less than 90% full is a cell, its key that fill in percent (both tile dimensions' fill of
+32-element tiles, as permute_tile_prefers_box computes it). A rule takes the first technique where the key is at least T. Fitted on the training cells by
 the geometric mean of the picked technique's GB/s over the faster one's: one T for every element
 size, and one T per element size (the middle of the best thresholds' range; the policy line to
 set it is printed). Both are then judged on the held-out cells, whose worst picks are listed. The
@@ -44,12 +52,14 @@ THRESHOLDS = {
     "transpose": [32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 256, 320, 384],
     "rows": [16, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 256, 384, 512],
     "tma-rows": [64, 96, 128, 160, 192, 224, 256, 288, 320, 384, 448, 512, 640, 768, 1024, 2048],
+    "tile-fill": [0, 10, 20, 30, 40, 50, 60, 70, 80, 90],
 }
 WHAT = {  # the technique at or above T, the one below, the key, the policy field
     "transpose": ("permute_transpose", "permute_tile / permute_tma", "shorter side",
                   "permute_transpose_min_side_bytes"),
     "rows": ("rows kernels", "box walk", "row", "permute_rows_min_bytes"),
     "tma-rows": ("permute_tma", "permute_tile", "row", "permute_tma_min_row_bytes"),
+    "tile-fill": ("2-D tile", "box walk", "fill", "permute_tile_min_fill_pct"),
 }
 SIZES = [1, 2, 4, 8, 16]
 
@@ -135,6 +145,33 @@ def tma_rows_cells(paths):
     return out
 
 
+def tile_fill_cells(pairs):
+    """[(fill percent, 2-D tile's GB/s, box walk's GB/s, name)] over TILE.json,BOX.json pairs:
+    the tile-form cases whose 32 x 32 tiles are under 90% full and whose tile dimensions are both
+    whole runs (box_run_elems: 32 elements, 128 bytes from 8-byte elements on)."""
+    out = []
+    for pair in pairs:
+        tile_path, box_path = pair.split(",")
+        tile, box = medians(tile_path), medians(box_path)
+        for (e, label, ext, perm), (med, labels) in tile.items():
+            m = re.search(r"tile: extents \(([^)]*)\) perm \(([^)]*)\)",
+                          labels.get("permute_tile", ""))
+            other = box.get((e, label, ext, perm), ({}, {}))[0].get("permute_tile", 0)
+            if not m or "permute_tile" not in med or other == 0:
+                continue
+            red = [int(x) for x in m.group(1).split(",")]
+            rperm = [int(x) for x in m.group(2).split(",")]
+            eb = int(e[1:])
+            run = 32 if eb < 8 else 128 // eb
+            cols, rows = red[-1], red[rperm[-1]]
+            fill = 100 * cols / (-(-cols // 32) * 32) * rows / (-(-rows // 32) * 32)
+            if len(red) > 5 or cols < run or rows < run or fill >= 90:
+                continue
+            out.append((fill, med["permute_tile"], other,
+                        f"{ext.replace('x', ',')} ({perm.replace('.', ',')}) {e[1:]} B"))
+    return out
+
+
 def size_of(cell):
     return int(cell[3].split()[-2])
 
@@ -167,7 +204,8 @@ def report_held(held, t, label, what):
     print(f"held out, {label}: picked / faster {gm:.3f}, right {right} of {len(held)}")
     for r, side, tr, other, name in picks[:6]:
         if r < 1.0:
-            print(f"  {r:.2f}  {name}: {key} {side} B, {above} {tr:.0f} GB/s, {below} {other:.0f}")
+            print(f"  {r:.2f}  {name}: {key} {side:.0f}{'%' if key == 'fill' else ' B'}, {above} "
+                  f"{tr:.0f} GB/s, {below} {other:.0f}")
 
 
 def main():
@@ -177,20 +215,22 @@ def main():
     ap.add_argument("--judge", nargs="*", default=[])
     args = ap.parse_args()
     what, thresholds = WHAT[args.rule], THRESHOLDS[args.rule]
-    cells = {"transpose": transpose_cells, "rows": rows_cells, "tma-rows": tma_rows_cells}[args.rule]
+    cells = {"transpose": transpose_cells, "rows": rows_cells, "tma-rows": tma_rows_cells,
+             "tile-fill": tile_fill_cells}[args.rule]
+    unit = "%" if args.rule == "tile-fill" else " B"
     train = cells(args.train)
     print(f"training: {len(train)} cells ({what[0]} at or above T, else {what[1]})")
     for t in thresholds:
         gm, right, picks = judge(train, t)
-        print(f"  T {t:4d} B: picked / faster {gm:.3f} (geometric mean), right {right} of "
+        print(f"  T {t:4d}{unit}: picked / faster {gm:.3f} (geometric mean), right {right} of "
               f"{len(train)}, worst {picks[0][0]:.2f}")
     one, _ = fit_one(train, thresholds)
-    print(f"fit, one threshold: T = {one} bytes")
+    print(f"fit, one threshold: T = {one}{unit}")
     per = {}
     for e in SIZES:
         cs = [c for c in train if size_of(c) == e]
         per[e], gm = fit_one(cs, thresholds) if cs else (one, 1.0)
-        print(f"  {e:2d} B: {len(cs):3d} cells, T = {per[e]} bytes (picked / faster {gm:.3f})")
+        print(f"  {e:2d} B: {len(cs):3d} cells, T = {per[e]}{unit} (picked / faster {gm:.3f})")
     gm, right, _ = judge(train, per)
     print(f"fit, per element size: picked / faster {gm:.3f}, right {right} of {len(train)}")
     print("policy: " + ",".join(f"{what[3]}_e{e}={per[e]}" for e in SIZES))

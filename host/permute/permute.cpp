@@ -499,6 +499,7 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.rows_vector_min_bytes = caps.policy.permute_rows_vector_min_bytes;
   a.rows_vector_max_vecs = caps.policy.permute_rows_vector_max_vecs;
   a.rows_min_bytes = caps.policy.rows_min_bytes(elem_bytes);
+  a.tile_min_fill_pct = caps.policy.tile_min_fill_pct(elem_bytes);
   a.box_origin_once = caps.policy.permute_box_origin_once;
   a.box_pipeline = caps.policy.permute_box_pipeline;
   a.box_async = caps.policy.permute_box_async;
@@ -600,6 +601,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
                                                       policy.permute_box_cuts_first,
                                                       policy.permute_box_target_elems);
   a.rows_min_bytes = policy.rows_min_bytes(elem_bytes);
+  a.tile_min_fill_pct = policy.tile_min_fill_pct(elem_bytes);
   a.box_registers = registers;  // what auto's choices below weigh, as permute() sets them
   a.box_cuts_first = policy.permute_box_cuts_first;
   a.box_target_elems = policy.permute_box_target_elems;

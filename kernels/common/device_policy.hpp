@@ -55,6 +55,17 @@ struct DevicePolicy {
   int transpose_min_side_bytes(int elem_bytes) const {
     return permute_transpose_min_side_bytes[size_index(elem_bytes)];
   }
+  // permute_tile's 2-D tile kernel (32 or 64-element square tiles, one a block) for a
+  // transposing tile form whose two tile dimensions are whole runs (box_run_elems) and fill
+  // 32-element tiles to at least this percentage (the product of both dimensions' fill), per
+  // element size (1, 2, 4, 8, 16 bytes); else its box walk. (Odd extents: 101 is 3 full tiles
+  // and one of 5, 0.79.) At 8-16 B the tile's independent blocks beat the box walk's tables
+  // down to half-empty tiles; at 1-4 B the box walk's words win. Fitted by
+  // scripts/permute_rule.py --rule tile-fill.
+  int permute_tile_min_fill_pct[5] = {90, 90, 90, 60, 40};
+  int tile_min_fill_pct(int elem_bytes) const {
+    return permute_tile_min_fill_pct[size_index(elem_bytes)];
+  }
   // The index of a per-element-size field's entry (1, 2, 4, 8, 16 bytes).
   static int size_index(int elem_bytes) {
     const int k = elem_bytes >= 16 ? 4 : elem_bytes >= 8 ? 3 : elem_bytes >= 4 ? 2 : elem_bytes - 1;

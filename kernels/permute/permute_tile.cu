@@ -1003,7 +1003,7 @@ bool kernels::permute_tile_prefers_box(const PermuteArgs& a) {
   if (rows_kernels_run(a)) return false;
   const std::int64_t run = box_run_elems(a.elem_bytes);
   auto fill = [](std::int64_t n) { return double(n) / double(ceil_div(n, kSide) * kSide); };
-  return g.cols < run || g.rows < run || fill(g.rows) * fill(g.cols) < 0.9 ||
+  return g.cols < run || g.rows < run || fill(g.rows) * fill(g.cols) * 100 < a.tile_min_fill_pct ||
          !(g.src_col == 1 && g.dst_row == 1);
 }
 
@@ -1099,7 +1099,8 @@ cudaError_t kernels::launch_permute_tile(const PermuteArgs& a) {
   }
   // A short contiguous dimension on either side (or strides that make neither side
   // contiguous): boxes of whole runs.
-  // Also tiles less than 90% full (odd extents: 101 is 3 full tiles and one of 5). (Boxes of
+  // Also tiles less full than DevicePolicy::permute_tile_min_fill_pct (odd extents: 101 is 3
+  // full tiles and one of 5). (Boxes of
   // 1- and 2-byte elements with both dimensions long measured slower than the tile on the H100:
   // 864 against 1135 GB/s at 2 B, NCHW -> NHWC.)
   if (kernels::permute_tile_prefers_box(a)) {

@@ -387,6 +387,9 @@ TEST(Permute, BoxesInWordsEvenExtentsOffsetsAndPadding) {
 // ones (the walk in words), operands 16 bytes off, a padded layout.
 TEST(Permute, BoxWalkManyBoxesPerBlock) {
   TMAKIT_NEED_GPU(75);
+  // The box walk for every case, also the 8- and 16-byte ones whose 32-element tiles are 41-70%
+  // full, which the 2-D tile takes by default (permute_tile_min_fill_pct).
+  test::ScopedEnv boxes("TMAKIT_POLICY", "permute_tile_min_fill_pct=90");
   struct Case {
     Ext n;
     std::vector<int> p;
@@ -426,9 +429,11 @@ TEST(Permute, BoxWalkManyBoxesPerBlock) {
   // that frees it, which only many boxes a block exercise).
   // And with the edge boxes cut short instead of overlapping the chunk before them
   // (permute_box_overlap_edges=0: the walks' coordinate checks).
-  for (const char* policy :
-       {"permute_box_target_elems=64", "permute_box_target_elems=64,permute_box_async_barriers=2",
-        "permute_box_target_elems=64,permute_box_overlap_edges=0"}) {
+  for (const char* policy : {"permute_tile_min_fill_pct=90,permute_box_target_elems=64",
+                             "permute_tile_min_fill_pct=90,permute_box_target_elems=64,"
+                             "permute_box_async_barriers=2",
+                             "permute_tile_min_fill_pct=90,permute_box_target_elems=64,"
+                             "permute_box_overlap_edges=0"}) {
     test::ScopedEnv small("TMAKIT_POLICY", policy);
     for (const Case& c : cases)
       for (int e : c.elem_bytes) {

@@ -96,6 +96,12 @@ TEST(DevicePolicy, OverridesApplyEachField) {
   EXPECT_EQ(p.rows_min_bytes(16), 1024);
   for (int e : {1, 2, 4, 16}) EXPECT_EQ(p.tma_min_row_bytes(e), 300) << e;
   EXPECT_EQ(p.tma_min_row_bytes(8), 96);
+  ASSERT_EQ(apply_policy_overrides("permute_tile_min_fill_pct=50,permute_tile_min_fill_pct_e1=101",
+                                   &p),
+            "");
+  EXPECT_EQ(p.tile_min_fill_pct(1), 101);
+  for (int e : {2, 4, 8, 16}) EXPECT_EQ(p.tile_min_fill_pct(e), 50) << e;
+  EXPECT_NE(apply_policy_overrides("permute_tile_min_fill_pct=102", &p), "");
 }
 
 TEST(DevicePolicy, BadOverridesAreRefusedWithTheReason) {

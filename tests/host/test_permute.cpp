@@ -1017,6 +1017,27 @@ TEST(PermuteExplain, ShortRowsGoToTheBoxWalkByElementSize) {
   EXPECT_NE(moved.find("permute_tile: whole rows, the widest vector"), std::string::npos) << moved;
 }
 
+// The tile form's 2-D tile or box walk by how full its 32-element tiles are, per element size
+// (permute_tile_min_fill_pct: 90% at 1-4 B, 60% at 8 B, 40% at 16 B): (21, 4, 185, 567) (3,2,1,0)
+// is a 567 x 21 tile, 65% full.
+TEST(PermuteExplain, TheTwoDimensionalTileByHowFullItsTilesAre) {
+  const std::vector<std::int64_t> n = {21, 4, 185, 567};
+  const std::vector<int> perm = {3, 2, 1, 0};
+  const std::string tile = "permute_tile: 32 x 33 shared tiles", box = "box walk (permute_tile";
+  for (int e : {8, 16}) {
+    const std::string s = explain_permute(n, perm, e);
+    EXPECT_NE(s.find(tile), std::string::npos) << e << "\n" << s;
+    EXPECT_EQ(s.find(box), std::string::npos) << e << "\n" << s;
+  }
+  for (int e : {1, 2, 4}) EXPECT_NE(explain_permute(n, perm, e).find(box), std::string::npos) << e;
+  // Between the two sizes' thresholds: (32, 3, 33) (2,1,0), a 33 x 32 tile, 52% full.
+  EXPECT_NE(explain_permute({32, 3, 33}, {2, 1, 0}, 8).find(box), std::string::npos);
+  EXPECT_NE(explain_permute({32, 3, 33}, {2, 1, 0}, 16).find(tile), std::string::npos);
+  test::ScopedEnv policy("TMAKIT_POLICY", "permute_tile_min_fill_pct_e16=90");
+  EXPECT_NE(explain_permute(n, perm, 16).find(box), std::string::npos);
+  EXPECT_NE(explain_permute(n, perm, 8).find(tile), std::string::npos);
+}
+
 // BatchStrides::batch_offsets, the transposes' batch of up to three dimensions, against the
 // plain 64-bit decode b = b0 + n0 * (b1 + n1 * b2): one dimension, three, extents above 2^32,
 // and b on both sides of its 32-bit path.
