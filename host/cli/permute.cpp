@@ -20,13 +20,21 @@ namespace {
 
 constexpr const char* kCmd = "permute";
 
+// "auto, permute_tile, ...": what --variant takes (the permutation registry's techniques).
+std::string variant_words() {
+  std::string s = "auto";
+  for (const VariantInfo& v : permute_variants()) s += ", " + v.token;
+  return s;
+}
+
 void usage(std::FILE* out) {
   std::fprintf(out,
                "usage: tmakit permute --shape N0,N1,... --perm P0,P1,... [options]\n"
                "  --shape LIST      src extents, outermost first (rank 1-8)\n"
                "  --perm LIST       dst dimension d is src dimension perm[d] (x.permute(perm))\n"
                "  --elem-bytes E    1, 2, 4, 8 or 16 (default 4)\n"
-               "  --variant V[,W]   only these: auto, permute_tma, permute_tile (default: all)\n"
+               "  --variant V[,W]   only these (default: auto, permute_tma, permute_tile), of\n"
+               "                    %s\n"
                "  --iters N         timed runs per technique, median reported (default 20)\n"
                "  --tune            then tune_permute: every candidate timed (measure mode's\n"
                "                    clock), the fastest kept as wisdom and its output verified\n"
@@ -37,7 +45,8 @@ void usage(std::FILE* out) {
                "a copy, a transpose that transpose() runs, whole rows, or a tile in a batch),\n"
                "then each technique's output compared bit for bit with reference_permute and\n"
                "its CUDA-event median with L2 flushed; GB/s counts bytes read + written; %%\n"
-               "memcpy is against cudaMemcpyAsync of the same bytes in the same run.\n");
+               "memcpy is against cudaMemcpyAsync of the same bytes in the same run.\n",
+               variant_words().c_str());
 }
 
 bool parse_list(const std::string& text, long long lo, long long hi, std::vector<long long>* out) {
@@ -97,14 +106,14 @@ int run_permute(const std::vector<std::string>& args) {
       iters = static_cast<int>(v);
     } else if (a == "--variant") {
       if (!take_value(args, &i, &text))
-        return arg_error(kCmd, "--variant needs auto, permute_tma, permute_tile or a list");
+        return arg_error(kCmd, "--variant needs one of " + variant_words() + ", or a list");
       tokens.clear();
       std::size_t at = 0;
       while (at <= text.size()) {
         const std::size_t comma = std::min(text.find(',', at), text.size());
         const std::string t = text.substr(at, comma - at);
         if (t != "auto" && find_permute_variant(t) == nullptr)
-          return arg_error(kCmd, "--variant: '" + t + "' is not auto, permute_tma or permute_tile");
+          return arg_error(kCmd, "--variant: '" + t + "' is not one of " + variant_words());
         tokens.push_back(t);
         at = comma + 1;
       }

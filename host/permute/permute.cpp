@@ -2,7 +2,7 @@
 // permutation technique (the registry below) for the rest. Host compiler only.
 //
 // Adding a permutation technique: one kernel file in kernels/permute/, one launcher in
-// kernels/launchers.hpp, one row in permute_registry().
+// kernels/launchers.hpp, one row in permute_registry() (host/transpose/registry.cpp).
 #include <tmakit/permute.hpp>
 
 #include <algorithm>
@@ -23,60 +23,6 @@
 
 namespace tmakit {
 namespace {
-
-struct PermuteDef {
-  VariantInfo info;
-  kernels::PermuteLauncher launch = nullptr;
-};
-
-const std::vector<PermuteDef>& permute_registry() {
-  static const std::vector<PermuteDef> defs = [] {
-    std::vector<PermuteDef> d(3);
-    VariantInfo& tile = d[0].info;
-    tile.token = "permute_tile";
-    tile.description =
-        "LDG/STG: a 32x33 shared tile of the two dimensions contiguous in src and dst inside a "
-        "batch of up to three more; whole rows with the widest vector when the inner dimension "
-        "stays; boxes of whole runs on both sides for short ones and for rank 6-8";
-    tile.min_cc = 75;
-    tile.elem_bytes_mask = kElems1248 | elem_bit(16);
-    tile.kind = VariantKind::kPermute;
-    d[0].launch = kernels::launch_permute_tile;
-    VariantInfo& tma = d[1].info;
-    tma.token = "permute_tma";
-    tma.description =
-        "TMA: rank-5 tensor maps of src and dst walk the permutation's strides; tiles transposed "
-        "in 128-byte-swizzled shared memory, or whole-row boxes stored back unchanged";
-    tma.min_cc = 90;
-    tma.elem_bytes_mask = kElems1248 | elem_bit(16);
-    tma.fast_align_bytes = 16;
-    tma.uses_tma = true;
-    tma.may_fall_back = true;
-    tma.swizzle_axis_bytes = {128};
-    tma.kind = VariantKind::kPermute;
-    d[1].launch = kernels::launch_permute_tma;
-    VariantInfo& tr = d[2].info;
-    tr.token = "permute_transpose";
-    tr.description =
-        "the tile form as one launch of transposes: the two tile dimensions a matrix, the up to "
-        "three dimensions around them its batch (interleaved matrices and strides of any kind), "
-        "run by the transpose() technique the one decider ranks first of those that take such a "
-        "batch";
-    tr.min_cc = 75;
-    tr.elem_bytes_mask = kElems1248 | elem_bit(16);
-    tr.may_fall_back = true;
-    tr.kind = VariantKind::kPermute;
-    // No launcher of its own: permute() hands the call to transpose()'s plans.
-    return d;
-  }();
-  return defs;
-}
-
-const PermuteDef* find_def(const std::string& token) {
-  for (const PermuteDef& d : permute_registry())
-    if (d.info.token == token) return &d;
-  return nullptr;
-}
 
 Status invalid(std::string msg) {
   return make_status(StatusCode::kInvalidArgument, std::move(msg));
@@ -374,7 +320,7 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
                const TransposeOptions& options) {
   // 1. The technique and its options.
   const std::string& token = options.variant;
-  const PermuteDef* named = find_def(token);
+  const PermuteDef* named = find_permute_def(token);
   const VariantDef* transpose_def = nullptr;
   if (token != "auto" && named == nullptr) {
     transpose_def = find_variant_def(token);
@@ -438,9 +384,9 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   // 4. Rank 6-8 after the reduction: permute_tile's box walk takes it in one launch where a box
   // fits (auto, or permute_tile named); else rank-5 permutations over the outer dimensions, one
   // launch each (each checked and run as a call of its own, on the same stream).
-  const PermuteDef* tile = find_def("permute_tile");
-  const PermuteDef* tma = find_def("permute_tma");
-  const PermuteDef* batched = find_def("permute_transpose");
+  const PermuteDef* tile = find_permute_def("permute_tile");
+  const PermuteDef* tma = find_permute_def("permute_tma");
+  const PermuteDef* batched = find_permute_def("permute_transpose");
   kernels::PermuteArgs a;
   a.dims = dims_of(r);
   const bool wide = r.extents.size() > 5;

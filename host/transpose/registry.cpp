@@ -195,6 +195,55 @@ const VariantDef* find_variant_def(const std::string& token) {
   return nullptr;
 }
 
+const std::vector<PermuteDef>& permute_registry() {
+  static const std::vector<PermuteDef> defs = [] {
+    std::vector<PermuteDef> d(3);
+    VariantInfo& tile = d[0].info;
+    tile.token = "permute_tile";
+    tile.description =
+        "LDG/STG: a 32x33 shared tile of the two dimensions contiguous in src and dst inside a "
+        "batch of up to three more; whole rows with the widest vector when the inner dimension "
+        "stays; boxes of whole runs on both sides for short ones and for rank 6-8";
+    tile.min_cc = 75;
+    tile.elem_bytes_mask = kElems1248 | elem_bit(16);
+    tile.kind = VariantKind::kPermute;
+    d[0].launch = kernels::launch_permute_tile;
+    VariantInfo& tma = d[1].info;
+    tma.token = "permute_tma";
+    tma.description =
+        "TMA: rank-5 tensor maps of src and dst walk the permutation's strides; tiles transposed "
+        "in 128-byte-swizzled shared memory, or whole-row boxes stored back unchanged";
+    tma.min_cc = 90;
+    tma.elem_bytes_mask = kElems1248 | elem_bit(16);
+    tma.fast_align_bytes = 16;
+    tma.uses_tma = true;
+    tma.may_fall_back = true;
+    tma.swizzle_axis_bytes = {128};
+    tma.kind = VariantKind::kPermute;
+    d[1].launch = kernels::launch_permute_tma;
+    VariantInfo& tr = d[2].info;
+    tr.token = "permute_transpose";
+    tr.description =
+        "the tile form as one launch of transposes: the two tile dimensions a matrix, the up to "
+        "three dimensions around them its batch (interleaved matrices and strides of any kind), "
+        "run by the transpose() technique the one decider ranks first of those that take such a "
+        "batch";
+    tr.min_cc = 75;
+    tr.elem_bytes_mask = kElems1248 | elem_bit(16);
+    tr.may_fall_back = true;
+    tr.kind = VariantKind::kPermute;
+    // No launcher of its own: permute() hands the call to transpose()'s plans.
+    return d;
+  }();
+  return defs;
+}
+
+const PermuteDef* find_permute_def(const std::string& token) {
+  for (const PermuteDef& d : permute_registry())
+    if (d.info.token == token) return &d;
+  return nullptr;
+}
+
 const std::vector<VariantInfo>& variants() {
   static const std::vector<VariantInfo> infos = [] {
     std::vector<VariantInfo> v;

@@ -16,7 +16,6 @@
 #include <host/error.hpp>
 #include <host/transpose/plan_state.hpp>
 #include <host/transpose/registry.hpp>
-#include <tmakit/permute.hpp>
 
 namespace tmakit {
 namespace {
@@ -207,7 +206,7 @@ Status WisdomStore::import_text(const std::string& text, const std::string& orig
     WisdomEntry e;
     e.variant = value[5];
     // A transpose() technique, or a permutation's (permute()'s records, host/permute/tune.cpp).
-    if (find_variant_def(e.variant) == nullptr && find_permute_variant(e.variant) == nullptr)
+    if (find_variant_def(e.variant) == nullptr && find_permute_def(e.variant) == nullptr)
       return bad(origin, n, "variant '" + e.variant + "' is not a technique of this tmakit");
     if (!parse_us(value[6], &e.us)) return bad(origin, n, "us='" + value[6] + "' is not a time");
     if (!parse_int(value[7], 1, 1 << 20, &cand))
