@@ -195,44 +195,50 @@ const VariantDef* find_variant_def(const std::string& token) {
   return nullptr;
 }
 
+namespace {
+// A permutation technique's row: every element size, kind kPermute.
+PermuteDef permute_row(const char* token, const char* description, int min_cc,
+                       kernels::PermuteLauncher launch) {
+  PermuteDef d;
+  d.info.token = token;
+  d.info.description = description;
+  d.info.min_cc = min_cc;
+  d.info.elem_bytes_mask = kElems1248 | elem_bit(16);
+  d.info.kind = VariantKind::kPermute;
+  d.launch = launch;
+  return d;
+}
+}  // namespace
+
 const std::vector<PermuteDef>& permute_registry() {
   static const std::vector<PermuteDef> defs = [] {
-    std::vector<PermuteDef> d(3);
-    VariantInfo& tile = d[0].info;
-    tile.token = "permute_tile";
-    tile.description =
+    std::vector<PermuteDef> d;
+    d.push_back(permute_row(
+        "permute_tile",
         "LDG/STG: a 32x33 shared tile of the two dimensions contiguous in src and dst inside a "
         "batch of up to three more; whole rows with the widest vector when the inner dimension "
-        "stays; boxes of whole runs on both sides for short ones and for rank 6-8";
-    tile.min_cc = 75;
-    tile.elem_bytes_mask = kElems1248 | elem_bit(16);
-    tile.kind = VariantKind::kPermute;
-    d[0].launch = kernels::launch_permute_tile;
-    VariantInfo& tma = d[1].info;
-    tma.token = "permute_tma";
-    tma.description =
+        "stays; boxes of whole runs on both sides for short ones and for rank 6-8",
+        75, kernels::launch_permute_tile));
+    PermuteDef tma = permute_row(
+        "permute_tma",
         "TMA: rank-5 tensor maps of src and dst walk the permutation's strides; tiles transposed "
-        "in 128-byte-swizzled shared memory, or whole-row boxes stored back unchanged";
-    tma.min_cc = 90;
-    tma.elem_bytes_mask = kElems1248 | elem_bit(16);
-    tma.fast_align_bytes = 16;
-    tma.uses_tma = true;
-    tma.may_fall_back = true;
-    tma.swizzle_axis_bytes = {128};
-    tma.kind = VariantKind::kPermute;
-    d[1].launch = kernels::launch_permute_tma;
-    VariantInfo& tr = d[2].info;
-    tr.token = "permute_transpose";
-    tr.description =
+        "in 128-byte-swizzled shared memory, or whole-row boxes stored back unchanged",
+        90, kernels::launch_permute_tma);
+    tma.info.fast_align_bytes = 16;
+    tma.info.uses_tma = true;
+    tma.info.may_fall_back = true;
+    tma.info.swizzle_axis_bytes = {128};
+    d.push_back(tma);
+    // No launcher of its own: permute() hands the call to transpose()'s plans.
+    PermuteDef tr = permute_row(
+        "permute_transpose",
         "the tile form as one launch of transposes: the two tile dimensions a matrix, the up to "
         "three dimensions around them its batch (interleaved matrices and strides of any kind), "
         "run by the transpose() technique the one decider ranks first of those that take such a "
-        "batch";
-    tr.min_cc = 75;
-    tr.elem_bytes_mask = kElems1248 | elem_bit(16);
-    tr.may_fall_back = true;
-    tr.kind = VariantKind::kPermute;
-    // No launcher of its own: permute() hands the call to transpose()'s plans.
+        "batch",
+        75, nullptr);
+    tr.info.may_fall_back = true;
+    d.push_back(tr);
     return d;
   }();
   return defs;
