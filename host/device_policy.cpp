@@ -157,6 +157,7 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
         {"permute_tma_max_box_ratio", 0, 1 << 20, &p->permute_tma_max_box_ratio},
         {"permute_rows_vector_min_bytes", 1, 16, &p->permute_rows_vector_min_bytes},
         {"permute_rows_vector_max_vecs", 0, 1 << 20, &p->permute_rows_vector_max_vecs},
+        {"permute_rows_flat_max_vector_bytes", 0, 16, &p->permute_rows_flat_max_vector_bytes},
     };
     const Field* f = nullptr;
     for (const Field& x : fields)

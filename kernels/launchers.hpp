@@ -11,6 +11,7 @@
 #include <kernels/common/grid.hpp>
 #include <kernels/common/permute_box.hpp>
 #include <kernels/common/permute_geometry.hpp>
+#include <kernels/common/permute_rows.hpp>
 #include <kernels/common/tma_tile.hpp>
 
 namespace tmakit::kernels {
@@ -165,21 +166,22 @@ struct PermuteArgs {
   bool box_cuts_first = true;  // DevicePolicy::permute_box_cuts_first
   // DevicePolicy::permute_box_target_elems
   int box_target_elems = static_cast<int>(kBoxTargetElems);
-  int box_swizzle_bytes = 32;      // DevicePolicy::permute_box_swizzle_bytes
-  bool box_words = true;           // DevicePolicy::permute_box_words
-  int rows_vector_min_bytes = 4;   // DevicePolicy::permute_rows_vector_min_bytes
-  int rows_vector_max_vecs = 128;  // DevicePolicy::permute_rows_vector_max_vecs
-  int rows_min_bytes = 32;         // DevicePolicy::rows_min_bytes(elem_bytes)
-  int tile_min_fill_pct = 90;      // DevicePolicy::tile_min_fill_pct(elem_bytes)
-  bool box_origin_once = true;     // DevicePolicy::permute_box_origin_once
-  bool box_pipeline = true;        // DevicePolicy::permute_box_pipeline
-  bool box_async = true;           // DevicePolicy::permute_box_async
-  int box_sm_smem_bytes = 0;       // DevicePolicy::permute_box_sm_smem_bytes
-  bool box_pad = true;             // DevicePolicy::permute_box_pad
-  bool box_row_tables = true;      // DevicePolicy::permute_box_row_tables
-  int box_async_barriers = 1;      // DevicePolicy::permute_box_async_barriers
-  bool box_overlap_edges = true;   // DevicePolicy::permute_box_overlap_edges
-  bool box_src_runs = true;        // DevicePolicy::permute_box_src_runs
+  int box_swizzle_bytes = 32;           // DevicePolicy::permute_box_swizzle_bytes
+  bool box_words = true;                // DevicePolicy::permute_box_words
+  int rows_vector_min_bytes = 4;        // DevicePolicy::permute_rows_vector_min_bytes
+  int rows_vector_max_vecs = 128;       // DevicePolicy::permute_rows_vector_max_vecs
+  int rows_flat_max_vector_bytes = 16;  // DevicePolicy::permute_rows_flat_max_vector_bytes
+  int rows_min_bytes = 32;              // DevicePolicy::rows_min_bytes(elem_bytes)
+  int tile_min_fill_pct = 90;           // DevicePolicy::tile_min_fill_pct(elem_bytes)
+  bool box_origin_once = true;          // DevicePolicy::permute_box_origin_once
+  bool box_pipeline = true;             // DevicePolicy::permute_box_pipeline
+  bool box_async = true;                // DevicePolicy::permute_box_async
+  int box_sm_smem_bytes = 0;            // DevicePolicy::permute_box_sm_smem_bytes
+  bool box_pad = true;                  // DevicePolicy::permute_box_pad
+  bool box_row_tables = true;           // DevicePolicy::permute_box_row_tables
+  int box_async_barriers = 1;           // DevicePolicy::permute_box_async_barriers
+  bool box_overlap_edges = true;        // DevicePolicy::permute_box_overlap_edges
+  bool box_src_runs = true;             // DevicePolicy::permute_box_src_runs
   // permute_tma: rank-5 maps (b2, b1, b0, rows, cols) of src and (b2, b1, b0, cols, rows) of dst
   // for a transposing permutation, (b2, b1, b0, rows, row words) of both for a row permutation.
   const CUtensorMap* src_map = nullptr;
@@ -213,6 +215,10 @@ bool permute_tile_prefers_box(const PermuteArgs& a);
 // the bytes of the segments each row is cut into where few long rows would leave SMs idle (a
 // multiple of 16; the rest of a row a launch of its own), or 0 where the rows stay whole.
 std::int64_t permute_row_segment_bytes(const PermuteGeometry& bytes, int sm_count);
+// Whether permute_tile's rows kernels write `a` as one run of dst bytes
+// (kernels/common/permute_rows.hpp; the policy's permute_rows_flat_max_vector_bytes), and with
+// what plan (flat: may be null).
+bool permute_rows_flat(const PermuteArgs& a, RowsFlat* flat = nullptr);
 cudaError_t launch_permute_tma(const PermuteArgs&);
 PermuteTmaPlan plan_permute_tma(const PermuteArgs&);
 

@@ -444,6 +444,7 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.box_words = caps.policy.permute_box_words;
   a.rows_vector_min_bytes = caps.policy.permute_rows_vector_min_bytes;
   a.rows_vector_max_vecs = caps.policy.permute_rows_vector_max_vecs;
+  a.rows_flat_max_vector_bytes = caps.policy.permute_rows_flat_max_vector_bytes;
   a.rows_min_bytes = caps.policy.rows_min_bytes(elem_bytes);
   a.tile_min_fill_pct = caps.policy.tile_min_fill_pct(elem_bytes);
   a.box_origin_once = caps.policy.permute_box_origin_once;
@@ -547,6 +548,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
                                                       policy.permute_box_cuts_first,
                                                       policy.permute_box_target_elems);
   a.rows_min_bytes = policy.rows_min_bytes(elem_bytes);
+  a.rows_flat_max_vector_bytes = policy.permute_rows_flat_max_vector_bytes;
   a.tile_min_fill_pct = policy.tile_min_fill_pct(elem_bytes);
   a.box_registers = registers;  // what auto's choices below weigh, as permute() sets them
   a.box_cuts_first = policy.permute_box_cuts_first;
@@ -646,6 +648,12 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
              "rows kernels take them at " + std::to_string(elem_bytes) +
              " B (permute_rows_min_bytes), so the box walk\n";
     out += describe_box(box, elem_bytes, registers, policy);
+  } else if (a.moves_rows() && kernels::permute_rows_flat(a)) {
+    out += "permute_tile: whole rows of " + std::to_string(g.cols * elem_bytes) +
+           " bytes into a dense dst, written as one run of aligned 16-byte chunks (rows whose "
+           "widest vector is at most " +
+           std::to_string(policy.permute_rows_flat_max_vector_bytes) +
+           " bytes, permute_rows_flat_max_vector_bytes)\n";
   } else if (a.moves_rows()) {
     out += "permute_tile: whole rows, the widest vector every offset allows";
     PermuteGeometry bytes = g;  // the rows kernels' walk in bytes

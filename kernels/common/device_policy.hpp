@@ -77,6 +77,12 @@ struct DevicePolicy {
   // head and tail bytes and idle lanes cost more on short rows than 4-8-byte vectors do.
   int permute_rows_vector_min_bytes = 4;
   int permute_rows_vector_max_vecs = 128;
+  // permute_tile's row permutations into a dense dst whose widest vector (every offset's) is at
+  // most this many bytes: dst written as one run of aligned 16-byte chunks
+  // (kernels/common/permute_rows.hpp) instead of row by row. 16 (every one): the flat walk was
+  // as fast or faster at every vector size on the measured row permutations
+  // (docs/perf-guide.md section 4.13); 0: never.
+  int permute_rows_flat_max_vector_bytes = 16;
   // permute_tile's row permutations go to the rows kernels from rows this long on, per element
   // size (1, 2, 4, 8, 16 bytes); shorter ones to the box walk, whose boxes take several rows on
   // each side: a row under two sectors costs the rows kernels two or three sectors a side, the

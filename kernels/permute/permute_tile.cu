@@ -11,7 +11,9 @@
 //     address and stride allows, several rows per warp when rows are short and several vectors
 //     of each row a lane at once: no shared memory, no element reordering. Long rows whose
 //     widest vector is under 16 bytes are written in aligned 16-byte chunks, realigned from two
-//     aligned loads by funnel shifts.
+//     aligned loads by funnel shifts. Into a dense dst (by the policy, rows whose widest vector
+//     is 8 bytes or less), dst is instead one run of aligned 16-byte chunks across row ends
+//     (kernels/common/permute_rows.hpp): no idle lanes or head and tail bytes per row.
 //   - Short contiguous dimensions (a reversal of 3 x 5 x 7 x ..., rows of a few elements),
 //     strides that make neither side contiguous, and every reduction of rank 6-8: boxes of
 //     whole runs on both sides (kernels/common/permute_box.hpp), loaded in src order and stored
@@ -28,6 +30,7 @@
 #include <cuda/pipeline>
 #include <kernels/common/grid.hpp>
 #include <kernels/common/permute_box.hpp>
+#include <kernels/common/permute_rows.hpp>
 #include <kernels/launchers.hpp>
 #include <kernels/primitives/box_walk.cuh>
 #include <kernels/primitives/launch_smem.cuh>
@@ -862,6 +865,135 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// Row permutation into a dense dst as one run of dst bytes (kernels/common/permute_rows.hpp):
+// thread t of a block takes chunks c0 + t + 256 u (u < kFlatChunks), the aligned 16-byte chunk c
+// being dst bytes p = head + 16 c .. p + 15, from byte `off` of dst row f on: its first n1 bytes
+// from src row f and, where the chunk crosses that row's end (n1 < 16), the rest from the start
+// of src row f + 1. Every offset a multiple of V (the widest vector every offset allows) from 4
+// bytes on: the chunk is 16 / V pieces of V bytes, each inside one row, all of a thread's chunks'
+// pieces loaded before any store. At 1-2 bytes each segment is a 16-byte window of src
+// (window_load: two aligned 16-byte loads shifted into place, one where aligned): the first
+// windows of a thread's chunks, then the second windows of those that cross a row's end, merged
+// by two funnel shifts, so a thread holds two 16-byte loads a chunk at most. The dst bytes before
+// the first aligned chunk and after the last (under 16 each) go byte by byte, a lane of block 0
+// each.
+constexpr int kFlatChunks = 4;
+
+// The loads of the 16-byte window of src at p: lo, and hi where p is off 16-byte alignment, when
+// both aligned blocks lie inside src's span [src_lo, src_hi); else none. Returns p's offset in
+// its aligned block, plus 16 where the loads were made.
+__device__ __forceinline__ unsigned window_load(const unsigned char* p, std::uintptr_t src_lo,
+                                                std::uintptr_t src_hi, uint4* lo, uint4* hi) {
+  const auto x = reinterpret_cast<std::uintptr_t>(p);
+  const std::uintptr_t r = x % 16, base = x - r;
+  if (base < src_lo || base + (r != 0 ? 32 : 16) > src_hi) return static_cast<unsigned>(r);
+  *lo = __ldg(reinterpret_cast<const uint4*>(base));
+  if (r != 0) *hi = __ldg(reinterpret_cast<const uint4*>(base + 16));
+  return static_cast<unsigned>(r) | 16u;
+}
+// Bytes 0 .. n - 1 of the window at p whose loads window_load made (`how`, its result): src
+// bytes p .. p + n - 1, the rest unspecified; where it made none, read one by one.
+__device__ __forceinline__ uint4 window_bytes(unsigned how, const uint4& lo, const uint4& hi,
+                                              const unsigned char* p, int n) {
+  const unsigned r = how & 15u;
+  if (how & 16u) return r == 0 ? lo : shifted_chunk(lo, hi, r);
+  unsigned w[4] = {0, 0, 0, 0};
+#pragma unroll
+  for (int i = 0; i < 16; ++i)
+    if (i < n) w[i / 4] |= unsigned{p[i]} << (8 * (i % 4));
+  return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+template <int V>
+__global__ void __launch_bounds__(kThreads, 4)
+    permute_rows_flat_kernel(const unsigned char* __restrict__ src, unsigned char* __restrict__ dst,
+                             RowsFlat m, std::uint32_t head, std::uint32_t chunks,
+                             std::uintptr_t src_lo, std::uintptr_t src_hi) {
+  const unsigned tid = threadIdx.y * kSide + threadIdx.x;
+  if (blockIdx.x == 0 && tid < 32) {  // head bytes (lanes 0-15) and tail bytes (16-31)
+    const std::uint32_t tail0 = head + chunks * 16;
+    const std::uint32_t p = tid < 16 ? tid : tail0 + (tid - 16);
+    if (tid < 16 ? p < head : p < m.bytes) dst[p] = src[m.src_of(p)];
+  }
+  const std::uint32_t L = m.row.d;
+  // Chunk c: dst bytes head + 16 c .., from byte `off` of dst row f on.
+  auto at = [&](std::uint32_t c, std::uint32_t* f, std::uint32_t* off) {
+    const std::uint32_t p = head + c * 16;
+    *f = m.row.div(p);
+    *off = p - *f * L;
+  };
+  for (std::uint32_t c0 = blockIdx.x * (kThreads * kFlatChunks) + tid; c0 < chunks;
+       c0 += gridDim.x * (kThreads * kFlatChunks)) {
+    if constexpr (V >= 4) {
+      using T = typename Word<V>::type;
+      constexpr int kPieces = 16 / V;
+      T w[kFlatChunks][kPieces];
+#pragma unroll
+      for (int u = 0; u < kFlatChunks; ++u) {
+        const std::uint32_t c = c0 + u * kThreads;
+        if (c >= chunks) continue;
+        std::uint32_t f, off;
+        at(c, &f, &off);
+        const std::int64_t first = m.src_row(f) + off;
+        // Piece k: byte off + V k of row f, or past its end byte off + V k - L of row f + 1.
+        const std::int64_t second = L - off < 16 ? m.src_row(f + 1) - (L - off) : first;
+#pragma unroll
+        for (int k = 0; k < kPieces; ++k)
+          w[u][k] = *reinterpret_cast<const T*>(src + (off + V * k < L ? first : second) + V * k);
+      }
+#pragma unroll
+      for (int u = 0; u < kFlatChunks; ++u) {
+        const std::uint32_t c = c0 + u * kThreads;
+        if (c >= chunks) break;
+        uint4 out;
+        memcpy(&out, w[u], 16);
+        *reinterpret_cast<uint4*>(dst + head + std::uint64_t{c} * 16) = out;
+      }
+    } else {
+      uint4 lo[kFlatChunks], hi[kFlatChunks], out[kFlatChunks];
+      unsigned how[kFlatChunks];
+#pragma unroll
+      for (int u = 0; u < kFlatChunks; ++u) {  // the first windows
+        const std::uint32_t c = c0 + u * kThreads;
+        if (c >= chunks) continue;
+        std::uint32_t f, off;
+        at(c, &f, &off);
+        how[u] = window_load(src + m.src_row(f) + off, src_lo, src_hi, &lo[u], &hi[u]);
+      }
+#pragma unroll
+      for (int u = 0; u < kFlatChunks; ++u) {  // their bytes, then the second windows
+        const std::uint32_t c = c0 + u * kThreads;
+        if (c >= chunks) continue;
+        std::uint32_t f, off;
+        at(c, &f, &off);
+        out[u] =
+            window_bytes(how[u], lo[u], hi[u], (how[u] & 16u) ? nullptr : src + m.src_row(f) + off,
+                         L - off < 16 ? static_cast<int>(L - off) : 16);
+        if (L - off < 16)  // crosses row f's end: the rest from row f + 1's start
+          how[u] = window_load(src + m.src_row(f + 1), src_lo, src_hi, &lo[u], &hi[u]);
+      }
+#pragma unroll
+      for (int u = 0; u < kFlatChunks; ++u) {
+        const std::uint32_t c = c0 + u * kThreads;
+        if (c >= chunks) break;
+        std::uint32_t f, off;
+        at(c, &f, &off);
+        if (L - off < 16) {
+          // Bytes 0 .. n1 - 1 from the first window, n1 .. 15 from the second's 0 .. 15 - n1
+          // (shifted_chunk(x, y, r): bytes r .. r + 15 of x then y).
+          const int n1 = static_cast<int>(L - off);
+          const auto r = static_cast<unsigned>(n1);
+          const uint4 x = shifted_chunk(out[u], out[u], r);  // bytes 16 - n1 ..: out's 0 ..
+          const uint4 rest = window_bytes(
+              how[u], lo[u], hi[u], (how[u] & 16u) ? nullptr : src + m.src_row(f + 1), 16 - n1);
+          out[u] = shifted_chunk(x, rest, 16 - r);
+        }
+        *reinterpret_cast<uint4*>(dst + head + std::uint64_t{c} * 16) = out[u];
+      }
+    }
+  }
+}
+
 // A row kernel's launch: the lanes a row (a power of two up to 32) that cover its `units`
 // (vectors or chunks) at `per_lane` each, and the sweeps a tile, fewer where the grid would
 // otherwise not give every SM 4 blocks (a few long rows: 1,938 rows of 65,100 bytes made 61
@@ -1062,18 +1194,70 @@ std::int64_t kernels::permute_row_segment_bytes(const PermuteGeometry& bytes, in
   return bytes.cols / seg >= 2 ? seg : 0;
 }
 
+namespace {
+// A row permutation's walk in bytes: cols the row's bytes, every stride in bytes.
+PermuteGeometry rows_in_bytes(const kernels::PermuteArgs& a) {
+  PermuteGeometry bytes = a.geo;
+  const std::int64_t e = a.elem_bytes;
+  bytes.cols *= e;
+  bytes.src_row *= e;
+  bytes.dst_row *= e;
+  for (int k = 0; k < 3; ++k) bytes.src_batch[k] *= e, bytes.dst_batch[k] *= e;
+  bytes.src_col = bytes.dst_col = 1;
+  return bytes;
+}
+}  // namespace
+
+bool kernels::permute_rows_flat(const PermuteArgs& a, RowsFlat* flat) {
+  if (!rows_kernels_run(a)) return false;
+  const PermuteGeometry bytes = rows_in_bytes(a);
+  RowsFlat m;
+  if (row_vector_bytes(a.src, a.dst, bytes) > a.rows_flat_max_vector_bytes ||
+      !make_rows_flat(bytes, &m))
+    return false;
+  if (flat != nullptr) *flat = m;
+  return true;
+}
+
+namespace {
+// The flat rows walk (permute_rows_flat_kernel): as many blocks as there are chunks for them.
+cudaError_t launch_rows_flat(const kernels::PermuteArgs& a, const RowsFlat& m) {
+  const auto at = reinterpret_cast<std::uintptr_t>(a.dst);
+  const std::uint32_t head = std::min<std::uint32_t>(m.bytes, (16 - at % 16) % 16);
+  const std::uint32_t chunks = (m.bytes - head) / 16;
+  const std::int64_t per_block = std::int64_t{kThreads} * kFlatChunks;
+  const auto blocks = static_cast<unsigned>(std::max<std::int64_t>(
+      1, std::min<std::int64_t>(ceil_div(std::int64_t{chunks}, per_block), 0x7fffffff)));
+  const auto lo = reinterpret_cast<std::uintptr_t>(a.src);  // reads stay inside src's span
+  const auto* s = static_cast<const unsigned char*>(a.src);
+  auto* d = static_cast<unsigned char*>(a.dst);
+  const std::uintptr_t hi = lo + static_cast<std::uintptr_t>(a.src_span_bytes);
+  const dim3 block(kSide, kThreadRows);
+  // Pieces of the widest vector from 4 bytes on; windows below.
+  switch (row_vector_bytes(a.src, a.dst, rows_in_bytes(a))) {
+    case 16:
+      permute_rows_flat_kernel<16><<<blocks, block, 0, a.stream>>>(s, d, m, head, chunks, lo, hi);
+      break;
+    case 8:
+      permute_rows_flat_kernel<8><<<blocks, block, 0, a.stream>>>(s, d, m, head, chunks, lo, hi);
+      break;
+    case 4:
+      permute_rows_flat_kernel<4><<<blocks, block, 0, a.stream>>>(s, d, m, head, chunks, lo, hi);
+      break;
+    default:
+      permute_rows_flat_kernel<1><<<blocks, block, 0, a.stream>>>(s, d, m, head, chunks, lo, hi);
+  }
+  return cudaGetLastError();
+}
+}  // namespace
+
 cudaError_t kernels::launch_permute_tile(const PermuteArgs& a) {
   if (a.dims.rank > 5) return launch_box(a, a.dims);  // rank 6-8: the box walk alone
   const PermuteGeometry& g = a.geo;
   const dim3 block(kSide, kThreadRows);
+  if (RowsFlat flat; permute_rows_flat(a, &flat)) return launch_rows_flat(a, flat);
   if (rows_kernels_run(a) && g.rows * g.batch() < (std::int64_t{1} << 32)) {
-    PermuteGeometry bytes = g;  // the same walk in bytes
-    const std::int64_t e = a.elem_bytes;
-    bytes.cols *= e;
-    bytes.src_row *= e;
-    bytes.dst_row *= e;
-    for (int k = 0; k < 3; ++k) bytes.src_batch[k] *= e, bytes.dst_batch[k] *= e;
-    bytes.src_col = bytes.dst_col = 1;
+    const PermuteGeometry bytes = rows_in_bytes(a);  // the same walk in bytes
     const auto* s = static_cast<const unsigned char*>(a.src);
     auto* d = static_cast<unsigned char*>(a.dst);
     const std::int64_t seg = permute_row_segment_bytes(bytes, a.sm_count);

@@ -649,14 +649,19 @@ TEST(Permute, RowsOffSixteenByteChunksEveryOffset) {
                         {{300, 41, 33}, {1, 0, 2}},
                         {{2, 3, 5, 2, 47}, {3, 1, 0, 2, 4}}};
   int runs = 0;
-  for (const Case& c : cases)
-    for (int e : {1, 2, 4, 8})
-      for (std::size_t off = 0; off < 16; off += e)
-        for (const char* v : {"auto", "permute_tile"}) {
-          const test::PermuteRun r = test::check_permute(c.n, c.p, e, {}, named(v), off);
-          ASSERT_TRUE(r.error.empty()) << v << " offset " << off << ": " << r.error;
-          ++runs;
-        }
+  // The default policy (a dense dst: the flat walk) and the row-by-row kernels alone.
+  for (const char* policy : {"", "permute_rows_flat_max_vector_bytes=0"}) {
+    test::ScopedEnv env("TMAKIT_POLICY", policy);
+    for (const Case& c : cases)
+      for (int e : {1, 2, 4, 8})
+        for (std::size_t off = 0; off < 16; off += e)
+          for (const char* v : {"auto", "permute_tile"}) {
+            const test::PermuteRun r = test::check_permute(c.n, c.p, e, {}, named(v), off);
+            ASSERT_TRUE(r.error.empty())
+                << v << " offset " << off << " policy '" << policy << "': " << r.error;
+            ++runs;
+          }
+  }
   PermuteLayout lay;  // rows of 37 elements in rows of 40, dst's in rows of 39
   lay.src_strides_elems = {7 * 40, 40, 1};
   lay.dst_strides_elems = {5 * 39, 39, 1};
@@ -664,7 +669,7 @@ TEST(Permute, RowsOffSixteenByteChunksEveryOffset) {
     const test::PermuteRun r = test::check_permute({5, 7, 37}, {1, 0, 2}, e, lay, named("auto"));
     ASSERT_TRUE(r.error.empty()) << "padded: " << r.error;
   }
-  EXPECT_EQ(runs, 5 * (16 + 8 + 4 + 2) * 2);
+  EXPECT_EQ(runs, 2 * 5 * (16 + 8 + 4 + 2) * 2);
 }
 
 // Few long rows (kernels::permute_row_segment_bytes): each row cut into segments of whole 16-byte
@@ -679,6 +684,8 @@ TEST(Permute, FewLongRowsAreCutIntoSegments) {
   const Case cases[] = {
       {{3, 5, 100003}, {1, 0, 2}}, {{2, 3, 65536}, {1, 0, 2}}, {{2, 2, 3, 20011}, {2, 0, 1, 3}}};
   int runs = 0, cut = 0;
+  // Segments are the row-by-row kernels' (a dense dst's rows at 8 bytes or less go flat).
+  test::ScopedEnv env("TMAKIT_POLICY", "permute_rows_flat_max_vector_bytes=0");
   for (const Case& c : cases)
     for (int e : {1, 2, 4, 8}) {
       cut += explain_permute(c.n, c.p, e).find("segments of") != std::string::npos;
@@ -702,6 +709,57 @@ TEST(Permute, FewLongRowsAreCutIntoSegments) {
   }
   EXPECT_EQ(cut, 3 * 4);                         // every case at every element size
   EXPECT_EQ(runs, 3 * (3 + 2 + 2 + 2) * 2 + 4);  // offsets 0, 8, 13 at 1 B; 0, 8 beyond
+}
+
+// Row permutations into a dense dst as one run of aligned 16-byte chunks
+// (kernels/common/permute_rows.hpp): rows of 20-4104 bytes (chunks that cross one row's end into
+// the next at every offset), every element size, both operands 0-15 bytes off alignment (head
+// and tail bytes; src windows at the span's ends read byte by byte), src rows padded with poison
+// between them, under the default policy (every dense row permutation flat), with those whose
+// widest vector is 8 bytes or less flat (8) and none (0). explain must say which walk the policy
+// picks.
+TEST(Permute, RowsIntoADenseDstAsOneRunOfChunks) {
+  TMAKIT_NEED_GPU(75);
+  int runs = 0, flat = 0;
+  for (int max_vector : {-1, 8, 0}) {
+    const std::string policy =
+        "permute_rows_min_bytes=16" +
+        (max_vector < 0 ? std::string()
+                        : ",permute_rows_flat_max_vector_bytes=" + std::to_string(max_vector));
+    test::ScopedEnv env("TMAKIT_POLICY", policy.c_str());
+    for (int e : {1, 2, 4, 8, 16})
+      for (std::int64_t row_bytes : {20, 24, 36, 44, 48, 100, 131, 288, 552, 988, 4104}) {
+        if (row_bytes % e != 0) continue;
+        const Ext n = {3, 5, 4, row_bytes / e};
+        const std::vector<int> perm = {2, 0, 1, 3};
+        std::int64_t v = 16;  // the widest vector of these dense rows
+        while (row_bytes % v != 0) v /= 2;
+        const bool want = v <= (max_vector < 0 ? 16 : max_vector);
+        const bool is = explain_permute(n, perm, e).find("one run of aligned 16-byte chunks") !=
+                        std::string::npos;
+        EXPECT_EQ(is, want) << e << " B rows of " << row_bytes << ", policy '" << policy << "'";
+        flat += is;
+        PermuteLayout padded;  // src rows 3 elements apart, dst dense
+        padded.src_strides_elems = {5 * 4 * (n[3] + 3), 4 * (n[3] + 3), n[3] + 3, 1};
+        for (std::size_t off : {std::size_t{0}, std::size_t{8}, std::size_t{13}}) {
+          if (off % e != 0) continue;
+          for (int form = 0; form < 2; ++form) {
+            const test::PermuteRun r = test::check_permute(
+                n, perm, e, form == 1 ? padded : PermuteLayout{}, named("permute_tile"), off);
+            ASSERT_TRUE(r.error.empty())
+                << e << " B rows of " << row_bytes << " offset " << off << " form " << form
+                << " policy '" << policy << "': " << r.error;
+            ++runs;
+          }
+        }
+      }
+  }
+  // Row lengths that are whole elements: 11 at 1 B, 10 at 2 and 4 B (not 131), 5 at 8 B (24, 48,
+  // 288, 552, 4104), 2 at 16 B (48, 288); of those 48 and 288 take 16-byte vectors. Flat: all 38
+  // under the default policy, 28 under 8, none under 0.
+  EXPECT_EQ(flat, 38 + 28);
+  // Offsets 0, 8, 13 at 1 B, 0 and 8 at 2-8 B, 0 at 16 B; two forms each.
+  EXPECT_EQ(runs, 3 * (11 * 3 + 10 * 2 + 10 * 2 + 5 * 2 + 2 * 1) * 2);
 }
 
 // Row permutations whose rows are 24-104 bytes: the class the per-size rows threshold

@@ -47,6 +47,7 @@ TEST(DevicePolicy, OverridesApplyEachField) {
           "permute_box_words=0,permute_tma_min_fill_pct=40,"
           "permute_box_cuts_first=0,permute_box_registers_min_bytes=4,"
           "permute_rows_vector_min_bytes=8,permute_rows_vector_max_vecs=64,"
+          "permute_rows_flat_max_vector_bytes=8,"
           "permute_box_origin_once=0,permute_box_pipeline=0,permute_rows_min_bytes=64,"
           "permute_box_async=0,permute_box_pad=0,permute_box_row_tables=0,"
           "permute_box_async_barriers=2,permute_box_overlap_edges=0,permute_rows_as_elements=0,"
@@ -62,6 +63,7 @@ TEST(DevicePolicy, OverridesApplyEachField) {
   EXPECT_EQ(p.permute_box_registers_min_bytes, 4);
   EXPECT_EQ(p.permute_rows_vector_min_bytes, 8);
   EXPECT_EQ(p.permute_rows_vector_max_vecs, 64);
+  EXPECT_EQ(p.permute_rows_flat_max_vector_bytes, 8);
   EXPECT_FALSE(p.permute_box_origin_once);
   EXPECT_FALSE(p.permute_box_pipeline);
   for (int e : {1, 2, 4, 8, 16}) EXPECT_EQ(p.rows_min_bytes(e), 64) << e;
@@ -96,9 +98,9 @@ TEST(DevicePolicy, OverridesApplyEachField) {
   EXPECT_EQ(p.rows_min_bytes(16), 1024);
   for (int e : {1, 2, 4, 16}) EXPECT_EQ(p.tma_min_row_bytes(e), 300) << e;
   EXPECT_EQ(p.tma_min_row_bytes(8), 96);
-  ASSERT_EQ(apply_policy_overrides("permute_tile_min_fill_pct=50,permute_tile_min_fill_pct_e1=101",
-                                   &p),
-            "");
+  ASSERT_EQ(
+      apply_policy_overrides("permute_tile_min_fill_pct=50,permute_tile_min_fill_pct_e1=101", &p),
+      "");
   EXPECT_EQ(p.tile_min_fill_pct(1), 101);
   for (int e : {2, 4, 8, 16}) EXPECT_EQ(p.tile_min_fill_pct(e), 50) << e;
   EXPECT_NE(apply_policy_overrides("permute_tile_min_fill_pct=102", &p), "");

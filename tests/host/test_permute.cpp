@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <host/permute/reduce.hpp>
 #include <kernels/common/permute_box.hpp>
+#include <kernels/common/permute_rows.hpp>
 #include <kernels/launchers.hpp>
 #include <tests/support/scoped_env.hpp>
 #include <tmakit/permute.hpp>
@@ -788,10 +789,106 @@ TEST(PermuteRows, FewLongRowsAreCutIntoSegments) {
   PermuteGeometry full = bytes;
   full.batch_extent[1] = full.batch_extent[2] = 2;
   EXPECT_EQ(kernels::permute_row_segment_bytes(full, 132), 0);
-  // What explain says.
+  // What explain says (where the rows go row by row: a dense dst's go flat by default).
+  EXPECT_NE(explain_permute({9, 15, 361, 3, 561}, {1, 0, 2, 3, 4}, 2)
+                .find("one run of aligned 16-byte chunks"),
+            std::string::npos);
+  test::ScopedEnv policy("TMAKIT_POLICY", "permute_rows_flat_max_vector_bytes=0");
   EXPECT_NE(explain_permute({9, 15, 361, 3, 561}, {1, 0, 2, 3, 4}, 2)
                 .find("few long rows (135 of 1215126 bytes), so each is cut into 31 segments of "
                       "38848 bytes"),
+            std::string::npos);
+}
+
+// The flat rows walk (kernels/common/permute_rows.hpp) against an independent walk of the same
+// rows: every dst byte's src offset, for dense dsts whose row dimensions come in every dst order
+// (the geometry's rows and batch dimensions shuffled), rows of 16-99 bytes; dsts with a gap
+// between rows or under 16-byte rows have no flat walk.
+TEST(PermuteRows, FlatWalkMapsEveryDstByteToItsSrcByte) {
+  std::mt19937 rng(73);
+  int walked = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    // Extents of the row dimensions (1 included: dropped), a row of L bytes.
+    const std::int64_t L = 16 + static_cast<std::int64_t>(rng() % 84);
+    std::int64_t n[4];
+    for (std::int64_t& x : n) x = 1 + static_cast<std::int64_t>(rng() % 5);
+    int dst_order[4] = {0, 1, 2, 3}, src_order[4] = {0, 1, 2, 3};
+    std::shuffle(dst_order, dst_order + 4, rng);
+    std::shuffle(src_order, src_order + 4, rng);
+    std::int64_t ds[4], ss[4], d = L, s = L + static_cast<std::int64_t>(rng() % 3);  // src padded
+    for (int k : dst_order) ds[k] = d, d *= n[k];
+    for (int k : src_order) ss[k] = s, s *= n[k];
+    PermuteGeometry g;
+    g.cols = L, g.src_col = g.dst_col = 1;
+    g.rows = n[0], g.src_row = ss[0], g.dst_row = ds[0];
+    for (int k = 0; k < 3; ++k)
+      g.batch_extent[k] = n[k + 1], g.src_batch[k] = ss[k + 1], g.dst_batch[k] = ds[k + 1];
+    RowsFlat m;
+    ASSERT_TRUE(make_rows_flat(g, &m)) << trial;
+    ASSERT_EQ(m.bytes, static_cast<std::uint32_t>(d));
+    std::vector<std::int64_t> want(static_cast<std::size_t>(d), -1);
+    for (std::int64_t a = 0; a < n[0]; ++a)
+      for (std::int64_t b = 0; b < n[1]; ++b)
+        for (std::int64_t c = 0; c < n[2]; ++c)
+          for (std::int64_t e = 0; e < n[3]; ++e)
+            for (std::int64_t i = 0; i < L; ++i)
+              want[static_cast<std::size_t>(a * ds[0] + b * ds[1] + c * ds[2] + e * ds[3] + i)] =
+                  a * ss[0] + b * ss[1] + c * ss[2] + e * ss[3] + i;
+    for (std::uint32_t p = 0; p < m.bytes; ++p)
+      ASSERT_EQ(m.src_of(p), want[p]) << "trial " << trial << " byte " << p;
+    walked += static_cast<int>(m.bytes);
+    // A gap in dst (the outermost row dimension's stride a byte longer): no flat walk.
+    int outer = -1;
+    for (int k = 0; k < 4; ++k)
+      if (n[k] > 1 && (outer < 0 || ds[k] > ds[outer])) outer = k;
+    if (outer >= 0) {
+      PermuteGeometry gap = g;
+      (outer == 0 ? gap.dst_row : gap.dst_batch[outer - 1]) += 1;
+      EXPECT_FALSE(make_rows_flat(gap, &m)) << trial;
+    }
+  }
+  EXPECT_GT(walked, 200 * 16);
+  PermuteGeometry short_rows;  // 15-byte rows: a chunk may span three rows
+  short_rows.cols = 15, short_rows.rows = 4, short_rows.src_row = 15 * 3, short_rows.dst_row = 15;
+  short_rows.batch_extent[0] = 3, short_rows.src_batch[0] = 15, short_rows.dst_batch[0] = 60;
+  RowsFlat m;
+  EXPECT_FALSE(make_rows_flat(short_rows, &m));
+  short_rows.cols = 16, short_rows.src_row = 48, short_rows.dst_row = 16;
+  short_rows.src_batch[0] = 16, short_rows.dst_batch[0] = 64;
+  EXPECT_TRUE(make_rows_flat(short_rows, &m));
+  PermuteGeometry huge = short_rows;  // 2^31 bytes of dst: 32-bit positions no longer hold
+  huge.rows = std::int64_t{1} << 25, huge.src_row = 16, huge.dst_row = 16;
+  huge.src_batch[0] = 16 << 25, huge.dst_batch[0] = 16 << 25;
+  huge.batch_extent[0] = 4;
+  EXPECT_FALSE(make_rows_flat(huge, &m));
+  huge.batch_extent[0] = 3;
+  EXPECT_TRUE(make_rows_flat(huge, &m));
+}
+
+// Which rows the flat walk takes, and what explain says: rows whose widest vector is at most the
+// policy's permute_rows_flat_max_vector_bytes (16 by default: all), into a dense dst.
+TEST(PermuteExplain, RowsIntoADenseDstAsOneRunOfChunks) {
+  // 552-byte rows at 8 B (8-byte vectors): flat.
+  const std::string eight = explain_permute({200, 3, 13, 50, 69}, {2, 3, 0, 1, 4}, 8);
+  EXPECT_NE(eight.find("permute_tile: whole rows of 552 bytes into a dense dst, written as one run "
+                       "of aligned 16-byte chunks"),
+            std::string::npos)
+      << eight;
+  // 288-byte rows at 16 B (16-byte vectors): flat too.
+  const std::string sixteen = explain_permute({579, 280, 18}, {1, 0, 2}, 16);
+  EXPECT_NE(sixteen.find("one run of aligned 16-byte chunks"), std::string::npos) << sixteen;
+  // A dst with a gap between rows: row by row.
+  PermuteLayout lay;
+  lay.dst_strides_elems = {50 * 200 * 3 * 70, 200 * 3 * 70, 3 * 70, 70, 1};  // rows of 70
+  const std::string gap = explain_permute({200, 3, 13, 50, 69}, {2, 3, 0, 1, 4}, 8, lay);
+  EXPECT_EQ(gap.find("one run of aligned 16-byte chunks"), std::string::npos) << gap;
+  EXPECT_NE(gap.find("permute_tile: whole rows, the widest vector"), std::string::npos) << gap;
+  // Under 8: the 16-byte vectors' rows row by row, the 8-byte ones flat.
+  test::ScopedEnv policy("TMAKIT_POLICY", "permute_rows_flat_max_vector_bytes=8");
+  EXPECT_NE(explain_permute({579, 280, 18}, {1, 0, 2}, 16).find("whole rows, the widest vector"),
+            std::string::npos);
+  EXPECT_NE(explain_permute({200, 3, 13, 50, 69}, {2, 3, 0, 1, 4}, 8)
+                .find("one run of aligned 16-byte chunks"),
             std::string::npos);
 }
 
@@ -1004,7 +1101,7 @@ TEST(PermuteExplain, ShortRowsGoToTheBoxWalkByElementSize) {
   EXPECT_EQ(four.find("whole rows, the widest vector"), std::string::npos) << four;
   // 26 x 2 = 52-byte rows at 2 B: the rows kernels.
   const std::string two = explain_permute({149, 25, 48, 16, 26}, {3, 2, 1, 0, 4}, 2);
-  EXPECT_NE(two.find("permute_tile: whole rows, the widest vector"), std::string::npos) << two;
+  EXPECT_NE(two.find("permute_tile: whole rows"), std::string::npos) << two;
   // 10 x 8 = 80-byte rows at 8 B: the rows kernels; 7 x 8 = 56 at 8 B: the box walk.
   EXPECT_NE(
       explain_permute({149, 25, 48, 16, 10}, {3, 2, 1, 0, 4}, 8).find("permute_tile: whole rows"),
@@ -1014,7 +1111,7 @@ TEST(PermuteExplain, ShortRowsGoToTheBoxWalkByElementSize) {
             std::string::npos);
   test::ScopedEnv policy("TMAKIT_POLICY", "permute_rows_min_bytes_e4=48");
   const std::string moved = explain_permute({149, 25, 48, 16, 13}, {3, 2, 1, 0, 4}, 4);
-  EXPECT_NE(moved.find("permute_tile: whole rows, the widest vector"), std::string::npos) << moved;
+  EXPECT_NE(moved.find("permute_tile: whole rows"), std::string::npos) << moved;
 }
 
 // The tile form's 2-D tile or box walk by how full its 32-element tiles are, per element size
