@@ -7,7 +7,8 @@ trained on some runs and judged on held-out ones:
              DevicePolicy::permute_transpose_min_side_bytes)
   rows       permute_tile's rows kernels for a row permutation whose rows are at least T bytes,
              its box walk for shorter rows (kernels/permute/permute_tile.cu, rows_kernels_run;
-             DevicePolicy::permute_rows_min_bytes)
+             DevicePolicy::permute_rows_min_bytes: the row-by-row kernels' threshold; a dense
+             dst's rows go to the flat walk from 16 bytes on)
   tma-rows   auto's permute_tma for a row permutation whose rows are at least T bytes,
              permute_tile for shorter rows (host/permute/permute.cpp, auto_tma_choice;
              DevicePolicy::permute_tma_min_row_bytes)
@@ -25,9 +26,12 @@ technique's rounds. transpose: runs with the permute_transpose, permute_tile and
 rows; each tile-form case of rank 5 or less that permute_transpose ran is a cell, its key the
 shorter tile side in bytes (the reduced src-innermost and dst-innermost extents times the element
 size), permute_transpose's GB/s against the better of permute_tile and permute_tma. rows: pairs of
-runs of the same cases, permute_tile under TMAKIT_POLICY=permute_rows_min_bytes=32 (the rows
-kernels) and under a threshold above every row (=1048576: the box walk); each row-form case both
-ran is a cell, its key the row's bytes (the reduced innermost extent times the element size).
+runs of the same cases, permute_tile under TMAKIT_POLICY=permute_rows_min_bytes=16 (the rows
+kernels: the flat walk into a dense dst, or with permute_rows_flat_max_vector_bytes=0 the
+row-by-row kernels) and under a threshold above every row with the flat walk off
+(permute_rows_min_bytes=1048576,permute_rows_flat_max_vector_bytes=0: the box walk); each row-form
+case both ran is a cell, its key the row's bytes (the reduced innermost extent times the element
+size).
 tma-rows: runs with the permute_tile row and the permute_tma row, or the auto row where auto ran
 permute_tma (its rule before took it for every row of 64 bytes or more); each row-form case that
 permute_tile ran through its rows kernels and permute_tma ran is a cell, its key the row's bytes.

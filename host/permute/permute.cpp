@@ -112,8 +112,10 @@ std::string prepare_permute_tma(bool allow_tma, const DeviceCaps& caps, kernels:
   return {};
 }
 
-// auto between permute_tma and permute_tile: permute_tma for row permutations of rows of the
-// policy's permute_tma_min_row_bytes or more (permute_tile's rows kernels below); in the tile form
+// auto between permute_tma and permute_tile: for row permutations permute_tile wherever its flat
+// rows walk runs them (a dense dst: as fast as permute_tma or faster on every measured row
+// form), else permute_tma for rows of the policy's permute_tma_min_row_bytes or more
+// (permute_tile's row-by-row kernels below); in the tile form
 // where its tiles (128 bytes square) are filled at least to the policy's permute_tma_min_fill_pct
 // over the two tile dimensions (below that a TMA copy moves mostly nothing), unless permute_tile
 // walks boxes that carry more than the policy's permute_tma_max_box_ratio times the bytes a TMA
@@ -124,11 +126,13 @@ struct TmaChoice {
   bool tma = false;
   double fill = 0, tile_bytes = 0;  // the TMA tile's fill and the bytes it carries
   std::int64_t box_bytes = 0;       // permute_tile's box (0: no box walk)
+  bool rows_flat = false;           // a row permutation permute_tile's flat rows walk runs
 };
 TmaChoice auto_tma_choice(const kernels::PermuteArgs& a, const DevicePolicy& policy) {
   TmaChoice c;
   if (a.moves_rows()) {
-    c.tma = a.geo.cols * a.elem_bytes >= policy.tma_min_row_bytes(a.elem_bytes);
+    c.rows_flat = kernels::permute_rows_flat(a);
+    c.tma = !c.rows_flat && a.geo.cols * a.elem_bytes >= policy.tma_min_row_bytes(a.elem_bytes);
     return c;
   }
   const std::int64_t side = 128 / std::min(a.elem_bytes, 8);
@@ -600,6 +604,8 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
             std::to_string(std::llround(c.fill * 100)) + "% full)";
     else if (!c.tma && !a.moves_rows())
       why = " (TMA tiles " + std::to_string(std::llround(c.fill * 100)) + "% full)";
+    else if (!c.tma && c.rows_flat)
+      why = " (its flat rows walk: a dense dst)";
     else if (!c.tma)
       why = " (rows of " + std::to_string(g.cols * elem_bytes) + " bytes: permute_tma from " +
             std::to_string(policy.tma_min_row_bytes(elem_bytes)) + " on)";

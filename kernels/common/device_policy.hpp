@@ -83,19 +83,21 @@ struct DevicePolicy {
   // as fast or faster at every vector size on the measured row permutations
   // (docs/perf-guide.md section 4.13); 0: never.
   int permute_rows_flat_max_vector_bytes = 16;
-  // permute_tile's row permutations go to the rows kernels from rows this long on, per element
-  // size (1, 2, 4, 8, 16 bytes); shorter ones to the box walk, whose boxes take several rows on
-  // each side: a row under two sectors costs the rows kernels two or three sectors a side, the
-  // box walk its shared-memory round trip, cheaper at 1 and 4 B. Fitted by
-  // scripts/permute_rule.py --rule rows.
+  // permute_tile's row permutations into a strided dst go to the row-by-row kernels from rows
+  // this long on, per element size (1, 2, 4, 8, 16 bytes); shorter ones to the box walk, whose
+  // boxes take several rows on each side: a row under two sectors costs the row kernels two or
+  // three sectors a side, the box walk its shared-memory round trip, cheaper at 1 and 4 B. Fitted
+  // by scripts/permute_rule.py --rule rows. (Into a dense dst the flat walk above takes every row
+  // of 16 bytes or more: the same rule's fit on it, T = 16 at every size.)
   int permute_rows_min_bytes[5] = {80, 32, 80, 64, 32};
   int rows_min_bytes(int elem_bytes) const {
     return permute_rows_min_bytes[size_index(elem_bytes)];
   }
-  // auto's permute_tma for a row permutation from rows this long on, per element size; shorter
-  // rows to permute_tile's rows kernels, which measured as fast or faster on rows of 128-256
-  // bytes. One threshold for every size, fitted by scripts/permute_rule.py --rule tma-rows (a
-  // fit per size had 0-9 cells a size).
+  // auto's permute_tma for a row permutation into a strided dst from rows this long on, per
+  // element size; shorter rows to permute_tile's rows kernels, which measured as fast or faster
+  // on rows of 128-256 bytes. (Into a dense dst auto takes permute_tile's flat walk: permute_tma
+  // was faster on none of the measured row permutations.) One threshold for every size, fitted by
+  // scripts/permute_rule.py --rule tma-rows (a fit per size had 0-9 cells a size).
   int permute_tma_min_row_bytes[5] = {512, 512, 512, 512, 512};
   int tma_min_row_bytes(int elem_bytes) const {
     return permute_tma_min_row_bytes[size_index(elem_bytes)];

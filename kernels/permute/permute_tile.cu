@@ -1123,9 +1123,11 @@ bool kernels::permute_tile_box_plan(const PermuteDims& dims, int elem_bytes, Box
 }
 
 namespace {
-// Whole rows at least DevicePolicy::permute_rows_min_bytes long: the rows kernels.
+// Whole rows into a dense dst that the flat walk takes (rows of 16 bytes or more), or at least
+// DevicePolicy::permute_rows_min_bytes long: the rows kernels.
 bool rows_kernels_run(const kernels::PermuteArgs& a) {
-  return a.moves_rows() && a.geo.cols * a.elem_bytes >= a.rows_min_bytes;
+  return a.moves_rows() &&
+         (a.geo.cols * a.elem_bytes >= a.rows_min_bytes || kernels::permute_rows_flat(a));
 }
 }  // namespace
 
@@ -1209,7 +1211,7 @@ PermuteGeometry rows_in_bytes(const kernels::PermuteArgs& a) {
 }  // namespace
 
 bool kernels::permute_rows_flat(const PermuteArgs& a, RowsFlat* flat) {
-  if (!rows_kernels_run(a)) return false;
+  if (!a.moves_rows() || a.dims.rank > 5) return false;
   const PermuteGeometry bytes = rows_in_bytes(a);
   RowsFlat m;
   if (row_vector_bytes(a.src, a.dst, bytes) > a.rows_flat_max_vector_bytes ||

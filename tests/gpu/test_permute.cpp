@@ -765,12 +765,18 @@ TEST(Permute, RowsIntoADenseDstAsOneRunOfChunks) {
 // Row permutations whose rows are 24-104 bytes: the class the per-size rows threshold
 // (DevicePolicy::permute_rows_min_bytes) splits between the rows kernels and the box walk. Every
 // element size, rows either side of its threshold, dense, off 16-byte alignment by an element and
-// strided with poisoned padding, through auto and permute_tile under the default policy and with
-// every row sent to each walk; explain must name the walk the policy picks.
+// strided with poisoned padding, through auto and permute_tile under the default policy (a dense
+// dst's rows to the flat walk), the thresholds without the flat walk, and every row sent to each
+// walk; explain must name the walk the policy picks.
 TEST(Permute, ShortRowsEitherSideOfTheRowsThreshold) {
   TMAKIT_NEED_GPU(75);
-  int runs = 0, boxed = 0;
-  for (const char* policy : {"", "permute_rows_min_bytes=1", "permute_rows_min_bytes=1048576"}) {
+  int runs = 0, boxed = 0, flat = 0;
+  // The default (a dense dst's rows to the flat walk), the row kernels' thresholds without it,
+  // every row to the rows kernels, every row to the box walk.
+  const char* policies[] = {"", "permute_rows_flat_max_vector_bytes=0", "permute_rows_min_bytes=1",
+                            "permute_rows_min_bytes=1048576,permute_rows_flat_max_vector_bytes=0"};
+  for (int k = 0; k < 4; ++k) {
+    const char* policy = policies[k];
     test::ScopedEnv env("TMAKIT_POLICY", policy);
     for (int e : {1, 2, 4, 8, 16})
       for (std::int64_t row_bytes : {24, 32, 40, 52, 64, 80, 104}) {
@@ -779,9 +785,10 @@ TEST(Permute, ShortRowsEitherSideOfTheRowsThreshold) {
         const std::vector<int> perm = {2, 0, 1, 3};
         const std::string how = explain_permute(n, perm, e);
         const bool box = how.find("so the box walk") != std::string::npos;
-        boxed += box && policy[0] == '\0';
-        if (policy[0] != '\0')  // every row to the one walk the override names
-          EXPECT_EQ(box, std::string(policy).back() == '6' && row_bytes >= e) << e << " B " << how;
+        flat += k == 0 && how.find("one run of aligned 16-byte chunks") != std::string::npos;
+        boxed += box && k == 1;
+        if (k >= 2)  // every row to the one walk the override names
+          EXPECT_EQ(box, k == 3) << e << " B " << how;
         PermuteLayout lay;  // rows padded by 3 elements on both sides, poison in between
         lay.src_strides_elems = {6 * 7 * (n[3] + 3), 7 * (n[3] + 3), n[3] + 3, 1};
         lay.dst_strides_elems = {5 * 6 * (n[3] + 3), 6 * (n[3] + 3), n[3] + 3, 1};
@@ -797,11 +804,13 @@ TEST(Permute, ShortRowsEitherSideOfTheRowsThreshold) {
           }
       }
   }
-  // Under the default policy the box walk takes rows under 80 bytes at 1 and 4 B (24-64: five
-  // each), under 32 at 2 B (24), under 64 at 8 B (24, 32, 40), none of 16 B's (32, 64, 80).
+  // Row lengths that are whole elements: 7 at 1, 2 and 4 B, 6 at 8 B, 3 at 16 B. Under the
+  // default policy the flat walk takes all 30 (dense, 24 bytes or more); without it the box walk
+  // takes rows under 80 bytes at 1 and 4 B (24-64: five each), under 32 at 2 B (24), under 64 at
+  // 8 B (24, 32, 40), none of 16 B's (32, 64, 80).
+  EXPECT_EQ(flat, 7 + 7 + 7 + 6 + 3);
   EXPECT_EQ(boxed, 5 + 1 + 5 + 3 + 0);
-  // Row lengths that are whole elements: 7 at 1, 2 and 4 B, 6 at 8 B, 3 at 16 B.
-  EXPECT_EQ(runs, 3 * (7 + 7 + 7 + 6 + 3) * 2 * 3);
+  EXPECT_EQ(runs, 4 * (7 + 7 + 7 + 6 + 3) * 2 * 3);
 }
 
 // The box tables built from row tables (DevicePolicy::permute_box_row_tables) and in full: box

@@ -1022,10 +1022,19 @@ TEST(PermuteExplain, AutoWeighsTheBoxAgainstTheTmaTile) {
             std::string::npos);
 }
 
-// auto's permute_tma for row permutations from the policy's permute_tma_min_row_bytes on (512 by
-// default), permute_tile's rows kernels for shorter rows; the policy moves the threshold, per
-// element size too.
+// auto's permute_tile for row permutations its flat walk runs (a dense dst), else permute_tma from
+// the policy's permute_tma_min_row_bytes on (512 by default) and permute_tile's rows kernels for
+// shorter rows; the policy moves the threshold, per element size too.
 TEST(PermuteExplain, AutoTakesTmaForRowsFromTheThresholdOn) {
+  // A dense dst: the flat walk, at 256 and 2000 bytes alike.
+  for (const auto& [n, e] : {std::pair<Ext, int>{{8, 4096, 32, 128}, 2}, {{91, 416, 250}, 8}}) {
+    const Perm p = n.size() == 4 ? Perm{0, 2, 1, 3} : Perm{1, 0, 2};
+    EXPECT_NE(explain_permute(n, p, e).find("auto: permute_tile (its flat rows walk: a dense dst)"),
+              std::string::npos)
+        << test_text(n);
+  }
+  // The rest under the policy without it (a strided dst's rows).
+  test::ScopedEnv no_flat("TMAKIT_POLICY", "permute_rows_flat_max_vector_bytes=0");
   // Attention's (B,S,H,D) -> (B,H,S,D) at 2 B: rows of 256 bytes.
   const std::string attention = explain_permute({8, 4096, 32, 128}, {0, 2, 1, 3}, 2);
   EXPECT_NE(attention.find("auto: permute_tile (rows of 256 bytes: permute_tma from 512 on)"),
@@ -1038,7 +1047,8 @@ TEST(PermuteExplain, AutoTakesTmaForRowsFromTheThresholdOn) {
   EXPECT_NE(explain_permute({91, 416, 250}, {1, 0, 2}, 8).find("auto: permute_tma"),
             std::string::npos);
   {
-    test::ScopedEnv policy("TMAKIT_POLICY", "permute_tma_min_row_bytes_e2=256");
+    test::ScopedEnv policy("TMAKIT_POLICY",
+                           "permute_rows_flat_max_vector_bytes=0,permute_tma_min_row_bytes_e2=256");
     EXPECT_NE(explain_permute({8, 4096, 32, 128}, {0, 2, 1, 3}, 2).find("auto: permute_tma"),
               std::string::npos);
     // Only 2 B moved: 4 B rows of 256 bytes stay with permute_tile.
@@ -1091,7 +1101,13 @@ TEST(PermuteExplain, AutoTakesTheTransposesWhereBothTileSidesAreLong) {
 // on (the default policy's: 80, 32, 80, 64, 32 bytes from 1 to 16 B), to the box walk below it,
 // and explain says which and why; TMAKIT_POLICY moves the threshold.
 TEST(PermuteExplain, ShortRowsGoToTheBoxWalkByElementSize) {
-  // 13 x 4 = 52-byte rows at 4 B: the box walk.
+  // Into a dense dst the flat walk takes every row of 16 bytes or more: 52-byte rows at 4 B.
+  EXPECT_NE(explain_permute({149, 25, 48, 16, 13}, {3, 2, 1, 0, 4}, 4)
+                .find("permute_tile: whole rows of 52 bytes into a dense dst"),
+            std::string::npos);
+  // Without it (a strided dst, or the policy's permute_rows_flat_max_vector_bytes=0), the row
+  // kernels' threshold. 13 x 4 = 52-byte rows at 4 B: the box walk.
+  test::ScopedEnv no_flat("TMAKIT_POLICY", "permute_rows_flat_max_vector_bytes=0");
   const std::string four = explain_permute({149, 25, 48, 16, 13}, {3, 2, 1, 0, 4}, 4);
   EXPECT_NE(four.find("permute_tile: rows of 52 bytes, under the 80 bytes from which the rows "
                       "kernels take them at 4 B (permute_rows_min_bytes), so the box walk"),
@@ -1109,7 +1125,8 @@ TEST(PermuteExplain, ShortRowsGoToTheBoxWalkByElementSize) {
   EXPECT_NE(explain_permute({149, 25, 48, 16, 7}, {3, 2, 1, 0, 4}, 8)
                 .find("rows of 56 bytes, under the 64 bytes"),
             std::string::npos);
-  test::ScopedEnv policy("TMAKIT_POLICY", "permute_rows_min_bytes_e4=48");
+  test::ScopedEnv policy("TMAKIT_POLICY",
+                         "permute_rows_flat_max_vector_bytes=0,permute_rows_min_bytes_e4=48");
   const std::string moved = explain_permute({149, 25, 48, 16, 13}, {3, 2, 1, 0, 4}, 4);
   EXPECT_NE(moved.find("permute_tile: whole rows"), std::string::npos) << moved;
 }
