@@ -866,11 +866,11 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 // Row permutation into a dense dst as one run of dst bytes (kernels/common/permute_rows.hpp):
-// thread t of a block takes chunks c0 + t + 256 u (u < kFlatChunks), the aligned 16-byte chunk c
-// being dst bytes p = head + 16 c .. p + 15, from byte `off` of dst row f on: its first n1 bytes
-// from src row f and, where the chunk crosses that row's end (n1 < 16), the rest from the start
-// of src row f + 1. Every offset a multiple of V (the widest vector every offset allows) from 4
-// bytes on: the chunk is 16 / V pieces of V bytes, each inside one row, all of a thread's chunks'
+// thread t of a block takes chunks c0 + t + 256 u (u < flat_chunks(V)), the aligned 16-byte
+// chunk c being dst bytes p = head + 16 c .. p + 15, from byte `off` of dst row f on: its first n1
+// bytes from src row f and, where the chunk crosses that row's end (n1 < 16), the rest from the
+// start of src row f + 1. Every offset a multiple of V (the widest vector every offset allows) from
+// 4 bytes on: the chunk is 16 / V pieces of V bytes, each inside one row, all of a thread's chunks'
 // pieces loaded before any store. At 1-2 bytes each segment is a 16-byte window of src
 // (window_load: two aligned 16-byte loads shifted into place, one where aligned): the first
 // windows of a thread's chunks, then the second windows of those that cross a row's end, merged
@@ -878,6 +878,12 @@ __global__ void __launch_bounds__(kThreads)
 // the first aligned chunk and after the last (under 16 each) go byte by byte, a lane of block 0
 // each.
 constexpr int kFlatChunks = 4;
+// At 1-2 bytes, 3 chunks of windows a thread: 4 held 172 bytes of spills under the 64 registers
+// of 4 blocks an SM (ptxas), 3 none.
+constexpr int kFlatWindowChunks = 3;
+TMAKIT_HD constexpr int flat_chunks(int v) {
+  return v >= 4 ? kFlatChunks : kFlatWindowChunks;
+}
 
 // The loads of the 16-byte window of src at p: lo, and hi where p is off 16-byte alignment, when
 // both aligned blocks lie inside src's span [src_lo, src_hi); else none. Returns p's offset in
@@ -922,14 +928,15 @@ __global__ void __launch_bounds__(kThreads, 4)
     *f = m.row.div(p);
     *off = p - *f * L;
   };
-  for (std::uint32_t c0 = blockIdx.x * (kThreads * kFlatChunks) + tid; c0 < chunks;
-       c0 += gridDim.x * (kThreads * kFlatChunks)) {
+  constexpr int kU = flat_chunks(V);  // chunks a thread
+  for (std::uint32_t c0 = blockIdx.x * (kThreads * kU) + tid; c0 < chunks;
+       c0 += gridDim.x * (kThreads * kU)) {
     if constexpr (V >= 4) {
       using T = typename Word<V>::type;
       constexpr int kPieces = 16 / V;
-      T w[kFlatChunks][kPieces];
+      T w[kU][kPieces];
 #pragma unroll
-      for (int u = 0; u < kFlatChunks; ++u) {
+      for (int u = 0; u < kU; ++u) {
         const std::uint32_t c = c0 + u * kThreads;
         if (c >= chunks) continue;
         std::uint32_t f, off;
@@ -942,7 +949,7 @@ __global__ void __launch_bounds__(kThreads, 4)
           w[u][k] = *reinterpret_cast<const T*>(src + (off + V * k < L ? first : second) + V * k);
       }
 #pragma unroll
-      for (int u = 0; u < kFlatChunks; ++u) {
+      for (int u = 0; u < kU; ++u) {
         const std::uint32_t c = c0 + u * kThreads;
         if (c >= chunks) break;
         uint4 out;
@@ -950,10 +957,10 @@ __global__ void __launch_bounds__(kThreads, 4)
         *reinterpret_cast<uint4*>(dst + head + std::uint64_t{c} * 16) = out;
       }
     } else {
-      uint4 lo[kFlatChunks], hi[kFlatChunks], out[kFlatChunks];
-      unsigned how[kFlatChunks];
+      uint4 lo[kU], hi[kU], out[kU];
+      unsigned how[kU];
 #pragma unroll
-      for (int u = 0; u < kFlatChunks; ++u) {  // the first windows
+      for (int u = 0; u < kU; ++u) {  // the first windows
         const std::uint32_t c = c0 + u * kThreads;
         if (c >= chunks) continue;
         std::uint32_t f, off;
@@ -961,7 +968,7 @@ __global__ void __launch_bounds__(kThreads, 4)
         how[u] = window_load(src + m.src_row(f) + off, src_lo, src_hi, &lo[u], &hi[u]);
       }
 #pragma unroll
-      for (int u = 0; u < kFlatChunks; ++u) {  // their bytes, then the second windows
+      for (int u = 0; u < kU; ++u) {  // their bytes, then the second windows
         const std::uint32_t c = c0 + u * kThreads;
         if (c >= chunks) continue;
         std::uint32_t f, off;
@@ -973,7 +980,7 @@ __global__ void __launch_bounds__(kThreads, 4)
           how[u] = window_load(src + m.src_row(f + 1), src_lo, src_hi, &lo[u], &hi[u]);
       }
 #pragma unroll
-      for (int u = 0; u < kFlatChunks; ++u) {
+      for (int u = 0; u < kU; ++u) {
         const std::uint32_t c = c0 + u * kThreads;
         if (c >= chunks) break;
         std::uint32_t f, off;
@@ -1227,7 +1234,8 @@ cudaError_t launch_rows_flat(const kernels::PermuteArgs& a, const RowsFlat& m) {
   const auto at = reinterpret_cast<std::uintptr_t>(a.dst);
   const std::uint32_t head = std::min<std::uint32_t>(m.bytes, (16 - at % 16) % 16);
   const std::uint32_t chunks = (m.bytes - head) / 16;
-  const std::int64_t per_block = std::int64_t{kThreads} * kFlatChunks;
+  const int v = row_vector_bytes(a.src, a.dst, rows_in_bytes(a));
+  const std::int64_t per_block = std::int64_t{kThreads} * flat_chunks(v);
   const auto blocks = static_cast<unsigned>(std::max<std::int64_t>(
       1, std::min<std::int64_t>(ceil_div(std::int64_t{chunks}, per_block), 0x7fffffff)));
   const auto lo = reinterpret_cast<std::uintptr_t>(a.src);  // reads stay inside src's span
@@ -1236,7 +1244,7 @@ cudaError_t launch_rows_flat(const kernels::PermuteArgs& a, const RowsFlat& m) {
   const std::uintptr_t hi = lo + static_cast<std::uintptr_t>(a.src_span_bytes);
   const dim3 block(kSide, kThreadRows);
   // Pieces of the widest vector from 4 bytes on; windows below.
-  switch (row_vector_bytes(a.src, a.dst, rows_in_bytes(a))) {
+  switch (v) {
     case 16:
       permute_rows_flat_kernel<16><<<blocks, block, 0, a.stream>>>(s, d, m, head, chunks, lo, hi);
       break;
