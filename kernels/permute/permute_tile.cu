@@ -11,9 +11,10 @@
 //     address and stride allows, several rows per warp when rows are short and several vectors
 //     of each row a lane at once: no shared memory, no element reordering. Long rows whose
 //     widest vector is under 16 bytes are written in aligned 16-byte chunks, realigned from two
-//     aligned loads by funnel shifts. Into a dense dst (by the policy, rows whose widest vector
-//     is 8 bytes or less), dst is instead one run of aligned 16-byte chunks across row ends
-//     (kernels/common/permute_rows.hpp): no idle lanes or head and tail bytes per row.
+//     aligned loads by funnel shifts. Into a dense dst (rows of 16 bytes or more; the policy's
+//     permute_rows_flat_max_vector_bytes), dst is instead one run of aligned 16-byte chunks
+//     across row ends (kernels/common/permute_rows.hpp): no idle lanes or head and tail bytes
+//     per row.
 //   - Short contiguous dimensions (a reversal of 3 x 5 x 7 x ..., rows of a few elements),
 //     strides that make neither side contiguous, and every reduction of rank 6-8: boxes of
 //     whole runs on both sides (kernels/common/permute_box.hpp), loaded in src order and stored
