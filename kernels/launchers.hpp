@@ -166,6 +166,7 @@ struct PermuteArgs {
   bool box_cuts_first = true;  // DevicePolicy::permute_box_cuts_first
   // DevicePolicy::permute_box_target_elems
   int box_target_elems = static_cast<int>(kBoxTargetElems);
+  bool box_least_waste = true;          // DevicePolicy::permute_box_least_waste
   int box_swizzle_bytes = 32;           // DevicePolicy::permute_box_swizzle_bytes
   bool box_words = true;                // DevicePolicy::permute_box_words
   int rows_vector_min_bytes = 4;        // DevicePolicy::permute_rows_vector_min_bytes
@@ -204,11 +205,12 @@ struct PermuteTmaPlan {
 // kernels/permute/
 cudaError_t launch_permute_tile(const PermuteArgs&);
 // The box permute_tile's box walk takes for `dims` (rank 6-8 run only through it); false: none.
-// registers, cuts_first, target_elems: what PermuteArgs::box_registers, box_cuts_first and
-// box_target_elems say.
+// registers, cuts_first, target_elems, least_waste: what PermuteArgs::box_registers,
+// box_cuts_first, box_target_elems and box_least_waste say.
 bool permute_tile_box_plan(const PermuteDims& dims, int elem_bytes, BoxPlan* box,
                            bool registers = false, bool cuts_first = true,
-                           int target_elems = static_cast<int>(kBoxTargetElems));
+                           int target_elems = static_cast<int>(kBoxTargetElems),
+                           bool least_waste = false);
 // Whether permute_tile walks `a` in boxes (else its 32 x 33 tile or its rows kernels).
 bool permute_tile_prefers_box(const PermuteArgs& a);
 // permute_tile's rows kernels on a row permutation in bytes (`bytes`: strides and cols in bytes):

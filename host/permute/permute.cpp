@@ -143,7 +143,7 @@ TmaChoice auto_tma_choice(const kernels::PermuteArgs& a, const DevicePolicy& pol
   BoxPlan box;
   if (kernels::permute_tile_prefers_box(a) &&
       kernels::permute_tile_box_plan(a.dims, a.elem_bytes, &box, a.box_registers, a.box_cuts_first,
-                                     a.box_target_elems))
+                                     a.box_target_elems, a.box_least_waste))
     c.box_bytes = std::int64_t{box.volume} * a.elem_bytes;
   c.tma = c.box_bytes == 0 ||
           double(c.box_bytes) <= double(policy.permute_tma_max_box_ratio) * c.tile_bytes;
@@ -202,9 +202,9 @@ PermuteDims dims_of(const PermuteReduction& r) {
 }
 
 // permute_tile's box in words: the dimensions grouped into it, the contiguous runs it reads and
-// writes, the boxes.
+// writes, the boxes. largest: the largest-box rule's box where the least-waste rule took another.
 std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers,
-                         const DevicePolicy& policy) {
+                         const DevicePolicy& policy, const BoxPlan* largest = nullptr) {
   auto run = [&](bool src_side) {  // elements contiguous on one side, from the innermost
     std::int64_t elems = 1, expect = 1;
     for (int k = 0; k < p.dims; ++k) {
@@ -247,6 +247,15 @@ std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers,
     }
     out += policy.permute_box_overlap_edges ? ": every box whole\n"
                                             : " (permute_box_overlap_edges = 0)\n";
+  }
+  if (largest != nullptr && policy.permute_box_overlap_edges) {
+    char copies[64];
+    std::snprintf(copies, sizeof copies, "%.3f (the largest box: %.3f)", box_copies_per_elem(p),
+                  box_copies_per_elem(*largest));
+    out += std::string(
+               "the least-waste box (permute_box_least_waste): elements copied per "
+               "element of the tensor ") +
+           copies + "\n";
   }
   if (registers) return out;
   static const char* const kLoads[] = {
@@ -444,6 +453,7 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.box_registers = elem_bytes >= caps.policy.permute_box_registers_min_bytes;
   a.box_cuts_first = caps.policy.permute_box_cuts_first;
   a.box_target_elems = caps.policy.permute_box_target_elems;
+  a.box_least_waste = caps.policy.permute_box_least_waste;
   a.box_swizzle_bytes = caps.policy.permute_box_swizzle_bytes;
   a.box_words = caps.policy.permute_box_words;
   a.rows_vector_min_bytes = caps.policy.permute_rows_vector_min_bytes;
@@ -548,20 +558,29 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
   a.dims = dims_of(r);
   BoxPlan box;
   const bool registers = elem_bytes >= policy.permute_box_registers_min_bytes;
-  const bool has_box = kernels::permute_tile_box_plan(a.dims, elem_bytes, &box, registers,
-                                                      policy.permute_box_cuts_first,
-                                                      policy.permute_box_target_elems);
+  const bool has_box = kernels::permute_tile_box_plan(
+      a.dims, elem_bytes, &box, registers, policy.permute_box_cuts_first,
+      policy.permute_box_target_elems, policy.permute_box_least_waste);
+  // The largest-box rule's box, where the least-waste rule took another (explained beside it).
+  BoxPlan largest_box;
+  const bool other_box = has_box && policy.permute_box_least_waste &&
+                         kernels::permute_tile_box_plan(a.dims, elem_bytes, &largest_box, registers,
+                                                        policy.permute_box_cuts_first,
+                                                        policy.permute_box_target_elems, false) &&
+                         box_copies_per_elem(largest_box) > box_copies_per_elem(box);
+  const BoxPlan* largest = other_box ? &largest_box : nullptr;
   a.rows_min_bytes = policy.rows_min_bytes(elem_bytes);
   a.rows_flat_max_vector_bytes = policy.permute_rows_flat_max_vector_bytes;
   a.tile_min_fill_pct = policy.tile_min_fill_pct(elem_bytes);
   a.box_registers = registers;  // what auto's choices below weigh, as permute() sets them
   a.box_cuts_first = policy.permute_box_cuts_first;
   a.box_target_elems = policy.permute_box_target_elems;
+  a.box_least_waste = policy.permute_box_least_waste;
   if (r.extents.size() > 5) {
     if (has_box)
       return out + "rank " + std::to_string(r.extents.size()) +
              ": permute_tile's box walk in one launch (auto runs it)\n" +
-             describe_box(box, elem_bytes, registers, policy);
+             describe_box(box, elem_bytes, registers, policy, largest);
     detail::PermuteSplit sp;
     if (std::string why = detail::split_permutation(r, &sp); !why.empty())
       return out + "the permutation kernels cannot run it: " + why + "\n";
@@ -653,7 +672,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
              std::to_string(a.rows_min_bytes) + " bytes from which the " +
              "rows kernels take them at " + std::to_string(elem_bytes) +
              " B (permute_rows_min_bytes), so the box walk\n";
-    out += describe_box(box, elem_bytes, registers, policy);
+    out += describe_box(box, elem_bytes, registers, policy, largest);
   } else if (a.moves_rows() && kernels::permute_rows_flat(a)) {
     out += "permute_tile: whole rows of " + std::to_string(g.cols * elem_bytes) +
            " bytes into a dense dst, written as one run of aligned 16-byte chunks (rows whose "

@@ -50,6 +50,9 @@ inline constexpr int kBoxMaxSmemBytes = 48 * 1024 - 256;  // the static 48 KB, l
 // Boxes grow (longer runs) up to about this many elements, by default
 // (DevicePolicy::permute_box_target_elems).
 inline constexpr std::int64_t kBoxTargetElems = 2048;
+// The least-waste rule (make_box_plan, DevicePolicy::permute_box_least_waste) takes another box
+// where it copies at least this many fewer elements per element of the tensor (1%).
+inline constexpr double kBoxLeastWasteGain = 0.01;
 
 // Each side's run, in elements: 32 (64 bytes at 2-byte elements), at least 128 bytes from 8-byte
 // elements on.
@@ -132,13 +135,26 @@ inline void set_box_edges(BoxPlan* p, bool overlap) {
   }
 }
 
+// Elements a walk of `p` copies per element of the tensor, with every box whole (set_box_edges'
+// overlap): each cut dimension's chunks times the box's extent over its extent.
+inline double box_copies_per_elem(const BoxPlan& p) {
+  double r = 1;
+  for (int u = 0; u < p.dims; ++u)
+    if (p.full[u] > p.box[u])
+      r *= double((p.full[u] + p.box[u] - 1) / p.box[u] * p.box[u]) / double(p.full[u]);
+  return r;
+}
+
 // The box of a reduced permutation: false when it has no such walk (more dimensions than fit).
 // max_volume: the most elements a box may hold; table_bytes: the shared memory a kernel keeps
 // per element beside the element itself (kBoxTableBytes for tables, 0 when it keeps its
 // offsets in registers); target_elems: the volume boxes grow towards.
+// least_waste (DevicePolicy::permute_box_least_waste): a box no smaller whose cut dimensions'
+// chunks cover their extents with fewer elements past them, where one copies at least
+// kBoxLeastWasteGain fewer (the overlapping last chunks, set_box_edges, copy those twice).
 inline bool make_box_plan(const PermuteDims& dims, int elem_bytes, std::int64_t max_volume,
                           int table_bytes, bool cuts_first, BoxPlan* out,
-                          std::int64_t target_elems = kBoxTargetElems) {
+                          std::int64_t target_elems = kBoxTargetElems, bool least_waste = false) {
   struct Dim {
     std::int64_t n, ss, ds;
   };
@@ -153,19 +169,39 @@ inline bool make_box_plan(const PermuteDims& dims, int elem_bytes, std::int64_t 
   std::sort(by_src, by_src + nd, [&](int a, int b) { return all[a].ss < all[b].ss; });
   std::sort(by_dst, by_dst + nd, [&](int a, int b) { return all[a].ds < all[b].ds; });
   std::int64_t box[kPermuteMaxRank] = {};  // 0: not in the box
+  // What chunks of `size` cover of an extent n: n rounded up to whole chunks.
+  auto covered = [](std::int64_t n, std::int64_t size) { return (n + size - 1) / size * size; };
   // Boxes for runs of `run` elements on both sides: a dimension already in the box (the src
   // side cut it) is widened when the dst side needs more of it. Returns the volume, or -1 when
   // the box would have more than kBoxMaxDims dimensions.
-  auto plan_for = [&](std::int64_t run, std::int64_t* b) -> std::int64_t {
+  auto plan_for = [&](std::int64_t run, std::int64_t* b, bool lw) -> std::int64_t {
     for (int k = 0; k < kPermuteMaxRank; ++k) b[k] = 0;
     auto fill = [&](const int* order) {
       std::int64_t product = 1;
       for (int k = 0; k < nd && product < run; ++k) {
         const int d = order[k];
+        // The side's contiguous dimension is cut in whole 16-byte words (below): what a chunk
+        // of `size` becomes.
+        const bool in_words = k == 0 && (order == by_src ? all[d].ss : all[d].ds) == 1;
+        auto as_cut = [&](std::int64_t size) {
+          if (!in_words || size >= all[d].n) return size;
+          const std::int64_t w = word_elems(all[d].n, elem_bytes);
+          return std::min(all[d].n, (size + w - 1) / w * w);
+        };
         // At least `need` of it: all of it when that is under twice `need`, else chunks of
         // equal size (101 for 32 -> 3 chunks of 34, not 32 + 32 + 32 + 5).
         const std::int64_t need = (run + product - 1) / product, n = all[d].n;
-        const std::int64_t take = n <= 2 * need ? n : (n + n / need - 1) / (n / need);
+        std::int64_t take = n <= 2 * need ? n : (n + n / need - 1) / (n / need);
+        if (lw && take < n) {
+          // The chunk counts n / need down (chunks of need up to under 2 need), the one whose
+          // equal chunks cover n with the fewest past it; ties the smaller chunk. At most 64.
+          const std::int64_t most = n / need, least = std::max<std::int64_t>(
+                                                  (n + 2 * need - 2) / (2 * need - 1), most - 63);
+          for (std::int64_t c = most; c >= least && c >= 1; --c) {
+            const std::int64_t size = (n + c - 1) / c;
+            if (covered(n, as_cut(size)) < covered(n, as_cut(take))) take = size;
+          }
+        }
         b[d] = std::max(b[d], take);
         product *= b[d];
       }
@@ -187,31 +223,75 @@ inline bool make_box_plan(const PermuteDims& dims, int elem_bytes, std::int64_t 
       if (b[k] != 0) v *= b[k], ++used;
     return used > kBoxMaxDims ? -1 : v;
   };
+  // Elements copied per element of the tensor (the overlapping last chunks copy theirs twice).
+  auto waste = [&](const std::int64_t* b) {
+    double w = 1;
+    for (int k = 0; k < nd; ++k)
+      if (b[k] > 0 && b[k] < all[k].n) w *= double(covered(all[k].n, b[k])) / double(all[k].n);
+    return w;
+  };
+  // A box's offsets fit the kernels' 32 bits (checked below for the box chosen; the least-waste
+  // rule skips the boxes that do not).
+  auto offsets_fit = [&](const std::int64_t* b) {
+    std::int64_t s = 0, d = 0;
+    for (int k = 0; k < nd; ++k)
+      if (b[k] > 0) s += (b[k] - 1) * all[k].ss, d += (b[k] - 1) * all[k].ds;
+    return s < (std::int64_t{1} << 31) && d < (std::int64_t{1} << 31);
+  };
   auto fits = [&](std::int64_t v) {
     return v > 0 && v <= max_volume &&
            box_smem_bytes(v, elem_bytes, table_bytes) <= kBoxMaxSmemBytes;
+  };
+  auto narrow_cuts = [&](const std::int64_t* b) {  // cut coordinates fit the tables' 8 bits
+    bool narrow = true;
+    for (int k = 0; k < nd; ++k) narrow = narrow && (b[k] >= all[k].n || b[k] < 256);
+    return narrow;
   };
   // The shortest runs first (box_run_elems), halved until the box fits; then longer runs (in
   // steps of a quarter) while the box fits, keeping the largest box of at most twice
   // target_elems: bigger boxes, fewer barriers per element. (Doubling alone jumps past it:
   // (8, 9, 10, 11, 120) (4, 1, 3, 0, 2) goes from 360 elements to 9600.)
   std::int64_t run = box_run_elems(elem_bytes);
-  std::int64_t volume = plan_for(run, box);
+  std::int64_t volume = plan_for(run, box, false);
   while (!fits(volume)) {
     if (run <= 2) return false;
     run /= 2;
-    volume = plan_for(run, box);
+    volume = plan_for(run, box, false);
   }
+  const std::int64_t first_run = run;
   const std::int64_t target = std::min<std::int64_t>(target_elems, max_volume / 2);
   for (std::int64_t r = run + (run + 3) / 4; r <= 4096 && volume < target; r += (r + 3) / 4) {
     std::int64_t wider[kPermuteMaxRank];
-    const std::int64_t v = plan_for(r, wider);
-    bool narrow_cuts = true;  // coordinates along cut dimensions fit the tables' 8 bits
-    for (int k = 0; k < nd; ++k)
-      narrow_cuts = narrow_cuts && (wider[k] >= all[k].n || wider[k] < 256);
-    if (v <= volume || v > target * 2 || !fits(v) || !narrow_cuts) continue;
+    const std::int64_t v = plan_for(r, wider, false);
+    if (v <= volume || v > target * 2 || !fits(v) || !narrow_cuts(wider)) continue;
     volume = v;
     for (int k = 0; k < kPermuteMaxRank; ++k) box[k] = wider[k];
+  }
+  // least_waste: of the boxes no smaller than that one (and within twice the target), every run
+  // length with its chunks by both rules, the one that copies the fewest elements, where it
+  // copies at least kBoxLeastWasteGain fewer; ties the smaller box.
+  if (least_waste && offsets_fit(box)) {
+    const double first = waste(box);
+    double best = first;
+    std::int64_t best_v = volume, chosen[kPermuteMaxRank];
+    bool found = false;
+    for (std::int64_t r = first_run; r <= 4096; r += (r + 3) / 4)
+      for (const bool lw : {false, true}) {
+        std::int64_t b[kPermuteMaxRank];
+        const std::int64_t v = plan_for(r, b, lw);
+        if (v < volume || v > target * 2 || !fits(v) || !narrow_cuts(b) || !offsets_fit(b))
+          continue;
+        const double w = waste(b);
+        if (w > first - kBoxLeastWasteGain || w > best + 1e-12 ||
+            (w > best - 1e-12 && v >= best_v && found))
+          continue;
+        best = w, best_v = v, found = true;
+        for (int k = 0; k < kPermuteMaxRank; ++k) chosen[k] = b[k];
+      }
+    if (found) {
+      volume = best_v;
+      for (int k = 0; k < kPermuteMaxRank; ++k) box[k] = chosen[k];
+    }
   }
   BoxPlan p;
   // Box dimensions in src order; smem strides follow it.

@@ -1048,19 +1048,25 @@ int row_vector_bytes(const void* src, const void* dst, const PermuteGeometry& by
 // permute_box_registers_min_bytes permute_box_reg_kernel (off by default: no element size
 // favoured it on both measured sets; docs/perf-guide.md, "Permutations: the box kernels").
 // cudaErrorNotSupported: no box fits, nothing launched.
+// least_waste: make_box_plan's least-waste rule, or where it finds no box the largest-box rule.
 bool box_plan_for(const PermuteDims& dims, int elem_bytes, bool tables, bool cuts_first,
-                  int target_elems, BoxPlan* box) {
-  return make_box_plan(dims, elem_bytes, tables ? 65535 : kBoxRegVolume,
-                       tables ? kBoxTableBytes : 0, cuts_first, box, target_elems);
+                  int target_elems, bool least_waste, BoxPlan* box) {
+  const std::int64_t max_volume = tables ? 65535 : kBoxRegVolume;
+  const int table_bytes = tables ? kBoxTableBytes : 0;
+  return (least_waste && make_box_plan(dims, elem_bytes, max_volume, table_bytes, cuts_first, box,
+                                       target_elems, true)) ||
+         make_box_plan(dims, elem_bytes, max_volume, table_bytes, cuts_first, box, target_elems);
 }
 
 cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
   const auto e = static_cast<std::uint32_t>(a.elem_bytes);
   bool tables = !a.box_registers;
   BoxPlan box;
-  if (!box_plan_for(dims, a.elem_bytes, tables, a.box_cuts_first, a.box_target_elems, &box)) {
+  if (!box_plan_for(dims, a.elem_bytes, tables, a.box_cuts_first, a.box_target_elems,
+                    a.box_least_waste, &box)) {
     tables = !tables;  // the other kernel's box (permute() checked that one of them fits)
-    if (!box_plan_for(dims, a.elem_bytes, tables, a.box_cuts_first, a.box_target_elems, &box))
+    if (!box_plan_for(dims, a.elem_bytes, tables, a.box_cuts_first, a.box_target_elems,
+                      a.box_least_waste, &box))
       return cudaErrorNotSupported;
   }
   box.origin_once = a.box_origin_once;
@@ -1125,9 +1131,10 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
 }  // namespace
 
 bool kernels::permute_tile_box_plan(const PermuteDims& dims, int elem_bytes, BoxPlan* box,
-                                    bool registers, bool cuts_first, int target_elems) {
-  return box_plan_for(dims, elem_bytes, !registers, cuts_first, target_elems, box) ||
-         box_plan_for(dims, elem_bytes, registers, cuts_first, target_elems, box);
+                                    bool registers, bool cuts_first, int target_elems,
+                                    bool least_waste) {
+  return box_plan_for(dims, elem_bytes, !registers, cuts_first, target_elems, least_waste, box) ||
+         box_plan_for(dims, elem_bytes, registers, cuts_first, target_elems, least_waste, box);
 }
 
 namespace {

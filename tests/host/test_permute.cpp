@@ -1,6 +1,7 @@
 // permute()'s host side: the argument rules, the reduction (what each layout people reorder
 // folds to) and the CPU reference against an independent index formula. No GPU.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <numeric>
@@ -438,7 +439,8 @@ TEST(PermuteBox, TheWalkCoversEveryElementOnce) {
                                                          {16, 3, 40, 2},
                                                          {2, 4, 6, 8, 3}};
   std::mt19937 rng(73);
-  int walked_tables = 0, walked_regs = 0, walked_words = 0, walked_small = 0, wide = 0;
+  int walked_tables = 0, walked_regs = 0, walked_words = 0, walked_small = 0, walked_least = 0,
+      wide = 0;
   for (const auto& n : shapes) {
     std::vector<int> perm(n.size());
     std::iota(perm.begin(), perm.end(), 0);
@@ -505,6 +507,13 @@ TEST(PermuteBox, TheWalkCoversEveryElementOnce) {
           ASSERT_TRUE(walk_box(plan, n, p, e, &why)) << "tables, target 64: " << why;
           ++walked_small;
         }
+        // The least-waste rule (DevicePolicy::permute_box_least_waste): other chunk sizes.
+        if (make_box_plan(dims, e, 65535, kBoxTableBytes, true, &plan, kBoxTargetElems, true)) {
+          ASSERT_TRUE(walk_box(plan, n, p, e, &why)) << "tables, least waste: " << why;
+          if (box_has_words(plan, e))
+            ASSERT_TRUE(walk_box(plan, n, p, e, &why, true)) << "words, least waste: " << why;
+          ++walked_least;
+        }
         ASSERT_TRUE(any || dims.rank <= 5) << "a rank-" << dims.rank << " reduction with no box";
         ASSERT_EQ(any, kernels::permute_tile_box_plan(dims, e, &plan));
         wide += any && dims.rank > 5;
@@ -515,6 +524,7 @@ TEST(PermuteBox, TheWalkCoversEveryElementOnce) {
   EXPECT_GT(wide, 100);           // reductions of rank 6-8 walked in one box walk
   EXPECT_GT(walked_words, 1000);  // boxes walked in words
   EXPECT_GT(walked_small, 500);
+  EXPECT_GT(walked_least, 500);
 }
 
 // What the box tables built from row tables rely on (kernels/permute/permute_tile.cu,
@@ -762,6 +772,73 @@ TEST(PermuteBox, TargetGrowsTheBoxWithinSharedMemory) {
   EXPECT_GT(grew, 400);
 }
 
+// DevicePolicy::permute_box_least_waste: of the boxes no smaller than the largest-box rule's
+// (within the same shared memory and twice the target), the one whose cut dimensions' overlapping
+// last chunks copy the fewest elements twice, where it copies at least kBoxLeastWasteGain fewer.
+// (103, 7, 22, 16, 15) (3,4,0,2,1) at 16 B: the largest box cuts 22 into 5 chunks of 5 (25 copied
+// for 22, 1.136 copies an element), the least-waste one into 4 of 6 (24, 1.091; 11 would copy
+// none, but 30 x 11 x 7 boxes of 16 bytes do not fit).
+TEST(PermuteBox, LeastWasteCopiesFewerElementsTwice) {
+  auto dims_of = [](const std::vector<std::int64_t>& n, const std::vector<int>& p, int e,
+                    PermuteDims* dims) {
+    detail::PermuteProblem prob;
+    if (!detail::check_permute_args(n, p, e, {}, &prob).ok()) return false;
+    const PermuteReduction red = detail::reduce(prob);
+    dims->rank = static_cast<int>(std::min<std::size_t>(red.extents.size(), kPermuteMaxRank));
+    for (int k = 0; k < dims->rank; ++k)
+      dims->n[k] = red.extents[k], dims->ss[k] = red.src_strides_elems[k],
+      dims->ds[k] = red.dst_strides_elems[k];
+    return true;
+  };
+  PermuteDims dims;
+  ASSERT_TRUE(dims_of({103, 7, 22, 16, 15}, {3, 4, 0, 2, 1}, 16, &dims));
+  BoxPlan largest, least;
+  ASSERT_TRUE(make_box_plan(dims, 16, 65535, kBoxTableBytes, true, &largest));
+  ASSERT_TRUE(make_box_plan(dims, 16, 65535, kBoxTableBytes, true, &least, kBoxTargetElems, true));
+  EXPECT_GT(box_copies_per_elem(largest), 1.13);
+  EXPECT_LT(box_copies_per_elem(least), 1.1);
+  EXPECT_GE(least.volume, largest.volume);
+
+  std::mt19937 rng(11);
+  int planned = 0, changed = 0;
+  double log_copies_largest = 0, log_copies_least = 0;
+  for (int i = 0; i < 1500; ++i) {
+    const int rank = 3 + static_cast<int>(rng() % 4);
+    std::vector<std::int64_t> n(rank);
+    for (auto& x : n) x = 2 + static_cast<std::int64_t>(rng() % 599);
+    std::vector<int> p(rank);
+    std::iota(p.begin(), p.end(), 0);
+    std::shuffle(p.begin(), p.end(), rng);
+    const int e = 1 << (rng() % 5);
+    ASSERT_TRUE(dims_of(n, p, e, &dims));
+    // A box whenever the largest-box rule has one (and now and then where its box is refused:
+    // more than 2^32 boxes).
+    const bool lw =
+        make_box_plan(dims, e, 65535, kBoxTableBytes, true, &least, kBoxTargetElems, true);
+    if (!make_box_plan(dims, e, 65535, kBoxTableBytes, true, &largest)) continue;
+    ASSERT_TRUE(lw) << test_text(n) << " perm " << test_text(p) << " " << e << " B";
+    ++planned;
+    const std::string at = test_text(n) + " perm " + test_text(p) + " " + std::to_string(e) + " B";
+    ASSERT_LE(box_smem_bytes(least.volume, e), kBoxMaxSmemBytes) << at;
+    ASSERT_GE(least.volume, largest.volume) << at;
+    ASSERT_TRUE(least.volume <= 2 * kBoxTargetElems || least.volume == largest.volume) << at;
+    for (int cut : least.cut)
+      if (cut >= 0) ASSERT_LT(least.box[cut], 256u) << at;
+    const double c0 = box_copies_per_elem(largest), c1 = box_copies_per_elem(least);
+    bool same = least.dims == largest.dims;
+    for (int u = 0; same && u < least.dims; ++u) same = least.box[u] == largest.box[u];
+    if (!same) {
+      ASSERT_LE(c1, c0 - kBoxLeastWasteGain + 1e-9) << at;
+      ++changed;
+    }
+    log_copies_largest += std::log(c0);
+    log_copies_least += std::log(c1);
+  }
+  EXPECT_GT(planned, 800);
+  EXPECT_GT(changed, planned / 10);
+  EXPECT_LT(log_copies_least, 0.85 * log_copies_largest);
+}
+
 // Few long rows are cut into segments (kernels::permute_row_segment_bytes): whole 16-byte chunks,
 // at least 4 KB, enough of them for 4 blocks of 8 rows an SM; rows enough for a block an SM, or
 // all three batch dimensions in use, stay whole.
@@ -968,16 +1045,37 @@ TEST(PermuteBox, LoadsByWordSizeAndPolicy) {
             std::string::npos);
 }
 
+// The least-waste box (DevicePolicy::permute_box_least_waste, make_box_plan): explain names it
+// beside the largest box's copies; under the policy off, the largest box and no such line.
+// (8, 9, 10, 11, 120) (4,1,3,0,2) at 4 B: 120 in 3 chunks of 40 instead of 4 of 32 (the last
+// from 88, 8 copied twice: 128 / 120 = 1.067 copies an element).
+TEST(PermuteExplain, TheLeastWasteBox) {
+  const std::string least = explain_permute({8, 9, 10, 11, 120}, {4, 1, 3, 0, 2}, 4);
+  EXPECT_NE(least.find("edge boxes: 120 in 3 chunks of 40 (whole); 8 in 2 chunks of 4 (whole)"),
+            std::string::npos)
+      << least;
+  EXPECT_NE(least.find("the least-waste box (permute_box_least_waste): elements copied per element "
+                       "of the tensor 1.000 (the largest box: 1.067)"),
+            std::string::npos)
+      << least;
+  test::ScopedEnv policy("TMAKIT_POLICY", "permute_box_least_waste=0");
+  const std::string largest = explain_permute({8, 9, 10, 11, 120}, {4, 1, 3, 0, 2}, 4);
+  EXPECT_NE(largest.find("edge boxes: 120 in 4 chunks of 32, the last from 88 (8 copied twice)"),
+            std::string::npos)
+      << largest;
+  EXPECT_EQ(largest.find("least-waste"), std::string::npos) << largest;
+}
+
 // The box tables from row tables (kernels/permute/permute_tile.cu, build_box_entries): explain
 // counts the rows decoded in full per side (a side whose rows are single words decodes its entries
 // instead) and says where the row tables go (the box's buffer where they fit, else after the
 // tables); under permute_box_row_tables=0 every entry is decoded in full.
 TEST(PermuteExplain, BoxTablesFromRowTables) {
-  // 4 B: a box of 32 of 120 x 10 x 4 of 8 (1,280 elements, 5,120 bytes), 40 src rows of the 32,
-  // 128 dst rows of the 10: 40 x 6 + 128 x 8 = 1,264 bytes.
+  // 4 B: a box of 40 of 120 x 10 x 4 of 8 (1,600 elements, 6,400 bytes), 40 src rows of the 40,
+  // 160 dst rows of the 10: 40 x 6 + 160 x 8 = 1,520 bytes.
   const std::string small = explain_permute({8, 9, 10, 11, 120}, {4, 1, 3, 0, 2}, 4);
-  EXPECT_NE(small.find("tables: 40 src rows decoded in full, 128 dst rows decoded in full, the "
-                       "rest a division an entry (row tables of 1264 bytes, in the box's buffer)"),
+  EXPECT_NE(small.find("tables: 40 src rows decoded in full, 160 dst rows decoded in full, the "
+                       "rest a division an entry (row tables of 1520 bytes, in the box's buffer)"),
             std::string::npos)
       << small;
   // 1 B, odd extents: 180 rows of 11 and 660 of 3 in a 1,980-element box: 6,360 bytes, more than
