@@ -37,9 +37,9 @@ struct DevicePolicy {
   // permute_tile's boxes grow (longer runs on both sides, fewer barriers and box origins per
   // element) up to about this many elements, as shared memory allows (make_box_plan).
   int permute_box_target_elems = 2048;
-  // ...and of those boxes the one that copies the fewest elements twice (the overlapping last
-  // chunks of its cut dimensions) for its size, instead of the largest (make_box_plan's
-  // least_waste).
+  // ...and of the boxes no smaller than the largest that grows so, the one that copies the fewest
+  // elements twice (the overlapping last chunks of its cut dimensions), where it copies at least
+  // 1% fewer (make_box_plan's least_waste, kBoxLeastWasteGain).
   bool permute_box_least_waste = true;
   // ...and the word walk's shared box swizzled where consecutive dst words' gathers start a
   // multiple of this many bytes apart (0: never; box_words_swizzled).

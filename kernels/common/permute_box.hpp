@@ -194,9 +194,9 @@ inline bool make_box_plan(const PermuteDims& dims, int elem_bytes, std::int64_t 
         std::int64_t take = n <= 2 * need ? n : (n + n / need - 1) / (n / need);
         if (lw && take < n) {
           // The chunk counts n / need down (chunks of need up to under 2 need), the one whose
-          // equal chunks cover n with the fewest past it; ties the smaller chunk. At most 64.
+          // equal chunks cover n with the fewest past it; ties the smaller chunk. At most 32.
           const std::int64_t most = n / need, least = std::max<std::int64_t>(
-                                                  (n + 2 * need - 2) / (2 * need - 1), most - 63);
+                                                  (n + 2 * need - 2) / (2 * need - 1), most - 31);
           for (std::int64_t c = most; c >= least && c >= 1; --c) {
             const std::int64_t size = (n + c - 1) / c;
             if (covered(n, as_cut(size)) < covered(n, as_cut(take))) take = size;
@@ -270,21 +270,25 @@ inline bool make_box_plan(const PermuteDims& dims, int elem_bytes, std::int64_t 
   // least_waste: of the boxes no smaller than that one (and within twice the target), every run
   // length with its chunks by both rules, the one that copies the fewest elements, where it
   // copies at least kBoxLeastWasteGain fewer; ties the smaller box.
-  if (least_waste && offsets_fit(box)) {
+  // (A box that copies under 1% twice has nothing to gain: most, and the search costs a few
+  // microseconds of host time. The runs stop where the largest-box rule's boxes outgrow the
+  // bound.)
+  if (least_waste && offsets_fit(box) && waste(box) > 1 + kBoxLeastWasteGain) {
     const double first = waste(box);
     double best = first;
     std::int64_t best_v = volume, chosen[kPermuteMaxRank];
-    bool found = false;
-    for (std::int64_t r = first_run; r <= 4096; r += (r + 3) / 4)
+    bool found = false, past = false;
+    for (std::int64_t r = first_run; r <= 4096 && !past; r += (r + 3) / 4)
       for (const bool lw : {false, true}) {
         std::int64_t b[kPermuteMaxRank];
         const std::int64_t v = plan_for(r, b, lw);
+        if (!lw) past = v > target * 2 || (v > 0 && !fits(v));
         if (v < volume || v > target * 2 || !fits(v) || !narrow_cuts(b) || !offsets_fit(b))
           continue;
         const double w = waste(b);
-        if (w > first - kBoxLeastWasteGain || w > best + 1e-12 ||
-            (w > best - 1e-12 && v >= best_v && found))
-          continue;
+        const bool fewer = w < best - 1e-12,
+                   as_few_smaller = found && w <= best + 1e-12 && v < best_v;
+        if (w > first - kBoxLeastWasteGain || !(fewer || as_few_smaller)) continue;
         best = w, best_v = v, found = true;
         for (int k = 0; k < kPermuteMaxRank; ++k) chosen[k] = b[k];
       }

@@ -734,25 +734,43 @@ TEST(PermuteBox, RowTablesGiveEveryEntry) {
 // DevicePolicy::permute_box_target_elems: a larger target never makes the box smaller, every box
 // fits the tables' shared memory and stays within twice its target unless the shortest runs
 // alone are larger, and the target does grow boxes (fewer barriers per element).
+// A random permutation of the box tests: rank 3-6, extents 2-600, elements of 1-16 bytes; and
+// its reduction as the box planner takes it (false: the arguments are refused).
+struct RandomPermutation {
+  std::vector<std::int64_t> n;
+  std::vector<int> p;
+  int e = 1;
+};
+RandomPermutation random_permutation(std::mt19937& rng) {
+  RandomPermutation r;
+  const int rank = 3 + static_cast<int>(rng() % 4);
+  r.n.resize(rank);
+  for (auto& x : r.n) x = 2 + static_cast<std::int64_t>(rng() % 599);
+  r.p.resize(rank);
+  std::iota(r.p.begin(), r.p.end(), 0);
+  std::shuffle(r.p.begin(), r.p.end(), rng);
+  r.e = 1 << (rng() % 5);
+  return r;
+}
+bool reduced_dims(const std::vector<std::int64_t>& n, const std::vector<int>& p, int e,
+                  PermuteDims* dims) {
+  detail::PermuteProblem prob;
+  if (!detail::check_permute_args(n, p, e, {}, &prob).ok()) return false;
+  const PermuteReduction red = detail::reduce(prob);
+  dims->rank = static_cast<int>(std::min<std::size_t>(red.extents.size(), kPermuteMaxRank));
+  for (int k = 0; k < dims->rank; ++k)
+    dims->n[k] = red.extents[k], dims->ss[k] = red.src_strides_elems[k],
+    dims->ds[k] = red.dst_strides_elems[k];
+  return true;
+}
+
 TEST(PermuteBox, TargetGrowsTheBoxWithinSharedMemory) {
   std::mt19937 rng(5);
   int grew = 0, planned = 0;
   for (int i = 0; i < 1500; ++i) {
-    const int rank = 3 + static_cast<int>(rng() % 4);
-    std::vector<std::int64_t> n(rank);
-    for (auto& x : n) x = 2 + static_cast<std::int64_t>(rng() % 599);
-    std::vector<int> p(rank);
-    std::iota(p.begin(), p.end(), 0);
-    std::shuffle(p.begin(), p.end(), rng);
-    const int e = 1 << (rng() % 5);
-    detail::PermuteProblem prob;
-    ASSERT_TRUE(detail::check_permute_args(n, p, e, {}, &prob).ok());
-    const PermuteReduction red = detail::reduce(prob);
+    const auto [n, p, e] = random_permutation(rng);
     PermuteDims dims;
-    dims.rank = static_cast<int>(std::min<std::size_t>(red.extents.size(), kPermuteMaxRank));
-    for (int k = 0; k < dims.rank; ++k)
-      dims.n[k] = red.extents[k], dims.ss[k] = red.src_strides_elems[k],
-      dims.ds[k] = red.dst_strides_elems[k];
+    ASSERT_TRUE(reduced_dims(n, p, e, &dims));
     std::uint32_t last = 0;
     BoxPlan first;
     for (const std::int64_t target : {256, 1024, 2048, 4096}) {
@@ -779,19 +797,8 @@ TEST(PermuteBox, TargetGrowsTheBoxWithinSharedMemory) {
 // for 22, 1.136 copies an element), the least-waste one into 4 of 6 (24, 1.091; 11 would copy
 // none, but 30 x 11 x 7 boxes of 16 bytes do not fit).
 TEST(PermuteBox, LeastWasteCopiesFewerElementsTwice) {
-  auto dims_of = [](const std::vector<std::int64_t>& n, const std::vector<int>& p, int e,
-                    PermuteDims* dims) {
-    detail::PermuteProblem prob;
-    if (!detail::check_permute_args(n, p, e, {}, &prob).ok()) return false;
-    const PermuteReduction red = detail::reduce(prob);
-    dims->rank = static_cast<int>(std::min<std::size_t>(red.extents.size(), kPermuteMaxRank));
-    for (int k = 0; k < dims->rank; ++k)
-      dims->n[k] = red.extents[k], dims->ss[k] = red.src_strides_elems[k],
-      dims->ds[k] = red.dst_strides_elems[k];
-    return true;
-  };
   PermuteDims dims;
-  ASSERT_TRUE(dims_of({103, 7, 22, 16, 15}, {3, 4, 0, 2, 1}, 16, &dims));
+  ASSERT_TRUE(reduced_dims({103, 7, 22, 16, 15}, {3, 4, 0, 2, 1}, 16, &dims));
   BoxPlan largest, least;
   ASSERT_TRUE(make_box_plan(dims, 16, 65535, kBoxTableBytes, true, &largest));
   ASSERT_TRUE(make_box_plan(dims, 16, 65535, kBoxTableBytes, true, &least, kBoxTargetElems, true));
@@ -803,14 +810,8 @@ TEST(PermuteBox, LeastWasteCopiesFewerElementsTwice) {
   int planned = 0, changed = 0;
   double log_copies_largest = 0, log_copies_least = 0;
   for (int i = 0; i < 1500; ++i) {
-    const int rank = 3 + static_cast<int>(rng() % 4);
-    std::vector<std::int64_t> n(rank);
-    for (auto& x : n) x = 2 + static_cast<std::int64_t>(rng() % 599);
-    std::vector<int> p(rank);
-    std::iota(p.begin(), p.end(), 0);
-    std::shuffle(p.begin(), p.end(), rng);
-    const int e = 1 << (rng() % 5);
-    ASSERT_TRUE(dims_of(n, p, e, &dims));
+    const auto [n, p, e] = random_permutation(rng);
+    ASSERT_TRUE(reduced_dims(n, p, e, &dims));
     // A box whenever the largest-box rule has one (and now and then where its box is refused:
     // more than 2^32 boxes).
     const bool lw =
