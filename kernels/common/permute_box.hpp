@@ -135,13 +135,18 @@ inline void set_box_edges(BoxPlan* p, bool overlap) {
   }
 }
 
+// What chunks of `size` cover of an extent n: n rounded up to whole chunks (the overlapping last
+// chunk of set_box_edges copies the difference twice).
+inline std::int64_t chunks_cover(std::int64_t n, std::int64_t size) {
+  return (n + size - 1) / size * size;
+}
+
 // Elements a walk of `p` copies per element of the tensor, with every box whole (set_box_edges'
 // overlap): each cut dimension's chunks times the box's extent over its extent.
 inline double box_copies_per_elem(const BoxPlan& p) {
   double r = 1;
   for (int u = 0; u < p.dims; ++u)
-    if (p.full[u] > p.box[u])
-      r *= double((p.full[u] + p.box[u] - 1) / p.box[u] * p.box[u]) / double(p.full[u]);
+    if (p.full[u] > p.box[u]) r *= double(chunks_cover(p.full[u], p.box[u])) / double(p.full[u]);
   return r;
 }
 
@@ -169,8 +174,6 @@ inline bool make_box_plan(const PermuteDims& dims, int elem_bytes, std::int64_t 
   std::sort(by_src, by_src + nd, [&](int a, int b) { return all[a].ss < all[b].ss; });
   std::sort(by_dst, by_dst + nd, [&](int a, int b) { return all[a].ds < all[b].ds; });
   std::int64_t box[kPermuteMaxRank] = {};  // 0: not in the box
-  // What chunks of `size` cover of an extent n: n rounded up to whole chunks.
-  auto covered = [](std::int64_t n, std::int64_t size) { return (n + size - 1) / size * size; };
   // Boxes for runs of `run` elements on both sides: a dimension already in the box (the src
   // side cut it) is widened when the dst side needs more of it. Returns the volume, or -1 when
   // the box would have more than kBoxMaxDims dimensions.
@@ -199,7 +202,7 @@ inline bool make_box_plan(const PermuteDims& dims, int elem_bytes, std::int64_t 
                                                   (n + 2 * need - 2) / (2 * need - 1), most - 31);
           for (std::int64_t c = most; c >= least && c >= 1; --c) {
             const std::int64_t size = (n + c - 1) / c;
-            if (covered(n, as_cut(size)) < covered(n, as_cut(take))) take = size;
+            if (chunks_cover(n, as_cut(size)) < chunks_cover(n, as_cut(take))) take = size;
           }
         }
         b[d] = std::max(b[d], take);
@@ -227,10 +230,10 @@ inline bool make_box_plan(const PermuteDims& dims, int elem_bytes, std::int64_t 
   auto waste = [&](const std::int64_t* b) {
     double w = 1;
     for (int k = 0; k < nd; ++k)
-      if (b[k] > 0 && b[k] < all[k].n) w *= double(covered(all[k].n, b[k])) / double(all[k].n);
+      if (b[k] > 0 && b[k] < all[k].n) w *= double(chunks_cover(all[k].n, b[k])) / double(all[k].n);
     return w;
   };
-  // A box's offsets fit the kernels' 32 bits (checked below for the box chosen; the least-waste
+  // A box's offsets fit the kernels' 32 bits (the box chosen is checked below; the least-waste
   // rule skips the boxes that do not).
   auto offsets_fit = [&](const std::int64_t* b) {
     std::int64_t s = 0, d = 0;
@@ -320,13 +323,7 @@ inline bool make_box_plan(const PermuteDims& dims, int elem_bytes, std::int64_t 
     if (index_of[by_dst[k]] >= 0) p.dst_order[dn++] = index_of[by_dst[k]];
   p.volume = stride;
   // Offsets inside a box are kept as 32-bit values, shared indices as 16-bit ones.
-  std::int64_t max_src = 0, max_dst = 0;
-  for (int u = 0; u < p.dims; ++u) {
-    max_src += (p.box[u] - 1) * p.ss[u];
-    max_dst += (p.box[u] - 1) * p.ds[u];
-  }
-  if (max_src >= (std::int64_t{1} << 31) || max_dst >= (std::int64_t{1} << 31) || p.volume > 65535)
-    return false;
+  if (!offsets_fit(box) || p.volume > 65535) return false;
   // The batch: every dimension outside the box and the chunk counts of cut ones, in dst order
   // (consecutive boxes write near each other). cuts_first: the chunk counts first (fastest),
   // src's cut before dst's, so the boxes that share a sector of a cut row (odd extents put chunk
