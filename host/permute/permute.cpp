@@ -257,7 +257,17 @@ std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers,
                "element of the tensor ") +
            copies + "\n";
   }
-  if (registers) return out;
+  if (registers) {  // permute_box_reg_kernel (kernels/permute/permute_tile.cu)
+    const std::uint32_t pad = box_async_pad_every(p, policy.permute_box_pad);
+    out += "loads: blocks of " + std::to_string(reg_box_threads(p.volume, elem_bytes)) +
+           " threads, " + std::to_string(reg_box_shape(elem_bytes).per_thread) +
+           " elements a thread, the next box's loads in flight (registers) while this one is "
+           "stored";
+    if (pad > 1)
+      out += "; a slot of padding every " + std::to_string(pad) + " elements (gathers " +
+             std::to_string(pad + 1) + " apart)";
+    return out + "\n";
+  }
   static const char* const kLoads[] = {
       "each box loaded into registers, then stored",
       "the next box's loads in flight (registers) while this one is stored",

@@ -26,12 +26,14 @@ struct DevicePolicy {
   int bulk_flat_stages = 2;
   int bulk_flat_ctas_per_sm = 6;
   int bulk_flat_unit_bytes = kFlatTileBytes;
-  // permute_tile's box walk: each thread's offsets in registers (permute_box_reg_kernel) instead
-  // of shared tables from elements of this many bytes on (32: never, 1: always); the boxes that
+  // permute_tile's box walk: each thread's offsets in registers, small blocks of one small box
+  // (permute_box_reg_kernel) instead of shared tables from elements of this many bytes on (16:
+  // 16-byte elements, where it measured 1.03-1.10x; at 8 B even, below slower; 32: never, 1:
+  // always; docs/perf-guide.md section 4.13); the boxes that
   // share a cut row's sectors walked one after another (box_cuts_first) instead of in dst
   // order alone; the tables' boxes loaded and stored in 4-16-byte words where the strides allow
   // (permute_box_words). (docs/perf-guide.md, "Permutations: the box kernels".)
-  int permute_box_registers_min_bytes = 32;
+  int permute_box_registers_min_bytes = 16;
   bool permute_box_cuts_first = true;
   bool permute_box_words = true;
   // permute_tile's boxes grow (longer runs on both sides, fewer barriers and box origins per

@@ -418,6 +418,13 @@ TMAKIT_HD bool box_is_whole(const BoxPlan& p, const BoxOrigin& at) {
          (p.cut[1] < 0 || at.lim1 == p.box[p.cut[1]]);
 }
 
+// Whether every box of `p` is whole (set_box_edges' overlap, or chunks that divide their extents).
+inline bool box_all_whole(const BoxPlan& p) {
+  for (int o = 0; o < p.outer; ++o)
+    if (p.outer_cut[o] >= 0 && p.outer_last_lim[o] != p.box[p.outer_cut[o]]) return false;
+  return true;
+}
+
 // Box element t (src order) or t (dst order) -> its coordinates in the box.
 TMAKIT_HD void box_coords_src(const BoxPlan& p, std::uint32_t t, std::uint32_t* c) {
 #pragma unroll
@@ -578,6 +585,30 @@ TMAKIT_HD std::uint32_t box_row_tables_extra_bytes(const BoxPlan& p, std::uint32
 TMAKIT_HD constexpr std::uint32_t box_words_tables_bytes(std::uint32_t src_words,
                                                          std::uint32_t dst_words) {
   return box_align16(src_words * (4 + 2) + dst_words * (4 + 2 + 2));
+}
+
+// The box walk with each thread's offsets in registers (permute_box_reg_kernel,
+// kernels/permute/permute_tile.cu; DevicePolicy::permute_box_registers_min_bytes): a block of at
+// most `threads` threads, `per_thread` box elements each, held to `blocks_per_sm` blocks an SM by
+// its launch bounds (the registers a thread: 40 from 8 bytes on, 64 below). Boxes of at most
+// threads x per_thread elements; a smaller box gets a smaller block (reg_box_threads).
+struct RegBoxShape {
+  unsigned threads;
+  int per_thread;
+  int blocks_per_sm;
+};
+TMAKIT_HD constexpr RegBoxShape reg_box_shape(int elem_bytes) {
+  return elem_bytes >= 8 ? RegBoxShape{256, 2, 6} : RegBoxShape{256, 4, 4};
+}
+TMAKIT_HD constexpr std::int64_t reg_box_volume(int elem_bytes) {
+  return std::int64_t{reg_box_shape(elem_bytes).threads} * reg_box_shape(elem_bytes).per_thread;
+}
+// The block for a box of `volume` elements: its elements over per_thread, in whole warps.
+TMAKIT_HD constexpr unsigned reg_box_threads(std::uint32_t volume, int elem_bytes) {
+  const std::uint32_t per = static_cast<std::uint32_t>(reg_box_shape(elem_bytes).per_thread);
+  const std::uint32_t warps = ((volume + per - 1) / per + 31) / 32;
+  return warps * 32 < reg_box_shape(elem_bytes).threads ? warps * 32
+                                                        : reg_box_shape(elem_bytes).threads;
 }
 
 // How a box walk with shared tables gets each box into shared memory

@@ -468,90 +468,89 @@ __global__ void __launch_bounds__(kThreads)
   });
 }
 
-// The box walk with each thread's part of a box in registers instead of shared tables: thread
-// tid owns the box elements t = tid + 512 k (k < kBoxRegs) in src order for the load and in dst
-// order for the store, so its src offsets, dst offsets, shared indices and coordinates along
-// cut dimensions are computed once per block and kept in registers; only a box's origin
-// changes from box to box. Shared memory holds the box's elements alone (at most 2048), and the
-// next box's loads are issued before this box's stores (two boxes in flight per thread). Any
-// rank up to 8: every dimension outside the box is the batch of boxes.
-constexpr int kBoxRegs = 4;
-constexpr unsigned kBoxThreads = 512;  // 32 x 16
-constexpr std::int64_t kBoxRegVolume = std::int64_t{kBoxThreads} * kBoxRegs;
-constexpr int kBoxRegBlocksPerSm = 2;  // 64 registers a thread at most
-
-template <int E>
-__global__ void __launch_bounds__(kBoxThreads, kBoxRegBlocksPerSm)
+// The box walk with each thread's part of a box in registers instead of shared tables (the
+// default for 16-byte elements: DevicePolicy::permute_box_registers_min_bytes). What it adds: the
+// tables' walks keep 14 bytes of tables per element beside two buffers of the box, so at 16 B a
+// block takes 48.5 KB and an SM holds 4 (48% of the warps, Nsight Compute), where cuTENSOR runs
+// thousands of small blocks at 87-92%. Here thread tid owns box elements t = tid + blockDim.x k
+// (k < per_thread, reg_box_shape in kernels/common/permute_box.hpp) in src order for the load and
+// in dst order for the store: its src offsets, dst offsets and shared slots are computed once per
+// block and kept in registers, and only a box's origin changes from box to box. Shared memory
+// holds one box (at most 512 elements from 8 bytes on: 8 KB at 16 B), a block is the box's
+// elements over per_thread (at most 256 threads), and at 40 registers an SM holds 6 of the largest
+// (75% of the warps). The next box's loads are issued before this box's stores (two boxes in
+// flight per thread). The box is padded as the cp.async element walk's (a slot every S elements
+// where the stores gather an even shared stride S apart). Any rank up to 8: every dimension
+// outside the box is the batch. Whole (every box whole, box_all_whole: set_box_edges' overlap):
+// no coordinates along cut dimensions kept or compared.
+template <int E, bool Whole>
+__global__ void __launch_bounds__(reg_box_shape(E).threads, reg_box_shape(E).blocks_per_sm)
     permute_box_reg_kernel(const typename Word<E>::type* __restrict__ src,
-                           typename Word<E>::type* __restrict__ dst, BoxPlan p) {
+                           typename Word<E>::type* __restrict__ dst, BoxPlan p, FastDiv pad) {
   using T = typename Word<E>::type;
+  constexpr int R = reg_box_shape(E).per_thread;
+  const unsigned kT = blockDim.x;  // at most reg_box_shape(E).threads, the box's elements over R
   extern __shared__ __align__(16) unsigned char permute_box_smem[];
   T* buf = reinterpret_cast<T*>(permute_box_smem);
   const std::uint32_t V = p.volume;
-  const unsigned tid = threadIdx.y * kSide + threadIdx.x;
-  std::int32_t ld_off[kBoxRegs], st_off[kBoxRegs];
-  std::uint32_t st_idx[kBoxRegs];  // shared index of the dst-order element
-  std::uint32_t cuts[kBoxRegs];    // coordinates along the cut dimensions: load 0-15, store 16-31
+  const unsigned tid = threadIdx.x;
+  const bool padded = pad.d > 1;
+  auto slot = [&](std::uint32_t t) { return padded ? t + pad.div(t) : t; };
+  std::int32_t ld_off[R], st_off[R];
+  std::uint32_t st_at[R];                  // shared slot of the dst-order element
+  std::uint32_t cuts[Whole ? 1 : R] = {};  // coordinates along the cut dimensions: load 0-15,
+                                           // store 16-31
 #pragma unroll
-  for (int k = 0; k < kBoxRegs; ++k) {
-    const std::uint32_t t = tid + k * kBoxThreads;
+  for (int k = 0; k < R; ++k) {
+    const std::uint32_t t = tid + k * kT;
     ld_off[k] = st_off[k] = 0;
-    st_idx[k] = cuts[k] = 0;
+    st_at[k] = 0;
     if (t >= V) continue;
-    std::uint32_t ld_cuts, st_cuts;
+    std::uint32_t ld_cuts, st_cuts, at;
     ld_off[k] = static_cast<std::int32_t>(box_src_offset(p, t, &ld_cuts));
-    st_off[k] = static_cast<std::int32_t>(box_dst_offset(p, t, &st_idx[k], &st_cuts));
-    cuts[k] = ld_cuts | st_cuts << 16;
+    st_off[k] = static_cast<std::int32_t>(box_dst_offset(p, t, &at, &st_cuts));
+    st_at[k] = slot(at);
+    if constexpr (!Whole) cuts[k] = ld_cuts | st_cuts << 16;
   }
-  // Box b -> its origin on both sides and what is left of its cut dimensions (lim: the
-  // coordinates along a cut dimension stay below it).
-  auto origin = [&](std::int64_t b, std::int64_t* so, std::int64_t* dof, std::uint32_t* lim0,
-                    std::uint32_t* lim1) {
-    const BoxOrigin at = box_origin(p, static_cast<std::uint32_t>(b));
-    *so = at.src;
-    *dof = at.dst;
-    *lim0 = at.lim0;
-    *lim1 = at.lim1;
+  // Element k of this thread inside box `o` (load: the src-order element, store: dst-order).
+  auto inside = [&](int k, bool store, const BoxOrigin& o) {
+    if constexpr (Whole) {
+      return tid + k * kT < V;
+    } else {
+      const std::uint32_t cc = store ? cuts[k] >> 16 : cuts[k];
+      return tid + k * kT < V && (cc & 255u) < o.lim0 && ((cc >> 8) & 255u) < o.lim1;
+    }
   };
-  auto inside = [](std::uint32_t cc, std::uint32_t l0, std::uint32_t l1) {
-    return (cc & 255u) < l0 && ((cc >> 8) & 255u) < l1;
-  };
-  std::int64_t b = blockIdx.x;
+  std::uint32_t b = blockIdx.x;
   if (b >= p.boxes) return;
-  std::int64_t so, dof;
-  std::uint32_t lim0, lim1;
-  origin(b, &so, &dof, &lim0, &lim1);
-  T v[kBoxRegs];
-  auto load = [&](std::int64_t s0, std::uint32_t l0, std::uint32_t l1) {
+  BoxOrigin at = box_origin(p, b);
+  T v[R];
+  auto load = [&](const BoxOrigin& o) {
 #pragma unroll
-    for (int k = 0; k < kBoxRegs; ++k)
-      if (tid + k * kBoxThreads < V && inside(cuts[k], l0, l1)) v[k] = src[s0 + ld_off[k]];
+    for (int k = 0; k < R; ++k)
+      if (inside(k, false, o)) v[k] = src[o.src + ld_off[k]];
   };
-  load(so, lim0, lim1);
+  load(at);
   for (;;) {
 #pragma unroll
-    for (int k = 0; k < kBoxRegs; ++k)
-      if (tid + k * kBoxThreads < V && inside(cuts[k], lim0, lim1))
-        buf[tid + k * kBoxThreads] = v[k];
+    for (int k = 0; k < R; ++k)
+      if (inside(k, false, at)) buf[slot(tid + k * kT)] = v[k];
     __syncthreads();
-    const std::int64_t next = b + gridDim.x;
-    std::int64_t nso = 0, ndof = 0;
-    std::uint32_t nl0 = 0, nl1 = 0;
-    if (next < p.boxes) {  // the next box's loads in flight while this one is stored
-      origin(next, &nso, &ndof, &nl0, &nl1);
-      load(nso, nl0, nl1);
+    const std::uint32_t next = b + gridDim.x;
+    const bool more = next < p.boxes;
+    BoxOrigin nx;
+    if (more) {  // the next box's loads in flight while this one is stored
+      nx = box_origin(p, next);
+      load(nx);
     }
+    T* d0 = dst + at.dst;
 #pragma unroll
-    for (int k = 0; k < kBoxRegs; ++k)
-      if (tid + k * kBoxThreads < V && inside(cuts[k] >> 16, lim0, lim1))
-        dst[dof + st_off[k]] = buf[st_idx[k]];
-    if (next >= p.boxes) break;
+    for (int k = 0; k < R; ++k)
+      if (inside(k, true, at)) d0[st_off[k]] = buf[st_at[k]];
+    if (!more) break;
     __syncthreads();
     b = next;
-    so = nso;
-    dof = ndof;
-    lim0 = nl0;
-    lim1 = nl1;
+    at = nx;
   }
 }
 
@@ -1051,7 +1050,7 @@ int row_vector_bytes(const void* src, const void* dst, const PermuteGeometry& by
 // least_waste: make_box_plan's least-waste rule, or where it finds no box the largest-box rule.
 bool box_plan_for(const PermuteDims& dims, int elem_bytes, bool tables, bool cuts_first,
                   int target_elems, bool least_waste, BoxPlan* box) {
-  const std::int64_t max_volume = tables ? 65535 : kBoxRegVolume;
+  const std::int64_t max_volume = tables ? 65535 : reg_box_volume(elem_bytes);
   const int table_bytes = tables ? kBoxTableBytes : 0;
   return (least_waste && make_box_plan(dims, elem_bytes, max_volume, table_bytes, cuts_first, box,
                                        target_elems, true)) ||
@@ -1119,12 +1118,18 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
       return launch_with_smem(k, dim3(box_blocks(a, box, k, kThreads, smem)), block, smem, a.stream,
                               static_cast<const T*>(a.src), static_cast<T*>(a.dst), box);
     }
-    // The registers' kernel: their limit, two blocks an SM.
-    const auto blocks = static_cast<unsigned>(
-        std::min<std::int64_t>(box.boxes, std::int64_t{a.sm_count} * kBoxRegBlocksPerSm));
-    permute_box_reg_kernel<E><<<blocks, dim3(kSide, kBoxThreads / kSide), smem, a.stream>>>(
-        static_cast<const T*>(a.src), static_cast<T*>(a.dst), box);
-    return cudaGetLastError();
+    // The registers' kernel: as many small blocks as an SM holds, never more than the boxes.
+    const FastDiv pad(box_async_pad_every(box, a.box_pad));
+    const std::uint32_t reg_smem = box_async_buf_bytes(box.volume, pad.d, e);
+    const unsigned kRegThreads = reg_box_threads(box.volume, E);  // a small box, a small block
+    auto* k =
+        box_all_whole(box) ? permute_box_reg_kernel<E, true> : permute_box_reg_kernel<E, false>;
+    const std::int64_t per_sm = resident_blocks_per_sm(reinterpret_cast<const void*>(k),
+                                                       static_cast<int>(kRegThreads), reg_smem);
+    const auto blocks =
+        static_cast<unsigned>(std::min<std::int64_t>(box.boxes, std::int64_t{a.sm_count} * per_sm));
+    return launch_with_smem(k, dim3(blocks), dim3(kRegThreads), reg_smem, a.stream,
+                            static_cast<const T*>(a.src), static_cast<T*>(a.dst), box, pad);
   });
 }
 

@@ -384,7 +384,9 @@ TEST(Permute, BoxesInWordsEvenExtentsOffsetsAndPadding) {
 // pipelined and cp.async walks load box k + 1 while they store box k, and the origins come from
 // three slots, so boxes cut at the tensor's edge follow whole ones and the other way round. Odd
 // extents (the element walk; (37, 19, 45, 67) gathers 34 apart: its cp.async box padded), even
-// ones (the walk in words), operands 16 bytes off, a padded layout.
+// ones (the walk in words), operands 16 bytes off, a padded layout. The 16-byte cases take the
+// registers' walk (permute_box_reg_kernel, the default there); under the small-box policies
+// below also every other size, with whole boxes and with edge boxes cut short.
 TEST(Permute, BoxWalkManyBoxesPerBlock) {
   TMAKIT_NEED_GPU(75);
   // The box walk for every case, also the 8- and 16-byte ones whose 32-element tiles are 41-70%
@@ -395,17 +397,17 @@ TEST(Permute, BoxWalkManyBoxesPerBlock) {
     std::vector<int> p;
     std::vector<int> elem_bytes;
   };
-  const Case cases[] = {{{47, 41, 43, 61}, {3, 2, 1, 0}, {1, 2, 4, 8}},
-                        {{23, 41, 43, 29}, {3, 2, 1, 0}, {16}},
-                        {{37, 19, 45, 67}, {1, 3, 0, 2}, {1, 4, 8, 16}},
-                        {{48, 40, 56, 36}, {3, 2, 1, 0}, {1, 2, 4}},
-                        {{32, 48, 40, 64}, {2, 0, 3, 1}, {1}}};
-  int runs = 0, padded = 0, async = 0;
+  const Case cases[] = {
+      {{47, 41, 43, 61}, {3, 2, 1, 0}, {1, 2, 4, 8}},  {{23, 41, 43, 29}, {3, 2, 1, 0}, {16}},
+      {{37, 19, 45, 67}, {1, 3, 0, 2}, {1, 4, 8, 16}}, {{37, 19, 45, 64}, {1, 3, 0, 2}, {16}},
+      {{48, 40, 56, 36}, {3, 2, 1, 0}, {1, 2, 4}},     {{32, 48, 40, 64}, {2, 0, 3, 1}, {1}}};
+  int runs = 0, padded = 0, async = 0, registers = 0;
   for (const Case& c : cases)
     for (int e : c.elem_bytes) {
       const std::string how = explain_permute(c.n, c.p, e);
-      padded += how.find("a slot of padding every 34 elements") != std::string::npos;
+      padded += how.find("a slot of padding every") != std::string::npos;
       async += how.find("by cp.async") != std::string::npos;
+      registers += how.find("each thread's offsets in registers") != std::string::npos;
       for (std::size_t off : {std::size_t{0}, std::size_t{16}}) {
         const test::PermuteRun r = test::check_permute(c.n, c.p, e, {}, named("permute_tile"), off);
         ASSERT_TRUE(r.error.empty()) << e << " B offset " << off << ": " << r.error;
@@ -415,7 +417,7 @@ TEST(Permute, BoxWalkManyBoxesPerBlock) {
   PermuteLayout lay;  // (23, 41, 43, 29) with src rows padded to 31 and dst rows to 26
   lay.src_strides_elems = {41 * 43 * 31, 43 * 31, 31, 1};
   lay.dst_strides_elems = {43 * 41 * 26, 41 * 26, 26, 1};
-  for (int e : {2, 4}) {
+  for (int e : {2, 4, 16}) {
     const test::PermuteRun r =
         test::check_permute({23, 41, 43, 29}, {3, 2, 1, 0}, e, lay, named("permute_tile"));
     ASSERT_TRUE(r.error.empty()) << e << " B padded: " << r.error;
@@ -428,12 +430,17 @@ TEST(Permute, BoxWalkManyBoxesPerBlock) {
   // (permute_box_async_barriers=2; the default is one, a buffer refilled right after the barrier
   // that frees it, which only many boxes a block exercise).
   // And with the edge boxes cut short instead of overlapping the chunk before them
-  // (permute_box_overlap_edges=0: the walks' coordinate checks).
+  // (permute_box_overlap_edges=0: the walks' coordinate checks). And the registers' walk at every
+  // size (permute_box_registers_min_bytes=1), both ways.
   for (const char* policy : {"permute_tile_min_fill_pct=90,permute_box_target_elems=64",
                              "permute_tile_min_fill_pct=90,permute_box_target_elems=64,"
                              "permute_box_async_barriers=2",
                              "permute_tile_min_fill_pct=90,permute_box_target_elems=64,"
-                             "permute_box_overlap_edges=0"}) {
+                             "permute_box_overlap_edges=0",
+                             "permute_tile_min_fill_pct=90,permute_box_target_elems=64,"
+                             "permute_box_registers_min_bytes=1",
+                             "permute_tile_min_fill_pct=90,permute_box_target_elems=64,"
+                             "permute_box_registers_min_bytes=1,permute_box_overlap_edges=0"}) {
     test::ScopedEnv small("TMAKIT_POLICY", policy);
     for (const Case& c : cases)
       for (int e : c.elem_bytes) {
@@ -447,9 +454,12 @@ TEST(Permute, BoxWalkManyBoxesPerBlock) {
         ++runs;
       }
   }
-  EXPECT_EQ(runs, 5 * 13 + 2);
-  EXPECT_EQ(padded, 3);  // (37, 19, 45, 67) at 4, 8 and 16 B
-  EXPECT_EQ(async, 7);   // every 4-16-byte element walk and the 1-byte words of (48, 40, 56, 36)
+  EXPECT_EQ(runs, 7 * 14 + 3);
+  // (37, 19, 45, 67) at 4 and 8 B (cp.async, every 34), (37, 19, 45, 64) at 16 B (registers,
+  // every 22; the 67's 16-byte box gathers 17 apart, odd).
+  EXPECT_EQ(padded, 3);
+  EXPECT_EQ(async, 5);      // every 4-8-byte element walk and the 1-byte words of (48, 40, 56, 36)
+  EXPECT_EQ(registers, 3);  // the 16-byte cases
 }
 
 // Whole rows of 2-16 bytes moved as elements of that size (widen_rows): every element size and
@@ -817,7 +827,8 @@ TEST(Permute, ShortRowsEitherSideOfTheRowsThreshold) {
 // walks in words and in elements, row tables in the box's buffer and after the tables (1-byte
 // boxes with short rows), a side of single-word rows decoded in full (pixel shuffle's dst), cut
 // boxes at the edges and many boxes a block; 1-16 B, dense and strided with poisoned padding,
-// under the default policy and with the row tables off. explain must name each placement.
+// with the row tables on (the default) and off, the tables' walk at every size. explain must
+// name each placement.
 TEST(Permute, BoxTablesFromRowTablesAndInFull) {
   TMAKIT_NEED_GPU(75);
   struct Case {
@@ -832,12 +843,15 @@ TEST(Permute, BoxTablesFromRowTablesAndInFull) {
       {{5, 3, 7, 9, 8}, {0, 4, 3, 2, 1}},          // 3-element dst runs
   };
   int runs = 0, in_buffer = 0, after = 0, one_side = 0;
-  for (const char* policy : {"", "permute_box_row_tables=0"}) {
+  // The tables' walk at every size (16-byte boxes take the registers' walk by default).
+  for (const char* policy : {"permute_box_registers_min_bytes=32",
+                             "permute_box_registers_min_bytes=32,permute_box_row_tables=0"}) {
     test::ScopedEnv env("TMAKIT_POLICY", policy);
+    const bool row_tables = std::string(policy).find("row_tables=0") == std::string::npos;
     for (const Case& c : cases)
       for (int e : {1, 2, 4, 8, 16}) {
         const std::string how = explain_permute(c.n, c.p, e);
-        if (policy[0] == '\0') {
+        if (row_tables) {
           in_buffer += how.find("in the box's buffer") != std::string::npos;
           after += how.find("after the tables") != std::string::npos;
           one_side += how.find("dst entries decoded in full") != std::string::npos;

@@ -480,13 +480,13 @@ TEST(PermuteBox, TheWalkCoversEveryElementOnce) {
         for (int k = 0; k < dims.rank; ++k)
           dims.n[k] = red.extents[k], dims.ss[k] = red.src_strides_elems[k],
           dims.ds[k] = red.dst_strides_elems[k];
-        // Every dimension: the tables' box and the registers' (at most 512 threads x 4), each
-        // walked in both orders of the batch.
+        // Every dimension: the tables' box and the registers' (reg_box_volume), each walked in
+        // both orders of the batch.
         bool any = false;
         for (const bool registers : {false, true})
           for (const bool cuts_first : {true, false}) {
-            if (!make_box_plan(dims, e, registers ? 2048 : 65535, registers ? 0 : kBoxTableBytes,
-                               cuts_first, &plan))
+            if (!make_box_plan(dims, e, registers ? reg_box_volume(e) : 65535,
+                               registers ? 0 : kBoxTableBytes, cuts_first, &plan))
               continue;
             any = true;
             for (int cut : plan.cut)
@@ -1044,6 +1044,42 @@ TEST(PermuteBox, LoadsByWordSizeAndPolicy) {
   EXPECT_NE(explain_permute({24, 40, 32, 48, 40}, {4, 3, 2, 1, 0}, 4)
                 .find("loads: the next box's loads in flight (registers)"),
             std::string::npos);
+}
+
+// The registers' walk (permute_box_reg_kernel; DevicePolicy::permute_box_registers_min_bytes,
+// 16 by default): a block is the box's elements over the elements a thread, in whole warps, at
+// most reg_box_shape's; explain names the walk, its block and its padding, and under the policy
+// at 32 the tables' walk runs instead.
+TEST(PermuteExplain, TheRegistersWalkAtSixteenBytes) {
+  EXPECT_EQ(reg_box_volume(16), 512);
+  EXPECT_EQ(reg_box_volume(8), 512);
+  EXPECT_EQ(reg_box_volume(4), 1024);
+  EXPECT_EQ(reg_box_threads(288, 16), 160u);  // 144 threads of 2 elements: 5 warps
+  EXPECT_EQ(reg_box_threads(64, 16), 32u);
+  EXPECT_EQ(reg_box_threads(512, 16), 256u);
+  EXPECT_EQ(reg_box_threads(1024, 4), 256u);
+  EXPECT_EQ(reg_box_threads(1, 1), 32u);
+  const std::string sixteen = explain_permute({8, 8, 67, 8, 39}, {0, 3, 4, 2, 1}, 16);
+  EXPECT_NE(sixteen.find("box walk (permute_tile, each thread's offsets in registers): a box of 12 "
+                         "of 312 (src stride 1, dst stride 536) x 3 of 67 (src stride 312, dst "
+                         "stride 8) x 8 (src stride 20904, dst stride 1) = 288 elements"),
+            std::string::npos)
+      << sixteen;
+  EXPECT_NE(
+      sixteen.find("loads: blocks of 160 threads, 2 elements a thread, the next box's loads in "
+                   "flight (registers) while this one is stored"),
+      std::string::npos)
+      << sixteen;
+  EXPECT_EQ(sixteen.find("tables:"), std::string::npos) << sixteen;
+  // 8 B stays with the tables.
+  EXPECT_NE(explain_permute({8, 8, 67, 8, 39}, {0, 3, 4, 2, 1}, 8).find("in shared tables"),
+            std::string::npos);
+  test::ScopedEnv off("TMAKIT_POLICY", "permute_box_registers_min_bytes=32");
+  const std::string tables = explain_permute({8, 8, 67, 8, 39}, {0, 3, 4, 2, 1}, 16);
+  EXPECT_NE(tables.find("each thread's offsets in shared tables): a box of 39 of 312"),
+            std::string::npos)
+      << tables;
+  EXPECT_NE(tables.find("loads: by cp.async"), std::string::npos) << tables;
 }
 
 // The least-waste box (DevicePolicy::permute_box_least_waste, make_box_plan): explain names it
