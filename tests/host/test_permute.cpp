@@ -1195,7 +1195,7 @@ TEST(PermuteExplain, AutoTakesTmaForRowsFromTheThresholdOn) {
 
 // auto runs the tile form as a batch of transposes where both tile dimensions are at least
 // permute_transpose_min_side_bytes long at the element size (the default policy's thresholds:
-// 80, 96, 112, 192 and 208 bytes from 1 to 16 B), and says why not elsewhere.
+// 80, 96, 112, 192 and 224 bytes from 1 to 16 B), and says why not elsewhere.
 TEST(PermuteExplain, AutoTakesTheTransposesWhereBothTileSidesAreLong) {
   const std::string odd = explain_permute({63, 95, 97, 101}, {3, 2, 1, 0}, 4);
   EXPECT_NE(odd.find("auto: permute_transpose (both tile dimensions at least 112 bytes: 252 and "
@@ -1212,6 +1212,12 @@ TEST(PermuteExplain, AutoTakesTheTransposesWhereBothTileSidesAreLong) {
   EXPECT_NE(eight.find("not permute_transpose: a tile dimension is shorter than 192 bytes"),
             std::string::npos)
       << eight;
+  // 13 x 16 = 208-byte sides stay with the box walk at 16 B (the threshold refitted on its
+  // registers' walk; docs/perf-guide.md section 4.13).
+  const std::string sixteen = explain_permute({21, 6, 5, 70, 2, 13}, {1, 4, 2, 3, 5, 0}, 16);
+  EXPECT_NE(sixteen.find("not permute_transpose: a tile dimension is shorter than 224 bytes"),
+            std::string::npos)
+      << sixteen;
   EXPECT_NE(odd.find("permute_transpose: a batch of 9215 transposes of 63 x 101 (src_ld 930715, "
                      "dst_ld 580545)"),
             std::string::npos)
