@@ -489,7 +489,7 @@ __global__ void __launch_bounds__(reg_box_shape(E).threads, reg_box_shape(E).blo
                            typename Word<E>::type* __restrict__ dst, BoxPlan p, FastDiv pad) {
   using T = typename Word<E>::type;
   constexpr int R = reg_box_shape(E).per_thread;
-  const unsigned kT = blockDim.x;  // at most reg_box_shape(E).threads, the box's elements over R
+  const unsigned nt = blockDim.x;  // at most reg_box_shape(E).threads, the box's elements over R
   extern __shared__ __align__(16) unsigned char permute_box_smem[];
   T* buf = reinterpret_cast<T*>(permute_box_smem);
   const std::uint32_t V = p.volume;
@@ -502,7 +502,7 @@ __global__ void __launch_bounds__(reg_box_shape(E).threads, reg_box_shape(E).blo
                                            // store 16-31
 #pragma unroll
   for (int k = 0; k < R; ++k) {
-    const std::uint32_t t = tid + k * kT;
+    const std::uint32_t t = tid + k * nt;
     ld_off[k] = st_off[k] = 0;
     st_at[k] = 0;
     if (t >= V) continue;
@@ -515,10 +515,10 @@ __global__ void __launch_bounds__(reg_box_shape(E).threads, reg_box_shape(E).blo
   // Element k of this thread inside box `o` (load: the src-order element, store: dst-order).
   auto inside = [&](int k, bool store, const BoxOrigin& o) {
     if constexpr (Whole) {
-      return tid + k * kT < V;
+      return tid + k * nt < V;
     } else {
       const std::uint32_t cc = store ? cuts[k] >> 16 : cuts[k];
-      return tid + k * kT < V && (cc & 255u) < o.lim0 && ((cc >> 8) & 255u) < o.lim1;
+      return tid + k * nt < V && (cc & 255u) < o.lim0 && ((cc >> 8) & 255u) < o.lim1;
     }
   };
   std::uint32_t b = blockIdx.x;
@@ -534,7 +534,7 @@ __global__ void __launch_bounds__(reg_box_shape(E).threads, reg_box_shape(E).blo
   for (;;) {
 #pragma unroll
     for (int k = 0; k < R; ++k)
-      if (inside(k, false, at)) buf[slot(tid + k * kT)] = v[k];
+      if (inside(k, false, at)) buf[slot(tid + k * nt)] = v[k];
     __syncthreads();
     const std::uint32_t next = b + gridDim.x;
     const bool more = next < p.boxes;
