@@ -634,7 +634,8 @@ inline BoxLoads box_loads(const BoxPlan& p, int elem_bytes, bool words, int ws, 
 }
 // The element walk through cp.async pads its shared box (DevicePolicy::permute_box_pad) where the
 // stores gather elements an even shared stride S apart: a slot every S elements, so the stride is
-// S + 1 (kernels/permute/permute_tile.cu, permute_box_async_kernel). 1: no padding.
+// S + 1 (kernels/permute/permute_tile.cu, permute_box_async_kernel; the registers' walk,
+// permute_box_reg_kernel, pads its one box by the same rule). 1: no padding.
 inline std::uint32_t box_async_pad_every(const BoxPlan& p, bool pad) {
   const std::uint32_t gather = p.dims > 0 ? p.smem_stride[p.dst_order[0]] : 1;
   return pad && gather > 1 && gather % 2 == 0 ? gather : 1;

@@ -19,8 +19,8 @@
 //     strides that make neither side contiguous, and every reduction of rank 6-8: boxes of
 //     whole runs on both sides (kernels/common/permute_box.hpp), loaded in src order and stored
 //     in dst order through shared memory, the index math done once per block into shared
-//     tables (or, by the policy's permute_box_registers_min_bytes, into each thread's
-//     registers); in 4-16-byte words on each side whose strides allow them, pipelined (the next
+//     tables (at 16 B, by the policy's permute_box_registers_min_bytes, into each thread's
+//     registers, in small blocks); in 4-16-byte words on each side whose strides allow them, pipelined (the next
 //     box's loads in flight while this one is stored) where a box is at most two 8-16-byte words
 //     a thread; elsewhere, from 4-byte elements or src words on, each box copied global ->
 //     shared by cp.async into two buffers, the next box's copies in flight while this one is
@@ -1043,9 +1043,9 @@ int row_vector_bytes(const void* src, const void* dst, const PermuteGeometry& by
   return m >= 16 ? 16 : m >= 8 ? 8 : m >= 4 ? 4 : m >= 2 ? 2 : 1;
 }
 
-// The box walk of `dims`: the shared tables of permute_box_kernel, or with the policy's
-// permute_box_registers_min_bytes permute_box_reg_kernel (off by default: no element size
-// favoured it on both measured sets; docs/perf-guide.md, "Permutations: the box kernels").
+// The box walk of `dims`: the shared tables' kernels, or from the policy's
+// permute_box_registers_min_bytes on (16 B by default) permute_box_reg_kernel, whose boxes hold
+// at most reg_box_volume elements (docs/perf-guide.md section 4.13).
 // cudaErrorNotSupported: no box fits, nothing launched.
 // least_waste: make_box_plan's least-waste rule, or where it finds no box the largest-box rule.
 bool box_plan_for(const PermuteDims& dims, int elem_bytes, bool tables, bool cuts_first,
