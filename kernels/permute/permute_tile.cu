@@ -20,11 +20,12 @@
 //     whole runs on both sides (kernels/common/permute_box.hpp), loaded in src order and stored
 //     in dst order through shared memory, the index math done once per block into shared
 //     tables (at 16 B, by the policy's permute_box_registers_min_bytes, into each thread's
-//     registers, in small blocks); in 4-16-byte words on each side whose strides allow them, pipelined (the next
-//     box's loads in flight while this one is stored) where a box is at most two 8-16-byte words
-//     a thread; elsewhere, from 4-byte elements or src words on, each box copied global ->
-//     shared by cp.async into two buffers, the next box's copies in flight while this one is
-//     stored (box_loads picks the walk). The box walk takes any rank up to 8 in one launch.
+//     registers, in small blocks); in 4-16-byte words on each side whose strides allow them,
+//     pipelined (the next box's loads in flight while this one is stored) where a box is at most
+//     two 8-16-byte words a thread; elsewhere, from 4-byte elements or src words on, each box
+//     copied global -> shared by cp.async into two buffers, the next box's copies in flight while
+//     this one is stored (box_loads picks the walk). The box walk takes any rank up to 8 in one
+//     launch.
 // The TMA path beside it is permute_tma (kernels/permute/permute_tma.cu).
 #include <cstring>
 #include <type_traits>
