@@ -140,6 +140,8 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
         {"bulk_flat_ctas", 1, 8, &p->bulk_flat_ctas_per_sm},
         {"bulk_flat_unit_bytes", 4096, 65536, &p->bulk_flat_unit_bytes},
         {"permute_box_registers_min_bytes", 1, 32, &p->permute_box_registers_min_bytes},
+        {"permute_box_registers_elements_max_bytes", 0, 16,
+         &p->permute_box_registers_elements_max_bytes},
         {"permute_box_cuts_first", 0, 1, &box_cuts_first},
         {"permute_box_target_elems", 64, 16384, &p->permute_box_target_elems},
         {"permute_box_least_waste", 0, 1, &box_least_waste},

@@ -163,6 +163,8 @@ struct PermuteArgs {
   int sm_count = 1;
   int cc = 0;
   bool box_registers = false;  // DevicePolicy::permute_box_registers_min_bytes reached
+  int box_registers_elements_max_bytes =
+      0;                       // DevicePolicy::permute_box_registers_elements_max_bytes
   bool box_cuts_first = true;  // DevicePolicy::permute_box_cuts_first
   // DevicePolicy::permute_box_target_elems
   int box_target_elems = static_cast<int>(kBoxTargetElems);
@@ -206,11 +208,12 @@ struct PermuteTmaPlan {
 cudaError_t launch_permute_tile(const PermuteArgs&);
 // The box permute_tile's box walk takes for `dims` (rank 6-8 run only through it); false: none.
 // registers, cuts_first, target_elems, least_waste: what PermuteArgs::box_registers,
-// box_cuts_first, box_target_elems and box_least_waste say.
+// box_cuts_first, box_target_elems and box_least_waste say; *in_registers: whether the box is the
+// registers' walk's (the other kernel's where the asked one's does not fit).
 bool permute_tile_box_plan(const PermuteDims& dims, int elem_bytes, BoxPlan* box,
                            bool registers = false, bool cuts_first = true,
                            int target_elems = static_cast<int>(kBoxTargetElems),
-                           bool least_waste = false);
+                           bool least_waste = false, bool* in_registers = nullptr);
 // Whether permute_tile walks `a` in boxes (else its 32 x 33 tile or its rows kernels).
 bool permute_tile_prefers_box(const PermuteArgs& a);
 // permute_tile's rows kernels on a row permutation in bytes (`bytes`: strides and cols in bytes):

@@ -258,6 +258,12 @@ std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers,
            copies + "\n";
   }
   if (registers) {  // permute_box_reg_kernel (kernels/permute/permute_tile.cu)
+    if (elem_bytes < policy.permute_box_registers_min_bytes)
+      out +=
+          "in registers: the tables' walk would move its box element by element on both sides "
+          "(no 4-16-byte words) at " +
+          std::to_string(elem_bytes) + " B (permute_box_registers_elements_max_bytes = " +
+          std::to_string(policy.permute_box_registers_elements_max_bytes) + ")\n";
     const std::uint32_t pad = box_async_pad_every(p, policy.permute_box_pad);
     out += "loads: blocks of " + std::to_string(reg_box_threads(p.volume, elem_bytes)) +
            " threads, " + std::to_string(reg_box_shape(elem_bytes).per_thread) +
@@ -461,6 +467,7 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.sm_count = caps.sm_count;
   a.cc = caps.cc;
   a.box_registers = elem_bytes >= caps.policy.permute_box_registers_min_bytes;
+  a.box_registers_elements_max_bytes = caps.policy.permute_box_registers_elements_max_bytes;
   a.box_cuts_first = caps.policy.permute_box_cuts_first;
   a.box_target_elems = caps.policy.permute_box_target_elems;
   a.box_least_waste = caps.policy.permute_box_least_waste;
@@ -566,18 +573,39 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
            " bytes); permute_tma and permute_tile, when named, run the walk below\n";
   kernels::PermuteArgs a;
   a.dims = dims_of(r);
-  BoxPlan box;
   const bool registers = elem_bytes >= policy.permute_box_registers_min_bytes;
-  const bool has_box = kernels::permute_tile_box_plan(
-      a.dims, elem_bytes, &box, registers, policy.permute_box_cuts_first,
-      policy.permute_box_target_elems, policy.permute_box_least_waste);
-  // The largest-box rule's box, where the least-waste rule took another (explained beside it).
-  BoxPlan largest_box;
-  const bool other_box = has_box && policy.permute_box_least_waste &&
-                         kernels::permute_tile_box_plan(a.dims, elem_bytes, &largest_box, registers,
-                                                        policy.permute_box_cuts_first,
-                                                        policy.permute_box_target_elems, false) &&
-                         box_copies_per_elem(largest_box) > box_copies_per_elem(box);
+  // The box of the registers' walk (reg) or the tables', and the largest-box rule's box where the
+  // least-waste rule took another (explained beside it).
+  BoxPlan box, largest_box;
+  bool in_registers = false, other_box = false;
+  auto box_of = [&](bool reg) {
+    if (!kernels::permute_tile_box_plan(
+            a.dims, elem_bytes, &box, reg, policy.permute_box_cuts_first,
+            policy.permute_box_target_elems, policy.permute_box_least_waste, &in_registers))
+      return false;
+    other_box = policy.permute_box_least_waste &&
+                kernels::permute_tile_box_plan(a.dims, elem_bytes, &largest_box, in_registers,
+                                               policy.permute_box_cuts_first,
+                                               policy.permute_box_target_elems, false) &&
+                box_copies_per_elem(largest_box) > box_copies_per_elem(box);
+    return true;
+  };
+  const bool has_box = box_of(registers);
+  // A tables' box moved element by element on both sides at small elements: the registers' walk
+  // takes it where its box fits (permute_tile's launcher, box_elements_in_registers).
+  if (has_box && !in_registers) {
+    BoxPlan as_run = box;
+    as_run.src_runs = policy.permute_box_src_runs;
+    const BoxPlan tables_box = box;
+    const bool tables_other = other_box;
+    const BoxPlan tables_largest = largest_box;
+    if (box_elements_in_registers(as_run, elem_bytes, policy.permute_box_words,
+                                  policy.permute_box_registers_elements_max_bytes, 0, 0) &&
+        !(box_of(true) && in_registers)) {
+      box = tables_box, other_box = tables_other, largest_box = tables_largest;
+      in_registers = false;
+    }
+  }
   const BoxPlan* largest = other_box ? &largest_box : nullptr;
   a.rows_min_bytes = policy.rows_min_bytes(elem_bytes);
   a.rows_flat_max_vector_bytes = policy.permute_rows_flat_max_vector_bytes;
@@ -590,7 +618,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
     if (has_box)
       return out + "rank " + std::to_string(r.extents.size()) +
              ": permute_tile's box walk in one launch (auto runs it)\n" +
-             describe_box(box, elem_bytes, registers, policy, largest);
+             describe_box(box, elem_bytes, in_registers, policy, largest);
     detail::PermuteSplit sp;
     if (std::string why = detail::split_permutation(r, &sp); !why.empty())
       return out + "the permutation kernels cannot run it: " + why + "\n";
@@ -682,7 +710,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
              std::to_string(a.rows_min_bytes) + " bytes from which the " +
              "rows kernels take them at " + std::to_string(elem_bytes) +
              " B (permute_rows_min_bytes), so the box walk\n";
-    out += describe_box(box, elem_bytes, registers, policy, largest);
+    out += describe_box(box, elem_bytes, in_registers, policy, largest);
   } else if (a.moves_rows() && kernels::permute_rows_flat(a)) {
     out += "permute_tile: whole rows of " + std::to_string(g.cols * elem_bytes) +
            " bytes into a dense dst, written as one run of aligned 16-byte chunks (rows whose "

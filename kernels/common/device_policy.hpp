@@ -34,6 +34,11 @@ struct DevicePolicy {
   // order alone; the tables' boxes loaded and stored in 4-16-byte words where the strides allow
   // (permute_box_words). (docs/perf-guide.md, "Permutations: the box kernels".)
   int permute_box_registers_min_bytes = 16;
+  // ...and at elements of up to this many bytes, where the tables' walk would move a box element
+  // by element on both sides (no 4-16-byte words: odd extents or strides), the registers' walk
+  // instead (1-2 B: 1.15x over such cases of three seeds; at 4 B even; docs/perf-guide.md
+  // section 4.13). 0: never.
+  int permute_box_registers_elements_max_bytes = 2;
   bool permute_box_cuts_first = true;
   bool permute_box_words = true;
   // permute_tile's boxes grow (longer runs on both sides, fewer barriers and box origins per

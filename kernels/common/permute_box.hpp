@@ -588,17 +588,19 @@ TMAKIT_HD constexpr std::uint32_t box_words_tables_bytes(std::uint32_t src_words
 }
 
 // The box walk with each thread's offsets in registers (permute_box_reg_kernel,
-// kernels/permute/permute_tile.cu; DevicePolicy::permute_box_registers_min_bytes): a block of at
-// most `threads` threads, `per_thread` box elements each, held to `blocks_per_sm` blocks an SM by
-// its launch bounds (the registers a thread: 40 from 8 bytes on, 64 below). Boxes of at most
-// threads x per_thread elements; a smaller box gets a smaller block (reg_box_threads).
+// kernels/permute/permute_tile.cu; DevicePolicy::permute_box_registers_min_bytes and
+// permute_box_registers_elements_max_bytes): a block of at most `threads` threads, `per_thread`
+// box elements each, held to `blocks_per_sm` blocks an SM by its launch bounds (the registers a
+// thread: 40 from 8 bytes on, 80 below). Boxes of at most threads x per_thread elements; a smaller
+// box gets a smaller block (reg_box_threads). Below 8 B, 8 elements a thread: at 1 B 1.12-1.19x
+// the walk at 4 (the box origin's decode, once a warp a box, over twice the elements).
 struct RegBoxShape {
   unsigned threads;
   int per_thread;
   int blocks_per_sm;
 };
 TMAKIT_HD constexpr RegBoxShape reg_box_shape(int elem_bytes) {
-  return elem_bytes >= 8 ? RegBoxShape{256, 2, 6} : RegBoxShape{256, 4, 4};
+  return elem_bytes >= 8 ? RegBoxShape{256, 2, 6} : RegBoxShape{256, 8, 3};
 }
 TMAKIT_HD constexpr std::int64_t reg_box_volume(int elem_bytes) {
   return std::int64_t{reg_box_shape(elem_bytes).threads} * reg_box_shape(elem_bytes).per_thread;
@@ -609,6 +611,16 @@ TMAKIT_HD constexpr unsigned reg_box_threads(std::uint32_t volume, int elem_byte
   const std::uint32_t warps = ((volume + per - 1) / per + 31) / 32;
   return warps * 32 < reg_box_shape(elem_bytes).threads ? warps * 32
                                                         : reg_box_shape(elem_bytes).threads;
+}
+
+// Whether the registers' walk takes tables' box `p` (its fields set as the launcher sets them):
+// at elements of at most `max_bytes` (DevicePolicy::permute_box_registers_elements_max_bytes)
+// where the tables' walk would move the box element by element on both sides (no words: `words`
+// off, or box_vector_elems finds none on either side for src and dst at these addresses).
+inline bool box_elements_in_registers(const BoxPlan& p, int elem_bytes, bool words, int max_bytes,
+                                      std::uintptr_t src, std::uintptr_t dst) {
+  return elem_bytes <= max_bytes && (!words || (box_vector_elems(p, true, elem_bytes, src) == 1 &&
+                                                box_vector_elems(p, false, elem_bytes, dst) == 1));
 }
 
 // How a box walk with shared tables gets each box into shared memory

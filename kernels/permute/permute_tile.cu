@@ -19,8 +19,9 @@
 //     strides that make neither side contiguous, and every reduction of rank 6-8: boxes of
 //     whole runs on both sides (kernels/common/permute_box.hpp), loaded in src order and stored
 //     in dst order through shared memory, the index math done once per block into shared
-//     tables (at 16 B, by the policy's permute_box_registers_min_bytes, into each thread's
-//     registers, in small blocks); in 4-16-byte words on each side whose strides allow them,
+//     tables (at 16 B, by the policy's permute_box_registers_min_bytes, and at 1-2 B where no
+//     side has words, into each thread's registers, in small blocks); in 4-16-byte words on each
+//     side whose strides allow them,
 //     pipelined (the next box's loads in flight while this one is stored) where a box is at most
 //     two 8-16-byte words a thread; elsewhere, from 4-byte elements or src words on, each box
 //     copied global -> shared by cp.async into two buffers, the next box's copies in flight while
@@ -470,7 +471,10 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 // The box walk with each thread's part of a box in registers instead of shared tables (the
-// default for 16-byte elements: DevicePolicy::permute_box_registers_min_bytes). What it adds: the
+// default for 16-byte elements: DevicePolicy::permute_box_registers_min_bytes; and at 1-2 B where
+// the tables' walk would move a box element by element on both sides,
+// permute_box_registers_elements_max_bytes: no table reads or per-element index math, about half
+// the instructions an element of the tables' walk there). What it adds: the
 // tables' walks keep 14 bytes of tables per element beside two buffers of the box, so at 16 B a
 // block takes 48.5 KB and an SM holds 4 (48% of the warps, Nsight Compute), where cuTENSOR runs
 // thousands of small blocks at 87-92%. Here thread tid owns box elements t = tid + blockDim.x k
@@ -498,18 +502,19 @@ __global__ void __launch_bounds__(reg_box_shape(E).threads, reg_box_shape(E).blo
   const bool padded = pad.d > 1;
   auto slot = [&](std::uint32_t t) { return padded ? t + pad.div(t) : t; };
   std::int32_t ld_off[R], st_off[R];
-  std::uint32_t st_at[R];                  // shared slot of the dst-order element
+  std::uint32_t ld_at[R], st_at[R];        // shared slots of the src- and dst-order elements
   std::uint32_t cuts[Whole ? 1 : R] = {};  // coordinates along the cut dimensions: load 0-15,
                                            // store 16-31
 #pragma unroll
   for (int k = 0; k < R; ++k) {
     const std::uint32_t t = tid + k * nt;
     ld_off[k] = st_off[k] = 0;
-    st_at[k] = 0;
+    ld_at[k] = st_at[k] = 0;
     if (t >= V) continue;
     std::uint32_t ld_cuts, st_cuts, at;
     ld_off[k] = static_cast<std::int32_t>(box_src_offset(p, t, &ld_cuts));
     st_off[k] = static_cast<std::int32_t>(box_dst_offset(p, t, &at, &st_cuts));
+    ld_at[k] = slot(t);
     st_at[k] = slot(at);
     if constexpr (!Whole) cuts[k] = ld_cuts | st_cuts << 16;
   }
@@ -535,7 +540,7 @@ __global__ void __launch_bounds__(reg_box_shape(E).threads, reg_box_shape(E).blo
   for (;;) {
 #pragma unroll
     for (int k = 0; k < R; ++k)
-      if (inside(k, false, at)) buf[slot(tid + k * nt)] = v[k];
+      if (inside(k, false, at)) buf[ld_at[k]] = v[k];
     __syncthreads();
     const std::uint32_t next = b + gridDim.x;
     const bool more = next < p.boxes;
@@ -1045,8 +1050,10 @@ int row_vector_bytes(const void* src, const void* dst, const PermuteGeometry& by
 }
 
 // The box walk of `dims`: the shared tables' kernels, or from the policy's
-// permute_box_registers_min_bytes on (16 B by default) permute_box_reg_kernel, whose boxes hold
-// at most reg_box_volume elements (docs/perf-guide.md section 4.13).
+// permute_box_registers_min_bytes on (16 B by default), and up to its
+// permute_box_registers_elements_max_bytes (2 B) where the tables' walk has no words on either
+// side, permute_box_reg_kernel, whose boxes hold at most reg_box_volume elements
+// (docs/perf-guide.md section 4.13).
 // cudaErrorNotSupported: no box fits, nothing launched.
 // least_waste: make_box_plan's least-waste rule, or where it finds no box the largest-box rule.
 bool box_plan_for(const PermuteDims& dims, int elem_bytes, bool tables, bool cuts_first,
@@ -1069,18 +1076,32 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
                       a.box_least_waste, &box))
       return cudaErrorNotSupported;
   }
-  box.origin_once = a.box_origin_once;
-  box.pipeline = a.box_pipeline;
-  box.row_tables = a.box_row_tables;
-  box.one_barrier = a.box_async_barriers == 1;
-  box.src_runs = a.box_src_runs;
-  set_box_edges(&box, a.box_overlap_edges);
+  auto settle = [&](BoxPlan* b) {  // the policy's choices for the walk
+    b->origin_once = a.box_origin_once;
+    b->pipeline = a.box_pipeline;
+    b->row_tables = a.box_row_tables;
+    b->one_barrier = a.box_async_barriers == 1;
+    b->src_runs = a.box_src_runs;
+    set_box_edges(b, a.box_overlap_edges);
+  };
+  settle(&box);
+  const auto src_at = reinterpret_cast<std::uintptr_t>(a.src);
+  const auto dst_at = reinterpret_cast<std::uintptr_t>(a.dst);
   if (tables && a.box_words) {  // the walk in words where the strides allow
-    const int ws =
-        box_vector_elems(box, true, a.elem_bytes, reinterpret_cast<std::uintptr_t>(a.src));
-    const int wd =
-        box_vector_elems(box, false, a.elem_bytes, reinterpret_cast<std::uintptr_t>(a.dst));
+    const int ws = box_vector_elems(box, true, a.elem_bytes, src_at);
+    const int wd = box_vector_elems(box, false, a.elem_bytes, dst_at);
     if (ws > 1 || wd > 1) return launch_permute_box_words(a, box, ws, wd);
+  }
+  // Element by element on both sides at small elements: the registers' walk, where its box fits.
+  BoxPlan in_registers;
+  if (tables &&
+      box_elements_in_registers(box, a.elem_bytes, a.box_words, a.box_registers_elements_max_bytes,
+                                src_at, dst_at) &&
+      box_plan_for(dims, a.elem_bytes, false, a.box_cuts_first, a.box_target_elems,
+                   a.box_least_waste, &in_registers)) {
+    box = in_registers;
+    settle(&box);
+    tables = false;
   }
   if (tables && box_loads(box, a.elem_bytes, false, 1, a.box_pipeline, a.box_async) ==
                     BoxLoads::async) {  // the element walk through cp.async
@@ -1138,9 +1159,13 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
 
 bool kernels::permute_tile_box_plan(const PermuteDims& dims, int elem_bytes, BoxPlan* box,
                                     bool registers, bool cuts_first, int target_elems,
-                                    bool least_waste) {
-  return box_plan_for(dims, elem_bytes, !registers, cuts_first, target_elems, least_waste, box) ||
-         box_plan_for(dims, elem_bytes, registers, cuts_first, target_elems, least_waste, box);
+                                    bool least_waste, bool* in_registers) {
+  for (const bool tables : {!registers, registers})
+    if (box_plan_for(dims, elem_bytes, tables, cuts_first, target_elems, least_waste, box)) {
+      if (in_registers != nullptr) *in_registers = !tables;
+      return true;
+    }
+  return false;
 }
 
 namespace {

@@ -384,9 +384,10 @@ TEST(Permute, BoxesInWordsEvenExtentsOffsetsAndPadding) {
 // pipelined and cp.async walks load box k + 1 while they store box k, and the origins come from
 // three slots, so boxes cut at the tensor's edge follow whole ones and the other way round. Odd
 // extents (the element walk; (37, 19, 45, 67) gathers 34 apart: its cp.async box padded), even
-// ones (the walk in words), operands 16 bytes off, a padded layout. The 16-byte cases take the
-// registers' walk (permute_box_reg_kernel, the default there); under the small-box policies
-// below also every other size, with whole boxes and with edge boxes cut short.
+// ones (the walk in words), operands 16 bytes off, a padded layout. The 16-byte cases and the
+// 1-2-byte element walks take the registers' walk (permute_box_reg_kernel, the default there);
+// under the small-box policies below also every other size, with whole boxes and with edge boxes
+// cut short.
 TEST(Permute, BoxWalkManyBoxesPerBlock) {
   TMAKIT_NEED_GPU(75);
   // The box walk for every case, also the 8- and 16-byte ones whose 32-element tiles are 41-70%
@@ -423,6 +424,14 @@ TEST(Permute, BoxWalkManyBoxesPerBlock) {
     ASSERT_TRUE(r.error.empty()) << e << " B padded: " << r.error;
     ++runs;
   }
+  // (48, 40, 56, 36) in words at 1-2 B, its operands one element off: no words there, so the
+  // registers' walk (permute_box_registers_elements_max_bytes, decided at the operands' addresses).
+  for (int e : {1, 2}) {
+    const test::PermuteRun r = test::check_permute({48, 40, 56, 36}, {3, 2, 1, 0}, e, {},
+                                                   named("permute_tile"), std::size_t(e));
+    ASSERT_TRUE(r.error.empty()) << e << " B one element off: " << r.error;
+    ++runs;
+  }
   // The same cases in small boxes (the policy's permute_box_target_elems at 64): several times
   // the boxes at 4-16 B, more of them cut at the tensor's edge, and in every case more than twice
   // the blocks a 132-SM GPU keeps resident (4 a SM). (At the default target (37, 19, 45, 67) at
@@ -454,12 +463,14 @@ TEST(Permute, BoxWalkManyBoxesPerBlock) {
         ++runs;
       }
   }
-  EXPECT_EQ(runs, 7 * 14 + 3);
-  // (37, 19, 45, 67) at 4 and 8 B (cp.async, every 34), (37, 19, 45, 64) at 16 B (registers,
-  // every 22; the 67's 16-byte box gathers 17 apart, odd).
-  EXPECT_EQ(padded, 3);
-  EXPECT_EQ(async, 5);      // every 4-8-byte element walk and the 1-byte words of (48, 40, 56, 36)
-  EXPECT_EQ(registers, 3);  // the 16-byte cases
+  EXPECT_EQ(runs, 7 * 14 + 5);
+  // (37, 19, 45, 67) at 1 B (registers), 4 and 8 B (cp.async), every 34; (37, 19, 45, 64) at 16 B
+  // (registers, every 22; the 67's 16-byte box gathers 17 apart, odd).
+  EXPECT_EQ(padded, 4);
+  EXPECT_EQ(async, 5);  // every 4-8-byte element walk and the 1-byte words of (48, 40, 56, 36)
+  // The 16-byte cases and the 1-2-byte element walks: (47, 41, 43, 61) at 1 and 2 B, (37, 19, 45,
+  // 67) at 1 B.
+  EXPECT_EQ(registers, 6);
 }
 
 // Whole rows of 2-16 bytes moved as elements of that size (widen_rows): every element size and
@@ -553,12 +564,14 @@ TEST(Permute, SrcWordsAcrossWholeDimensions) {
 // A box walk whose dynamic shared memory is just under 48 KB (49,120 bytes: tables, the box and
 // the row tables after them) with the kernel's own static bytes on top: the launch must opt in
 // (kernels/primitives/launch_smem.cuh), where it was refused with cudaErrorInvalidValue. Rows of
-// 2 bytes kept as rows (operands 1 byte off, and with the policy's widening off).
+// 2 bytes kept as rows (operands 1 byte off, and with the policy's widening off), in the tables'
+// walk (1-byte boxes without words take the registers' walk by default).
 TEST(Permute, BoxSharedMemoryJustUnderFortyEightKilobytes) {
   TMAKIT_NEED_GPU(75);
   const Ext ext = {8, 11, 4, 558, 3, 2};
   const std::vector<int> perm = {0, 1, 4, 3, 2, 5};
-  test::ScopedEnv env("TMAKIT_POLICY", "permute_rows_as_elements=0");
+  test::ScopedEnv env("TMAKIT_POLICY",
+                      "permute_rows_as_elements=0,permute_box_registers_elements_max_bytes=0");
   const std::string how = explain_permute(ext, perm, 1);
   EXPECT_NE(how.find("row tables of 15624 bytes, after the tables"), std::string::npos) << how;
   for (const std::string& v : {std::string("auto"), std::string("permute_tile")})
@@ -843,9 +856,13 @@ TEST(Permute, BoxTablesFromRowTablesAndInFull) {
       {{5, 3, 7, 9, 8}, {0, 4, 3, 2, 1}},          // 3-element dst runs
   };
   int runs = 0, in_buffer = 0, after = 0, one_side = 0;
-  // The tables' walk at every size (16-byte boxes take the registers' walk by default).
-  for (const char* policy : {"permute_box_registers_min_bytes=32",
-                             "permute_box_registers_min_bytes=32,permute_box_row_tables=0"}) {
+  // The tables' walk at every size (16-byte boxes and 1-2-byte element walks take the registers'
+  // walk by default).
+  for (const char* policy :
+       {"permute_box_registers_min_bytes=32,"
+        "permute_box_registers_elements_max_bytes=0",
+        "permute_box_registers_min_bytes=32,"
+        "permute_box_registers_elements_max_bytes=0,permute_box_row_tables=0"}) {
     test::ScopedEnv env("TMAKIT_POLICY", policy);
     const bool row_tables = std::string(policy).find("row_tables=0") == std::string::npos;
     for (const Case& c : cases)

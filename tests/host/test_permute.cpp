@@ -1038,9 +1038,12 @@ TEST(PermuteBox, LoadsByWordSizeAndPolicy) {
   const BoxPlan odd_stride = plan_of({152, 123, 5, 269}, {3, 1, 0, 2}, 4);
   EXPECT_EQ(odd_stride.smem_stride[odd_stride.dst_order[0]] % 2, 1u);
   EXPECT_EQ(box_async_pad_every(odd_stride, true), 1u);
-  EXPECT_NE(explain_permute({63, 95, 97, 101}, {3, 2, 1, 0}, 1)
-                .find("loads: each box loaded into registers"),
-            std::string::npos);
+  {  // 1 B, no words: the registers' walk by default, the tables' loaded into registers without it
+    test::ScopedEnv tables("TMAKIT_POLICY", "permute_box_registers_elements_max_bytes=0");
+    EXPECT_NE(explain_permute({63, 95, 97, 101}, {3, 2, 1, 0}, 1)
+                  .find("loads: each box loaded into registers"),
+              std::string::npos);
+  }
   EXPECT_NE(explain_permute({24, 40, 32, 48, 40}, {4, 3, 2, 1, 0}, 4)
                 .find("loads: the next box's loads in flight (registers)"),
             std::string::npos);
@@ -1053,11 +1056,12 @@ TEST(PermuteBox, LoadsByWordSizeAndPolicy) {
 TEST(PermuteExplain, TheRegistersWalkAtSixteenBytes) {
   EXPECT_EQ(reg_box_volume(16), 512);
   EXPECT_EQ(reg_box_volume(8), 512);
-  EXPECT_EQ(reg_box_volume(4), 1024);
+  EXPECT_EQ(reg_box_volume(4), 2048);         // 8 elements a thread below 8 B
   EXPECT_EQ(reg_box_threads(288, 16), 160u);  // 144 threads of 2 elements: 5 warps
   EXPECT_EQ(reg_box_threads(64, 16), 32u);
   EXPECT_EQ(reg_box_threads(512, 16), 256u);
-  EXPECT_EQ(reg_box_threads(1024, 4), 256u);
+  EXPECT_EQ(reg_box_threads(1024, 4), 128u);
+  EXPECT_EQ(reg_box_threads(2048, 1), 256u);
   EXPECT_EQ(reg_box_threads(1, 1), 32u);
   const std::string sixteen = explain_permute({8, 8, 67, 8, 39}, {0, 3, 4, 2, 1}, 16);
   EXPECT_NE(sixteen.find("box walk (permute_tile, each thread's offsets in registers): a box of 12 "
@@ -1080,6 +1084,51 @@ TEST(PermuteExplain, TheRegistersWalkAtSixteenBytes) {
             std::string::npos)
       << tables;
   EXPECT_NE(tables.find("loads: by cp.async"), std::string::npos) << tables;
+}
+
+// At 1-2 B a box the tables' walk would move element by element on both sides (no 4-16-byte
+// words: odd extents) goes to the registers' walk
+// (DevicePolicy::permute_box_registers_elements_max_bytes, 2): explain says so; at 4 B, where a
+// side has words, or under the policy at 0, the tables' walk. The launcher asks at the operands'
+// addresses: a 2-byte case with words at 16-byte aligned operands has none one byte off.
+TEST(PermuteExplain, ElementsInRegistersAtOneAndTwoBytes) {
+  const Ext odd = {9, 7, 506, 22, 11, 15};
+  const std::vector<int> odd_perm = {4, 2, 0, 5, 1, 3};
+  for (int e : {1, 2}) {  // at 2 B (311, 5, 240, 3, 13) (1,2,4,3,0): the 9,7,.. has dst words there
+    const std::string how = e == 1 ? explain_permute(odd, odd_perm, e)
+                                   : explain_permute({311, 5, 240, 3, 13}, {1, 2, 4, 3, 0}, e);
+    EXPECT_NE(how.find("box walk (permute_tile, each thread's offsets in registers)"),
+              std::string::npos)
+        << how;
+    EXPECT_NE(how.find("in registers: the tables' walk would move its box element by element on "
+                       "both sides (no 4-16-byte words) at " +
+                       std::to_string(e) + " B (permute_box_registers_elements_max_bytes = 2)"),
+              std::string::npos)
+        << how;
+    EXPECT_NE(how.find(" elements a thread, the next box's loads in flight"), std::string::npos)
+        << how;
+    EXPECT_EQ(how.find("tables:"), std::string::npos) << how;
+  }
+  EXPECT_NE(explain_permute(odd, odd_perm, 4).find("offsets in shared tables"), std::string::npos);
+  EXPECT_NE(explain_permute(odd, odd_perm, 2).find("offsets in shared tables"), std::string::npos);
+  const std::string words = explain_permute({8, 197, 6, 76, 39}, {0, 1, 2, 4, 3}, 2);
+  EXPECT_NE(words.find("offsets in shared tables"), std::string::npos) << words;
+  EXPECT_NE(words.find("in words (16-byte aligned operands): loads of 8 bytes, stores of 8 bytes"),
+            std::string::npos)
+      << words;
+  // The rule on the tables' box, at the operands' addresses.
+  PermuteDims dims;
+  ASSERT_TRUE(reduced_dims({8, 197, 6, 76, 39}, {0, 1, 2, 4, 3}, 2, &dims));
+  BoxPlan box;
+  ASSERT_TRUE(kernels::permute_tile_box_plan(dims, 2, &box));
+  EXPECT_FALSE(box_elements_in_registers(box, 2, true, 2, 0, 0));
+  EXPECT_TRUE(box_elements_in_registers(box, 2, true, 2, 1, 1));   // no word at an odd address
+  EXPECT_FALSE(box_elements_in_registers(box, 2, true, 1, 1, 1));  // above the policy's size
+  EXPECT_TRUE(box_elements_in_registers(box, 2, false, 2, 0, 0));  // permute_box_words = 0
+  test::ScopedEnv off("TMAKIT_POLICY", "permute_box_registers_elements_max_bytes=0");
+  const std::string tables = explain_permute(odd, odd_perm, 1);
+  EXPECT_NE(tables.find("offsets in shared tables"), std::string::npos) << tables;
+  EXPECT_EQ(tables.find("in registers:"), std::string::npos) << tables;
 }
 
 // The least-waste box (DevicePolicy::permute_box_least_waste, make_box_plan): explain names it
@@ -1116,8 +1165,12 @@ TEST(PermuteExplain, BoxTablesFromRowTables) {
             std::string::npos)
       << small;
   // 1 B, odd extents: 180 rows of 11 and 660 of 3 in a 1,980-element box: 6,360 bytes, more than
-  // its 1,984-byte buffer.
-  const std::string odd = explain_permute({3, 5, 7, 9, 11}, {4, 3, 2, 1, 0}, 1);
+  // its 1,984-byte buffer (the tables' walk, which 1-byte boxes without words leave by default).
+  std::string odd;
+  {
+    test::ScopedEnv tables("TMAKIT_POLICY", "permute_box_registers_elements_max_bytes=0");
+    odd = explain_permute({3, 5, 7, 9, 11}, {4, 3, 2, 1, 0}, 1);
+  }
   EXPECT_NE(odd.find("tables: 180 src rows decoded in full, 660 dst rows decoded in full, the rest "
                      "a division an entry (row tables of 6360 bytes, after the tables: the box's "
                      "buffer holds 1984)"),
