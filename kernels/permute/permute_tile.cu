@@ -480,7 +480,10 @@ __global__ void __launch_bounds__(kThreads)
 // thousands of small blocks at 87-92%. Here thread tid owns box elements t = tid + blockDim.x k
 // (k < per_thread, reg_box_shape in kernels/common/permute_box.hpp) in src order for the load and
 // in dst order for the store: its src offsets, dst offsets and shared slots are computed once per
-// block and kept in registers, and only a box's origin changes from box to box. Shared memory
+// block and kept in registers, and only a box's origin changes from box to box (decoded 32 boxes
+// at a time, one a lane, and read by a shuffle: the decode, a division chain over the batch
+// dimensions once a warp a box, cost as many instructions as moving 8 elements a thread at 1 B).
+// Shared memory
 // holds one box (at most 512 elements from 8 bytes on: 8 KB at 16 B), a block is the box's
 // elements over per_thread (at most 256 threads), and at 40 registers an SM holds 6 of the largest
 // (75% of the warps). The next box's loads are issued before this box's stores (two boxes in
@@ -501,7 +504,7 @@ __global__ void __launch_bounds__(reg_box_shape(E).threads, reg_box_shape(E).blo
   const unsigned tid = threadIdx.x;
   const bool padded = pad.d > 1;
   auto slot = [&](std::uint32_t t) { return padded ? t + pad.div(t) : t; };
-  std::int32_t ld_off[R], st_off[R];
+  std::uint32_t ld_off[R], st_off[R];      // element offsets in the box (under 2^31, make_box_plan)
   std::uint32_t ld_at[R], st_at[R];        // shared slots of the src- and dst-order elements
   std::uint32_t cuts[Whole ? 1 : R] = {};  // coordinates along the cut dimensions: load 0-15,
                                            // store 16-31
@@ -512,8 +515,8 @@ __global__ void __launch_bounds__(reg_box_shape(E).threads, reg_box_shape(E).blo
     ld_at[k] = st_at[k] = 0;
     if (t >= V) continue;
     std::uint32_t ld_cuts, st_cuts, at;
-    ld_off[k] = static_cast<std::int32_t>(box_src_offset(p, t, &ld_cuts));
-    st_off[k] = static_cast<std::int32_t>(box_dst_offset(p, t, &at, &st_cuts));
+    ld_off[k] = static_cast<std::uint32_t>(box_src_offset(p, t, &ld_cuts));
+    st_off[k] = static_cast<std::uint32_t>(box_dst_offset(p, t, &at, &st_cuts));
     ld_at[k] = slot(t);
     st_at[k] = slot(at);
     if constexpr (!Whole) cuts[k] = ld_cuts | st_cuts << 16;
@@ -527,9 +530,31 @@ __global__ void __launch_bounds__(reg_box_shape(E).threads, reg_box_shape(E).blo
       return tid + k * nt < V && (cc & 255u) < o.lim0 && ((cc >> 8) & 255u) < o.lim1;
     }
   };
-  std::uint32_t b = blockIdx.x;
-  if (b >= p.boxes) return;
-  BoxOrigin at = box_origin(p, b);
+  // The origins of this block's boxes j (box blockIdx.x + j gridDim.x), 32 at a time: lane j % 32
+  // of every warp decodes box j's once (one division chain a lane, in parallel) and the warp
+  // reads it by a shuffle, instead of every warp decoding every box.
+  const unsigned lane = tid % 32;
+  const std::uint64_t g = gridDim.x;
+  BoxOrigin mine;
+  auto decode = [&](std::uint64_t j0) {
+    const std::uint64_t box = blockIdx.x + (j0 + lane) * g;
+    if (box < p.boxes) mine = box_origin(p, static_cast<std::uint32_t>(box));
+  };
+  auto origin_of = [&](std::uint64_t j) {
+    const int from = static_cast<int>(j % 32);
+    BoxOrigin o;
+    o.src = __shfl_sync(~0u, mine.src, from);
+    o.dst = __shfl_sync(~0u, mine.dst, from);
+    if constexpr (!Whole) {
+      const std::uint32_t lims = __shfl_sync(~0u, mine.lim0 | mine.lim1 << 16, from);
+      o.lim0 = lims & 0xffffu;
+      o.lim1 = lims >> 16;
+    }
+    return o;
+  };
+  if (blockIdx.x >= p.boxes) return;
+  decode(0);
+  BoxOrigin at = origin_of(0);
   T v[R];
   auto load = [&](const BoxOrigin& o) {
 #pragma unroll
@@ -537,16 +562,17 @@ __global__ void __launch_bounds__(reg_box_shape(E).threads, reg_box_shape(E).blo
       if (inside(k, false, o)) v[k] = src[o.src + ld_off[k]];
   };
   load(at);
-  for (;;) {
+  for (std::uint64_t j = 0;; ++j) {
 #pragma unroll
     for (int k = 0; k < R; ++k)
       if (inside(k, false, at)) buf[ld_at[k]] = v[k];
     __syncthreads();
-    const std::uint32_t next = b + gridDim.x;
-    const bool more = next < p.boxes;
+    const std::uint64_t next = j + 1;
+    const bool more = blockIdx.x + next * g < p.boxes;
     BoxOrigin nx;
     if (more) {  // the next box's loads in flight while this one is stored
-      nx = box_origin(p, next);
+      if (next % 32 == 0) decode(next);
+      nx = origin_of(next);
       load(nx);
     }
     T* d0 = dst + at.dst;
@@ -555,7 +581,6 @@ __global__ void __launch_bounds__(reg_box_shape(E).threads, reg_box_shape(E).blo
       if (inside(k, true, at)) d0[st_off[k]] = buf[st_at[k]];
     if (!more) break;
     __syncthreads();
-    b = next;
     at = nx;
   }
 }
@@ -1125,33 +1150,36 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
       }
     });
   }
-  // The box and, for the tables' kernel, its tables and where the box cannot hold them the row
-  // tables.
+  // The registers' kernel: as many small blocks as an SM holds, never more than the boxes.
+  if (!tables) {
+    return dispatch_word(a.elem_bytes, [&](auto eb) {
+      constexpr int E = decltype(eb)::value;
+      using T = typename Word<E>::type;
+      const FastDiv pad(box_async_pad_every(box, a.box_pad));
+      const std::uint32_t smem = box_async_buf_bytes(box.volume, pad.d, e);  // one padded box
+      const unsigned threads = reg_box_threads(box.volume, E);  // a small box, a small block
+      auto* k =
+          box_all_whole(box) ? permute_box_reg_kernel<E, true> : permute_box_reg_kernel<E, false>;
+      const std::int64_t per_sm =
+          resident_blocks_per_sm(reinterpret_cast<const void*>(k), static_cast<int>(threads), smem);
+      const auto blocks = static_cast<unsigned>(
+          std::min<std::int64_t>(box.boxes, std::int64_t{a.sm_count} * per_sm));
+      return launch_with_smem(k, dim3(blocks), dim3(threads), smem, a.stream,
+                              static_cast<const T*>(a.src), static_cast<T*>(a.dst), box, pad);
+    });
+  }
+  // The tables' element walk through registers: the box, its tables and where the box cannot
+  // hold them the row tables.
   const std::uint32_t buf = box_walk_bufs_bytes(box, e, false, BoxLoads::registers, 1);
-  const std::uint32_t smem = tables ? buf + box_align16(box.volume * kBoxTableBytes) +
-                                          box_row_tables_extra_bytes(box, buf, 1, 1)
-                                    : buf;
-  const dim3 block(kSide, kThreadRows);
+  const std::uint32_t smem =
+      buf + box_align16(box.volume * kBoxTableBytes) + box_row_tables_extra_bytes(box, buf, 1, 1);
   return dispatch_word(a.elem_bytes, [&](auto eb) {
     constexpr int E = decltype(eb)::value;
     using T = typename Word<E>::type;
-    if (tables) {
-      auto* k = permute_box_kernel<E>;
-      return launch_with_smem(k, dim3(box_blocks(a, box, k, kThreads, smem)), block, smem, a.stream,
-                              static_cast<const T*>(a.src), static_cast<T*>(a.dst), box);
-    }
-    // The registers' kernel: as many small blocks as an SM holds, never more than the boxes.
-    const FastDiv pad(box_async_pad_every(box, a.box_pad));
-    const std::uint32_t reg_smem = box_async_buf_bytes(box.volume, pad.d, e);
-    const unsigned kRegThreads = reg_box_threads(box.volume, E);  // a small box, a small block
-    auto* k =
-        box_all_whole(box) ? permute_box_reg_kernel<E, true> : permute_box_reg_kernel<E, false>;
-    const std::int64_t per_sm = resident_blocks_per_sm(reinterpret_cast<const void*>(k),
-                                                       static_cast<int>(kRegThreads), reg_smem);
-    const auto blocks =
-        static_cast<unsigned>(std::min<std::int64_t>(box.boxes, std::int64_t{a.sm_count} * per_sm));
-    return launch_with_smem(k, dim3(blocks), dim3(kRegThreads), reg_smem, a.stream,
-                            static_cast<const T*>(a.src), static_cast<T*>(a.dst), box, pad);
+    auto* k = permute_box_kernel<E>;
+    return launch_with_smem(k, dim3(box_blocks(a, box, k, kThreads, smem)),
+                            dim3(kSide, kThreadRows), smem, a.stream, static_cast<const T*>(a.src),
+                            static_cast<T*>(a.dst), box);
   });
 }
 
