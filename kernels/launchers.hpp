@@ -163,8 +163,8 @@ struct PermuteArgs {
   int sm_count = 1;
   int cc = 0;
   bool box_registers = false;  // DevicePolicy::permute_box_registers_min_bytes reached
-  int box_registers_elements_max_bytes =
-      0;                       // DevicePolicy::permute_box_registers_elements_max_bytes
+  // DevicePolicy::permute_box_registers_elements_max_bytes
+  int box_registers_elements_max_bytes = 0;
   bool box_cuts_first = true;  // DevicePolicy::permute_box_cuts_first
   // DevicePolicy::permute_box_target_elems
   int box_target_elems = static_cast<int>(kBoxTargetElems);

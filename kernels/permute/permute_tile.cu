@@ -21,12 +21,11 @@
 //     in dst order through shared memory, the index math done once per block into shared
 //     tables (at 16 B, by the policy's permute_box_registers_min_bytes, and at 1-2 B where no
 //     side has words, into each thread's registers, in small blocks); in 4-16-byte words on each
-//     side whose strides allow them,
-//     pipelined (the next box's loads in flight while this one is stored) where a box is at most
-//     two 8-16-byte words a thread; elsewhere, from 4-byte elements or src words on, each box
-//     copied global -> shared by cp.async into two buffers, the next box's copies in flight while
-//     this one is stored (box_loads picks the walk). The box walk takes any rank up to 8 in one
-//     launch.
+//     side whose strides allow them, pipelined (the next box's loads in flight while this one is
+//     stored) where a box is at most two 8-16-byte words a thread; elsewhere, from 4-byte
+//     elements or src words on, each box copied global -> shared by cp.async into two buffers,
+//     the next box's copies in flight while this one is stored (box_loads picks the walk). The
+//     box walk takes any rank up to 8 in one launch.
 // The TMA path beside it is permute_tma (kernels/permute/permute_tma.cu).
 #include <cstring>
 #include <type_traits>
@@ -473,23 +472,22 @@ __global__ void __launch_bounds__(kThreads)
 // The box walk with each thread's part of a box in registers instead of shared tables (the
 // default for 16-byte elements: DevicePolicy::permute_box_registers_min_bytes; and at 1-2 B where
 // the tables' walk would move a box element by element on both sides,
-// permute_box_registers_elements_max_bytes: no table reads or per-element index math, about half
-// the instructions an element of the tables' walk there). What it adds: the
-// tables' walks keep 14 bytes of tables per element beside two buffers of the box, so at 16 B a
-// block takes 48.5 KB and an SM holds 4 (48% of the warps, Nsight Compute), where cuTENSOR runs
-// thousands of small blocks at 87-92%. Here thread tid owns box elements t = tid + blockDim.x k
-// (k < per_thread, reg_box_shape in kernels/common/permute_box.hpp) in src order for the load and
-// in dst order for the store: its src offsets, dst offsets and shared slots are computed once per
-// block and kept in registers, and only a box's origin changes from box to box (decoded 32 boxes
-// at a time, one a lane, and read by a shuffle: the decode, a division chain over the batch
-// dimensions once a warp a box, cost as many instructions as moving 8 elements a thread at 1 B).
-// Shared memory
-// holds one box (at most 512 elements from 8 bytes on: 8 KB at 16 B), a block is the box's
-// elements over per_thread (at most 256 threads), and at 40 registers an SM holds 6 of the largest
-// (75% of the warps). The next box's loads are issued before this box's stores (two boxes in
-// flight per thread). The box is padded as the cp.async element walk's (a slot every S elements
-// where the stores gather an even shared stride S apart). Any rank up to 8: every dimension
-// outside the box is the batch. Whole (every box whole, box_all_whole: set_box_edges' overlap):
+// permute_box_registers_elements_max_bytes: no table reads or per-element index math). What it
+// adds: the tables' walks keep 14 bytes of tables per element beside two buffers of the box, so at
+// 16 B a block takes 48.5 KB and an SM holds 4 (48% of the warps, Nsight Compute), where cuTENSOR
+// runs thousands of small blocks at 87-92%. Here thread tid owns box elements t = tid +
+// blockDim.x k (k < per_thread, reg_box_shape in kernels/common/permute_box.hpp) in src order for
+// the load and in dst order for the store: its src offsets, dst offsets and shared slots are
+// computed once per block and kept in registers, and only a box's origin changes from box to box
+// (decoded 32 boxes at a time, one a lane, and read by a shuffle: a division chain over the batch
+// dimensions, which once a warp a box cost about as many instructions as moving 8 elements a
+// thread at 1 B). Shared memory holds one box (at most 512 elements from 8 bytes on: 8 KB at
+// 16 B; 2048 below), a block is the box's elements over per_thread (at most 256 threads), and at
+// 40 registers an SM holds 6 of the largest from 8 B on (75% of the warps; 3 at 80 registers
+// below). The next box's loads are issued before this box's stores (two boxes in flight per
+// thread). The box is padded as the cp.async element walk's (a slot every S elements where the
+// stores gather an even shared stride S apart). Any rank up to 8: every dimension outside the box
+// is the batch. Whole (every box whole, box_all_whole: set_box_edges' overlap):
 // no coordinates along cut dimensions kept or compared.
 template <int E, bool Whole>
 __global__ void __launch_bounds__(reg_box_shape(E).threads, reg_box_shape(E).blocks_per_sm)
