@@ -15,7 +15,8 @@
 // reversals of rank 3-5, (1,0,2) with 16- and 256-byte rows, the qkv split, ViT heads, pixel
 // shuffle, NCDHW -> NDHWC) and `random` ones: --permute-random=N cases (default 40) of rank 3-6,
 // 1-16 bytes, extents 2-600, 16-256 MB (--permute-min-mb, --permute-max-mb), drawn from
-// --permute-seed (default 1), never a copy.
+// --permute-seed (default 1), never a copy; --permute-min-rank=R keeps those that reduce to rank R
+// or more (6: the rank-6 cases alone).
 // Counters: GBps (bytes read + written), contig_bytes (the innermost run that stays contiguous
 // on both sides: a row permutation's row, else one element), form (0 copy, 1 transpose, 2 rows,
 // 3 tile).
@@ -248,9 +249,11 @@ void register_case(const Case& c, int rounds) {
 }
 
 // The random set (host/cli/shapes.hpp, random_permutations).
-std::vector<Case> random_cases(int count, unsigned seed, double min_bytes, double max_bytes) {
+std::vector<Case> random_cases(int count, unsigned seed, double min_bytes, double max_bytes,
+                               int min_rank) {
   std::vector<Case> out;
-  for (cli::PermutationCell& c : cli::random_permutations(count, seed, min_bytes, max_bytes))
+  for (cli::PermutationCell& c :
+       cli::random_permutations(count, seed, min_bytes, max_bytes, min_rank))
     out.push_back({"random", std::move(c.extents), std::move(c.perm), c.elem_bytes});
   return out;
 }
@@ -258,8 +261,8 @@ std::vector<Case> random_cases(int count, unsigned seed, double min_bytes, doubl
 }  // namespace
 
 void register_permute_cases(int random_count, unsigned random_seed, double random_min_bytes,
-                            double random_max_bytes, L2Flusher* flusher, LaunchGate* gate,
-                            const std::vector<std::unique_ptr<Peer>>* peers) {
+                            double random_max_bytes, int random_min_rank, L2Flusher* flusher,
+                            LaunchGate* gate, const std::vector<std::unique_ptr<Peer>>* peers) {
   g_flush = flusher;
   g_permute_gate = gate;
   g_permute_peers = peers;
@@ -286,7 +289,8 @@ void register_permute_cases(int random_count, unsigned random_seed, double rando
       {"rows16_102", {4096, 2048, 4}, {1, 0, 2}, 4},
       {"rows256_102", {2048, 512, 64}, {1, 0, 2}, 4},
   };
-  for (const Case& c : random_cases(random_count, random_seed, random_min_bytes, random_max_bytes))
+  for (const Case& c :
+       random_cases(random_count, random_seed, random_min_bytes, random_max_bytes, random_min_rank))
     cases.push_back(c);
   for (const Case& c : cases) register_case(c, 5);
 }

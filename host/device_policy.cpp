@@ -93,6 +93,8 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
     // Per-element-size fields: NAME sets every size's entry, NAME_eE (E = 1, 2, 4, 8, 16) one.
     const Field per_size[] = {
         {"permute_transpose_min_side_bytes", 0, 1 << 20, p->permute_transpose_min_side_bytes},
+        {"permute_wide_transpose_min_side_bytes", 0, 1 << 20,
+         p->permute_wide_transpose_min_side_bytes},
         {"permute_rows_min_bytes", 1, 1 << 20, p->permute_rows_min_bytes},
         {"permute_tma_min_row_bytes", 1, 1 << 30, p->permute_tma_min_row_bytes},
         {"permute_tile_min_fill_pct", 0, 101, p->permute_tile_min_fill_pct},
@@ -128,6 +130,7 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
     int overlap_edges = p->permute_box_overlap_edges ? 1 : 0;
     int rows_as_elements = p->permute_rows_as_elements ? 1 : 0;
     int src_runs = p->permute_box_src_runs ? 1 : 0;
+    int dst_runs = p->permute_box_dst_runs ? 1 : 0;
     const Field fields[] = {
         {"sector_column_tiles", 0, 1, &column_tiles},
         {"sector_bytes", 16, 128, &p->sector_bytes},
@@ -157,6 +160,7 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
         {"permute_box_overlap_edges", 0, 1, &overlap_edges},
         {"permute_rows_as_elements", 0, 1, &rows_as_elements},
         {"permute_box_src_runs", 0, 1, &src_runs},
+        {"permute_box_dst_runs", 0, 1, &dst_runs},
         {"permute_tma_min_fill_pct", 0, 101, &p->permute_tma_min_fill_pct},
         {"permute_tma_max_box_ratio", 0, 1 << 20, &p->permute_tma_max_box_ratio},
         {"permute_rows_vector_min_bytes", 1, 16, &p->permute_rows_vector_min_bytes},
@@ -184,6 +188,7 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
     p->permute_box_overlap_edges = overlap_edges != 0;
     p->permute_rows_as_elements = rows_as_elements != 0;
     p->permute_box_src_runs = src_runs != 0;
+    p->permute_box_dst_runs = dst_runs != 0;
     if (field == "flat_unit_bytes") p->flat_unit_bytes = p->flat_skinny_unit_bytes = unit;
     if (field == "flat_max_matrix_bytes" && v > 0 && v < kFlatMaxMatrixBytes)
       p->flat_limits.batch_max_matrix_bytes = kFlatMaxMatrixBytes;

@@ -185,6 +185,7 @@ struct PermuteArgs {
   int box_async_barriers = 1;           // DevicePolicy::permute_box_async_barriers
   bool box_overlap_edges = true;        // DevicePolicy::permute_box_overlap_edges
   bool box_src_runs = true;             // DevicePolicy::permute_box_src_runs
+  bool box_dst_runs = true;             // DevicePolicy::permute_box_dst_runs
   // permute_tma: rank-5 maps (b2, b1, b0, rows, cols) of src and (b2, b1, b0, cols, rows) of dst
   // for a transposing permutation, (b2, b1, b0, rows, row words) of both for a row permutation.
   const CUtensorMap* src_map = nullptr;

@@ -12,6 +12,11 @@ trained on some runs and judged on held-out ones:
   tma-rows   auto's permute_tma for a row permutation whose rows are at least T bytes,
              permute_tile for shorter rows (host/permute/permute.cpp, auto_tma_choice;
              DevicePolicy::permute_tma_min_row_bytes)
+  wide       the same at rank 6-8 after the reduction: permute_transpose (rank-5 permutations over
+             the outer dimensions, each a batch of transposes; at most 8 launches) where both tile
+             sides are at least T bytes, permute_tile's box walk in one launch below
+             (host/permute/permute.cpp, auto_splits_for_transposes;
+             DevicePolicy::permute_wide_transpose_min_side_bytes)
   tile-fill  permute_tile's 2-D tile kernel for a transposing tile form whose 32 x 32 tiles are
              at least T percent full, its box walk below (kernels/permute/permute_tile.cu,
              permute_tile_prefers_box; DevicePolicy::permute_tile_min_fill_pct)
@@ -20,12 +25,15 @@ trained on some runs and judged on held-out ones:
     scripts/permute_rule.py --rule rows --train ROWS.json,BOX.json ... --judge ROWS.json,BOX.json ...
     scripts/permute_rule.py --rule tma-rows --train RUN.json ... --judge RUN.json ...
     scripts/permute_rule.py --rule tile-fill --train TILE.json,BOX.json ... --judge TILE.json,BOX.json ...
+    scripts/permute_rule.py --rule wide --train RUN.json ... --judge RUN.json ...
 
 RUN.json: `tmakit_bench --preset=permute` runs (.json or .json.xz), the median of each
 technique's rounds. transpose: runs with the permute_transpose, permute_tile and permute_tma
 rows; each tile-form case of rank 5 or less that permute_transpose ran is a cell, its key the
 shorter tile side in bytes (the reduced src-innermost and dst-innermost extents times the element
-size), permute_transpose's GB/s against the better of permute_tile and permute_tma. rows: pairs of
+size), permute_transpose's GB/s against the better of permute_tile and permute_tma. wide: the same
+over the tile-form cases of rank 6-8 that permute_transpose would run in at most 8 launches (runs
+of `--permute-min-rank=6` give such cases alone). rows: pairs of
 runs of the same cases, permute_tile under TMAKIT_POLICY=permute_rows_min_bytes=16 (the rows
 kernels: the flat walk into a dense dst, or with permute_rows_flat_max_vector_bytes=0 the
 row-by-row kernels) and under a threshold above every row with the flat walk off
@@ -54,6 +62,8 @@ import statistics
 
 THRESHOLDS = {
     "transpose": [32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 256, 320, 384],
+    "wide": [32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 256, 320, 384, 512, 768,
+             1024, 1 << 20],
     "rows": [16, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 256, 384, 512],
     "tma-rows": [64, 96, 128, 160, 192, 224, 256, 288, 320, 384, 448, 512, 640, 768, 1024, 2048],
     "tile-fill": [0, 10, 20, 30, 40, 50, 60, 70, 80, 90],
@@ -64,6 +74,8 @@ WHAT = {  # the technique at or above T, the one below, the key, the policy fiel
     "rows": ("rows kernels", "box walk", "row", "permute_rows_min_bytes"),
     "tma-rows": ("permute_tma", "permute_tile", "row", "permute_tma_min_row_bytes"),
     "tile-fill": ("2-D tile", "box walk", "fill", "permute_tile_min_fill_pct"),
+    "wide": ("permute_transpose", "box walk", "shorter side",
+             "permute_wide_transpose_min_side_bytes"),
 }
 SIZES = [1, 2, 4, 8, 16]
 
@@ -73,8 +85,20 @@ def load(path):
         return json.load(f)
 
 
-def transpose_cells(paths):
-    """[(shorter side bytes, transpose GB/s, other GB/s, name)] over the runs."""
+def split_launches(red, rperm):
+    """The launches permute_transpose splits a reduction of rank 6-8 into (split_permutation,
+    host/permute/reduce.cpp): src's and dst's contiguous dimensions and the largest others kept,
+    five in all; one launch for each index of the rest."""
+    keep = {len(red) - 1, rperm[-1]}
+    for k in sorted(range(len(red)), key=lambda k: -red[k]):  # stable: ties in src order
+        if len(keep) < 5:
+            keep.add(k)
+    return math.prod(n for k, n in enumerate(red) if k not in keep)
+
+
+def transpose_cells(paths, wide=False):
+    """[(shorter side bytes, transpose GB/s, other GB/s, name)] over the runs: rank 5 or less, or
+    (wide) rank 6-8 in at most 8 launches."""
     out = []
     for path in paths:
         for (e, label, ext, perm), (med, labels) in medians(path).items():
@@ -85,7 +109,7 @@ def transpose_cells(paths):
                 continue
             red = [int(x) for x in m.group(1).split(",")]
             rperm = [int(x) for x in m.group(2).split(",")]
-            if len(red) > 5:
+            if (len(red) > 5) != wide or (wide and split_launches(red, rperm) > 8):
                 continue
             side = min(red[-1], red[rperm[-1]]) * int(e[1:])
             out.append((side, med["permute_transpose"], other,
@@ -220,7 +244,8 @@ def main():
     args = ap.parse_args()
     what, thresholds = WHAT[args.rule], THRESHOLDS[args.rule]
     cells = {"transpose": transpose_cells, "rows": rows_cells, "tma-rows": tma_rows_cells,
-             "tile-fill": tile_fill_cells}[args.rule]
+             "tile-fill": tile_fill_cells,
+             "wide": lambda paths: transpose_cells(paths, wide=True)}[args.rule]
     unit = "%" if args.rule == "tile-fill" else " B"
     train = cells(args.train)
     print(f"training: {len(train)} cells ({what[0]} at or above T, else {what[1]})")

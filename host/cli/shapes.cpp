@@ -184,7 +184,7 @@ std::vector<SurveyCell> survey_cells(int count, unsigned seed, std::int64_t max_
 namespace {
 // One permutation of the permute preset's random set (random_permutations), its reduction in *r.
 PermutationCell draw_permutation(std::mt19937& rng, double min_bytes, double max_bytes,
-                                 PermuteReduction* r) {
+                                 PermuteReduction* r, int min_reduced_rank = 0) {
   std::uniform_real_distribution<double> log_extent(std::log(2.0), std::log(601.0));
   for (;;) {
     PermutationCell c;
@@ -203,7 +203,7 @@ PermutationCell draw_permutation(std::mt19937& rng, double min_bytes, double max
     std::shuffle(c.perm.begin(), c.perm.end(), rng);
     if (bytes < min_bytes || bytes > max_bytes) continue;
     if (!reduce_permutation(c.extents, c.perm, c.elem_bytes, {}, r) ||
-        r->form == PermuteForm::kCopy)
+        r->form == PermuteForm::kCopy || static_cast<int>(r->extents.size()) < min_reduced_rank)
       continue;
     return c;
   }
@@ -211,12 +211,12 @@ PermutationCell draw_permutation(std::mt19937& rng, double min_bytes, double max
 }  // namespace
 
 std::vector<PermutationCell> random_permutations(int count, unsigned seed, double min_bytes,
-                                                 double max_bytes) {
+                                                 double max_bytes, int min_reduced_rank) {
   std::mt19937 rng(seed);
   std::vector<PermutationCell> out;
   PermuteReduction r;
   while (static_cast<int>(out.size()) < count)
-    out.push_back(draw_permutation(rng, min_bytes, max_bytes, &r));
+    out.push_back(draw_permutation(rng, min_bytes, max_bytes, &r, min_reduced_rank));
   return out;
 }
 

@@ -61,14 +61,16 @@ std::vector<SurveyCell> decider_survey_cells(const std::string& dist, int count,
 
 // The permute preset's random set (bench/permute_rows.cpp): rank 3-6, elements of 1, 2, 4, 8 or 16
 // bytes, every extent 2-600 (log-uniform, so small and odd ones are common), min_bytes-max_bytes
-// in all, a permutation that does not reduce to a copy; draws outside the size range are redrawn.
-// The same (count, seed, range) gives the same permutations everywhere.
+// in all, a permutation that does not reduce to a copy; draws outside the size range are redrawn,
+// and so are those that reduce to fewer than min_reduced_rank dimensions (0: any; 6 gives the
+// rank-6 cases alone). The same (count, seed, range, min_reduced_rank) gives the same
+// permutations everywhere.
 struct PermutationCell {
   std::vector<std::int64_t> extents;
   std::vector<int> perm;
   int elem_bytes;
 };
 std::vector<PermutationCell> random_permutations(int count, unsigned seed, double min_bytes,
-                                                 double max_bytes);
+                                                 double max_bytes, int min_reduced_rank = 0);
 
 }  // namespace tmakit::cli

@@ -190,6 +190,26 @@ bool auto_prefers_transpose(const kernels::PermuteArgs& a, const DevicePolicy& p
          std::min(a.geo.rows, a.geo.cols) * a.elem_bytes >= min_side;
 }
 
+// auto at rank 6-8 where both tile dimensions (src's and dst's contiguous ones, at unit stride)
+// are at least permute_wide_transpose_min_side_bytes long: rank-5 permutations over the outer
+// dimensions (split_permutation), each a batch of transposes where its own rule takes it, instead
+// of the box walk in one launch. At most kWideTransposeMaxLaunches of them: a launch each.
+constexpr std::int64_t kWideTransposeMaxLaunches = 8;
+bool auto_splits_for_transposes(const PermuteReduction& r, int elem_bytes,
+                                const DevicePolicy& policy, detail::PermuteSplit* sp) {
+  const std::size_t red = r.extents.size();
+  if (red <= 5 || r.form != PermuteForm::kTile) return false;
+  std::size_t i = red, j = red;  // src's and dst's contiguous dimensions
+  for (std::size_t k = 0; k < red; ++k) {
+    if (r.src_strides_elems[k] == 1) i = k;
+    if (r.dst_strides_elems[k] == 1) j = k;
+  }
+  const std::int64_t min_side = policy.wide_transpose_min_side_bytes(elem_bytes);
+  return i < red && j < red && i != j && min_side > 0 &&
+         std::min(r.extents[i], r.extents[j]) * elem_bytes >= min_side &&
+         detail::split_permutation(r, sp).empty() && sp->launches <= kWideTransposeMaxLaunches;
+}
+
 PermuteDims dims_of(const PermuteReduction& r) {
   PermuteDims d;
   d.rank = static_cast<int>(std::min<std::size_t>(r.extents.size(), kPermuteMaxRank));
@@ -281,6 +301,7 @@ std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers,
       "stored"};
   BoxPlan as_run = p;  // with the policy's choices, as the launcher sets them
   as_run.src_runs = policy.permute_box_src_runs;
+  as_run.dst_runs = policy.permute_box_dst_runs;
   as_run.row_tables = policy.permute_box_row_tables;
   const int ws = policy.permute_box_words ? box_vector_elems(as_run, true, elem_bytes, 0) : 1;
   const int wd = policy.permute_box_words ? box_vector_elems(as_run, false, elem_bytes, 0) : 1;
@@ -288,6 +309,9 @@ std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers,
   if (words)  // 16-byte aligned operands
     out += "in words (16-byte aligned operands): loads of " + std::to_string(ws * elem_bytes) +
            " bytes, stores of " + std::to_string(wd * elem_bytes) + " bytes" +
+           (wd > 1 && box_dst_words_cross_rows(as_run, wd)
+                ? " across dst rows of " + std::to_string(p.box[p.dst_order[0]]) + " elements"
+                : "") +
            (box_words_swizzled(p, elem_bytes, wd, policy.permute_box_swizzle_bytes)
                 ? ", the shared box swizzled"
                 : "") +
@@ -420,7 +444,16 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.dims = dims_of(r);
   const bool wide = r.extents.size() > 5;
   BoxPlan box;
-  if (wide && (named == tma || named == batched ||
+  bool split_for_transposes = false;
+  if (wide && named == nullptr) {
+    DeviceCaps wc;
+    detail::PermuteSplit sp;
+    if (current_device_caps(&wc).ok())
+      split_for_transposes = auto_splits_for_transposes(r, elem_bytes, wc.policy, &sp);
+    else
+      cudaGetLastError();  // asked again below, where its error is reported
+  }
+  if (wide && (split_for_transposes || named == tma || named == batched ||
                !kernels::permute_tile_box_plan(a.dims, elem_bytes, &box))) {
     detail::PermuteSplit sp;
     if (std::string why = detail::split_permutation(r, &sp); !why.empty())
@@ -487,6 +520,7 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.box_async_barriers = caps.policy.permute_box_async_barriers;
   a.box_overlap_edges = caps.policy.permute_box_overlap_edges;
   a.box_src_runs = caps.policy.permute_box_src_runs;
+  a.box_dst_runs = caps.policy.permute_box_dst_runs;
   Status result;
   // The tile form as a batch of transposes: permute_transpose or a transpose() technique
   // named, or auto where both tile dimensions are long (auto_prefers_transpose). transpose()'s
@@ -596,6 +630,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
   if (has_box && !in_registers) {
     BoxPlan as_run = box;
     as_run.src_runs = policy.permute_box_src_runs;
+    as_run.dst_runs = policy.permute_box_dst_runs;
     const BoxPlan tables_box = box;
     const bool tables_other = other_box;
     const BoxPlan tables_largest = largest_box;
@@ -615,22 +650,28 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
   a.box_target_elems = policy.permute_box_target_elems;
   a.box_least_waste = policy.permute_box_least_waste;
   if (r.extents.size() > 5) {
-    if (has_box)
-      return out + "rank " + std::to_string(r.extents.size()) +
-             ": permute_tile's box walk in one launch (auto runs it)\n" +
-             describe_box(box, elem_bytes, in_registers, policy, largest);
+    const std::string rank = "rank " + std::to_string(r.extents.size());
     detail::PermuteSplit sp;
+    auto launches = [&] {
+      std::string looped;
+      for (std::size_t k = 0; k < sp.loop_extents.size(); ++k)
+        looped += (k ? ", " : "") + std::to_string(sp.loop_extents[k]) + " (src stride " +
+                  std::to_string(sp.loop_src[k]) + ", dst stride " +
+                  std::to_string(sp.loop_dst[k]) + ")";
+      return std::to_string(sp.launches) + " launches of a rank-" +
+             std::to_string(sp.extents.size()) + " permutation, the host looping over " + looped +
+             "; each:\n" + explain_permute(sp.extents, sp.perm, elem_bytes, sp.layout);
+    };
+    if (auto_splits_for_transposes(r, elem_bytes, policy, &sp))
+      return out + rank + ", both tile dimensions at least " +
+             std::to_string(policy.wide_transpose_min_side_bytes(elem_bytes)) +
+             " bytes (permute_wide_transpose_min_side_bytes): auto runs it as " + launches();
+    if (has_box)
+      return out + rank + ": permute_tile's box walk in one launch (auto runs it)\n" +
+             describe_box(box, elem_bytes, in_registers, policy, largest);
     if (std::string why = detail::split_permutation(r, &sp); !why.empty())
       return out + "the permutation kernels cannot run it: " + why + "\n";
-    std::string looped;
-    for (std::size_t k = 0; k < sp.loop_extents.size(); ++k)
-      looped += (k ? ", " : "") + std::to_string(sp.loop_extents[k]) + " (src stride " +
-                std::to_string(sp.loop_src[k]) + ", dst stride " + std::to_string(sp.loop_dst[k]) +
-                ")";
-    return out + "rank " + std::to_string(r.extents.size()) +
-           " and no box fits: " + std::to_string(sp.launches) + " launches of a rank-" +
-           std::to_string(sp.extents.size()) + " permutation, the host looping over " + looped +
-           "; each:\n" + explain_permute(sp.extents, sp.perm, elem_bytes, sp.layout);
+    return out + rank + " and no box fits: " + launches();
   }
   if (std::string why = detail::permute_geometry(r, &a.geo); !why.empty())
     return out + "the permutation kernels cannot run it: " + why + "\n";

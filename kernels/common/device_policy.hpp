@@ -66,6 +66,14 @@ struct DevicePolicy {
   int transpose_min_side_bytes(int elem_bytes) const {
     return permute_transpose_min_side_bytes[size_index(elem_bytes)];
   }
+  // ...and at rank 6-8 after the reduction (0: never), where the batch of transposes is rank-5
+  // permutations over the outer dimensions, one launch each, against the box walk in one launch:
+  // longer sides than at rank 5, never at 16 B. Fitted by scripts/permute_rule.py --rule wide on
+  // rank-6 cases of two seeds, judged on two others (docs/perf-guide.md section 4.13).
+  int permute_wide_transpose_min_side_bytes[5] = {208, 144, 208, 512, 0};
+  int wide_transpose_min_side_bytes(int elem_bytes) const {
+    return permute_wide_transpose_min_side_bytes[size_index(elem_bytes)];
+  }
   // permute_tile's 2-D tile kernel (32 or 64-element square tiles, one a block) for a
   // transposing tile form whose two tile dimensions are whole runs (box_run_elems) and fill
   // 32-element tiles to at least this percentage (the product of both dimensions' fill), per
@@ -148,6 +156,10 @@ struct DevicePolicy {
   // contiguous one (a run of 5 x 128 elements takes words of 8 where the 5 alone takes none;
   // box_vector_elems).
   bool permute_box_src_runs = true;
+  // ...and dst words across rows of dst's contiguous box dimension where the next dimension in
+  // dst continues it (a run of 89 x 8 elements at 2 B takes words of 8 where the 89 alone takes
+  // none; box_vector_elems).
+  bool permute_box_dst_runs = true;
   // permute_tile's box walks: as many blocks an SM (at most 8) as the device holds at once (0:
   // the occupancy query, registers and shared memory), or as this many bytes of shared memory
   // an SM hold (204800: the rule before the query).

@@ -71,6 +71,10 @@ TMAKIT_HD constexpr std::int64_t word_elems(std::int64_t n, int elem_bytes) {
   return w < 1 ? 1 : w;
 }
 
+// The dst box dimensions after dst_order[0] whose rows a dst word may cross (box_vector_elems,
+// the word kernel's gather): rows of dst_order[0] and of dst_order[1].
+inline constexpr int kBoxDstCrossLevels = 2;
+
 struct BoxPlan {
   int dims = 0;                         // box dimensions, innermost src first
   std::uint32_t box[kBoxMaxDims] = {};  // extent inside the box
@@ -91,6 +95,7 @@ struct BoxPlan {
   bool row_tables = true;   // tables built from row tables (permute_tile.cu, build_box_entries)
   bool one_barrier = true;  // the cp.async walks: one barrier a box (permute_tile.cu)
   bool src_runs = true;     // src words across whole dimensions that continue dim 0 (host only)
+  bool dst_runs = true;     // dst words across rows of dst_order[0] (box_vector_elems)
   // Each batch dimension's last index: its offsets and, for a cut one, its coordinate limit
   // (set_box_edges: a cut dimension's last chunk moved back to overlap the chunk before it, or
   // cut short).
@@ -488,7 +493,15 @@ TMAKIT_HD std::int64_t box_dst_offset(const BoxPlan& p, std::uint32_t t, std::ui
 // extent too (an edge box then holds whole words), and `ptr` aligned to it. Then every word of
 // every box lies in one run, aligned, and is inside the tensor exactly when its first element
 // is. src side: box dimension 0 (src order); dst side: dst_order[0].
-inline int box_vector_elems(const BoxPlan& p, bool src_side, int elem_bytes, std::uintptr_t ptr) {
+// Dst side with p.dst_runs: where dst_order[0] is whole and dst_order[1] continues it in dst
+// (stride full[dst_order[0]]), and so on up to dst_order[kBoxDstCrossLevels] (whole box
+// dimensions but the last), the box's rows of them are one run in dst, and a word may cross rows
+// inside it (the word kernel's gather carries into the next row there:
+// box_dst_words_cross_rows). (144, 2, 4, 37, 89, 8) (0,3,2,5,1,4) at 2 B writes runs of
+// 89 x 2 x 8 elements, words of 8 where the 89 alone allowed none. Only where the rows alone
+// allow no word, from 2 bytes on, and only for 16-byte words (box_vector_elems below).
+inline int box_vector_elems_with(const BoxPlan& p, bool src_side, int elem_bytes,
+                                 std::uintptr_t ptr, bool cross_rows) {
   if (p.dims == 0) return 1;
   const int u = src_side ? 0 : p.dst_order[0];
   const std::int64_t* inner = src_side ? p.ss : p.ds;
@@ -508,17 +521,50 @@ inline int box_vector_elems(const BoxPlan& p, bool src_side, int elem_bytes, std
       run *= p.full[run_dims++];
     if (run_dims > 1) w = word_elems(run, elem_bytes);
   }
+  bool in_run[kBoxMaxDims] = {};  // dst side: dst_order[1..] inside the run words cross rows of
+  if (!src_side && cross_rows && p.box[u] == p.full[u]) {
+    std::int64_t run = p.full[u], whole = p.full[u];
+    for (int k = 1; k < p.dims && k <= kBoxDstCrossLevels; ++k) {
+      const int v = p.dst_order[k];
+      if (inner[v] != run) break;
+      in_run[v] = true;
+      run *= p.box[v];
+      whole *= p.full[v];
+      if (p.box[v] < p.full[v]) break;  // a cut dimension ends the run
+    }
+    if (run > p.full[u]) {
+      w = word_elems(run, elem_bytes);
+      // A cut dimension's chunks (the overlapping last one included) start on whole words.
+      w = std::min(w, word_elems(whole, elem_bytes));
+    }
+  }
   auto divides = [&](std::int64_t x) { return x % w == 0; };
   while (w > 1) {
     bool ok = ptr % static_cast<std::uintptr_t>(w * elem_bytes) == 0;
     for (int k = 0; k < p.dims; ++k)
-      ok = ok && (k == u || (src_side && k < run_dims) || divides(inner[k]));
+      ok = ok && (k == u || in_run[k] || (src_side && k < run_dims) || divides(inner[k]));
     for (int o = 0; o < p.outer; ++o) ok = ok && divides(outer[o]);
     if (ok) break;
     w /= 2;
   }
   // Words of 2 bytes at 1-byte elements are not worth a kernel of their own.
   return w * elem_bytes >= 4 ? static_cast<int>(w) : 1;
+}
+// Dst words across rows (p.dst_runs) only where the rows alone take none (stores element by
+// element), at 2 bytes or more, and only words of 16 bytes: the crossing gather costs a few
+// instructions an element, which 4-8-byte words, rows that hold words already, or 1-byte elements
+// (the registers' walk takes those boxes) did not win back (docs/perf-guide.md section 4.13).
+inline int box_vector_elems(const BoxPlan& p, bool src_side, int elem_bytes, std::uintptr_t ptr) {
+  const int plain = box_vector_elems_with(p, src_side, elem_bytes, ptr, false);
+  if (src_side || !p.dst_runs || plain > 1 || elem_bytes < 2) return plain;
+  const int across = box_vector_elems_with(p, false, elem_bytes, ptr, true);
+  return across * elem_bytes == 16 ? across : plain;
+}
+
+// Whether the word kernel's dst words of `wd` elements cross rows of dst_order[0] (box_vector_elems
+// with p.dst_runs): its row does not hold whole words.
+TMAKIT_HD bool box_dst_words_cross_rows(const BoxPlan& p, int wd) {
+  return p.dims > 1 && p.box[p.dst_order[0]] % static_cast<std::uint32_t>(wd) != 0;
 }
 
 // Whether the word kernel swizzles its shared box: consecutive dst words (wd elements each, a

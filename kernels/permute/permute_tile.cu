@@ -677,7 +677,17 @@ __global__ void __launch_bounds__(kWordThreads)
       }
     });
   };
-  // Dst words gathered from shared memory (`from_buf`), packed and stored.
+  // Dst words gathered from shared memory (`from_buf`), packed and stored. A word that crosses
+  // rows (box_dst_words_cross_rows) carries: after the last element of a row of dst_order[0]
+  // (b0 elements) it steps to the next row along dst_order[1] (`wrap1` shared elements further),
+  // after the last row of those (b1 rows) along dst_order[2] (`wrap2`); box_vector_elems keeps
+  // every word inside such a run.
+  const bool cross = box_dst_words_cross_rows(p, static_cast<int>(WD));
+  const int u0 = p.dst_order[0], u1 = p.dims > 1 ? p.dst_order[1] : 0;
+  const std::uint32_t b0 = p.box[u0], b1 = p.box[u1];
+  const std::uint32_t wrap1 = cross ? p.smem_stride[u1] - b0 * step : 0u;
+  const std::uint32_t wrap2 =
+      cross && p.dims > 2 ? p.smem_stride[p.dst_order[2]] - b1 * p.smem_stride[u1] : 0u;
   auto store = [&](auto swizzled, const BoxOrigin& at, const unsigned char* from_buf) {
     with_whole(at, [&](auto whole) {
       T* d0 = dst + at.dst;
@@ -685,9 +695,24 @@ __global__ void __launch_bounds__(kWordThreads)
         if (inside(whole, st_cut, w, at)) {
           const std::uint32_t from = st_idx[w];
           T e[WD];
+          if (cross) {
+            // Dst-order element w WD is (a0, a1, ..) along dst_order[0], dst_order[1], ...
+            const std::uint32_t t = w * WD, r = p.box_div[u0].div(t);
+            std::uint32_t a0 = t - r * b0, a1 = r - p.box_div[u1].div(r) * b1, i = from;
 #pragma unroll
-          for (std::uint32_t j = 0; j < WD; ++j)
-            e[j] = *reinterpret_cast<const T*>(from_buf + at_byte(swizzled, from + j * step));
+            for (std::uint32_t j = 0; j < WD; ++j) {
+              e[j] = *reinterpret_cast<const T*>(from_buf + at_byte(swizzled, i));
+              i += step;
+              if (++a0 == b0) {
+                a0 = 0, i += wrap1;
+                if (++a1 == b1) a1 = 0, i += wrap2;
+              }
+            }
+          } else {
+#pragma unroll
+            for (std::uint32_t j = 0; j < WD; ++j)
+              e[j] = *reinterpret_cast<const T*>(from_buf + at_byte(swizzled, from + j * step));
+          }
           TD out;
           std::memcpy(&out, e, sizeof(out));
           *reinterpret_cast<TD*>(d0 + st_off[w]) = out;
@@ -1105,6 +1130,7 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
     b->row_tables = a.box_row_tables;
     b->one_barrier = a.box_async_barriers == 1;
     b->src_runs = a.box_src_runs;
+    b->dst_runs = a.box_dst_runs;
     set_box_edges(b, a.box_overlap_edges);
   };
   settle(&box);

@@ -3,7 +3,10 @@
 // untouched, and the reduction to transpose() (same technique, same bytes).
 #include <algorithm>
 #include <cstdint>
+#include <numeric>
+#include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 #include <gtest/gtest.h>
 #include <tests/support/gpu.hpp>
@@ -561,17 +564,69 @@ TEST(Permute, SrcWordsAcrossWholeDimensions) {
   EXPECT_EQ(runs, 2 * 4 * 5 * (static_cast<int>(techniques().size()) * 2 + 1));
 }
 
+// Dst words across rows of dst's contiguous box dimension (box_vector_elems, BoxPlan::dst_runs,
+// box_dst_words_cross_rows): random small shapes at 2-8 B whose explain says the stores cross
+// rows, each run by auto and permute_tile against the reference under the default policy, with
+// the registers' word walk instead of cp.async, with cut edges instead of overlapping ones,
+// unswizzled, and with the rule off; both operands one element off (no words), and three named
+// shapes (one crossing rows of two dimensions: 89 x 2 x 8).
+TEST(Permute, DstWordsAcrossRows) {
+  TMAKIT_NEED_GPU(75);
+  std::vector<std::tuple<Ext, std::vector<int>, int>> cases = {
+      {{3, 2, 4, 5, 89, 8}, {0, 3, 2, 5, 1, 4}, 2},
+      {{3, 7, 6, 5, 64}, {3, 2, 0, 4, 1}, 4},
+      {{3, 5, 7, 3, 24}, {0, 2, 4, 3, 1}, 8}};
+  std::mt19937 rng(20261130);
+  int per_size[17] = {};
+  for (int tries = 0; tries < 20000; ++tries) {
+    const int e = 2 << (rng() % 3), rank = 3 + static_cast<int>(rng() % 3);
+    if (per_size[e] >= 5) continue;
+    Ext n;
+    std::int64_t volume = 1;
+    for (int k = 0; k < rank; ++k)
+      n.push_back(2 + static_cast<std::int64_t>(rng() % 30)), volume *= n.back();
+    if (volume > 300000) continue;
+    std::vector<int> p(rank);
+    std::iota(p.begin(), p.end(), 0);
+    std::shuffle(p.begin(), p.end(), rng);
+    if (explain_permute(n, p, e).find("across dst rows") == std::string::npos) continue;
+    cases.emplace_back(n, p, e);
+    ++per_size[e];
+  }
+  for (int e : {2, 4, 8}) EXPECT_GE(per_size[e], 3) << e << " B";
+  int crossing = 0;
+  for (const auto& [n, p, e] : cases) {
+    const std::string how = explain_permute(n, p, e);
+    crossing += how.find("across dst rows") != std::string::npos;
+    for (const char* policy : {"", "permute_box_async=0", "permute_box_overlap_edges=0",
+                               "permute_box_swizzle_bytes=0", "permute_box_dst_runs=0"}) {
+      test::ScopedEnv env("TMAKIT_POLICY", policy);
+      for (const char* v : {"auto", "permute_tile"})
+        for (std::size_t offset : {std::size_t{0}, static_cast<std::size_t>(e)}) {
+          const test::PermuteRun r = test::check_permute(n, p, e, {}, named(v), offset);
+          ASSERT_TRUE(r.error.empty())
+              << v << " " << e << " B " << test::text(n) << " " << test::text(p) << " policy '"
+              << policy << "' offset " << offset << ": " << r.error << "\n"
+              << how;
+        }
+    }
+  }
+  EXPECT_EQ(crossing, static_cast<int>(cases.size()));
+}
+
 // A box walk whose dynamic shared memory is just under 48 KB (49,120 bytes: tables, the box and
 // the row tables after them) with the kernel's own static bytes on top: the launch must opt in
 // (kernels/primitives/launch_smem.cuh), where it was refused with cudaErrorInvalidValue. Rows of
 // 2 bytes kept as rows (operands 1 byte off, and with the policy's widening off), in the tables'
-// walk (1-byte boxes without words take the registers' walk by default).
+// element walk (1-byte boxes without words take the registers' walk by default, and dst words
+// across its rows of 2 the word walk).
 TEST(Permute, BoxSharedMemoryJustUnderFortyEightKilobytes) {
   TMAKIT_NEED_GPU(75);
   const Ext ext = {8, 11, 4, 558, 3, 2};
   const std::vector<int> perm = {0, 1, 4, 3, 2, 5};
   test::ScopedEnv env("TMAKIT_POLICY",
-                      "permute_rows_as_elements=0,permute_box_registers_elements_max_bytes=0");
+                      "permute_rows_as_elements=0,permute_box_registers_elements_max_bytes=0,"
+                      "permute_box_dst_runs=0");
   const std::string how = explain_permute(ext, perm, 1);
   EXPECT_NE(how.find("row tables of 15624 bytes, after the tables"), std::string::npos) << how;
   for (const std::string& v : {std::string("auto"), std::string("permute_tile")})
@@ -648,6 +703,30 @@ TEST(Permute, TileFormAsBatchOfTransposesEveryTechnique) {
   const VariantInfo* ran = find_variant(a.status.variant);
   ASSERT_NE(ran, nullptr) << a.status.variant;
   EXPECT_GE(ran->batch_dims, 3) << a.status.variant;
+  // Rank 6 with both tile sides long (211 and 223 elements): auto runs it as rank-5 permutations
+  // over the outer dimension of 2, each a batch of transposes, at 1-8 B; with the rule off, and at
+  // 16 B (never by default), permute_tile's box walk in one launch.
+  const Ext wide = {2, 3, 211, 3, 2, 223};
+  const std::vector<int> wp = {4, 1, 5, 0, 3, 2};
+  for (int e : {1, 2, 4, 8}) {
+    const std::string how = explain_permute(wide, wp, e);
+    ASSERT_NE(how.find("auto runs it as 2 launches of a rank-5 permutation"), std::string::npos)
+        << e << " B: " << how;
+    const test::PermuteRun w = test::check_permute(wide, wp, e, {}, named("auto"));
+    ASSERT_TRUE(w.error.empty()) << e << " B: " << w.error;
+    const VariantInfo* t = find_variant(w.status.variant);
+    ASSERT_NE(t, nullptr) << e << " B: " << w.status.variant;
+    EXPECT_GE(t->batch_dims, 3) << e << " B: " << w.status.variant;
+  }
+  {
+    test::ScopedEnv off("TMAKIT_POLICY", "permute_wide_transpose_min_side_bytes=0");
+    const test::PermuteRun w = test::check_permute(wide, wp, 4, {}, named("auto"));
+    ASSERT_TRUE(w.error.empty()) << w.error;
+    EXPECT_EQ(w.status.variant, "permute_tile");
+  }
+  const test::PermuteRun w16 = test::check_permute(wide, wp, 16, {}, named("auto"));
+  ASSERT_TRUE(w16.error.empty()) << w16.error;
+  EXPECT_EQ(w16.status.variant, "permute_tile");
   // src's contiguous dimension strided (a ::2 view): no batch of transposes takes it.
   const test::PermuteRun refused = test::check_permute(
       {6, 50, 37}, {2, 0, 1}, 4, PermuteLayout{{3700, 73, 2}, {}}, named("smem_sector"));

@@ -52,7 +52,7 @@ TEST(DevicePolicy, OverridesApplyEachField) {
           "permute_box_origin_once=0,permute_box_pipeline=0,permute_rows_min_bytes=64,"
           "permute_box_async=0,permute_box_pad=0,permute_box_row_tables=0,"
           "permute_box_async_barriers=2,permute_box_overlap_edges=0,permute_rows_as_elements=0,"
-          "permute_box_src_runs=0,"
+          "permute_box_src_runs=0,permute_box_dst_runs=0,"
           "permute_tma_max_box_ratio=8,"
           "permute_transpose_min_side_bytes=0,permute_box_target_elems=2048,"
           "permute_box_swizzle_bytes=32,permute_box_sm_smem_bytes=204800",
@@ -76,6 +76,7 @@ TEST(DevicePolicy, OverridesApplyEachField) {
   EXPECT_FALSE(p.permute_box_overlap_edges);
   EXPECT_FALSE(p.permute_rows_as_elements);
   EXPECT_FALSE(p.permute_box_src_runs);
+  EXPECT_FALSE(p.permute_box_dst_runs);
   EXPECT_EQ(p.permute_tma_max_box_ratio, 8);
   for (int e : {1, 2, 4, 8, 16}) EXPECT_EQ(p.transpose_min_side_bytes(e), 0) << e;
   EXPECT_EQ(p.permute_box_target_elems, 2048);
@@ -88,6 +89,11 @@ TEST(DevicePolicy, OverridesApplyEachField) {
   EXPECT_EQ(p.transpose_min_side_bytes(1), 96);
   EXPECT_EQ(p.transpose_min_side_bytes(4), 96);
   EXPECT_EQ(p.transpose_min_side_bytes(8), 200);
+  EXPECT_EQ(p.transpose_min_side_bytes(16), 96);
+  // The rank 6-8 threshold is a field of its own.
+  ASSERT_EQ(apply_policy_overrides("permute_wide_transpose_min_side_bytes_e16=0", &p), "");
+  EXPECT_EQ(p.wide_transpose_min_side_bytes(16), 0);
+  EXPECT_EQ(p.wide_transpose_min_side_bytes(8), DevicePolicy{}.wide_transpose_min_side_bytes(8));
   EXPECT_EQ(p.transpose_min_side_bytes(16), 96);
   ASSERT_EQ(apply_policy_overrides("permute_rows_min_bytes_e2=48,permute_rows_min_bytes_e16=1024,"
                                    "permute_tma_min_row_bytes=300,permute_tma_min_row_bytes_e8=96",

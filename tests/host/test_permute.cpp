@@ -384,6 +384,16 @@ bool walk_box(const BoxPlan& plan, const std::vector<std::int64_t>& n, const std
     const std::uint32_t ws = words ? box_vector_elems(plan, true, e, 0) : 1;
     const std::uint32_t wd = words ? box_vector_elems(plan, false, e, 0) : 1;
     const std::uint32_t step = plan.smem_stride[plan.dst_order[0]];
+    // A dst word that crosses rows (box_dst_words_cross_rows) is gathered as the word kernel
+    // gathers it: along dst_order[0], carrying into dst_order[1] after b0 elements and into
+    // dst_order[2] after b1 rows.
+    const bool cross = box_dst_words_cross_rows(plan, static_cast<int>(wd));
+    const int u0 = plan.dst_order[0], u1 = plan.dims > 1 ? plan.dst_order[1] : 0;
+    const std::uint32_t b0 = plan.box[u0], b1 = plan.box[u1];
+    const std::uint32_t wrap1 = cross ? plan.smem_stride[u1] - b0 * step : 0u;
+    const std::uint32_t wrap2 =
+        cross && plan.dims > 2 ? plan.smem_stride[plan.dst_order[2]] - b1 * plan.smem_stride[u1]
+                               : 0u;
     for (std::uint32_t t = 0; t < plan.volume; t += ws) {
       std::int64_t off;
       if (!src_at(t, &off)) continue;
@@ -400,14 +410,21 @@ bool walk_box(const BoxPlan& plan, const std::vector<std::int64_t>& n, const std
       std::int64_t off;
       std::uint32_t at;
       if (!dst_at(t, &off, &at)) continue;
+      std::uint32_t a0 = t % b0, a1 = (t / b0) % b1, gather = at;
       for (std::uint32_t j = 0; j < wd; ++j) {
         std::int64_t o;
         std::uint32_t a;
-        if (!dst_at(t + j, &o, &a) || o != off + j || a != at + j * step || off % wd != 0) {
+        if (!dst_at(t + j, &o, &a) || o != off + j || a != (cross ? gather : at + j * step) ||
+            off % wd != 0) {
           *why = "a dst word that is not whole, consecutive and aligned: ";
           return false;
         }
         std::memcpy(&got[o * e], &buf[a * e], e);
+        gather += step;
+        if (++a0 == b0) {
+          a0 = 0, gather += wrap1;
+          if (++a1 == b1) a1 = 0, gather += wrap2;
+        }
       }
     }
   }
@@ -440,7 +457,7 @@ TEST(PermuteBox, TheWalkCoversEveryElementOnce) {
                                                          {2, 4, 6, 8, 3}};
   std::mt19937 rng(73);
   int walked_tables = 0, walked_regs = 0, walked_words = 0, walked_small = 0, walked_least = 0,
-      wide = 0;
+      wide = 0, crossing = 0;
   for (const auto& n : shapes) {
     std::vector<int> perm(n.size());
     std::iota(perm.begin(), perm.end(), 0);
@@ -473,6 +490,12 @@ TEST(PermuteBox, TheWalkCoversEveryElementOnce) {
           if (box_has_words(plan, e)) {
             ASSERT_TRUE(walk_box(plan, n, p, e, &why, true)) << "tables in words: " << why;
             ++walked_words;
+            crossing += box_dst_words_cross_rows(plan, box_vector_elems(plan, false, e, 0));
+            if (plan.cut[0] >= 0) {
+              BoxPlan cut_short = plan;
+              set_box_edges(&cut_short, false);
+              ASSERT_TRUE(walk_box(cut_short, n, p, e, &why, true)) << "words, cut short: " << why;
+            }
           }
         }
         PermuteDims dims;
@@ -523,6 +546,7 @@ TEST(PermuteBox, TheWalkCoversEveryElementOnce) {
   EXPECT_GT(walked_regs, 8000);
   EXPECT_GT(wide, 100);           // reductions of rank 6-8 walked in one box walk
   EXPECT_GT(walked_words, 1000);  // boxes walked in words
+  EXPECT_GT(crossing, 100);       // dst words across rows (BoxPlan::dst_runs)
   EXPECT_GT(walked_small, 500);
   EXPECT_GT(walked_least, 500);
 }
@@ -568,6 +592,52 @@ TEST(PermuteBox, SrcWordsAcrossWholeDimensionsThatContinueTheRun) {
       ASSERT_TRUE(walk_box(plan, n, p, e, &why, true)) << e << " B: " << why;
     }
   EXPECT_GE(fused, 8);
+}
+
+// Dst words across rows of dst's contiguous box dimension where the next dimensions continue it in
+// dst (BoxPlan::dst_runs, box_vector_elems, box_dst_words_cross_rows): (144, 2, 4, 37, 89, 8)
+// (0,3,2,5,1,4) at 2 B writes runs of 89 x 2 x 8 elements, so 16-byte stores where the 89 alone
+// took 2-byte ones; each such word is gathered in the CPU walk as the kernel gathers it; the
+// policy off keeps the old words.
+TEST(PermuteBox, DstWordsAcrossRowsOfTheRun) {
+  const std::string on = explain_permute({144, 2, 4, 37, 89, 8}, {0, 3, 2, 5, 1, 4}, 2);
+  EXPECT_NE(on.find("loads of 16 bytes, stores of 16 bytes across dst rows of 89 elements"),
+            std::string::npos)
+      << on;
+  {
+    test::ScopedEnv off("TMAKIT_POLICY", "permute_box_dst_runs=0");
+    const std::string old = explain_permute({144, 2, 4, 37, 89, 8}, {0, 3, 2, 5, 1, 4}, 2);
+    EXPECT_NE(old.find("loads of 16 bytes, stores of 2 bytes\n"), std::string::npos) << old;
+  }
+  int crossed = 0;
+  for (const auto& [n, p] : std::vector<std::pair<std::vector<std::int64_t>, std::vector<int>>>{
+           {{3, 2, 4, 5, 89, 8}, {0, 3, 2, 5, 1, 4}},
+           {{3, 7, 12, 5, 91}, {4, 2, 1, 0, 3}},
+           {{3, 7, 6, 5, 64}, {3, 2, 0, 4, 1}},
+           {{3, 5, 7, 3, 24}, {0, 2, 4, 3, 1}}})
+    for (int e : {1, 2, 4, 8, 16}) {
+      detail::PermuteProblem prob;
+      ASSERT_TRUE(detail::check_permute_args(n, p, e, {}, &prob).ok());
+      const PermuteReduction red = detail::reduce(prob);
+      PermuteDims dims;
+      dims.rank = static_cast<int>(red.extents.size());
+      for (int k = 0; k < dims.rank; ++k)
+        dims.n[k] = red.extents[k], dims.ss[k] = red.src_strides_elems[k],
+        dims.ds[k] = red.dst_strides_elems[k];
+      BoxPlan plan;
+      ASSERT_TRUE(kernels::permute_tile_box_plan(dims, e, &plan));
+      BoxPlan old = plan;
+      old.dst_runs = false;
+      const int wd = box_vector_elems(plan, false, e, 0);
+      ASSERT_GE(wd, box_vector_elems(old, false, e, 0));
+      crossed += box_dst_words_cross_rows(plan, wd) && wd > 1;
+      std::string why;
+      ASSERT_TRUE(walk_box(plan, n, p, e, &why, true)) << e << " B: " << why;
+      BoxPlan cut_short = plan;
+      set_box_edges(&cut_short, false);
+      ASSERT_TRUE(walk_box(cut_short, n, p, e, &why, true)) << e << " B, cut short: " << why;
+    }
+  EXPECT_GE(crossed, 6);
 }
 
 // The word walk on padded operands: src rows padded by 8 elements and dst's by 4 (as the GPU
@@ -1281,6 +1351,36 @@ TEST(PermuteExplain, AutoTakesTheTransposesWhereBothTileSidesAreLong) {
                      "permute_transpose: a tile dimension is shorter than 96 bytes"),
             std::string::npos)
       << rev;
+  // Rank 6 and 7 after the reduction: rank-5 permutations over the outer dimensions, each a batch
+  // of transposes, where both tile sides are at least permute_wide_transpose_min_side_bytes long
+  // (the default policy's: 208, 144, 208 and 512 bytes from 1 to 8 B, never at 16 B; here 485 and
+  // 379 bytes at 1 B, the looped dimension the 2) and they take at most 8 launches; else the box
+  // walk in one launch: a short side (9 elements of 4 bytes), 3 x 3 = 9 launches, 16 B.
+  const std::string six = explain_permute({8, 7, 379, 9, 2, 485}, {4, 1, 5, 0, 3, 2}, 1);
+  EXPECT_NE(
+      six.find("rank 6, both tile dimensions at least 208 bytes "
+               "(permute_wide_transpose_min_side_bytes): auto runs it as 2 launches of a rank-5 "
+               "permutation, the host looping over 2 (src stride 485, dst stride 92642760); "
+               "each:"),
+      std::string::npos)
+      << six;
+  EXPECT_NE(six.find("auto: permute_transpose (both tile dimensions at least 80 bytes: "),
+            std::string::npos)
+      << six;
+  const std::string short_side = explain_permute({4, 9, 52, 8, 5, 449}, {0, 5, 2, 4, 3, 1}, 4);
+  EXPECT_NE(short_side.find("rank 6: permute_tile's box walk in one launch"), std::string::npos)
+      << short_side;
+  const std::string nine = explain_permute({120, 3, 5, 3, 5, 3, 100}, {6, 5, 4, 3, 2, 1, 0}, 4);
+  EXPECT_NE(nine.find("rank 7: permute_tile's box walk in one launch"), std::string::npos) << nine;
+  const std::string sixteen_wide = explain_permute({8, 7, 379, 9, 2, 485}, {4, 1, 5, 0, 3, 2}, 16);
+  EXPECT_NE(sixteen_wide.find("rank 6: permute_tile's box walk in one launch"), std::string::npos)
+      << sixteen_wide;
+  {
+    test::ScopedEnv off("TMAKIT_POLICY", "permute_wide_transpose_min_side_bytes=0");
+    const std::string ruled_out = explain_permute({8, 7, 379, 9, 2, 485}, {4, 1, 5, 0, 3, 2}, 1);
+    EXPECT_NE(ruled_out.find("rank 6: permute_tile's box walk in one launch"), std::string::npos)
+        << ruled_out;
+  }
   // src's contiguous dimension strided (a ::2 view): no batch of transposes.
   PermuteLayout view;
   view.src_strides_elems = {3700, 73, 2};
