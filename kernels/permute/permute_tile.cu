@@ -609,7 +609,10 @@ constexpr int kPipelinedWords = kBoxPipelinedWords;
 // Async (DevicePolicy::permute_box_async, src words of 4-16 bytes): src words go to shared
 // memory by cp.async into two buffers, box k + 1's copies in flight while box k is stored, as in
 // permute_box_async_kernel; no register holds a word between its load and its shared store.
-template <int E, int VS, int VD, bool Async>
+// Cross: dst words that cross rows (box_dst_words_cross_rows; 16-byte words only, so only those
+// kernels carry the crossing gather, and a kernel of their own: in the other kernels its code cost
+// 4-6% where no word crossed).
+template <int E, int VS, int VD, bool Async, bool Cross = false>
 __global__ void __launch_bounds__(kWordThreads)
     permute_box_words_kernel(const typename Word<E>::type* __restrict__ src,
                              typename Word<E>::type* __restrict__ dst, BoxPlan p, bool swizzle) {
@@ -682,7 +685,7 @@ __global__ void __launch_bounds__(kWordThreads)
   // (b0 elements) it steps to the next row along dst_order[1] (`wrap1` shared elements further),
   // after the last row of those (b1 rows) along dst_order[2] (`wrap2`); box_vector_elems keeps
   // every word inside such a run.
-  const bool cross = box_dst_words_cross_rows(p, static_cast<int>(WD));
+  constexpr bool cross = Cross;
   const int u0 = p.dst_order[0], u1 = p.dims > 1 ? p.dst_order[1] : 0;
   const std::uint32_t b0 = p.box[u0], b1 = p.box[u1];
   const std::uint32_t wrap1 = cross ? p.smem_stride[u1] - b0 * step : 0u;
@@ -695,7 +698,7 @@ __global__ void __launch_bounds__(kWordThreads)
         if (inside(whole, st_cut, w, at)) {
           const std::uint32_t from = st_idx[w];
           T e[WD];
-          if (cross) {
+          if constexpr (cross) {
             // Dst-order element w WD is (a0, a1, ..) along dst_order[0], dst_order[1], ...
             const std::uint32_t t = w * WD, r = p.box_div[u0].div(t);
             std::uint32_t a0 = t - r * b0, a1 = r - p.box_div[u1].div(r) * b1, i = from;
@@ -800,16 +803,24 @@ cudaError_t launch_words(const kernels::PermuteArgs& a, const BoxPlan& box, int 
         const bool swizzle = box_words_swizzled(box, E, wd, a.box_swizzle_bytes);
         const auto* s = static_cast<const T*>(a.src);
         auto* d = static_cast<T*>(a.dst);
-        if constexpr (VS >= 4) {
-          if (async) {
-            auto* k = permute_box_words_kernel<E, VS, VD, true>;
-            return launch_with_smem(k, dim3(box_blocks(a, box, k, kWordThreads, smem)),
-                                    dim3(kWordThreads), smem, a.stream, s, d, box, swizzle);
+        auto run = [&](auto cross) {
+          constexpr bool C = decltype(cross)::value;
+          if constexpr (VS >= 4) {
+            if (async) {
+              auto* k = permute_box_words_kernel<E, VS, VD, true, C>;
+              return launch_with_smem(k, dim3(box_blocks(a, box, k, kWordThreads, smem)),
+                                      dim3(kWordThreads), smem, a.stream, s, d, box, swizzle);
+            }
           }
+          auto* k = permute_box_words_kernel<E, VS, VD, false, C>;
+          return launch_with_smem(k, dim3(box_blocks(a, box, k, kWordThreads, smem)),
+                                  dim3(kWordThreads), smem, a.stream, s, d, box, swizzle);
+        };
+        // Crossing words are 16 bytes (box_vector_elems), from 2-byte elements on.
+        if constexpr (VD == 16 && E >= 2) {
+          if (box_dst_words_cross_rows(box, wd)) return run(std::true_type{});
         }
-        auto* k = permute_box_words_kernel<E, VS, VD, false>;
-        return launch_with_smem(k, dim3(box_blocks(a, box, k, kWordThreads, smem)),
-                                dim3(kWordThreads), smem, a.stream, s, d, box, swizzle);
+        return run(std::false_type{});
       }
     });
   });
