@@ -611,7 +611,7 @@ constexpr int kPipelinedWords = kBoxPipelinedWords;
 // permute_box_async_kernel; no register holds a word between its load and its shared store.
 // Cross: dst words that cross rows (box_dst_words_cross_rows; 16-byte words only, so only those
 // kernels carry the crossing gather, and a kernel of their own: in the other kernels its code cost
-// 4-6% where no word crossed).
+// 3-7% where no word crossed; docs/perf-guide.md section 4.13).
 template <int E, int VS, int VD, bool Async, bool Cross = false>
 __global__ void __launch_bounds__(kWordThreads)
     permute_box_words_kernel(const typename Word<E>::type* __restrict__ src,
