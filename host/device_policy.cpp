@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <kernels/common/permute_box.hpp>
 #include <mutex>
 #include <sstream>
 
@@ -152,6 +153,8 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
         {"permute_box_words", 0, 1, &box_words},
         {"permute_box_origin_once", 0, 1, &origin_once},
         {"permute_box_pipeline", 0, 1, &box_pipeline},
+        {"permute_box_words_small_block_max_bytes", 0, kBoxWordSmallMaxBytes,
+         &p->permute_box_words_small_block_max_bytes},
         {"permute_box_async", 0, 1, &box_async},
         {"permute_box_sm_smem_bytes", 0, 1 << 20, &p->permute_box_sm_smem_bytes},
         {"permute_box_pad", 0, 1, &box_pad},

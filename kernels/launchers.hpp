@@ -186,6 +186,8 @@ struct PermuteArgs {
   bool box_overlap_edges = true;        // DevicePolicy::permute_box_overlap_edges
   bool box_src_runs = true;             // DevicePolicy::permute_box_src_runs
   bool box_dst_runs = true;             // DevicePolicy::permute_box_dst_runs
+  // DevicePolicy::permute_box_words_small_block_max_bytes
+  int box_words_small_block_max_bytes = 2;
   // permute_tma: rank-5 maps (b2, b1, b0, rows, cols) of src and (b2, b1, b0, cols, rows) of dst
   // for a transposing permutation, (b2, b1, b0, rows, row words) of both for a row permutation.
   const CUtensorMap* src_map = nullptr;

@@ -20,12 +20,18 @@ trained on some runs and judged on held-out ones:
   tile-fill  permute_tile's 2-D tile kernel for a transposing tile form whose 32 x 32 tiles are
              at least T percent full, its box walk below (kernels/permute/permute_tile.cu,
              permute_tile_prefers_box; DevicePolicy::permute_tile_min_fill_pct)
+  words-block  permute_tile's word walk through registers in blocks of 256 threads at elements
+             of at least T bytes, of 128 below (box_words_threads, kernels/common/permute_box.hpp;
+             DevicePolicy::permute_box_words_small_block_max_bytes, T / 2; its 128-thread kernels
+             exist at 1-2 B, so T is 1, 2 or 4)
 
     scripts/permute_rule.py [--rule transpose] --train RUN.json ... --judge RUN.json ...
     scripts/permute_rule.py --rule rows --train ROWS.json,BOX.json ... --judge ROWS.json,BOX.json ...
     scripts/permute_rule.py --rule tma-rows --train RUN.json ... --judge RUN.json ...
     scripts/permute_rule.py --rule tile-fill --train TILE.json,BOX.json ... --judge TILE.json,BOX.json ...
     scripts/permute_rule.py --rule wide --train RUN.json ... --judge RUN.json ...
+    scripts/permute_rule.py --rule words-block --cli build/tmakit --train BIG.json,SMALL.json ...
+                            --judge BIG.json,SMALL.json ...
 
 RUN.json: `tmakit_bench --preset=permute` runs (.json or .json.xz), the median of each
 technique's rounds. transpose: runs with the permute_transpose, permute_tile and permute_tma
@@ -47,7 +53,12 @@ tile-fill: pairs of runs of the same cases, permute_tile under
 TMAKIT_POLICY=permute_tile_min_fill_pct=0 (the 2-D tile wherever both tile dimensions are whole runs)
 and under the default (the box walk below 90%); each tile-form case of rank 5 or less whose tiles
 are less than 90% full is a cell, its key that fill in percent (both tile dimensions' fill of
-32-element tiles, as permute_tile_prefers_box computes it). A rule takes the first technique where the key is at least T. Fitted on the training cells by
+32-element tiles, as permute_tile_prefers_box computes it).
+words-block: pairs of runs of the same cases, permute_tile under
+TMAKIT_POLICY=permute_box_words_small_block_max_bytes=0 (blocks of 256) and under the default; each
+case whose walk `tmakit permute --explain` (--cli) puts in blocks of 128 under the default is a
+cell, its key the element size (one T for every size: the policy is one field).
+A rule takes the first technique where the key is at least T. Fitted on the training cells by
 the geometric mean of the picked technique's GB/s over the faster one's: one T for every element
 size, and one T per element size (the middle of the best thresholds' range; the policy line to
 set it is printed). Both are then judged on the held-out cells, whose worst picks are listed. The
@@ -57,8 +68,10 @@ import argparse
 import json
 import lzma
 import math
+import os
 import re
 import statistics
+import subprocess
 
 THRESHOLDS = {
     "transpose": [32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 256, 320, 384],
@@ -67,6 +80,7 @@ THRESHOLDS = {
     "rows": [16, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 256, 384, 512],
     "tma-rows": [64, 96, 128, 160, 192, 224, 256, 288, 320, 384, 448, 512, 640, 768, 1024, 2048],
     "tile-fill": [0, 10, 20, 30, 40, 50, 60, 70, 80, 90],
+    "words-block": [1, 2, 4],
 }
 WHAT = {  # the technique at or above T, the one below, the key, the policy field
     "transpose": ("permute_transpose", "permute_tile / permute_tma", "shorter side",
@@ -74,6 +88,8 @@ WHAT = {  # the technique at or above T, the one below, the key, the policy fiel
     "rows": ("rows kernels", "box walk", "row", "permute_rows_min_bytes"),
     "tma-rows": ("permute_tma", "permute_tile", "row", "permute_tma_min_row_bytes"),
     "tile-fill": ("2-D tile", "box walk", "fill", "permute_tile_min_fill_pct"),
+    "words-block": ("blocks of 256", "blocks of 128", "element",
+                    "permute_box_words_small_block_max_bytes"),
     "wide": ("permute_transpose", "box walk", "shorter side",
              "permute_wide_transpose_min_side_bytes"),
 }
@@ -200,6 +216,30 @@ def tile_fill_cells(pairs):
     return out
 
 
+def words_block_cells(pairs, cli):
+    """[(element bytes, blocks of 256's GB/s, blocks of 128's GB/s, name)] over BIG.json,SMALL.json
+    pairs: the cases whose word walk the default puts in blocks of 128 (explain, by the CLI)."""
+    out, small = [], {}
+    for pair in pairs:
+        big_path, small_path = pair.split(",")
+        big, sm = medians(big_path), medians(small_path)
+        for (e, label, ext, perm), (med, _) in big.items():
+            other = sm.get((e, label, ext, perm), ({}, {}))[0].get("permute_tile", 0)
+            if "permute_tile" not in med or other == 0 or int(e[1:]) > 2:
+                continue
+            key = (e, ext, perm)
+            if key not in small:
+                how = subprocess.run(
+                    [cli, "permute", "--shape", ext.replace("x", ","), "--perm",
+                     perm.replace(".", ","), "--elem-bytes", e[1:], "--explain"],
+                    capture_output=True, text=True, env=dict(os.environ, TMAKIT_POLICY=""))
+                small[key] = "blocks of 128 threads" in how.stdout
+            if small[key]:
+                out.append((int(e[1:]), med["permute_tile"], other,
+                            f"{ext.replace('x', ',')} ({perm.replace('.', ',')}) {e[1:]} B"))
+    return out
+
+
 def size_of(cell):
     return int(cell[3].split()[-2])
 
@@ -241,12 +281,15 @@ def main():
     ap.add_argument("--rule", choices=sorted(WHAT), default="transpose")
     ap.add_argument("--train", nargs="+", required=True)
     ap.add_argument("--judge", nargs="*", default=[])
+    ap.add_argument("--cli", default="build/tmakit", help="tmakit, for words-block's explain")
     args = ap.parse_args()
     what, thresholds = WHAT[args.rule], THRESHOLDS[args.rule]
     cells = {"transpose": transpose_cells, "rows": rows_cells, "tma-rows": tma_rows_cells,
              "tile-fill": tile_fill_cells,
+             "words-block": lambda pairs: words_block_cells(pairs, args.cli),
              "wide": lambda paths: transpose_cells(paths, wide=True)}[args.rule]
     unit = "%" if args.rule == "tile-fill" else " B"
+    one_field = args.rule == "words-block"  # one value for every size: no per-size fit
     train = cells(args.train)
     print(f"training: {len(train)} cells ({what[0]} at or above T, else {what[1]})")
     for t in thresholds:
@@ -255,6 +298,16 @@ def main():
               f"{len(train)}, worst {picks[0][0]:.2f}")
     one, _ = fit_one(train, thresholds)
     print(f"fit, one threshold: T = {one}{unit}")
+    if one_field:
+        print(f"policy: {what[3]}={one // 2}")
+        if args.judge:
+            held = cells(args.judge)
+            print(f"held out: {len(held)} cells")
+            report_held(held, one, f"T = {one}", what)
+            for t in thresholds:
+                gm, right, _ = judge(held, t)
+                print(f"  T {t:4d}{unit}: picked / faster {gm:.3f}, right {right} of {len(held)}")
+        return
     per = {}
     for e in SIZES:
         cs = [c for c in train if size_of(c) == e]

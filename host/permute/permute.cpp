@@ -319,6 +319,12 @@ std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers,
   const BoxLoads loads =
       box_loads(p, elem_bytes, words, ws, policy.permute_box_pipeline, policy.permute_box_async);
   out += std::string("loads: ") + kLoads[static_cast<int>(loads)];
+  if (words &&
+      box_words_threads(elem_bytes, loads, policy.permute_box_words_small_block_max_bytes) ==
+          kBoxWordSmallThreads)
+    out += "; blocks of " + std::to_string(kBoxWordSmallThreads) +
+           " threads (permute_box_words_small_block_max_bytes = " +
+           std::to_string(policy.permute_box_words_small_block_max_bytes) + ")";
   const std::uint32_t pad = box_async_pad_every(p, policy.permute_box_pad);
   if (loads == BoxLoads::async && !words && pad > 1)
     out += "; a slot of padding every " + std::to_string(pad) + " elements (gathers " +
@@ -513,6 +519,7 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.tile_min_fill_pct = caps.policy.tile_min_fill_pct(elem_bytes);
   a.box_origin_once = caps.policy.permute_box_origin_once;
   a.box_pipeline = caps.policy.permute_box_pipeline;
+  a.box_words_small_block_max_bytes = caps.policy.permute_box_words_small_block_max_bytes;
   a.box_async = caps.policy.permute_box_async;
   a.box_sm_smem_bytes = caps.policy.permute_box_sm_smem_bytes;
   a.box_pad = caps.policy.permute_box_pad;

@@ -677,6 +677,12 @@ inline bool box_elements_in_registers(const BoxPlan& p, int elem_bytes, bool wor
 enum class BoxLoads { registers, pipelined, async };
 inline constexpr unsigned kBoxWordThreads = 256;  // permute_box_words_kernel's block
 inline constexpr int kBoxPipelinedWords = 2;
+// The word walk through registers (not cp.async) at elements of at most
+// DevicePolicy::permute_box_words_small_block_max_bytes runs blocks of 128 threads, each thread
+// holding twice the words, so a pipelined box is the same kBoxPipelinedWords * kBoxWordThreads
+// src words either way. Those kernels exist at 1-2-byte elements only.
+inline constexpr unsigned kBoxWordSmallThreads = 128;
+inline constexpr int kBoxWordSmallMaxBytes = 2;
 // ws: elements a src word (1: the element walk, permute_box_kernel); pipeline, async: the policy's
 // permute_box_pipeline and permute_box_async. The pipelined register walk stays where it applies:
 // cp.async measured about even with it there, and ahead of the unpipelined walks
@@ -689,6 +695,13 @@ inline BoxLoads box_loads(const BoxPlan& p, int elem_bytes, bool words, int ws, 
           static_cast<std::uint32_t>(kBoxPipelinedWords) * kBoxWordThreads)
     return BoxLoads::pipelined;
   return async && word_bytes >= 4 ? BoxLoads::async : BoxLoads::registers;
+}
+// The word walk's block (kernels/permute/permute_tile.cu, launch_words): 128 threads through
+// registers at elements of at most small_max_bytes (capped at kBoxWordSmallMaxBytes), else 256.
+inline unsigned box_words_threads(int elem_bytes, BoxLoads loads, int small_max_bytes) {
+  const bool small =
+      loads != BoxLoads::async && elem_bytes <= std::min(small_max_bytes, kBoxWordSmallMaxBytes);
+  return small ? kBoxWordSmallThreads : kBoxWordThreads;
 }
 // The element walk through cp.async pads its shared box (DevicePolicy::permute_box_pad) where the
 // stores gather elements an even shared stride S apart: a slot every S elements, so the stride is

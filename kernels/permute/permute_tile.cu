@@ -612,8 +612,11 @@ constexpr int kPipelinedWords = kBoxPipelinedWords;
 // Cross: dst words that cross rows (box_dst_words_cross_rows; 16-byte words only, so only those
 // kernels carry the crossing gather, and a kernel of their own: in the other kernels its code cost
 // 3-7% where no word crossed; docs/perf-guide.md section 4.13).
-template <int E, int VS, int VD, bool Async, bool Cross = false>
-__global__ void __launch_bounds__(kWordThreads)
+// Threads: the block, kWordThreads or, through registers at 1-2 B, kBoxWordSmallThreads
+// (box_words_threads: a box's barriers wait for half the warps; the pipelined walk holds twice
+// the words a thread, so the same boxes take it).
+template <int E, int VS, int VD, bool Async, bool Cross = false, unsigned Threads = kWordThreads>
+__global__ void __launch_bounds__(Threads)
     permute_box_words_kernel(const typename Word<E>::type* __restrict__ src,
                              typename Word<E>::type* __restrict__ dst, BoxPlan p, bool swizzle) {
   static_assert(!Async || VS >= 4, "cp.async copies 4, 8 or 16 bytes");
@@ -636,8 +639,8 @@ __global__ void __launch_bounds__(kWordThreads)
   const unsigned tid = threadIdx.x;
   build_box_entries(
       p, permute_box_words_smem, (Async ? 2 : 1) * buf_bytes,
-      reinterpret_cast<unsigned char*>(ld_off) + box_words_tables_bytes(NS, ND), tid, kWordThreads,
-      NS, WS, ND, WD,
+      reinterpret_cast<unsigned char*>(ld_off) + box_words_tables_bytes(NS, ND), tid, Threads, NS,
+      WS, ND, WD,
       [&](std::uint32_t w, std::int32_t off, std::uint32_t cuts) {
         ld_off[w] = off;
         ld_cut[w] = static_cast<std::uint16_t>(cuts);
@@ -658,13 +661,13 @@ __global__ void __launch_bounds__(kWordThreads)
     const std::uint32_t a = i * E;
     return decltype(swizzled)::value ? a ^ (((a >> 7) & 7u) << 4) : a;
   };
-  // Box `at`'s src words w0 + k kWordThreads (k < n) into registers, then into shared memory.
+  // Box `at`'s src words w0 + k Threads (k < n) into registers, then into shared memory.
   auto load = [&](auto n, std::uint32_t w0, const BoxOrigin& at, TS* v) {
     with_whole(at, [&](auto whole) {
       const T* s0 = src + at.src;
 #pragma unroll
       for (int k = 0; k < decltype(n)::value; ++k) {
-        const std::uint32_t w = w0 + k * kWordThreads;
+        const std::uint32_t w = w0 + k * Threads;
         if (w < NS && inside(whole, ld_cut, w, at))
           v[k] = *reinterpret_cast<const TS*>(s0 + ld_off[w]);
       }
@@ -674,7 +677,7 @@ __global__ void __launch_bounds__(kWordThreads)
     with_whole(at, [&](auto whole) {
 #pragma unroll
       for (int k = 0; k < decltype(n)::value; ++k) {
-        const std::uint32_t w = w0 + k * kWordThreads;
+        const std::uint32_t w = w0 + k * Threads;
         if (w < NS && inside(whole, ld_cut, w, at))
           *reinterpret_cast<TS*>(buf + at_byte(swizzled, w * WS)) = v[k];
       }
@@ -694,7 +697,7 @@ __global__ void __launch_bounds__(kWordThreads)
   auto store = [&](auto swizzled, const BoxOrigin& at, const unsigned char* from_buf) {
     with_whole(at, [&](auto whole) {
       T* d0 = dst + at.dst;
-      for (std::uint32_t w = tid; w < ND; w += kWordThreads)
+      for (std::uint32_t w = tid; w < ND; w += Threads)
         if (inside(whole, st_cut, w, at)) {
           const std::uint32_t from = st_idx[w];
           T e[WD];
@@ -728,9 +731,11 @@ __global__ void __launch_bounds__(kWordThreads)
   // registers. Else each box loaded, then stored.
   auto walk_registers = [&](auto swizzled) {
     if constexpr (VS >= 8) {
-      if (p.pipeline && NS <= kPipelinedWords * kWordThreads) {
-        constexpr std::integral_constant<int, kPipelinedWords> n{};
-        TS v[kPipelinedWords];
+      // The same src words a box in a smaller block: more of them a thread.
+      constexpr int kWords = kPipelinedWords * static_cast<int>(kWordThreads / Threads);
+      if (p.pipeline && NS <= kWords * Threads) {
+        constexpr std::integral_constant<int, kWords> n{};
+        TS v[kWords];
         bool first = true;
         for_each_box_ahead(p, p.origin_once,
                            [&](const BoxOrigin& at, bool has_next, const BoxOrigin& next) {
@@ -747,7 +752,7 @@ __global__ void __launch_bounds__(kWordThreads)
     }
     for_each_box(p, p.origin_once, [&](const BoxOrigin& at) {
       constexpr std::integral_constant<int, K> n{};
-      for (std::uint32_t w0 = tid; w0 < NS; w0 += K * kWordThreads) {
+      for (std::uint32_t w0 = tid; w0 < NS; w0 += K * Threads) {
         TS v[K];
         load(n, w0, at, v);
         put(n, swizzled, w0, at, v);
@@ -766,7 +771,7 @@ __global__ void __launch_bounds__(kWordThreads)
       pipe.producer_acquire();
       with_whole(at, [&](auto whole) {
         const T* s0 = src + at.src;
-        for (std::uint32_t w = tid; w < NS; w += kWordThreads)
+        for (std::uint32_t w = tid; w < NS; w += Threads)
           if (inside(whole, ld_cut, w, at))
             cuda::memcpy_async(into + at_byte(swizzled, w * WS), s0 + ld_off[w],
                                cuda::aligned_size_t<VS>(VS), pipe);
@@ -803,18 +808,25 @@ cudaError_t launch_words(const kernels::PermuteArgs& a, const BoxPlan& box, int 
         const bool swizzle = box_words_swizzled(box, E, wd, a.box_swizzle_bytes);
         const auto* s = static_cast<const T*>(a.src);
         auto* d = static_cast<T*>(a.dst);
+        auto go = [&](auto* k, unsigned threads) {
+          return launch_with_smem(k, dim3(box_blocks(a, box, k, threads, smem)), dim3(threads),
+                                  smem, a.stream, s, d, box, swizzle);
+        };
         auto run = [&](auto cross) {
           constexpr bool C = decltype(cross)::value;
           if constexpr (VS >= 4) {
-            if (async) {
-              auto* k = permute_box_words_kernel<E, VS, VD, true, C>;
-              return launch_with_smem(k, dim3(box_blocks(a, box, k, kWordThreads, smem)),
-                                      dim3(kWordThreads), smem, a.stream, s, d, box, swizzle);
-            }
+            if (async) return go(permute_box_words_kernel<E, VS, VD, true, C>, kWordThreads);
           }
-          auto* k = permute_box_words_kernel<E, VS, VD, false, C>;
-          return launch_with_smem(k, dim3(box_blocks(a, box, k, kWordThreads, smem)),
-                                  dim3(kWordThreads), smem, a.stream, s, d, box, swizzle);
+          // Small blocks through registers at 1-2 B (box_words_threads; only those sizes have
+          // the kernels).
+          if constexpr (E <= kBoxWordSmallMaxBytes) {
+            const BoxLoads loads = async ? BoxLoads::async : BoxLoads::registers;
+            if (box_words_threads(E, loads, a.box_words_small_block_max_bytes) ==
+                kBoxWordSmallThreads)
+              return go(permute_box_words_kernel<E, VS, VD, false, C, kBoxWordSmallThreads>,
+                        kBoxWordSmallThreads);
+          }
+          return go(permute_box_words_kernel<E, VS, VD, false, C>, kWordThreads);
         };
         // Crossing words are 16 bytes (box_vector_elems), from 2-byte elements on.
         if constexpr (VD == 16 && E >= 2) {

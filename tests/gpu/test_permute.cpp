@@ -614,6 +614,57 @@ TEST(Permute, DstWordsAcrossRows) {
   EXPECT_EQ(crossing, static_cast<int>(cases.size()));
 }
 
+// The word walk in blocks of 128 threads (DevicePolicy::permute_box_words_small_block_max_bytes,
+// box_words_threads): random 1-2 B shapes whose explain says so, the pipelined walk (4 words a
+// thread) and the one that loads each box, then stores it, both drawn; each run by auto and
+// permute_tile against the reference under the default, in blocks of 256 (the policy at 0),
+// unpipelined, with cut edges, and with one block an SM (many boxes a block); aligned and one
+// element off. Plus the (24, 40, 56, 72) reversal at 2 B, 2240 boxes.
+TEST(Permute, WordWalkInSmallBlocks) {
+  TMAKIT_NEED_GPU(75);
+  std::vector<std::tuple<Ext, std::vector<int>, int>> cases = {{{24, 40, 56, 72}, {3, 2, 1, 0}, 2}};
+  std::mt19937 rng(20261201);
+  int pipelined = 0, each_box = 0;
+  for (int tries = 0; tries < 20000 && (pipelined < 6 || each_box < 6); ++tries) {
+    const int e = 1 + static_cast<int>(rng() % 2), rank = 3 + static_cast<int>(rng() % 3);
+    Ext n;
+    std::int64_t volume = 1;
+    for (int k = 0; k < rank; ++k)
+      n.push_back(2 + static_cast<std::int64_t>(rng() % 40)), volume *= n.back();
+    if (volume > 400000) continue;
+    std::vector<int> p(rank);
+    std::iota(p.begin(), p.end(), 0);
+    std::shuffle(p.begin(), p.end(), rng);
+    const std::string how = explain_permute(n, p, e);
+    const bool pipe = how.find("in flight (registers) while this one is stored; blocks of 128") !=
+                      std::string::npos;
+    const bool each = how.find("then stored; blocks of 128") != std::string::npos;
+    if ((pipe && pipelined >= 6) || (each && each_box >= 6) || !(pipe || each)) continue;
+    pipelined += pipe;
+    each_box += each;
+    cases.emplace_back(n, p, e);
+  }
+  EXPECT_GE(pipelined, 6);
+  EXPECT_GE(each_box, 6);
+  for (const auto& [n, p, e] : cases) {
+    const std::string how = explain_permute(n, p, e);
+    EXPECT_NE(how.find("blocks of 128 threads"), std::string::npos) << how;
+    for (const char* policy :
+         {"", "permute_box_words_small_block_max_bytes=0", "permute_box_pipeline=0",
+          "permute_box_overlap_edges=0", "permute_box_sm_smem_bytes=1"}) {
+      test::ScopedEnv env("TMAKIT_POLICY", policy);
+      for (const char* v : {"auto", "permute_tile"})
+        for (std::size_t offset : {std::size_t{0}, static_cast<std::size_t>(e)}) {
+          const test::PermuteRun r = test::check_permute(n, p, e, {}, named(v), offset);
+          ASSERT_TRUE(r.error.empty())
+              << v << " " << e << " B " << test::text(n) << " " << test::text(p) << " policy '"
+              << policy << "' offset " << offset << ": " << r.error << "\n"
+              << how;
+        }
+    }
+  }
+}
+
 // A box walk whose dynamic shared memory is just under 48 KB (49,120 bytes: tables, the box and
 // the row tables after them) with the kernel's own static bytes on top: the launch must opt in
 // (kernels/primitives/launch_smem.cuh), where it was refused with cudaErrorInvalidValue. Rows of

@@ -1156,6 +1156,33 @@ TEST(PermuteExplain, TheRegistersWalkAtSixteenBytes) {
   EXPECT_NE(tables.find("loads: by cp.async"), std::string::npos) << tables;
 }
 
+// The word walk through registers runs blocks of 128 threads at 1-2 B
+// (DevicePolicy::permute_box_words_small_block_max_bytes, box_words_threads), 256 at 4 B, through
+// cp.async, and under the policy at 0; explain names the block where it is the small one.
+TEST(PermuteExplain, TheWordWalkInSmallBlocksAtOneAndTwoBytes) {
+  EXPECT_EQ(box_words_threads(1, BoxLoads::pipelined, 2), kBoxWordSmallThreads);
+  EXPECT_EQ(box_words_threads(2, BoxLoads::registers, 2), kBoxWordSmallThreads);
+  EXPECT_EQ(box_words_threads(2, BoxLoads::async, 2), kBoxWordThreads);
+  EXPECT_EQ(box_words_threads(2, BoxLoads::pipelined, 1), kBoxWordThreads);
+  EXPECT_EQ(box_words_threads(4, BoxLoads::pipelined, 16), kBoxWordThreads);  // capped at 2
+  EXPECT_EQ(box_words_threads(1, BoxLoads::registers, 0), kBoxWordThreads);
+  const Ext rev4 = {24, 40, 56, 72};
+  const std::vector<int> perm = {3, 2, 1, 0};
+  const std::string two = explain_permute(rev4, perm, 2);
+  EXPECT_NE(two.find("loads of 16 bytes, stores of 16 bytes"), std::string::npos) << two;
+  EXPECT_NE(two.find("the next box's loads in flight (registers) while this one is stored; "
+                     "blocks of 128 threads (permute_box_words_small_block_max_bytes = 2)"),
+            std::string::npos)
+      << two;
+  const std::string four = explain_permute(rev4, perm, 4);
+  EXPECT_NE(four.find("in words"), std::string::npos) << four;
+  EXPECT_EQ(four.find("blocks of 128"), std::string::npos) << four;
+  test::ScopedEnv off("TMAKIT_POLICY", "permute_box_words_small_block_max_bytes=0");
+  const std::string big = explain_permute(rev4, perm, 2);
+  EXPECT_NE(big.find("in words"), std::string::npos) << big;
+  EXPECT_EQ(big.find("blocks of 128"), std::string::npos) << big;
+}
+
 // At 1-2 B a box the tables' walk would move element by element on both sides (no 4-16-byte
 // words: odd extents) goes to the registers' walk
 // (DevicePolicy::permute_box_registers_elements_max_bytes, 2): explain says so; at 4 B, where a
