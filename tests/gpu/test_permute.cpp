@@ -3,6 +3,7 @@
 // untouched, and the reduction to transpose() (same technique, same bytes).
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <numeric>
 #include <random>
 #include <string>
@@ -51,6 +52,23 @@ Ext aligned_extents(int rank, int e) {
   if (rank == 5) return {u, 2 * u, u, u, 3 * u};
   const Ext all = {3 * u, 2 * u, u, 3 * u};
   return Ext(all.begin(), all.begin() + rank);
+}
+
+// `auto` and permute_tile on (n, p) at e bytes under each TMAKIT_POLICY, with operands aligned and
+// one element off, against the reference; `how` (its explain) goes with a failure.
+void check_under_policies(const Ext& n, const std::vector<int>& p, int e,
+                          std::initializer_list<const char*> policies, const std::string& how) {
+  for (const char* policy : policies) {
+    test::ScopedEnv env("TMAKIT_POLICY", policy);
+    for (const char* v : {"auto", "permute_tile"})
+      for (std::size_t offset : {std::size_t{0}, static_cast<std::size_t>(e)}) {
+        const test::PermuteRun r = test::check_permute(n, p, e, {}, named(v), offset);
+        ASSERT_TRUE(r.error.empty())
+            << v << " " << e << " B " << test::text(n) << " " << test::text(p) << " policy '"
+            << policy << "' offset " << offset << ": " << r.error << "\n"
+            << how;
+      }
+  }
 }
 
 // Rank 5 at 1 and 2 bytes is 6.3M / 0.8M elements: a few permutations, not all 120.
@@ -598,18 +616,11 @@ TEST(Permute, DstWordsAcrossRows) {
   for (const auto& [n, p, e] : cases) {
     const std::string how = explain_permute(n, p, e);
     crossing += how.find("across dst rows") != std::string::npos;
-    for (const char* policy : {"", "permute_box_async=0", "permute_box_overlap_edges=0",
-                               "permute_box_swizzle_bytes=0", "permute_box_dst_runs=0"}) {
-      test::ScopedEnv env("TMAKIT_POLICY", policy);
-      for (const char* v : {"auto", "permute_tile"})
-        for (std::size_t offset : {std::size_t{0}, static_cast<std::size_t>(e)}) {
-          const test::PermuteRun r = test::check_permute(n, p, e, {}, named(v), offset);
-          ASSERT_TRUE(r.error.empty())
-              << v << " " << e << " B " << test::text(n) << " " << test::text(p) << " policy '"
-              << policy << "' offset " << offset << ": " << r.error << "\n"
-              << how;
-        }
-    }
+    check_under_policies(n, p, e,
+                         {"", "permute_box_async=0", "permute_box_overlap_edges=0",
+                          "permute_box_swizzle_bytes=0", "permute_box_dst_runs=0"},
+                         how);
+    if (HasFatalFailure()) return;
   }
   EXPECT_EQ(crossing, static_cast<int>(cases.size()));
 }
@@ -649,19 +660,11 @@ TEST(Permute, WordWalkInSmallBlocks) {
   for (const auto& [n, p, e] : cases) {
     const std::string how = explain_permute(n, p, e);
     EXPECT_NE(how.find("blocks of 128 threads"), std::string::npos) << how;
-    for (const char* policy :
-         {"", "permute_box_words_small_block_max_bytes=0", "permute_box_pipeline=0",
-          "permute_box_overlap_edges=0", "permute_box_sm_smem_bytes=1"}) {
-      test::ScopedEnv env("TMAKIT_POLICY", policy);
-      for (const char* v : {"auto", "permute_tile"})
-        for (std::size_t offset : {std::size_t{0}, static_cast<std::size_t>(e)}) {
-          const test::PermuteRun r = test::check_permute(n, p, e, {}, named(v), offset);
-          ASSERT_TRUE(r.error.empty())
-              << v << " " << e << " B " << test::text(n) << " " << test::text(p) << " policy '"
-              << policy << "' offset " << offset << ": " << r.error << "\n"
-              << how;
-        }
-    }
+    check_under_policies(n, p, e,
+                         {"", "permute_box_words_small_block_max_bytes=0", "permute_box_pipeline=0",
+                          "permute_box_overlap_edges=0", "permute_box_sm_smem_bytes=1"},
+                         how);
+    if (HasFatalFailure()) return;
   }
 }
 
