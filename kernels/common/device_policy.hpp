@@ -131,8 +131,8 @@ struct DevicePolicy {
   // permute_tile's walk in words through registers (not cp.async) at elements of at most this
   // many bytes (0, 1 or 2): blocks of 128 threads instead of 256, each thread holding twice the
   // words (box_words_threads, kernels/common/permute_box.hpp). A block waits at a box's barriers
-  // for half the warps. Fitted per element size by scripts/permute_rule.py --rule words-block
-  // (faster at 1-2 B, slower at 4 B; docs/perf-guide.md section 4.13).
+  // for half the warps. Fitted by scripts/permute_rule.py --rule words-block, one threshold on
+  // the element size (faster at 1-2 B, slower at 4 B; docs/perf-guide.md section 4.13).
   int permute_box_words_small_block_max_bytes = 2;
   // permute_tile's box walks from 4-byte elements (or src words) on, where the register walk is
   // not pipelined: each box copied global -> shared by cp.async into two buffers, the next box's
