@@ -594,6 +594,64 @@ TEST(PermuteBox, SrcWordsAcrossWholeDimensionsThatContinueTheRun) {
   EXPECT_GE(fused, 8);
 }
 
+// Src words across a cut dimension that continues the run (box_vector_elems, make_box_plan's
+// chunks): the (96, 128, 5) reversal at 4 B reads the whole 5 and chunks of 8 of the 128, runs of
+// 40 elements, so 16-byte loads where the 5 alone took 4-byte ones; the planner cuts such a
+// dimension in multiples that make whole words; each word is whole, consecutive and aligned in the
+// CPU walk, with overlapping and with cut-short edge boxes; the policy off keeps the old words.
+// From 2-byte elements on.
+TEST(PermuteBox, SrcWordsAcrossACutDimensionThatContinuesTheRun) {
+  const std::string on = explain_permute({96, 128, 5}, {2, 1, 0}, 4);
+  EXPECT_NE(on.find("loads of 16 bytes"), std::string::npos) << on;
+  // From 2 bytes on: at 1 B the loads stay elements.
+  const std::string one = explain_permute({96, 128, 5}, {2, 1, 0}, 1);
+  EXPECT_NE(one.find("loads of 1 bytes"), std::string::npos) << one;
+  {
+    test::ScopedEnv off("TMAKIT_POLICY", "permute_box_src_runs=0");
+    const std::string old = explain_permute({96, 128, 5}, {2, 1, 0}, 4);
+    EXPECT_NE(old.find("loads of 4 bytes"), std::string::npos) << old;
+  }
+  int fused = 0, walked = 0;
+  for (const auto& [n, p] : std::vector<std::pair<std::vector<std::int64_t>, std::vector<int>>>{
+           {{96, 128, 5}, {2, 1, 0}},
+           {{40, 3, 36, 7}, {1, 3, 2, 0}},
+           {{9, 60, 20, 3}, {3, 0, 2, 1}},
+           {{6, 11, 100, 5}, {1, 3, 2, 0}},
+           {{24, 40, 5, 52}, {2, 0, 3, 1}}})
+    for (int e : {1, 2, 4, 8, 16}) {
+      detail::PermuteProblem prob;
+      ASSERT_TRUE(detail::check_permute_args(n, p, e, {}, &prob).ok());
+      const PermuteReduction red = detail::reduce(prob);
+      PermuteDims dims;
+      dims.rank = static_cast<int>(red.extents.size());
+      for (int k = 0; k < dims.rank; ++k)
+        dims.n[k] = red.extents[k], dims.ss[k] = red.src_strides_elems[k],
+        dims.ds[k] = red.dst_strides_elems[k];
+      BoxPlan plan;
+      ASSERT_TRUE(kernels::permute_tile_box_plan(dims, e, &plan));
+      BoxPlan old = plan;
+      old.src_runs = false;
+      const int ws = box_vector_elems(plan, true, e, 0);
+      ASSERT_GE(ws, box_vector_elems(old, true, e, 0));
+      // Words past dimension 0 over a cut dimension: the run's last dimension is cut.
+      bool cut_run = false;
+      for (int u = 1; u < plan.dims && plan.ss[u] == plan.ss[u - 1] * plan.full[u - 1]; ++u)
+        if (plan.box[u] < plan.full[u]) {
+          cut_run = plan.box[0] == plan.full[0];
+          break;
+        }
+      fused += cut_run && ws > box_vector_elems(old, true, e, 0);
+      std::string why;
+      ASSERT_TRUE(walk_box(plan, n, p, e, &why, true)) << e << " B: " << why;
+      BoxPlan cut_short = plan;
+      set_box_edges(&cut_short, false);
+      ASSERT_TRUE(walk_box(cut_short, n, p, e, &why, true)) << e << " B, cut short: " << why;
+      ++walked;
+    }
+  EXPECT_EQ(walked, 25);
+  EXPECT_GE(fused, 4);
+}
+
 // Dst words across rows of dst's contiguous box dimension where the next dimensions continue it in
 // dst (BoxPlan::dst_runs, box_vector_elems, box_dst_words_cross_rows): (144, 2, 4, 37, 89, 8)
 // (0,3,2,5,1,4) at 2 B writes runs of 89 x 2 x 8 elements, so 16-byte stores where the 89 alone
