@@ -594,6 +594,21 @@ TEST(PermuteBox, SrcWordsAcrossWholeDimensionsThatContinueTheRun) {
   EXPECT_GE(fused, 8);
 }
 
+// permute_tile's box for (n, p) at e bytes as its launcher plans it, over the reduction's
+// dimensions.
+bool tile_box_plan(const std::vector<std::int64_t>& n, const std::vector<int>& p, int e,
+                   BoxPlan* plan) {
+  detail::PermuteProblem prob;
+  if (!detail::check_permute_args(n, p, e, {}, &prob).ok()) return false;
+  const PermuteReduction red = detail::reduce(prob);
+  PermuteDims dims;
+  dims.rank = static_cast<int>(red.extents.size());
+  for (int k = 0; k < dims.rank; ++k)
+    dims.n[k] = red.extents[k], dims.ss[k] = red.src_strides_elems[k],
+    dims.ds[k] = red.dst_strides_elems[k];
+  return kernels::permute_tile_box_plan(dims, e, plan);
+}
+
 // Src words across a cut dimension that continues the run (box_vector_elems, make_box_plan's
 // chunks): the (96, 128, 5) reversal at 4 B reads the whole 5 and chunks of 8 of the 128, runs of
 // 40 elements, so 16-byte loads where the 5 alone took 4-byte ones; the planner cuts such a
@@ -619,16 +634,8 @@ TEST(PermuteBox, SrcWordsAcrossACutDimensionThatContinuesTheRun) {
            {{6, 11, 100, 5}, {1, 3, 2, 0}},
            {{24, 40, 5, 52}, {2, 0, 3, 1}}})
     for (int e : {1, 2, 4, 8, 16}) {
-      detail::PermuteProblem prob;
-      ASSERT_TRUE(detail::check_permute_args(n, p, e, {}, &prob).ok());
-      const PermuteReduction red = detail::reduce(prob);
-      PermuteDims dims;
-      dims.rank = static_cast<int>(red.extents.size());
-      for (int k = 0; k < dims.rank; ++k)
-        dims.n[k] = red.extents[k], dims.ss[k] = red.src_strides_elems[k],
-        dims.ds[k] = red.dst_strides_elems[k];
       BoxPlan plan;
-      ASSERT_TRUE(kernels::permute_tile_box_plan(dims, e, &plan));
+      ASSERT_TRUE(tile_box_plan(n, p, e, &plan));
       BoxPlan old = plan;
       old.src_runs = false;
       const int ws = box_vector_elems(plan, true, e, 0);
@@ -674,16 +681,8 @@ TEST(PermuteBox, DstWordsAcrossRowsOfTheRun) {
            {{3, 7, 6, 5, 64}, {3, 2, 0, 4, 1}},
            {{3, 5, 7, 3, 24}, {0, 2, 4, 3, 1}}})
     for (int e : {1, 2, 4, 8, 16}) {
-      detail::PermuteProblem prob;
-      ASSERT_TRUE(detail::check_permute_args(n, p, e, {}, &prob).ok());
-      const PermuteReduction red = detail::reduce(prob);
-      PermuteDims dims;
-      dims.rank = static_cast<int>(red.extents.size());
-      for (int k = 0; k < dims.rank; ++k)
-        dims.n[k] = red.extents[k], dims.ss[k] = red.src_strides_elems[k],
-        dims.ds[k] = red.dst_strides_elems[k];
       BoxPlan plan;
-      ASSERT_TRUE(kernels::permute_tile_box_plan(dims, e, &plan));
+      ASSERT_TRUE(tile_box_plan(n, p, e, &plan));
       BoxPlan old = plan;
       old.dst_runs = false;
       const int wd = box_vector_elems(plan, false, e, 0);
