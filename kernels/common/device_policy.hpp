@@ -160,7 +160,7 @@ struct DevicePolicy {
   bool permute_rows_as_elements = true;
   // permute_tile's word walk: src words across whole box dimensions that continue src's
   // contiguous one (a run of 5 x 128 elements takes words of 8 where the 5 alone takes none;
-  // box_vector_elems).
+  // box_vector_elems), and from 2 B on across a cut dimension that ends such a run.
   bool permute_box_src_runs = true;
   // ...and dst words across rows of dst's contiguous box dimension where the next dimension in
   // dst continues it (a run of 89 x 8 elements at 2 B takes words of 8 where the 89 alone takes

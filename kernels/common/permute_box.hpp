@@ -94,7 +94,8 @@ struct BoxPlan {
   bool pipeline = true;     // the word walk: the next box's loads before this box's stores
   bool row_tables = true;   // tables built from row tables (permute_tile.cu, build_box_entries)
   bool one_barrier = true;  // the cp.async walks: one barrier a box (permute_tile.cu)
-  bool src_runs = true;     // src words across whole dimensions that continue dim 0 (host only)
+  bool src_runs = true;     // src words across whole dimensions that continue dim 0, and a cut one
+                            // that ends such a run (box_vector_elems; host only)
   bool dst_runs = true;     // dst words across rows of dst_order[0] (box_vector_elems)
   // Each batch dimension's last index: its offsets and, for a cut one, its coordinate limit
   // (set_box_edges: a cut dimension's last chunk moved back to overlap the chunk before it, or
