@@ -62,7 +62,9 @@ A rule takes the first technique where the key is at least T. Fitted on the trai
 the geometric mean of the picked technique's GB/s over the faster one's: one T for every element
 size, and one T per element size (the middle of the best thresholds' range; the policy line to
 set it is printed). Both are then judged on the held-out cells, whose worst picks are listed. The
-held-out runs must not have been seen while choosing T.
+held-out runs must not have been seen while choosing T. --current T1,T2,T4,T8,T16 (or one T for
+every size): the policy as it ships, judged on the same training and held-out cells, so a refit
+is weighed against it and not only against "never".
 """
 import argparse
 import json
@@ -282,7 +284,20 @@ def main():
     ap.add_argument("--train", nargs="+", required=True)
     ap.add_argument("--judge", nargs="*", default=[])
     ap.add_argument("--cli", default="build/tmakit", help="tmakit, for words-block's explain")
+    ap.add_argument("--current", default="",
+                    help="the shipped thresholds: one per element size (1,2,4,8,16 B), "
+                         "comma-separated, or one for every size")
     args = ap.parse_args()
+    current = None
+    if args.current:
+        try:
+            vals = [int(v) for v in args.current.split(",")]
+        except ValueError:
+            ap.error(f"--current takes integers, comma-separated, not '{args.current}'")
+        if len(vals) not in (1, len(SIZES)):
+            ap.error(f"--current takes one threshold or {len(SIZES)} (1, 2, 4, 8, 16 B), "
+                     f"not {len(vals)}")
+        current = vals[0] if len(vals) == 1 else dict(zip(SIZES, vals))
     what, thresholds = WHAT[args.rule], THRESHOLDS[args.rule]
     cells = {"transpose": transpose_cells, "rows": rows_cells, "tma-rows": tma_rows_cells,
              "tile-fill": tile_fill_cells,
@@ -298,12 +313,17 @@ def main():
               f"{len(train)}, worst {picks[0][0]:.2f}")
     one, _ = fit_one(train, thresholds)
     print(f"fit, one threshold: T = {one}{unit}")
+    if current is not None:
+        gm, right, _ = judge(train, current)
+        print(f"current ({args.current}): picked / faster {gm:.3f}, right {right} of {len(train)}")
     if one_field:
         print(f"policy: {what[3]}={one // 2}")
         if args.judge:
             held = cells(args.judge)
             print(f"held out: {len(held)} cells")
             report_held(held, one, f"T = {one}", what)
+            if current is not None:
+                report_held(held, current, f"current ({args.current})", what)
             for t in thresholds:
                 gm, right, _ = judge(held, t)
                 print(f"  T {t:4d}{unit}: picked / faster {gm:.3f}, right {right} of {len(held)}")
@@ -322,6 +342,8 @@ def main():
         print(f"held out: {len(held)} cells (never {what[0]}: {never:.3f})")
         report_held(held, one, f"T = {one}", what)
         report_held(held, per, "per element size", what)
+        if current is not None:
+            report_held(held, current, f"current ({args.current})", what)
 
 
 if __name__ == "__main__":
