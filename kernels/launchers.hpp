@@ -186,6 +186,7 @@ struct PermuteArgs {
   bool box_overlap_edges = true;        // DevicePolicy::permute_box_overlap_edges
   bool box_src_runs = true;             // DevicePolicy::permute_box_src_runs
   bool box_dst_runs = true;             // DevicePolicy::permute_box_dst_runs
+  bool box_dst_registers = true;        // DevicePolicy::permute_box_dst_registers
   // DevicePolicy::permute_box_words_small_block_max_bytes
   int box_words_small_block_max_bytes = 2;
   // permute_tma: rank-5 maps (b2, b1, b0, rows, cols) of src and (b2, b1, b0, cols, rows) of dst

@@ -325,6 +325,10 @@ std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers,
     out += "; blocks of " + std::to_string(kBoxWordSmallThreads) +
            " threads (permute_box_words_small_block_max_bytes = " +
            std::to_string(policy.permute_box_words_small_block_max_bytes) + ")";
+  if (box_dst_in_registers(p, elem_bytes, wd, loads, policy.permute_box_dst_registers))
+    out +=
+        "; each thread's dst offsets and shared slots in registers, read from the tables once "
+        "(permute_box_dst_registers)";
   const std::uint32_t pad = box_async_pad_every(p, policy.permute_box_pad);
   if (loads == BoxLoads::async && !words && pad > 1)
     out += "; a slot of padding every " + std::to_string(pad) + " elements (gathers " +
@@ -528,6 +532,7 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.box_overlap_edges = caps.policy.permute_box_overlap_edges;
   a.box_src_runs = caps.policy.permute_box_src_runs;
   a.box_dst_runs = caps.policy.permute_box_dst_runs;
+  a.box_dst_registers = caps.policy.permute_box_dst_registers;
   Status result;
   // The tile form as a batch of transposes: permute_transpose or a transpose() technique
   // named, or auto where both tile dimensions are long (auto_prefers_transpose). transpose()'s

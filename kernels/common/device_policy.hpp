@@ -166,6 +166,11 @@ struct DevicePolicy {
   // dst continues it (a run of 89 x 8 elements at 2 B takes words of 8 where the 89 alone takes
   // none; box_vector_elems).
   bool permute_box_dst_runs = true;
+  // ...and the box walks through cp.async with single-element dst stores keep each thread's dst
+  // offsets and shared slots in registers (read from its tables once a block) instead of reading
+  // two table entries a stored element, from 2-byte elements on (box_dst_in_registers; 1.12x over
+  // the cases it takes; docs/perf-guide.md section 4.13).
+  bool permute_box_dst_registers = true;
   // permute_tile's box walks: as many blocks an SM (at most 8) as the device holds at once (0:
   // the occupancy query, registers and shared memory), or as this many bytes of shared memory
   // an SM hold (204800: the rule before the query).

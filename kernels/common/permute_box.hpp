@@ -724,6 +724,22 @@ inline BoxLoads box_loads(const BoxPlan& p, int elem_bytes, bool words, int ws, 
     return BoxLoads::pipelined;
   return async && word_bytes >= 4 ? BoxLoads::async : BoxLoads::registers;
 }
+// The box walks through cp.async whose dst words are single elements (wd == 1: an odd dst row, or
+// dst strides no word divides; the word walk with src words and the element walk alike) store each
+// element after two table reads (its dst offset and its shared slot) beside the gather itself:
+// three shared loads an element, where the profile of such a walk shows the shared-memory pipe as
+// the limit (docs/perf-guide.md section 4.13). Instead each thread reads its entries from the
+// tables once a block into registers (at most kBoxDstRegisterEntries a thread, kBoxWordThreads
+// threads), and a stored element costs the gather alone. From 2-byte elements on: the 1-byte word
+// walk holds 99-103 registers a thread with them (80 from 2 B on, 32 without), and its cases ran
+// slower. on: DevicePolicy::permute_box_dst_registers.
+inline constexpr int kBoxDstRegisterEntries = 12;
+inline constexpr int kBoxDstRegistersMinBytes = 2;
+inline bool box_dst_in_registers(const BoxPlan& p, int elem_bytes, int wd, BoxLoads loads,
+                                 bool on) {
+  return on && elem_bytes >= kBoxDstRegistersMinBytes && wd == 1 && loads == BoxLoads::async &&
+         p.volume <= static_cast<std::uint32_t>(kBoxDstRegisterEntries) * kBoxWordThreads;
+}
 // The word walk's block (kernels/permute/permute_tile.cu, launch_words): 128 threads through
 // registers at elements of at most small_max_bytes (capped at kBoxWordSmallMaxBytes), else 256.
 inline unsigned box_words_threads(int elem_bytes, BoxLoads loads, int small_max_bytes) {

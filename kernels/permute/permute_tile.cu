@@ -424,11 +424,14 @@ __global__ void __launch_bounds__(kThreads)
 // elements: bank 2t mod 32 for lane t). Box element t then sits at slot t + t / S, one slot of
 // padding every S elements, so the gather stride is S + 1, odd: each lane of a phase in its own
 // bank, as the 2-D tile's 33rd column does.
-template <int E>
+// DR > 0 (box_dst_in_registers): thread tid's dst entries tid + k kThreads (k < DR), offsets and
+// shared slots, read from the tables once into registers, as in the word walk.
+template <int E, int DR = 0>
 __global__ void __launch_bounds__(kThreads)
     permute_box_async_kernel(const typename Word<E>::type* __restrict__ src,
                              typename Word<E>::type* __restrict__ dst, BoxPlan p, FastDiv pad) {
   static_assert(E >= 4, "cp.async copies 4, 8 or 16 bytes");
+  static_assert(kThreads == kBoxWordThreads, "box_dst_in_registers counts kBoxWordThreads");
   using T = typename Word<E>::type;
   extern __shared__ __align__(16) unsigned char permute_box_async_smem[];
   const std::uint32_t V = p.volume;
@@ -444,6 +447,16 @@ __global__ void __launch_bounds__(kThreads)
                                         permute_box_async_smem, 2 * buf_bytes, tid, slot);
   const std::int32_t *ld_off = tb.ld_off, *st_off = tb.st_off;
   const std::uint16_t *st_idx = tb.st_idx, *ld_cut = tb.ld_cut, *st_cut = tb.st_cut;
+  std::int32_t reg_off[DR > 0 ? DR : 1];
+  std::uint32_t reg_at[DR > 0 ? DR : 1];
+  if constexpr (DR > 0) {
+#pragma unroll
+    for (int k = 0; k < DR; ++k) {
+      const std::uint32_t t = tid + k * kThreads;
+      reg_off[k] = t < V ? st_off[t] : 0;
+      reg_at[k] = t < V ? st_idx[t] : 0u;
+    }
+  }
   cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
   auto with_whole = [&](const BoxOrigin& at, auto&& f) { box_with_whole(p, at, f); };
   constexpr auto inside = box_inside;
@@ -463,8 +476,16 @@ __global__ void __launch_bounds__(kThreads)
     T* cur = buf_of(b);
     with_whole(at, [&](auto whole) {
       T* d0 = dst + at.dst;
-      for (std::uint32_t t = tid; t < V; t += kThreads)
-        if (inside(whole, st_cut, t, at)) d0[st_off[t]] = cur[st_idx[t]];
+      if constexpr (DR > 0) {
+#pragma unroll
+        for (int k = 0; k < DR; ++k) {
+          const std::uint32_t t = tid + k * kThreads;
+          if (t < V && inside(whole, st_cut, t, at)) d0[reg_off[k]] = cur[reg_at[k]];
+        }
+      } else {
+        for (std::uint32_t t = tid; t < V; t += kThreads)
+          if (inside(whole, st_cut, t, at)) d0[st_off[t]] = cur[st_idx[t]];
+      }
     });
   });
 }
@@ -615,11 +636,17 @@ constexpr int kPipelinedWords = kBoxPipelinedWords;
 // Threads: the block, kWordThreads or, through registers at 1-2 B, kBoxWordSmallThreads
 // (box_words_threads: a box's barriers wait for half the warps; the pipelined walk holds twice
 // the words a thread, so the same boxes take it).
-template <int E, int VS, int VD, bool Async, bool Cross = false, unsigned Threads = kWordThreads>
+// DR > 0 (box_dst_in_registers: single-element dst words through cp.async): thread tid's dst
+// entries tid + k Threads (k < DR) are read from the tables once, into registers: their dst
+// offsets and the byte offsets of their shared slots (swizzled where the box is).
+template <int E, int VS, int VD, bool Async, bool Cross = false, unsigned Threads = kWordThreads,
+          int DR = 0>
 __global__ void __launch_bounds__(Threads)
     permute_box_words_kernel(const typename Word<E>::type* __restrict__ src,
                              typename Word<E>::type* __restrict__ dst, BoxPlan p, bool swizzle) {
   static_assert(!Async || VS >= 4, "cp.async copies 4, 8 or 16 bytes");
+  static_assert(DR == 0 || (Async && VD == E && !Cross && Threads == kWordThreads),
+                "dst entries in registers: single-element dst words through cp.async");
   using T = typename Word<E>::type;
   using TS = typename Word<VS>::type;
   using TD = typename Word<VD>::type;
@@ -661,6 +688,18 @@ __global__ void __launch_bounds__(Threads)
     const std::uint32_t a = i * E;
     return decltype(swizzled)::value ? a ^ (((a >> 7) & 7u) << 4) : a;
   };
+  std::int32_t reg_off[DR > 0 ? DR : 1];  // DR > 0: this thread's dst entries (offsets, slot bytes)
+  std::uint32_t reg_at[DR > 0 ? DR : 1];
+  if constexpr (DR > 0) {
+#pragma unroll
+    for (int k = 0; k < DR; ++k) {
+      const std::uint32_t w = tid + k * Threads;
+      reg_off[k] = w < ND ? st_off[w] : 0;
+      reg_at[k] = w < ND ? (swizzle ? at_byte(std::true_type{}, st_idx[w])
+                                    : at_byte(std::false_type{}, st_idx[w]))
+                         : 0u;
+    }
+  }
   // Box `at`'s src words w0 + k Threads (k < n) into registers, then into shared memory.
   auto load = [&](auto n, std::uint32_t w0, const BoxOrigin& at, TS* v) {
     with_whole(at, [&](auto whole) {
@@ -695,6 +734,18 @@ __global__ void __launch_bounds__(Threads)
   const std::uint32_t wrap2 =
       cross && p.dims > 2 ? p.smem_stride[p.dst_order[2]] - b1 * p.smem_stride[u1] : 0u;
   auto store = [&](auto swizzled, const BoxOrigin& at, const unsigned char* from_buf) {
+    if constexpr (DR > 0) {  // the gather alone an element
+      with_whole(at, [&](auto whole) {
+        T* d0 = dst + at.dst;
+#pragma unroll
+        for (int k = 0; k < DR; ++k) {
+          const std::uint32_t w = tid + k * Threads;
+          if (w < ND && inside(whole, st_cut, w, at))
+            d0[reg_off[k]] = *reinterpret_cast<const T*>(from_buf + reg_at[k]);
+        }
+      });
+      return;
+    }
     with_whole(at, [&](auto whole) {
       T* d0 = dst + at.dst;
       for (std::uint32_t w = tid; w < ND; w += Threads)
@@ -815,6 +866,13 @@ cudaError_t launch_words(const kernels::PermuteArgs& a, const BoxPlan& box, int 
         auto run = [&](auto cross) {
           constexpr bool C = decltype(cross)::value;
           if constexpr (VS >= 4) {
+            // Single-element dst words: entries in registers (box_dst_in_registers).
+            if constexpr (VD == E && E >= kBoxDstRegistersMinBytes && !C) {
+              if (async && box_dst_in_registers(box, E, wd, BoxLoads::async, a.box_dst_registers))
+                return go(permute_box_words_kernel<E, VS, VD, true, false, kWordThreads,
+                                                   kBoxDstRegisterEntries>,
+                          kWordThreads);
+            }
             if (async) return go(permute_box_words_kernel<E, VS, VD, true, C>, kWordThreads);
           }
           // Small blocks through registers at 1-2 B (box_words_threads; only those sizes have
@@ -1190,7 +1248,9 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
       if constexpr (E < 4) {
         return cudaErrorInvalidValue;
       } else {
-        auto* k = permute_box_async_kernel<E>;
+        auto* k = box_dst_in_registers(box, E, 1, BoxLoads::async, a.box_dst_registers)
+                      ? permute_box_async_kernel<E, kBoxDstRegisterEntries>
+                      : permute_box_async_kernel<E>;
         return launch_with_smem(k, dim3(box_blocks(a, box, k, kThreads, smem)), block, smem,
                                 a.stream, static_cast<const T*>(a.src), static_cast<T*>(a.dst), box,
                                 pad);

@@ -625,6 +625,48 @@ TEST(Permute, DstWordsAcrossRows) {
   EXPECT_EQ(crossing, static_cast<int>(cases.size()));
 }
 
+// Single-element dst words through cp.async with each thread's dst entries in registers
+// (DevicePolicy::permute_box_dst_registers, box_dst_in_registers): random shapes at 2-8 B whose
+// explain says so, the word walk (src words) and the element walk (4-8 B) both drawn, each run by
+// auto and permute_tile against the reference under the default, with the tables (the policy at 0),
+// with cut edges, with the shared box swizzled (its slot bytes kept swizzled in registers) and with
+// one block an SM (many boxes a block); aligned and one element off. Plus a small case of (563, 72,
+// 217, 6) (2,1,3,0)'s kind at 4 B.
+TEST(Permute, DstEntriesInRegisters) {
+  TMAKIT_NEED_GPU(75);
+  std::vector<std::tuple<Ext, std::vector<int>, int>> cases = {{{63, 8, 21, 6}, {2, 1, 3, 0}, 4}};
+  std::mt19937 rng(20261202);
+  int per_size[9] = {}, element_walks = 0;
+  for (int tries = 0; tries < 20000; ++tries) {
+    const int e = 2 << (rng() % 3), rank = 3 + static_cast<int>(rng() % 3);
+    if (per_size[e] >= 5) continue;
+    Ext n;
+    std::int64_t volume = 1;
+    for (int k = 0; k < rank; ++k)
+      n.push_back(2 + static_cast<std::int64_t>(rng() % 40)), volume *= n.back();
+    if (volume > 300000) continue;
+    std::vector<int> p(rank);
+    std::iota(p.begin(), p.end(), 0);
+    std::shuffle(p.begin(), p.end(), rng);
+    const std::string how = explain_permute(n, p, e);
+    if (how.find("shared slots in registers") == std::string::npos) continue;
+    element_walks += how.find("in words") == std::string::npos;
+    cases.emplace_back(n, p, e);
+    ++per_size[e];
+  }
+  for (int e : {2, 4, 8}) EXPECT_GE(per_size[e], 2) << e << " B";
+  EXPECT_GE(element_walks, 2);
+  for (const auto& [n, p, e] : cases) {
+    const std::string how = explain_permute(n, p, e);
+    EXPECT_NE(how.find("shared slots in registers"), std::string::npos) << how;
+    check_under_policies(n, p, e,
+                         {"", "permute_box_dst_registers=0", "permute_box_overlap_edges=0",
+                          "permute_box_swizzle_bytes=1", "permute_box_sm_smem_bytes=1"},
+                         how);
+    if (HasFatalFailure()) return;
+  }
+}
+
 // The word walk in blocks of 128 threads (DevicePolicy::permute_box_words_small_block_max_bytes,
 // box_words_threads): random 1-2 B shapes whose explain says so, the pipelined walk (4 words a
 // thread) and the one that loads each box, then stores it, both drawn; each run by auto and

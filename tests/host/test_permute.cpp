@@ -659,6 +659,39 @@ TEST(PermuteBox, SrcWordsAcrossACutDimensionThatContinuesTheRun) {
   EXPECT_GE(fused, 4);
 }
 
+// Single-element dst words through cp.async keep each thread's dst entries in registers
+// (box_dst_in_registers, DevicePolicy::permute_box_dst_registers): (563, 72, 217, 6) (2,1,3,0) at
+// 4 B (8-byte loads, 4-byte stores) says so, not under the policy at 0, not where dst has words,
+// not at 1 B, and not for a box over kBoxDstRegisterEntries x kBoxWordThreads elements.
+TEST(PermuteExplain, DstEntriesInRegisters) {
+  const std::string on = explain_permute({563, 72, 217, 6}, {2, 1, 3, 0}, 4);
+  EXPECT_NE(on.find("loads of 8 bytes, stores of 4 bytes\nloads: by cp.async into two shared "
+                    "buffers, the next box's copies in flight while this one is stored; each "
+                    "thread's dst offsets and shared slots in registers"),
+            std::string::npos)
+      << on;
+  {
+    test::ScopedEnv off("TMAKIT_POLICY", "permute_box_dst_registers=0");
+    const std::string old = explain_permute({563, 72, 217, 6}, {2, 1, 3, 0}, 4);
+    EXPECT_EQ(old.find("in registers"), std::string::npos) << old;
+    EXPECT_NE(old.find("stores of 4 bytes"), std::string::npos) << old;
+  }
+  const std::string words = explain_permute({144, 2, 4, 37, 89, 8}, {0, 3, 2, 5, 1, 4}, 2);
+  EXPECT_EQ(words.find("in registers"), std::string::npos) << words;
+  BoxPlan plan;
+  ASSERT_TRUE(tile_box_plan({563, 72, 217, 6}, {2, 1, 3, 0}, 4, &plan));
+  EXPECT_TRUE(box_dst_in_registers(plan, 4, 1, BoxLoads::async, true));
+  EXPECT_FALSE(box_dst_in_registers(plan, 4, 1, BoxLoads::async, false));
+  EXPECT_FALSE(box_dst_in_registers(plan, 4, 2, BoxLoads::async, true));
+  EXPECT_FALSE(box_dst_in_registers(plan, 4, 1, BoxLoads::registers, true));
+  EXPECT_TRUE(box_dst_in_registers(plan, 2, 1, BoxLoads::async, true));
+  EXPECT_FALSE(box_dst_in_registers(plan, 1, 1, BoxLoads::async, true));  // from 2 B on
+  plan.volume = kBoxDstRegisterEntries * kBoxWordThreads;
+  EXPECT_TRUE(box_dst_in_registers(plan, 4, 1, BoxLoads::async, true));
+  ++plan.volume;
+  EXPECT_FALSE(box_dst_in_registers(plan, 4, 1, BoxLoads::async, true));
+}
+
 // Dst words across rows of dst's contiguous box dimension where the next dimensions continue it in
 // dst (BoxPlan::dst_runs, box_vector_elems, box_dst_words_cross_rows): (144, 2, 4, 37, 89, 8)
 // (0,3,2,5,1,4) at 2 B writes runs of 89 x 2 x 8 elements, so 16-byte stores where the 89 alone
