@@ -20,6 +20,11 @@ trained on some runs and judged on held-out ones:
   tile-fill  permute_tile's 2-D tile kernel for a transposing tile form whose 32 x 32 tiles are
              at least T percent full, its box walk below (kernels/permute/permute_tile.cu,
              permute_tile_prefers_box; DevicePolicy::permute_tile_min_fill_pct)
+  transpose-fill  a second condition for `transpose` (not shipped: the fit says whether it is worth
+             a policy field): permute_transpose where both tile sides are at least the shipped
+             thresholds (--current, required) and the two tile dimensions fill their 32-element
+             tiles at least T percent (37 x 58: 58% x 91% = 52%); one T for every size; the
+             shipped rule is T = 0
   words-block  permute_tile's word walk through registers in blocks of 256 threads at elements
              of at least T bytes, of 128 below (box_words_threads, kernels/common/permute_box.hpp;
              DevicePolicy::permute_box_words_small_block_max_bytes, T / 2; its 128-thread kernels
@@ -30,6 +35,8 @@ trained on some runs and judged on held-out ones:
     scripts/permute_rule.py --rule tma-rows --train RUN.json ... --judge RUN.json ...
     scripts/permute_rule.py --rule tile-fill --train TILE.json,BOX.json ... --judge TILE.json,BOX.json ...
     scripts/permute_rule.py --rule wide --train RUN.json ... --judge RUN.json ...
+    scripts/permute_rule.py --rule transpose-fill --current T1,T2,T4,T8,T16 --train RUN.json ...
+                            --judge RUN.json ...
     scripts/permute_rule.py --rule words-block --cli build/tmakit --train BIG.json,SMALL.json ...
                             --judge BIG.json,SMALL.json ...
 
@@ -54,6 +61,8 @@ TMAKIT_POLICY=permute_tile_min_fill_pct=0 (the 2-D tile wherever both tile dimen
 and under the default (the box walk below 90%); each tile-form case of rank 5 or less whose tiles
 are less than 90% full is a cell, its key that fill in percent (both tile dimensions' fill of
 32-element tiles, as permute_tile_prefers_box computes it).
+transpose-fill: the transpose rule's cells and runs; a cell's key is its fill in percent where both
+tile sides reach --current's threshold for its element size, else -1 (never the transposes).
 words-block: pairs of runs of the same cases, permute_tile under
 TMAKIT_POLICY=permute_box_words_small_block_max_bytes=0 (blocks of 256) and under the default; each
 case whose walk `tmakit permute --explain` (--cli) puts in blocks of 128 under the default is a
@@ -82,6 +91,7 @@ THRESHOLDS = {
     "rows": [16, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 256, 384, 512],
     "tma-rows": [64, 96, 128, 160, 192, 224, 256, 288, 320, 384, 448, 512, 640, 768, 1024, 2048],
     "tile-fill": [0, 10, 20, 30, 40, 50, 60, 70, 80, 90],
+    "transpose-fill": [0, 10, 20, 30, 40, 50, 60, 70, 80, 90],
     "words-block": [1, 2, 4],
 }
 WHAT = {  # the technique at or above T, the one below, the key, the policy field
@@ -90,6 +100,7 @@ WHAT = {  # the technique at or above T, the one below, the key, the policy fiel
     "rows": ("rows kernels", "box walk", "row", "permute_rows_min_bytes"),
     "tma-rows": ("permute_tma", "permute_tile", "row", "permute_tma_min_row_bytes"),
     "tile-fill": ("2-D tile", "box walk", "fill", "permute_tile_min_fill_pct"),
+    "transpose-fill": ("permute_transpose", "permute_tile / permute_tma", "fill", None),
     "words-block": ("blocks of 256", "blocks of 128", "element",
                     "permute_box_words_small_block_max_bytes"),
     "wide": ("permute_transpose", "box walk", "shorter side",
@@ -114,9 +125,11 @@ def split_launches(red, rperm):
     return math.prod(n for k, n in enumerate(red) if k not in keep)
 
 
-def transpose_cells(paths, wide=False):
+def transpose_cells(paths, wide=False, sides=None):
     """[(shorter side bytes, transpose GB/s, other GB/s, name)] over the runs: rank 5 or less, or
-    (wide) rank 6-8 in at most 8 launches."""
+    (wide) rank 6-8 in at most 8 launches. sides ({element bytes: threshold}): the key is instead
+    the two tile sides' fill of 32-element tiles in percent where the shorter side reaches the
+    threshold, else -1."""
     out = []
     for path in paths:
         for (e, label, ext, perm), (med, labels) in medians(path).items():
@@ -130,6 +143,10 @@ def transpose_cells(paths, wide=False):
             if (len(red) > 5) != wide or (wide and split_launches(red, rperm) > 8):
                 continue
             side = min(red[-1], red[rperm[-1]]) * int(e[1:])
+            if sides is not None:
+                a, b = red[-1], red[rperm[-1]]
+                fill = 100 * a / (-(-a // 32) * 32) * b / (-(-b // 32) * 32)
+                side = fill if side >= sides[int(e[1:])] else -1
             out.append((side, med["permute_transpose"], other,
                         f"{ext.replace('x', ',')} ({perm.replace('.', ',')}) {e[1:]} B"))
     return out
@@ -274,7 +291,9 @@ def report_held(held, t, label, what):
     print(f"held out, {label}: picked / faster {gm:.3f}, right {right} of {len(held)}")
     for r, side, tr, other, name in picks[:6]:
         if r < 1.0:
-            print(f"  {r:.2f}  {name}: {key} {side:.0f}{'%' if key == 'fill' else ' B'}, {above} "
+            at = "a side under its threshold" if side < 0 else \
+                f"{key} {side:.0f}{'%' if key == 'fill' else ' B'}"
+            print(f"  {r:.2f}  {name}: {at}, {above} "
                   f"{tr:.0f} GB/s, {below} {other:.0f}")
 
 
@@ -289,6 +308,8 @@ def main():
                          "comma-separated, or one for every size")
     args = ap.parse_args()
     current = None
+    if args.rule == "transpose-fill" and not args.current:
+        ap.error("--rule transpose-fill needs --current: the side thresholds it adds a fill to")
     if args.current:
         try:
             vals = [int(v) for v in args.current.split(",")]
@@ -299,12 +320,17 @@ def main():
                      f"not {len(vals)}")
         current = vals[0] if len(vals) == 1 else dict(zip(SIZES, vals))
     what, thresholds = WHAT[args.rule], THRESHOLDS[args.rule]
-    cells = {"transpose": transpose_cells, "rows": rows_cells, "tma-rows": tma_rows_cells,
+    if args.rule == "transpose-fill":  # the sides as shipped; the shipped fill is none (0%)
+        sides = current if isinstance(current, dict) else {e: current for e in SIZES}
+        current, args.current = 0, "0%, the sides of --current"
+    cells = {"transpose": transpose_cells,
+             "transpose-fill": lambda paths: transpose_cells(paths, sides=sides), "rows": rows_cells, "tma-rows": tma_rows_cells,
              "tile-fill": tile_fill_cells,
              "words-block": lambda pairs: words_block_cells(pairs, args.cli),
              "wide": lambda paths: transpose_cells(paths, wide=True)}[args.rule]
-    unit = "%" if args.rule == "tile-fill" else " B"
-    one_field = args.rule == "words-block"  # one value for every size: no per-size fit
+    unit = "%" if args.rule in ("tile-fill", "transpose-fill") else " B"
+    # one value for every size: no per-size fit
+    one_field = args.rule in ("words-block", "transpose-fill")
     train = cells(args.train)
     print(f"training: {len(train)} cells ({what[0]} at or above T, else {what[1]})")
     for t in thresholds:
@@ -317,7 +343,10 @@ def main():
         gm, right, _ = judge(train, current)
         print(f"current ({args.current}): picked / faster {gm:.3f}, right {right} of {len(train)}")
     if one_field:
-        print(f"policy: {what[3]}={one // 2}")
+        if what[3] is None:
+            print("policy: none (a candidate rule; no field holds it)")
+        else:
+            print(f"policy: {what[3]}={one // 2}")
         if args.judge:
             held = cells(args.judge)
             print(f"held out: {len(held)} cells")
