@@ -125,6 +125,11 @@ def split_launches(red, rperm):
     return math.prod(n for k, n in enumerate(red) if k not in keep)
 
 
+def tile_fill_pct(a, b):
+    """Two tile dimensions' fill of 32-element tiles in percent (permute_tile_prefers_box)."""
+    return 100 * a / (-(-a // 32) * 32) * b / (-(-b // 32) * 32)
+
+
 def transpose_cells(paths, wide=False, sides=None):
     """[(shorter side bytes, transpose GB/s, other GB/s, name)] over the runs: rank 5 or less, or
     (wide) rank 6-8 in at most 8 launches. sides ({element bytes: threshold}): the key is instead
@@ -144,8 +149,7 @@ def transpose_cells(paths, wide=False, sides=None):
                 continue
             side = min(red[-1], red[rperm[-1]]) * int(e[1:])
             if sides is not None:
-                a, b = red[-1], red[rperm[-1]]
-                fill = 100 * a / (-(-a // 32) * 32) * b / (-(-b // 32) * 32)
+                fill = tile_fill_pct(red[-1], red[rperm[-1]])
                 side = fill if side >= sides[int(e[1:])] else -1
             out.append((side, med["permute_transpose"], other,
                         f"{ext.replace('x', ',')} ({perm.replace('.', ',')}) {e[1:]} B"))
@@ -227,7 +231,7 @@ def tile_fill_cells(pairs):
             eb = int(e[1:])
             run = 32 if eb < 8 else 128 // eb
             cols, rows = red[-1], red[rperm[-1]]
-            fill = 100 * cols / (-(-cols // 32) * 32) * rows / (-(-rows // 32) * 32)
+            fill = tile_fill_pct(cols, rows)
             if len(red) > 5 or cols < run or rows < run or fill >= 90:
                 continue
             out.append((fill, med["permute_tile"], other,
@@ -307,7 +311,7 @@ def main():
                     help="the shipped thresholds: one per element size (1,2,4,8,16 B), "
                          "comma-separated, or one for every size")
     args = ap.parse_args()
-    current = None
+    current, current_label, sides = None, args.current, None
     if args.rule == "transpose-fill" and not args.current:
         ap.error("--rule transpose-fill needs --current: the side thresholds it adds a fill to")
     if args.current:
@@ -322,10 +326,10 @@ def main():
     what, thresholds = WHAT[args.rule], THRESHOLDS[args.rule]
     if args.rule == "transpose-fill":  # the sides as shipped; the shipped fill is none (0%)
         sides = current if isinstance(current, dict) else {e: current for e in SIZES}
-        current, args.current = 0, "0%, the sides of --current"
+        current, current_label = 0, "0%, the sides of --current"
     cells = {"transpose": transpose_cells,
-             "transpose-fill": lambda paths: transpose_cells(paths, sides=sides), "rows": rows_cells, "tma-rows": tma_rows_cells,
-             "tile-fill": tile_fill_cells,
+             "transpose-fill": lambda paths: transpose_cells(paths, sides=sides),
+             "rows": rows_cells, "tma-rows": tma_rows_cells, "tile-fill": tile_fill_cells,
              "words-block": lambda pairs: words_block_cells(pairs, args.cli),
              "wide": lambda paths: transpose_cells(paths, wide=True)}[args.rule]
     unit = "%" if args.rule in ("tile-fill", "transpose-fill") else " B"
@@ -341,7 +345,7 @@ def main():
     print(f"fit, one threshold: T = {one}{unit}")
     if current is not None:
         gm, right, _ = judge(train, current)
-        print(f"current ({args.current}): picked / faster {gm:.3f}, right {right} of {len(train)}")
+        print(f"current ({current_label}): picked / faster {gm:.3f}, right {right} of {len(train)}")
     if one_field:
         if what[3] is None:
             print("policy: none (a candidate rule; no field holds it)")
@@ -352,7 +356,7 @@ def main():
             print(f"held out: {len(held)} cells")
             report_held(held, one, f"T = {one}", what)
             if current is not None:
-                report_held(held, current, f"current ({args.current})", what)
+                report_held(held, current, f"current ({current_label})", what)
             for t in thresholds:
                 gm, right, _ = judge(held, t)
                 print(f"  T {t:4d}{unit}: picked / faster {gm:.3f}, right {right} of {len(held)}")
@@ -372,7 +376,7 @@ def main():
         report_held(held, one, f"T = {one}", what)
         report_held(held, per, "per element size", what)
         if current is not None:
-            report_held(held, current, f"current ({args.current})", what)
+            report_held(held, current, f"current ({current_label})", what)
 
 
 if __name__ == "__main__":
