@@ -410,6 +410,46 @@ __global__ void __launch_bounds__(kThreads)
   });
 }
 
+// A thread's dst entries in registers (box_dst_in_registers, the cp.async walks whose dst words
+// are single elements): entry k is dst-order element (or word) tid + k threads of the box, its dst
+// offset and its shared slot. Read from the tables once a block; a box's stores then cost the
+// gather alone. The slots are kept as 16 bits, two a register (ptxas: the word walk's 4-12 bytes
+// of spills a thread at 80 registers went away). A slot is under 2^16: the element walk keeps
+// element slots of a box of at most 3,072 elements (padded: 4,608), the word walk byte offsets
+// into a buffer of at most 3,072 x 8 bytes (static_asserts at the kernels).
+template <int DR>
+struct DstEntries {
+  std::int32_t off[DR];
+  std::uint32_t slots[(DR + 1) / 2];  // entry k's slot: bits 16 (k & 1) .. of slots[k / 2]
+  // Entries below n: off_of(w) and slot_of(w) for w = tid + k threads.
+  template <class OffOf, class SlotOf>
+  __device__ void load(unsigned tid, unsigned threads, std::uint32_t n, OffOf off_of,
+                       SlotOf slot_of) {
+#pragma unroll
+    for (int k = 0; k < DR; ++k) {
+      const std::uint32_t w = tid + k * threads;
+      off[k] = w < n ? off_of(w) : 0;
+      const std::uint32_t s = w < n ? slot_of(w) : 0u;
+      slots[k / 2] = k % 2 == 0 ? s : slots[k / 2] | s << 16;
+    }
+  }
+  __device__ std::uint32_t slot(int k) const {
+    return k % 2 == 0 ? slots[k / 2] & 0xffffu : slots[k / 2] >> 16;
+  }
+  // d0[off] = gather(slot) for each entry below n that inside(w) admits.
+  template <class T, class Gather, class Inside>
+  __device__ void store(unsigned tid, unsigned threads, std::uint32_t n, T* d0, Gather gather,
+                        Inside inside) const {
+#pragma unroll
+    for (int k = 0; k < DR; ++k) {
+      const std::uint32_t w = tid + k * threads;
+      if (w < n && inside(w)) d0[off[k]] = gather(slot(k));
+    }
+  }
+};
+template <>
+struct DstEntries<0> {};  // the tables' walk: no entries in registers
+
 // The element walk with its loads in flight across the stores (DevicePolicy::permute_box_async,
 // 4-16-byte elements): permute_box_kernel holds a box's elements in registers between its load
 // and its shared store, so a block has at most K loads a thread in flight and none while it
@@ -426,6 +466,8 @@ __global__ void __launch_bounds__(kThreads)
 // bank, as the 2-D tile's 33rd column does.
 // DR > 0 (box_dst_in_registers): thread tid's dst entries tid + k kThreads (k < DR), offsets and
 // shared slots, read from the tables once into registers, as in the word walk.
+// (71 registers with DR > 0: 3 blocks of 256 an SM. Bounded to 4 it fits 63 without spills, but
+// measured slower over the cases it takes: docs/perf-guide.md section 4.13.)
 template <int E, int DR = 0>
 __global__ void __launch_bounds__(kThreads)
     permute_box_async_kernel(const typename Word<E>::type* __restrict__ src,
@@ -447,16 +489,12 @@ __global__ void __launch_bounds__(kThreads)
                                         permute_box_async_smem, 2 * buf_bytes, tid, slot);
   const std::int32_t *ld_off = tb.ld_off, *st_off = tb.st_off;
   const std::uint16_t *st_idx = tb.st_idx, *ld_cut = tb.ld_cut, *st_cut = tb.st_cut;
-  std::int32_t reg_off[DR > 0 ? DR : 1];
-  std::uint32_t reg_at[DR > 0 ? DR : 1];
-  if constexpr (DR > 0) {
-#pragma unroll
-    for (int k = 0; k < DR; ++k) {
-      const std::uint32_t t = tid + k * kThreads;
-      reg_off[k] = t < V ? st_off[t] : 0;
-      reg_at[k] = t < V ? st_idx[t] : 0u;
-    }
-  }
+  static_assert(DR * kThreads * 3 / 2 < 65536, "DstEntries: element slots (padded) under 2^16");
+  DstEntries<DR> reg;
+  if constexpr (DR > 0)
+    reg.load(
+        tid, kThreads, V, [&](std::uint32_t t) { return st_off[t]; },
+        [&](std::uint32_t t) { return std::uint32_t{st_idx[t]}; });
   cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
   auto with_whole = [&](const BoxOrigin& at, auto&& f) { box_with_whole(p, at, f); };
   constexpr auto inside = box_inside;
@@ -477,11 +515,9 @@ __global__ void __launch_bounds__(kThreads)
     with_whole(at, [&](auto whole) {
       T* d0 = dst + at.dst;
       if constexpr (DR > 0) {
-#pragma unroll
-        for (int k = 0; k < DR; ++k) {
-          const std::uint32_t t = tid + k * kThreads;
-          if (t < V && inside(whole, st_cut, t, at)) d0[reg_off[k]] = cur[reg_at[k]];
-        }
+        reg.store(
+            tid, kThreads, V, d0, [&](std::uint32_t s) { return cur[s]; },
+            [&](std::uint32_t t) { return inside(whole, st_cut, t, at); });
       } else {
         for (std::uint32_t t = tid; t < V; t += kThreads)
           if (inside(whole, st_cut, t, at)) d0[st_off[t]] = cur[st_idx[t]];
@@ -688,18 +724,15 @@ __global__ void __launch_bounds__(Threads)
     const std::uint32_t a = i * E;
     return decltype(swizzled)::value ? a ^ (((a >> 7) & 7u) << 4) : a;
   };
-  std::int32_t reg_off[DR > 0 ? DR : 1];  // DR > 0: this thread's dst entries (offsets, slot bytes)
-  std::uint32_t reg_at[DR > 0 ? DR : 1];
-  if constexpr (DR > 0) {
-#pragma unroll
-    for (int k = 0; k < DR; ++k) {
-      const std::uint32_t w = tid + k * Threads;
-      reg_off[k] = w < ND ? st_off[w] : 0;
-      reg_at[k] = w < ND ? (swizzle ? at_byte(std::true_type{}, st_idx[w])
-                                    : at_byte(std::false_type{}, st_idx[w]))
-                         : 0u;
-    }
-  }
+  static_assert(DR * Threads * E < 65536, "DstEntries: slot bytes under 2^16");
+  DstEntries<DR> reg;  // DR > 0: this thread's dst entries (offsets, slot bytes)
+  if constexpr (DR > 0)
+    reg.load(
+        tid, Threads, ND, [&](std::uint32_t w) { return st_off[w]; },
+        [&](std::uint32_t w) {
+          return swizzle ? at_byte(std::true_type{}, st_idx[w])
+                         : at_byte(std::false_type{}, st_idx[w]);
+        });
   // Box `at`'s src words w0 + k Threads (k < n) into registers, then into shared memory.
   auto load = [&](auto n, std::uint32_t w0, const BoxOrigin& at, TS* v) {
     with_whole(at, [&](auto whole) {
@@ -736,13 +769,10 @@ __global__ void __launch_bounds__(Threads)
   auto store = [&](auto swizzled, const BoxOrigin& at, const unsigned char* from_buf) {
     if constexpr (DR > 0) {  // the gather alone an element
       with_whole(at, [&](auto whole) {
-        T* d0 = dst + at.dst;
-#pragma unroll
-        for (int k = 0; k < DR; ++k) {
-          const std::uint32_t w = tid + k * Threads;
-          if (w < ND && inside(whole, st_cut, w, at))
-            d0[reg_off[k]] = *reinterpret_cast<const T*>(from_buf + reg_at[k]);
-        }
+        reg.store(
+            tid, Threads, ND, dst + at.dst,
+            [&](std::uint32_t b) { return *reinterpret_cast<const T*>(from_buf + b); },
+            [&](std::uint32_t w) { return inside(whole, st_cut, w, at); });
       });
       return;
     }
