@@ -53,6 +53,10 @@ inline constexpr std::int64_t kBoxTargetElems = 2048;
 // The least-waste rule (make_box_plan, DevicePolicy::permute_box_least_waste) takes another box
 // where it copies at least this many fewer elements per element of the tensor (1%).
 inline constexpr double kBoxLeastWasteGain = 0.01;
+// Src words across a cut dimension that continues src's run (make_box_plan's chunks of it,
+// box_vector_elems' words) from elements of this many bytes on: 1-byte boxes without them take the
+// registers' walk, which 1-byte words across a cut dimension lost to (docs/perf-guide.md 4.13).
+inline constexpr int kBoxSrcCutWordsMinBytes = 2;
 
 // Each side's run, in elements: 32 (64 bytes at 2-byte elements), at least 128 bytes from 8-byte
 // elements on.
@@ -228,11 +232,11 @@ inline bool make_box_plan(const PermuteDims& dims, int elem_bytes, std::int64_t 
     }
     // Src's contiguous dimension whole and the next one continuing it cut: chunks of that one
     // whose runs (the whole dimension times the chunk) are whole words where the extent's are
-    // (box_vector_elems' src words across a cut dimension; from 2-byte elements on).
+    // (box_vector_elems' src words across a cut dimension; from kBoxSrcCutWordsMinBytes on).
     {
       const int d0 = by_src[0], d1 = nd > 1 ? by_src[1] : -1;
-      if (elem_bytes >= 2 && d1 >= 0 && all[d0].ss == 1 && b[d0] == all[d0].n &&
-          all[d1].ss == all[d0].n && b[d1] > 0 && b[d1] < all[d1].n) {
+      if (elem_bytes >= kBoxSrcCutWordsMinBytes && d1 >= 0 && all[d0].ss == 1 &&
+          b[d0] == all[d0].n && all[d1].ss == all[d0].n && b[d1] > 0 && b[d1] < all[d1].n) {
         const std::int64_t w = word_elems(all[d0].n * all[d1].n, elem_bytes);
         std::int64_t g = 1;  // the power of two that w and the whole dimension share
         while (g < w && all[d0].n % (2 * g) == 0) g *= 2;
@@ -540,9 +544,8 @@ inline int box_vector_elems_with(const BoxPlan& p, bool src_side, int elem_bytes
     // overlapping or cut-short last one included, then starts and ends on a word).
     // A whole 5 and chunks of 8 of the 128 that continues it, at 4 B: runs of 40 elements,
     // words of 4 where the 5 alone allowed none (make_box_plan cuts such a dimension so). From
-    // 2 bytes on: 1-byte boxes without them take the registers' walk, which 1-byte words across
-    // a cut dimension lost to (0.67-1.27x, 0.93x over six cases; docs/perf-guide.md 4.13).
-    if (elem_bytes >= 2 && run_dims < p.dims && inner[run_dims] == run &&
+    // kBoxSrcCutWordsMinBytes on.
+    if (elem_bytes >= kBoxSrcCutWordsMinBytes && run_dims < p.dims && inner[run_dims] == run &&
         p.box[run_dims] < p.full[run_dims]) {
       w = std::min(word_elems(run * p.box[run_dims], elem_bytes),
                    word_elems(run * p.full[run_dims], elem_bytes));

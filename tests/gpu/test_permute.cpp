@@ -54,6 +54,22 @@ Ext aligned_extents(int rank, int e) {
   return Ext(all.begin(), all.begin() + rank);
 }
 
+// A random shape of `rank` dimensions for the tests that draw until explain says a walk is taken:
+// extents 2..max_extent + 1 and a shuffled permutation, or false (nothing more drawn) where the
+// volume exceeds max_volume elements.
+bool draw_shape(std::mt19937& rng, int rank, int max_extent, std::int64_t max_volume, Ext* n,
+                std::vector<int>* p) {
+  n->clear();
+  std::int64_t volume = 1;
+  for (int k = 0; k < rank; ++k)
+    n->push_back(2 + static_cast<std::int64_t>(rng() % max_extent)), volume *= n->back();
+  if (volume > max_volume) return false;
+  p->resize(rank);
+  std::iota(p->begin(), p->end(), 0);
+  std::shuffle(p->begin(), p->end(), rng);
+  return true;
+}
+
 // `auto` and permute_tile on (n, p) at e bytes under each TMAKIT_POLICY, with operands aligned and
 // one element off, against the reference; `how` (its explain) goes with a failure.
 void check_under_policies(const Ext& n, const std::vector<int>& p, int e,
@@ -600,13 +616,8 @@ TEST(Permute, DstWordsAcrossRows) {
     const int e = 2 << (rng() % 3), rank = 3 + static_cast<int>(rng() % 3);
     if (per_size[e] >= 5) continue;
     Ext n;
-    std::int64_t volume = 1;
-    for (int k = 0; k < rank; ++k)
-      n.push_back(2 + static_cast<std::int64_t>(rng() % 30)), volume *= n.back();
-    if (volume > 300000) continue;
-    std::vector<int> p(rank);
-    std::iota(p.begin(), p.end(), 0);
-    std::shuffle(p.begin(), p.end(), rng);
+    std::vector<int> p;
+    if (!draw_shape(rng, rank, 30, 300000, &n, &p)) continue;
     if (explain_permute(n, p, e).find("across dst rows") == std::string::npos) continue;
     cases.emplace_back(n, p, e);
     ++per_size[e];
@@ -641,13 +652,8 @@ TEST(Permute, DstEntriesInRegisters) {
     const int e = 2 << (rng() % 3), rank = 3 + static_cast<int>(rng() % 3);
     if (per_size[e] >= 5) continue;
     Ext n;
-    std::int64_t volume = 1;
-    for (int k = 0; k < rank; ++k)
-      n.push_back(2 + static_cast<std::int64_t>(rng() % 40)), volume *= n.back();
-    if (volume > 300000) continue;
-    std::vector<int> p(rank);
-    std::iota(p.begin(), p.end(), 0);
-    std::shuffle(p.begin(), p.end(), rng);
+    std::vector<int> p;
+    if (!draw_shape(rng, rank, 40, 300000, &n, &p)) continue;
     const std::string how = explain_permute(n, p, e);
     if (how.find("shared slots in registers") == std::string::npos) continue;
     element_walks += how.find("in words") == std::string::npos;
@@ -681,13 +687,8 @@ TEST(Permute, WordWalkInSmallBlocks) {
   for (int tries = 0; tries < 20000 && (pipelined < 6 || each_box < 6); ++tries) {
     const int e = 1 + static_cast<int>(rng() % 2), rank = 3 + static_cast<int>(rng() % 3);
     Ext n;
-    std::int64_t volume = 1;
-    for (int k = 0; k < rank; ++k)
-      n.push_back(2 + static_cast<std::int64_t>(rng() % 40)), volume *= n.back();
-    if (volume > 400000) continue;
-    std::vector<int> p(rank);
-    std::iota(p.begin(), p.end(), 0);
-    std::shuffle(p.begin(), p.end(), rng);
+    std::vector<int> p;
+    if (!draw_shape(rng, rank, 40, 400000, &n, &p)) continue;
     const std::string how = explain_permute(n, p, e);
     const bool pipe = how.find("in flight (registers) while this one is stored; blocks of 128") !=
                       std::string::npos;
