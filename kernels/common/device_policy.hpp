@@ -150,6 +150,10 @@ struct DevicePolicy {
   // after box k's barrier, which also frees their buffer; 2: issued before it, a second barrier
   // after box k's stores freeing the buffer.
   int permute_box_async_barriers = 1;
+  // permute_tile's box walks through cp.async: a block's first box copied as its src table
+  // entries are made, so the copies are in flight while the dst table is built, instead of
+  // after both tables and the block's barrier.
+  bool permute_box_first_copies_early = true;
   // permute_tile's box walks: the last chunk of a cut dimension moved back to overlap the one
   // before it (those elements copied twice), so every box is whole (set_box_edges),
   // instead of cut short with coordinate checks.

@@ -98,6 +98,7 @@ struct BoxPlan {
   bool pipeline = true;     // the word walk: the next box's loads before this box's stores
   bool row_tables = true;   // tables built from row tables (permute_tile.cu, build_box_entries)
   bool one_barrier = true;  // the cp.async walks: one barrier a box (permute_tile.cu)
+  bool first_early = true;  // the cp.async walks: the first box copied as the src table is made
   bool src_runs = true;     // src words across whole dimensions that continue dim 0, and a cut one
                             // that ends such a run (box_vector_elems; host only)
   bool dst_runs = true;     // dst words across rows of dst_order[0] (box_vector_elems)

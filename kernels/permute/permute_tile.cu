@@ -302,15 +302,16 @@ __device__ __forceinline__ void build_box_entries(const BoxPlan& p, unsigned cha
 // The element walks' shared tables, built once per block at `at_bytes` (build_box_entries, its
 // row tables in `buf` or after the tables): for box element t, the src offset and cut coordinates
 // of the src-order element t, and the dst offset, shared slot (slot(i) of its src-order index i)
-// and cut coordinates of the dst-order element t.
+// and cut coordinates of the dst-order element t. on_src(t, offset, cuts) is called with each
+// src entry as it is made (the cp.async walk's first box, FirstBox).
 struct BoxTables {
   std::int32_t *ld_off, *st_off;
   std::uint16_t *st_idx, *ld_cut, *st_cut;
 };
-template <class Slot>
+template <class Slot, class OnSrc>
 __device__ __forceinline__ BoxTables build_box_tables(const BoxPlan& p, unsigned char* at_bytes,
                                                       unsigned char* buf, std::uint32_t buf_bytes,
-                                                      unsigned tid, Slot slot) {
+                                                      unsigned tid, Slot slot, OnSrc on_src) {
   const std::uint32_t V = p.volume;
   BoxTables b;
   b.ld_off = reinterpret_cast<std::int32_t*>(at_bytes);
@@ -323,6 +324,7 @@ __device__ __forceinline__ BoxTables build_box_tables(const BoxPlan& p, unsigned
       [&](std::uint32_t t, std::int32_t off, std::uint32_t cuts) {
         b.ld_off[t] = off;
         b.ld_cut[t] = static_cast<std::uint16_t>(cuts);
+        on_src(t, off, cuts);
       },
       [&](std::uint32_t t, std::int32_t off, std::uint32_t at, std::uint32_t cuts) {
         b.st_off[t] = off;
@@ -330,6 +332,47 @@ __device__ __forceinline__ BoxTables build_box_tables(const BoxPlan& p, unsigned
         b.st_cut[t] = static_cast<std::uint16_t>(cuts);
       });
   return b;
+}
+
+// The cp.async walks' first box copied while the tables are built (BoxPlan::first_early): a
+// block's tables take a decode an entry and its barrier before any box is loaded, and where a
+// block walks few boxes (a small tensor: two or three) DRAM idles meanwhile (Nsight Compute,
+// docs/perf-guide.md section 4.13). So box blockIdx.x's origin is decoded before the tables, and
+// each src entry's copy into buffer 0 is issued as the entry is made: the copies are in flight
+// while the dst entries are built. The row tables (build_box_entries) then must not sit in
+// buffer 0: they go to buffer 1 (free until box 1 is issued, after the tables' barrier) where
+// they fit, or after the tables where two buffers could not hold them either
+// (box_row_tables_extra_bytes, as the launchers size it). Between the two they span both
+// buffers, and the first box waits for the walk as before.
+struct FirstBox {
+  bool early = false;
+  bool whole = true;
+  BoxOrigin at;
+  unsigned char* rows_buf;  // build_box_entries' buf and buf_bytes
+  std::uint32_t rows_buf_bytes;
+  // Whether the src entry with cut coordinates `cuts` is inside box `at`.
+  __device__ bool inside(std::uint32_t cuts) const {
+    return whole || ((cuts & 255u) < at.lim0 && (cuts >> 8) < at.lim1);
+  }
+};
+// bufs: the two buffers of buf_bytes each; src_step, dst_step: the tables' steps.
+__device__ __forceinline__ FirstBox first_box(const BoxPlan& p, unsigned char* bufs,
+                                              std::uint32_t buf_bytes, std::uint32_t src_step,
+                                              std::uint32_t dst_step) {
+  FirstBox f;
+  f.rows_buf = bufs;
+  f.rows_buf_bytes = 2 * buf_bytes;
+  const std::uint32_t need = box_row_tables_bytes(p, src_step, dst_step);
+  if (!p.first_early || blockIdx.x >= p.boxes || (need > buf_bytes && need <= 2 * buf_bytes))
+    return f;
+  f.early = true;
+  f.at = box_origin(p, blockIdx.x);
+  f.whole = box_is_whole(p, f.at);
+  if (need <= buf_bytes) {
+    f.rows_buf = bufs + buf_bytes;
+    f.rows_buf_bytes = buf_bytes;
+  }
+  return f;
 }
 
 // f(std::true_type) for a whole box (no cut dimension at its edge: the walks skip the coordinate
@@ -369,8 +412,9 @@ __global__ void __launch_bounds__(kThreads)
   T* buf = reinterpret_cast<T*>(permute_box_smem);
   const unsigned tid = threadIdx.y * kSide + threadIdx.x;
   const std::uint32_t buf_bytes = box_elems_buf_bytes(V, E);
-  const BoxTables tb = build_box_tables(p, permute_box_smem + buf_bytes, permute_box_smem,
-                                        buf_bytes, tid, [](std::uint32_t t) { return t; });
+  const BoxTables tb = build_box_tables(
+      p, permute_box_smem + buf_bytes, permute_box_smem, buf_bytes, tid,
+      [](std::uint32_t t) { return t; }, [](std::uint32_t, std::int32_t, std::uint32_t) {});
   const std::int32_t *ld_off = tb.ld_off, *st_off = tb.st_off;
   const std::uint16_t *st_idx = tb.st_idx, *ld_cut = tb.ld_cut, *st_cut = tb.st_cut;
   for_each_box(p, p.origin_once, [&](const BoxOrigin& at) {
@@ -485,8 +529,17 @@ __global__ void __launch_bounds__(kThreads)
     return reinterpret_cast<T*>(permute_box_async_smem + (k & 1) * buf_bytes);
   };
   const unsigned tid = threadIdx.y * kSide + threadIdx.x;
-  const BoxTables tb = build_box_tables(p, permute_box_async_smem + 2 * buf_bytes,
-                                        permute_box_async_smem, 2 * buf_bytes, tid, slot);
+  cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
+  const FirstBox first = first_box(p, permute_box_async_smem, buf_bytes, 1, 1);
+  if (first.early) pipe.producer_acquire();
+  const BoxTables tb = build_box_tables(
+      p, permute_box_async_smem + 2 * buf_bytes, first.rows_buf, first.rows_buf_bytes, tid, slot,
+      [&](std::uint32_t t, std::int32_t off, std::uint32_t cuts) {
+        if (first.early && first.inside(cuts))
+          cuda::memcpy_async(buf_of(0) + slot(t), src + first.at.src + off,
+                             cuda::aligned_size_t<E>(E), pipe);
+      });
+  if (first.early) pipe.producer_commit();
   const std::int32_t *ld_off = tb.ld_off, *st_off = tb.st_off;
   const std::uint16_t *st_idx = tb.st_idx, *ld_cut = tb.ld_cut, *st_cut = tb.st_cut;
   static_assert(DR * kThreads * 3 / 2 < 65536, "DstEntries: element slots (padded) under 2^16");
@@ -495,7 +548,6 @@ __global__ void __launch_bounds__(kThreads)
     reg.load(
         tid, kThreads, V, [&](std::uint32_t t) { return st_off[t]; },
         [&](std::uint32_t t) { return std::uint32_t{st_idx[t]}; });
-  cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
   auto with_whole = [&](const BoxOrigin& at, auto&& f) { box_with_whole(p, at, f); };
   constexpr auto inside = box_inside;
   // This thread's elements of box `at` into buffer b: one commit group (empty when it has none).
@@ -510,7 +562,7 @@ __global__ void __launch_bounds__(kThreads)
     });
     pipe.producer_commit();
   };
-  for_each_box_async(p, pipe, issue, [&](const BoxOrigin& at, unsigned b) {
+  for_each_box_async(p, pipe, first.early, issue, [&](const BoxOrigin& at, unsigned b) {
     T* cur = buf_of(b);
     with_whole(at, [&](auto whole) {
       T* d0 = dst + at.dst;
@@ -700,22 +752,6 @@ __global__ void __launch_bounds__(Threads)
   std::uint16_t* st_cut = ld_cut + NS;
   const std::uint32_t step = p.smem_stride[p.dst_order[0]];
   const unsigned tid = threadIdx.x;
-  build_box_entries(
-      p, permute_box_words_smem, (Async ? 2 : 1) * buf_bytes,
-      reinterpret_cast<unsigned char*>(ld_off) + box_words_tables_bytes(NS, ND), tid, Threads, NS,
-      WS, ND, WD,
-      [&](std::uint32_t w, std::int32_t off, std::uint32_t cuts) {
-        ld_off[w] = off;
-        ld_cut[w] = static_cast<std::uint16_t>(cuts);
-      },
-      [&](std::uint32_t w, std::int32_t off, std::uint32_t at, std::uint32_t cuts) {
-        st_off[w] = off;
-        st_idx[w] = static_cast<std::uint16_t>(at);
-        st_cut[w] = static_cast<std::uint16_t>(cuts);
-      });
-  // A word is inside the tensor exactly when its first element is (box_vector_elems).
-  auto with_whole = [&](const BoxOrigin& at, auto&& f) { box_with_whole(p, at, f); };
-  constexpr auto inside = box_inside;
   // Byte offset of box element i in shared memory. Swizzled: the 16-byte chunks of each 128-byte
   // row XORed with the row's index (mod 8), so dst words whose first elements lie a multiple of
   // 128 bytes apart (consecutive threads on the store side) start in different banks instead of
@@ -724,6 +760,34 @@ __global__ void __launch_bounds__(Threads)
     const std::uint32_t a = i * E;
     return decltype(swizzled)::value ? a ^ (((a >> 7) & 7u) << 4) : a;
   };
+  // Async: the first box's src words copied as their entries are made (FirstBox).
+  cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
+  const FirstBox first = Async ? first_box(p, buf, buf_bytes, WS, WD)
+                               : FirstBox{false, true, BoxOrigin{}, buf, buf_bytes};
+  if (first.early) pipe.producer_acquire();
+  build_box_entries(
+      p, first.rows_buf, first.rows_buf_bytes,
+      reinterpret_cast<unsigned char*>(ld_off) + box_words_tables_bytes(NS, ND), tid, Threads, NS,
+      WS, ND, WD,
+      [&](std::uint32_t w, std::int32_t off, std::uint32_t cuts) {
+        ld_off[w] = off;
+        ld_cut[w] = static_cast<std::uint16_t>(cuts);
+        if constexpr (Async) {
+          if (first.early && first.inside(cuts))
+            cuda::memcpy_async(buf + (swizzle ? at_byte(std::true_type{}, w * WS)
+                                              : at_byte(std::false_type{}, w * WS)),
+                               src + first.at.src + off, cuda::aligned_size_t<VS>(VS), pipe);
+        }
+      },
+      [&](std::uint32_t w, std::int32_t off, std::uint32_t at, std::uint32_t cuts) {
+        st_off[w] = off;
+        st_idx[w] = static_cast<std::uint16_t>(at);
+        st_cut[w] = static_cast<std::uint16_t>(cuts);
+      });
+  if (first.early) pipe.producer_commit();
+  // A word is inside the tensor exactly when its first element is (box_vector_elems).
+  auto with_whole = [&](const BoxOrigin& at, auto&& f) { box_with_whole(p, at, f); };
+  constexpr auto inside = box_inside;
   static_assert(DR * Threads * E < 65536, "DstEntries: slot bytes under 2^16");
   DstEntries<DR> reg;  // DR > 0: this thread's dst entries (offsets, slot bytes)
   if constexpr (DR > 0)
@@ -845,7 +909,6 @@ __global__ void __launch_bounds__(Threads)
   };
   // The walk through cp.async: src words straight into shared memory, two buffers.
   auto walk_async = [&](auto swizzled) {
-    cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
     // This thread's src words of box `at` into buffer b: one commit group (maybe empty).
     auto issue = [&](const BoxOrigin& at, unsigned b) {
       unsigned char* into = buf + b * buf_bytes;
@@ -859,7 +922,7 @@ __global__ void __launch_bounds__(Threads)
       });
       pipe.producer_commit();
     };
-    for_each_box_async(p, pipe, issue, [&](const BoxOrigin& at, unsigned b) {
+    for_each_box_async(p, pipe, first.early, issue, [&](const BoxOrigin& at, unsigned b) {
       store(swizzled, at, buf + b * buf_bytes);
     });
   };
@@ -1240,6 +1303,7 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
     b->pipeline = a.box_pipeline;
     b->row_tables = a.box_row_tables;
     b->one_barrier = a.box_async_barriers == 1;
+    b->first_early = a.box_first_early;
     b->src_runs = a.box_src_runs;
     b->dst_runs = a.box_dst_runs;
     set_box_edges(b, a.box_overlap_edges);

@@ -88,14 +88,17 @@ __device__ __forceinline__ void for_each_box_ahead(const BoxPlan& p, bool one_wa
 // says every thread is past box k - 1's stores, so box k + 1's copies are issued after it into
 // the buffer box k - 1 left. Else two: box k + 1's copies issued first (the other buffer was
 // freed by box k - 1's closing barrier), a barrier once box k's landed, and one after its stores.
+// first_issued: the block's first box (box blockIdx.x, buffer 0) was issued before the walk, as
+// one commit group (box_first_origin).
 template <class Issue, class Store>
 __device__ __forceinline__ void for_each_box_async(const BoxPlan& p,
                                                    cuda::pipeline<cuda::thread_scope_thread>& pipe,
-                                                   Issue&& issue, Store&& store) {
+                                                   bool first_issued, Issue&& issue,
+                                                   Store&& store) {
   unsigned k = 0;
   for_each_box_ahead(p, p.origin_once,
                      [&](const BoxOrigin& at, bool has_next, const BoxOrigin& next) {
-                       if (k == 0) issue(at, 0u);
+                       if (k == 0 && !first_issued) issue(at, 0u);
                        if (p.one_barrier) {
                          cuda::pipeline_consumer_wait_prior<0>(pipe);
                          __syncthreads();

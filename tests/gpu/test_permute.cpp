@@ -477,7 +477,9 @@ TEST(Permute, BoxWalkManyBoxesPerBlock) {
   // that frees it, which only many boxes a block exercise).
   // And with the edge boxes cut short instead of overlapping the chunk before them
   // (permute_box_overlap_edges=0: the walks' coordinate checks). And the registers' walk at every
-  // size (permute_box_registers_min_bytes=1), both ways.
+  // size (permute_box_registers_min_bytes=1), both ways. And the cp.async walks' first box copied
+  // after the tables (permute_box_first_copies_early=0; the default copies it while they are
+  // built), edge boxes cut short both ways.
   for (const char* policy : {"permute_tile_min_fill_pct=90,permute_box_target_elems=64",
                              "permute_tile_min_fill_pct=90,permute_box_target_elems=64,"
                              "permute_box_async_barriers=2",
@@ -486,7 +488,11 @@ TEST(Permute, BoxWalkManyBoxesPerBlock) {
                              "permute_tile_min_fill_pct=90,permute_box_target_elems=64,"
                              "permute_box_registers_min_bytes=1",
                              "permute_tile_min_fill_pct=90,permute_box_target_elems=64,"
-                             "permute_box_registers_min_bytes=1,permute_box_overlap_edges=0"}) {
+                             "permute_box_registers_min_bytes=1,permute_box_overlap_edges=0",
+                             "permute_tile_min_fill_pct=90,permute_box_target_elems=64,"
+                             "permute_box_first_copies_early=0",
+                             "permute_tile_min_fill_pct=90,permute_box_target_elems=64,"
+                             "permute_box_first_copies_early=0,permute_box_overlap_edges=0"}) {
     test::ScopedEnv small("TMAKIT_POLICY", policy);
     for (const Case& c : cases)
       for (int e : c.elem_bytes) {
@@ -500,7 +506,7 @@ TEST(Permute, BoxWalkManyBoxesPerBlock) {
         ++runs;
       }
   }
-  EXPECT_EQ(runs, 7 * 14 + 5);
+  EXPECT_EQ(runs, 9 * 14 + 5);
   // (37, 19, 45, 67) at 1 B (registers), 4 and 8 B (cp.async), every 34; (37, 19, 45, 64) at 16 B
   // (registers, every 22; the 67's 16-byte box gathers 17 apart, odd).
   EXPECT_EQ(padded, 4);
