@@ -17,8 +17,8 @@
 #                    held-out cells (default 300); 0 skips that survey
 #   --limit S        seconds each survey may take (default 0: no limit); a survey stopped at
 #                    its limit leaves the rows it finished (tuning_table.py reads a cut JSON)
-#   --train-dist D   the training surveys' distribution: train (default), domain, channels or
-#                    permute (host/cli/shapes.hpp)
+#   --train-dist D   the training surveys' distribution: train (default), domain, channels,
+#                    channels_aligned or permute (host/cli/shapes.hpp)
 #   --heldout-dist D the held-out survey's distribution: heldout (default), or a training one
 #                    (channels, domain, permute) drawn at a seed no training run used, to judge
 #                    a table on that class

@@ -252,19 +252,26 @@ std::vector<SurveyCell> decider_survey_cells(const std::string& dist, int count,
     }
     return out;
   }
-  if (dist == "channels") {
+  if (dist == "channels" || dist == "channels_aligned") {
     // Batches of matrices with one short side: a layout change of activations (NCHW <-> NHWC,
     // NCDHW -> NDHWC: batch x channels x spatial) is a batch of 2-64 transposes of C x HW or
     // HW x C, C log-uniform in 3-512, HW whatever the bytes leave (at least C). No other
-    // distribution has a batch of skinny matrices.
+    // distribution has a batch of skinny matrices. channels_aligned: C and HW rounded up to
+    // whole 16 bytes, as a network's channel counts and spatial sizes mostly are (64 x 3136 at
+    // 2 B): the only cells of this class the TMA techniques can run (their rows must be whole 16
+    // bytes), which "channels" draws once in 16 / E at best.
+    const bool aligned = dist == "channels_aligned";
     std::vector<SurveyCell> out;
     while (static_cast<int>(out.size()) < count) {
       const int e = kElems[rng() % 5];
       const double elems = log_uniform(1024.0 * 1024, 1024.0 * 1024 * 1024) / e;
       Shape s{"batched", 1, 0, 0};
       s.batch = static_cast<std::int64_t>(log_uniform(2, 65));
-      const auto c = static_cast<std::int64_t>(log_uniform(3, 513));
-      const auto hw = std::max<std::int64_t>(c, static_cast<std::int64_t>(elems / (s.batch * c)));
+      const std::int64_t m = aligned ? std::max(1, 16 / e) : 1;  // elements of 16 bytes
+      const std::int64_t c = (static_cast<std::int64_t>(log_uniform(3, 513)) + m - 1) / m * m;
+      const auto hw =
+          (std::max<std::int64_t>(c, static_cast<std::int64_t>(elems / (s.batch * c))) + m - 1) /
+          m * m;
       const bool c_rows = rng() % 2;  // NCHW -> NHWC: each image is C x HW, read along HW
       s.rows = c_rows ? c : hw;
       s.cols = c_rows ? hw : c;

@@ -52,6 +52,8 @@ std::vector<SurveyCell> survey_cells(int count, unsigned seed,
 //    judged on a held-out seed the tables have not seen.
 //  - "channels": training data for batches of skinny matrices (activation layout changes:
 //    batches of 2-64 of C x HW or HW x C, C log-uniform in 3-512, 1 MB to 1 GB).
+//  - "channels_aligned": the same with C and HW rounded up to whole 16 bytes (a network's
+//    channel counts and spatial sizes): the cells of that class the TMA techniques can run.
 //  - "permute": the transposes that permutations reduce to (permute() runs them through
 //    transpose()'s decider): random permutations drawn as random_permutations() draws them, 1-256
 //    MB, each kept where it reduces to a transpose of dense operands (rows x cols in a batch, at

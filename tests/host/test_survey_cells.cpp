@@ -45,8 +45,31 @@ TEST(SurveyCells, ChannelsAreBatchesOfMatricesWithOneShortSide) {
   for (int e : {1, 2, 4, 8, 16}) EXPECT_GT(std::count(sizes.begin(), sizes.end(), e), 40) << e;
 }
 
+// channels_aligned: the same class, both sides whole 16 bytes at every element size.
+TEST(SurveyCells, AlignedChannelsHaveRowsOfWholeSixteenBytes) {
+  const std::vector<SurveyCell> cells = decider_survey_cells("channels_aligned", 400, 7);
+  ASSERT_EQ(cells.size(), 400u);
+  int short_under_128 = 0;
+  for (const SurveyCell& c : cells) {
+    const Shape& s = c.shape;
+    SCOPED_TRACE(std::to_string(c.elem_bytes) + " B " + s.name());
+    EXPECT_GE(s.batch, 2);
+    EXPECT_LE(s.batch, 64);
+    EXPECT_EQ(s.rows * c.elem_bytes % 16, 0);
+    EXPECT_EQ(s.cols * c.elem_bytes % 16, 0);
+    const std::int64_t short_side = std::min(s.rows, s.cols);
+    EXPECT_GE(short_side, 3);
+    EXPECT_LE(short_side, 512);
+    EXPECT_LE(static_cast<double>(s.batch * s.rows * s.cols * c.elem_bytes),
+              1.1 * 1024 * 1024 * 1024);  // HW rounds up by less than 16 bytes a row
+    short_under_128 += short_side < 128;
+  }
+  EXPECT_GT(short_under_128, 100);  // log-uniform C: the short channel counts are common
+}
+
 TEST(SurveyCells, ADistributionAndSeedGiveTheSameCells) {
-  for (const char* dist : {"train", "domain", "channels", "permute", "heldout"}) {
+  for (const char* dist :
+       {"train", "domain", "channels", "channels_aligned", "permute", "heldout"}) {
     SCOPED_TRACE(dist);
     EXPECT_EQ(key(decider_survey_cells(dist, 50, 101)), key(decider_survey_cells(dist, 50, 101)));
     EXPECT_NE(key(decider_survey_cells(dist, 50, 101)), key(decider_survey_cells(dist, 50, 102)));
