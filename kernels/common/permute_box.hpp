@@ -57,6 +57,10 @@ inline constexpr double kBoxLeastWasteGain = 0.01;
 // box_vector_elems' words) from elements of this many bytes on: 1-byte boxes without them take the
 // registers' walk, which 1-byte words across a cut dimension lost to (docs/perf-guide.md 4.13).
 inline constexpr int kBoxSrcCutWordsMinBytes = 2;
+// The cp.async walks copy a block's first box while its tables are built
+// (DevicePolicy::permute_box_first_copies_early) from elements of this many bytes on: the 1-2-byte
+// word walks ran slower with it, the 4-8-byte ones faster (docs/perf-guide.md 4.13).
+inline constexpr int kBoxFirstCopiesMinBytes = 4;
 
 // Each side's run, in elements: 32 (64 bytes at 2-byte elements), at least 128 bytes from 8-byte
 // elements on.
@@ -99,6 +103,7 @@ struct BoxPlan {
   bool row_tables = true;   // tables built from row tables (permute_tile.cu, build_box_entries)
   bool one_barrier = true;  // the cp.async walks: one barrier a box (permute_tile.cu)
   bool first_early = true;  // the cp.async walks: the first box copied as the src table is made
+                            // (kBoxFirstCopiesMinBytes)
   bool src_runs = true;     // src words across whole dimensions that continue dim 0, and a cut one
                             // that ends such a run (box_vector_elems; host only)
   bool dst_runs = true;     // dst words across rows of dst_order[0] (box_vector_elems)

@@ -1303,7 +1303,7 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
     b->pipeline = a.box_pipeline;
     b->row_tables = a.box_row_tables;
     b->one_barrier = a.box_async_barriers == 1;
-    b->first_early = a.box_first_early;
+    b->first_early = a.box_first_early && a.elem_bytes >= kBoxFirstCopiesMinBytes;
     b->src_runs = a.box_src_runs;
     b->dst_runs = a.box_dst_runs;
     set_box_edges(b, a.box_overlap_edges);
