@@ -358,6 +358,22 @@ std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers,
            (!policy.permute_box_row_tables ? "permute_box_row_tables = 0"
                                            : "no row shorter than its entries") +
            ")\n";
+  // The cp.async walks' first box (kernels/permute/permute_tile.cu, first_box): its copies go
+  // out while the src entries are made, unless the row tables fill both of its buffers.
+  if (loads == BoxLoads::async) {
+    out += "first box: ";
+    if (!policy.permute_box_first_copies_early)
+      out += "copied after the tables (permute_box_first_copies_early = 0)\n";
+    else if (elem_bytes < kBoxFirstCopiesMinBytes)
+      out += "copied after the tables (the early copies start at " +
+             std::to_string(kBoxFirstCopiesMinBytes) + "-byte elements)\n";
+    else if (rows_bytes > buf_bytes && rows_bytes <= 2 * buf_bytes)
+      out += "copied after the tables (the row tables take both of its buffers)\n";
+    else
+      out +=
+          "each block's first box copied while its tables are built "
+          "(permute_box_first_copies_early)\n";
+  }
   return out;
 }
 

@@ -344,6 +344,12 @@ __device__ __forceinline__ BoxTables build_box_tables(const BoxPlan& p, unsigned
 // they fit, or after the tables where two buffers could not hold them either
 // (box_row_tables_extra_bytes, as the launchers size it). Between the two they span both
 // buffers, and the first box waits for the walk as before.
+// Whether cut coordinates `cuts` (the first cut dimension's in the low byte, the second's above)
+// lie inside what box `at` has left of those dimensions.
+__device__ __forceinline__ bool cuts_inside(std::uint32_t cuts, const BoxOrigin& at) {
+  return (cuts & 255u) < at.lim0 && (cuts >> 8) < at.lim1;
+}
+
 struct FirstBox {
   bool early = false;
   bool whole = true;
@@ -351,9 +357,7 @@ struct FirstBox {
   unsigned char* rows_buf;  // build_box_entries' buf and buf_bytes
   std::uint32_t rows_buf_bytes;
   // Whether the src entry with cut coordinates `cuts` is inside box `at`.
-  __device__ bool inside(std::uint32_t cuts) const {
-    return whole || ((cuts & 255u) < at.lim0 && (cuts >> 8) < at.lim1);
-  }
+  __device__ bool inside(std::uint32_t cuts) const { return whole || cuts_inside(cuts, at); }
 };
 // bufs: the two buffers of buf_bytes each; src_step, dst_step: the tables' steps.
 __device__ __forceinline__ FirstBox first_box(const BoxPlan& p, unsigned char* bufs,
@@ -390,7 +394,7 @@ struct BoxInside {
   template <class Whole>
   __device__ __forceinline__ bool operator()(Whole, const std::uint16_t* cut, std::uint32_t i,
                                              const BoxOrigin& at) const {
-    return Whole::value || ((cut[i] & 255u) < at.lim0 && (cut[i] >> 8) < at.lim1);
+    return Whole::value || cuts_inside(cut[i], at);
   }
 };
 constexpr BoxInside box_inside{};

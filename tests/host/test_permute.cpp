@@ -692,6 +692,35 @@ TEST(PermuteExplain, DstEntriesInRegisters) {
   EXPECT_FALSE(box_dst_in_registers(plan, 4, 1, BoxLoads::async, true));
 }
 
+// The cp.async walks' first box (first_box in kernels/permute/permute_tile.cu): explain says its
+// copies go out while the tables are built from 4-byte elements on (kBoxFirstCopiesMinBytes), that
+// it waits for them at 2 B and under the policy at 0, and says nothing for a walk without cp.async.
+TEST(PermuteExplain, TheFirstBoxCopiedWhileTheTablesAreBuilt) {
+  const std::string early = explain_permute({563, 72, 217, 6}, {2, 1, 3, 0}, 4);
+  EXPECT_NE(early.find("\nfirst box: each block's first box copied while its tables are built "
+                       "(permute_box_first_copies_early)\n"),
+            std::string::npos)
+      << early;
+  const std::string two = explain_permute({34, 19, 21, 37, 6}, {4, 3, 2, 0, 1}, 2);
+  EXPECT_NE(two.find("loads: by cp.async"), std::string::npos) << two;
+  EXPECT_NE(two.find("\nfirst box: copied after the tables (the early copies start at 4-byte "
+                     "elements)\n"),
+            std::string::npos)
+      << two;
+  {
+    test::ScopedEnv off("TMAKIT_POLICY", "permute_box_first_copies_early=0");
+    const std::string late = explain_permute({563, 72, 217, 6}, {2, 1, 3, 0}, 4);
+    EXPECT_NE(late.find("\nfirst box: copied after the tables "
+                        "(permute_box_first_copies_early = 0)\n"),
+              std::string::npos)
+        << late;
+  }
+  test::ScopedEnv sync("TMAKIT_POLICY", "permute_box_async=0");
+  const std::string no_async = explain_permute({563, 72, 217, 6}, {2, 1, 3, 0}, 4);
+  EXPECT_EQ(no_async.find("cp.async"), std::string::npos) << no_async;
+  EXPECT_EQ(no_async.find("first box"), std::string::npos) << no_async;
+}
+
 // Dst words across rows of dst's contiguous box dimension where the next dimensions continue it in
 // dst (BoxPlan::dst_runs, box_vector_elems, box_dst_words_cross_rows): (144, 2, 4, 37, 89, 8)
 // (0,3,2,5,1,4) at 2 B writes runs of 89 x 2 x 8 elements, so 16-byte stores where the 89 alone
