@@ -34,6 +34,9 @@
 //   tmakit_bench --preset=permute [--permute-random=40] [--permute-seed=1]
 //                [--permute-min-mb=16] [--permute-max-mb=256]  (the random cases' sizes)
 //                [--permute-min-rank=1]  (1-6: the random cases' least rank after the reduction)
+//                [--permute-min-matrix-bytes=LO] [--permute-max-matrix-bytes=HI]  (the random
+//                cases instead tiles whose transposed matrix is LO-HI bytes, both its sides at
+//                least the transposes' side threshold: host/cli/shapes.hpp, matrix_permutations)
 //                permutations against cuTENSOR (bench/permute_rows.cpp)
 //   tmakit_bench --survey-cells=E:SHAPE,...   the same for named cells (E: element bytes)
 //                [google benchmark flags]
@@ -422,7 +425,8 @@ void register_plan_survey(const std::vector<cli::SurveyCell>& cells, bool accumu
                           bool plans);  // bench/plan_rows.cpp
 void register_permute_cases(
     int random_count, unsigned random_seed, double random_min_bytes, double random_max_bytes,
-    int random_min_rank, L2Flusher* flusher, LaunchGate* gate,
+    int random_min_rank, double random_min_matrix_bytes, double random_max_matrix_bytes,
+    L2Flusher* flusher, LaunchGate* gate,
     const std::vector<std::unique_ptr<Peer>>* peers);  // bench/permute_rows.cpp
 }  // namespace tmakit::bench
 
@@ -497,7 +501,7 @@ int main(int argc, char** argv) {
   bool gate = true, list_shapes = false, have_shapes = false;
   long long survey_count = 120, survey_seed = 20261127;
   long long permute_random = 40, permute_seed = 1, permute_min_mb = 16, permute_max_mb = 256,
-            permute_min_rank = 1;
+            permute_min_rank = 1, permute_min_matrix_bytes = 0, permute_max_matrix_bytes = 0;
   std::vector<cli::SurveyCell> survey_list;  // --survey-cells
   std::string survey_dist = "classic";
   bool survey_accumulate = false, survey_plans = true;
@@ -520,6 +524,14 @@ int main(int argc, char** argv) {
                rc >= 0) {
       if (rc > 0) return rc;
     } else if (int rc = integer_flag(argv[i], "--permute-min-rank=", 1, 6, &permute_min_rank);
+               rc >= 0) {
+      if (rc > 0) return rc;
+    } else if (int rc = integer_flag(argv[i], "--permute-min-matrix-bytes=", 1, 1ll << 30,
+                                     &permute_min_matrix_bytes);
+               rc >= 0) {
+      if (rc > 0) return rc;
+    } else if (int rc = integer_flag(argv[i], "--permute-max-matrix-bytes=", 1, 1ll << 30,
+                                     &permute_max_matrix_bytes);
                rc >= 0) {
       if (rc > 0) return rc;
     } else if (int rc = integer_flag(argv[i], "--survey-count=", 1, 100000, &survey_count);
@@ -659,17 +671,30 @@ int main(int argc, char** argv) {
                    permute_min_mb, permute_max_mb);
       return 2;
     }
+    const bool matrices = permute_min_matrix_bytes > 0 || permute_max_matrix_bytes > 0;
+    if (matrices && permute_max_matrix_bytes == 0) permute_max_matrix_bytes = 1ll << 30;
+    if (matrices && permute_min_matrix_bytes > permute_max_matrix_bytes) {
+      std::fprintf(stderr,
+                   "tmakit_bench: --permute-min-matrix-bytes (%lld) is above "
+                   "--permute-max-matrix-bytes (%lld)\n",
+                   permute_min_matrix_bytes, permute_max_matrix_bytes);
+      return 2;
+    }
     benchmark::AddCustomContext(
         "permute_random",
         std::to_string(permute_random) + " cases, seed " + std::to_string(permute_seed) + ", " +
             std::to_string(permute_min_mb) + "-" + std::to_string(permute_max_mb) + " MB" +
             (permute_min_rank > 1
                  ? ", rank " + std::to_string(permute_min_rank) + " or more after the reduction"
-                 : std::string()));
-    register_permute_cases(static_cast<int>(permute_random), static_cast<unsigned>(permute_seed),
-                           static_cast<double>(permute_min_mb) * 1e6,
-                           static_cast<double>(permute_max_mb) * 1e6,
-                           static_cast<int>(permute_min_rank), g_flusher.get(), &g_gate, &g_peers);
+                 : std::string()) +
+            (matrices ? ", tiles whose matrix is " + std::to_string(permute_min_matrix_bytes) +
+                            "-" + std::to_string(permute_max_matrix_bytes) + " bytes"
+                      : std::string()));
+    register_permute_cases(
+        static_cast<int>(permute_random), static_cast<unsigned>(permute_seed),
+        static_cast<double>(permute_min_mb) * 1e6, static_cast<double>(permute_max_mb) * 1e6,
+        static_cast<int>(permute_min_rank), static_cast<double>(permute_min_matrix_bytes),
+        static_cast<double>(permute_max_matrix_bytes), g_flusher.get(), &g_gate, &g_peers);
   } else {
     register_transpose_presets(preset, shapes, survey_list, survey_count, survey_seed, survey_dist,
                                survey_accumulate, survey_plans);

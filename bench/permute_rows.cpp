@@ -34,6 +34,7 @@
 #include <benchmark/benchmark.h>
 #include <bench/launch_gate.hpp>
 #include <host/cli/shapes.hpp>
+#include <host/device_policy.hpp>
 #include <host/error.hpp>
 #include <host/tools/testdata.hpp>
 #include <host/tools/timing.hpp>
@@ -248,12 +249,16 @@ void register_case(const Case& c, int rounds) {
   }
 }
 
-// The random set (host/cli/shapes.hpp, random_permutations).
+// The random set (host/cli/shapes.hpp, random_permutations), or with a matrix range the tiles of
+// matrix_permutations (the default policy's side thresholds, so every GPU gets the same cases).
 std::vector<Case> random_cases(int count, unsigned seed, double min_bytes, double max_bytes,
-                               int min_rank) {
+                               int min_rank, double min_matrix_bytes, double max_matrix_bytes) {
   std::vector<Case> out;
   for (cli::PermutationCell& c :
-       cli::random_permutations(count, seed, min_bytes, max_bytes, min_rank))
+       max_matrix_bytes > 0 ? cli::matrix_permutations(
+                                  count, seed, min_bytes, max_bytes, min_matrix_bytes,
+                                  max_matrix_bytes, DevicePolicy{}.permute_transpose_min_side_bytes)
+                            : cli::random_permutations(count, seed, min_bytes, max_bytes, min_rank))
     out.push_back({"random", std::move(c.extents), std::move(c.perm), c.elem_bytes});
   return out;
 }
@@ -261,8 +266,10 @@ std::vector<Case> random_cases(int count, unsigned seed, double min_bytes, doubl
 }  // namespace
 
 void register_permute_cases(int random_count, unsigned random_seed, double random_min_bytes,
-                            double random_max_bytes, int random_min_rank, L2Flusher* flusher,
-                            LaunchGate* gate, const std::vector<std::unique_ptr<Peer>>* peers) {
+                            double random_max_bytes, int random_min_rank,
+                            double random_min_matrix_bytes, double random_max_matrix_bytes,
+                            L2Flusher* flusher, LaunchGate* gate,
+                            const std::vector<std::unique_ptr<Peer>>* peers) {
   g_flush = flusher;
   g_permute_gate = gate;
   g_permute_peers = peers;
@@ -290,7 +297,8 @@ void register_permute_cases(int random_count, unsigned random_seed, double rando
       {"rows256_102", {2048, 512, 64}, {1, 0, 2}, 4},
   };
   for (const Case& c :
-       random_cases(random_count, random_seed, random_min_bytes, random_max_bytes, random_min_rank))
+       random_cases(random_count, random_seed, random_min_bytes, random_max_bytes, random_min_rank,
+                    random_min_matrix_bytes, random_max_matrix_bytes))
     cases.push_back(c);
   for (const Case& c : cases) register_case(c, 5);
 }

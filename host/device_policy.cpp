@@ -94,6 +94,7 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
     // Per-element-size fields: NAME sets every size's entry, NAME_eE (E = 1, 2, 4, 8, 16) one.
     const Field per_size[] = {
         {"permute_transpose_min_side_bytes", 0, 1 << 20, p->permute_transpose_min_side_bytes},
+        {"permute_transpose_min_matrix_bytes", 0, 1 << 30, p->permute_transpose_min_matrix_bytes},
         {"permute_wide_transpose_min_side_bytes", 0, 1 << 20,
          p->permute_wide_transpose_min_side_bytes},
         {"permute_rows_min_bytes", 1, 1 << 20, p->permute_rows_min_bytes},

@@ -25,6 +25,12 @@ trained on some runs and judged on held-out ones:
              thresholds (--current, required) and the two tile dimensions fill their 32-element
              tiles at least T percent (37 x 58: 58% x 91% = 52%); one T for every size; the
              shipped rule is T = 0
+  transpose-matrix  the matrix condition on `transpose` (host/permute/permute.cpp,
+             transposes_matrix_small; DevicePolicy::permute_transpose_min_matrix_bytes):
+             permute_transpose where both tile sides reach --sides (the shipped side thresholds by
+             default) and the matrix, rows x cols x the element size, is at least T bytes, or
+             where permute_tile would run its 2-D tile (never the box walk there); permute_tile's
+             box walk below
   words-block  permute_tile's word walk through registers in blocks of 256 threads at elements
              of at least T bytes, of 128 below (box_words_threads, kernels/common/permute_box.hpp;
              DevicePolicy::permute_box_words_small_block_max_bytes, T / 2; its 128-thread kernels
@@ -37,6 +43,8 @@ trained on some runs and judged on held-out ones:
     scripts/permute_rule.py --rule wide --train RUN.json ... --judge RUN.json ...
     scripts/permute_rule.py --rule transpose-fill --current T1,T2,T4,T8,T16 --train RUN.json ...
                             --judge RUN.json ...
+    scripts/permute_rule.py --rule transpose-matrix [--sides T1,T2,T4,T8,T16] --cli build/tmakit
+                            --train RUN.json ... --judge RUN.json ...
     scripts/permute_rule.py --rule words-block --cli build/tmakit --train BIG.json,SMALL.json ...
                             --judge BIG.json,SMALL.json ...
 
@@ -61,6 +69,10 @@ TMAKIT_POLICY=permute_tile_min_fill_pct=0 (the 2-D tile wherever both tile dimen
 and under the default (the box walk below 90%); each tile-form case of rank 5 or less whose tiles
 are less than 90% full is a cell, its key that fill in percent (both tile dimensions' fill of
 32-element tiles, as permute_tile_prefers_box computes it).
+transpose-matrix: the transpose rule's cells and runs where both sides reach --sides; a cell's key
+is its matrix in bytes where permute_tile runs its box walk (explain, by the CLI), else no bound
+(the transposes at every T). Runs of `--permute-min-matrix-bytes=LO --permute-max-matrix-bytes=HI`
+(tiles whose matrix is LO-HI bytes, bench/bench_transpose.cpp) give cells of this kind alone.
 transpose-fill: the transpose rule's cells and runs; a cell's key is its fill in percent where both
 tile sides reach --current's threshold for its element size, else -1 (never the transposes).
 words-block: pairs of runs of the same cases, permute_tile under
@@ -93,6 +105,8 @@ THRESHOLDS = {
     "tile-fill": [0, 10, 20, 30, 40, 50, 60, 70, 80, 90],
     "transpose-fill": [0, 10, 20, 30, 40, 50, 60, 70, 80, 90],
     "words-block": [1, 2, 4],
+    "transpose-matrix": [0, 4096, 6144, 8192, 10240, 12288, 16384, 20480, 24576, 32768, 40960,
+                         49152, 65536, 98304, 131072, 262144, 1 << 30],
 }
 WHAT = {  # the technique at or above T, the one below, the key, the policy field
     "transpose": ("permute_transpose", "permute_tile / permute_tma", "shorter side",
@@ -105,6 +119,8 @@ WHAT = {  # the technique at or above T, the one below, the key, the policy fiel
                     "permute_box_words_small_block_max_bytes"),
     "wide": ("permute_transpose", "box walk", "shorter side",
              "permute_wide_transpose_min_side_bytes"),
+    "transpose-matrix": ("permute_transpose", "box walk", "matrix",
+                         "permute_transpose_min_matrix_bytes"),
 }
 SIZES = [1, 2, 4, 8, 16]
 
@@ -152,6 +168,39 @@ def transpose_cells(paths, wide=False, sides=None):
                 fill = tile_fill_pct(red[-1], red[rperm[-1]])
                 side = fill if side >= sides[int(e[1:])] else -1
             out.append((side, med["permute_transpose"], other,
+                        f"{ext.replace('x', ',')} ({perm.replace('.', ',')}) {e[1:]} B"))
+    return out
+
+
+def explain(cli, e, ext, perm):
+    """`tmakit permute --explain` of a case under the default policy."""
+    return subprocess.run(
+        [cli, "permute", "--shape", ext.replace("x", ","), "--perm", perm.replace(".", ","),
+         "--elem-bytes", e[1:], "--explain"],
+        capture_output=True, text=True, env=dict(os.environ, TMAKIT_POLICY="")).stdout
+
+
+def matrix_cells(paths, sides, cli):
+    """[(matrix bytes, transpose GB/s, other GB/s, name)]: transpose_cells' cases of rank 5 or less
+    whose sides reach `sides` ({element bytes: threshold}), keyed by the matrix's bytes where
+    permute_tile runs its box walk, else by infinity (the rule never takes the box walk there)."""
+    out, box = [], {}
+    for path in paths:
+        for (e, label, ext, perm), (med, labels) in medians(path).items():
+            tile = next((t for t in labels.values() if "tile: extents" in t), "")
+            m = re.search(r"tile: extents \(([^)]*)\) perm \(([^)]*)\)", tile)
+            other = max(med.get("permute_tile", 0), med.get("permute_tma", 0))
+            if not m or "permute_transpose" not in med or other == 0:
+                continue
+            red = [int(x) for x in m.group(1).split(",")]
+            rperm = [int(x) for x in m.group(2).split(",")]
+            eb = int(e[1:])
+            if len(red) > 5 or min(red[-1], red[rperm[-1]]) * eb < sides[eb]:
+                continue
+            if (e, ext, perm) not in box:
+                box[(e, ext, perm)] = "\nbox walk (permute_tile" in explain(cli, e, ext, perm)
+            key = red[-1] * red[rperm[-1]] * eb if box[(e, ext, perm)] else math.inf
+            out.append((key, med["permute_transpose"], other,
                         f"{ext.replace('x', ',')} ({perm.replace('.', ',')}) {e[1:]} B"))
     return out
 
@@ -307,6 +356,8 @@ def main():
     ap.add_argument("--train", nargs="+", required=True)
     ap.add_argument("--judge", nargs="*", default=[])
     ap.add_argument("--cli", default="build/tmakit", help="tmakit, for words-block's explain")
+    ap.add_argument("--sides", default="80,96,112,192,224",
+                    help="transpose-matrix: the side thresholds (1,2,4,8,16 B) it adds a matrix to")
     ap.add_argument("--current", default="",
                     help="the shipped thresholds: one per element size (1,2,4,8,16 B), "
                          "comma-separated, or one for every size")
@@ -331,6 +382,8 @@ def main():
              "transpose-fill": lambda paths: transpose_cells(paths, sides=sides),
              "rows": rows_cells, "tma-rows": tma_rows_cells, "tile-fill": tile_fill_cells,
              "words-block": lambda pairs: words_block_cells(pairs, args.cli),
+             "transpose-matrix": lambda paths: matrix_cells(
+                 paths, dict(zip(SIZES, (int(v) for v in args.sides.split(",")))), args.cli),
              "wide": lambda paths: transpose_cells(paths, wide=True)}[args.rule]
     unit = "%" if args.rule in ("tile-fill", "transpose-fill") else " B"
     # one value for every size: no per-size fit

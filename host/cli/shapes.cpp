@@ -220,6 +220,66 @@ std::vector<PermutationCell> random_permutations(int count, unsigned seed, doubl
   return out;
 }
 
+std::vector<PermutationCell> matrix_permutations(int count, unsigned seed, double min_bytes,
+                                                 double max_bytes, double min_matrix_bytes,
+                                                 double max_matrix_bytes,
+                                                 const int (&min_side_bytes)[5]) {
+  std::mt19937 rng(seed);
+  auto unit = [&] { return static_cast<double>(rng()) / 4294967296.0; };  // [0, 1)
+  auto log_uniform = [&](double lo, double hi) {
+    return std::exp(std::log(lo) + unit() * (std::log(hi) - std::log(lo)));
+  };
+  static const int kSizes[] = {1, 2, 4, 8, 16};
+  std::vector<PermutationCell> out;
+  PermuteReduction r;
+  for (long draws = 0; static_cast<int>(out.size()) < count; ++draws) {
+    if (draws > 100000L * (count + 1)) break;  // a range nothing meets: as many as were found
+    const int size = static_cast<int>(rng() % 5), e = kSizes[size];
+    const int rank = 4 + static_cast<int>(rng() % 2);
+    // The matrix: src's contiguous dimension (the last) a elements, dst's (perm's last) b, both
+    // at least min_side_bytes, a x b x e log-uniform in the matrix range.
+    const auto side = std::max<std::int64_t>(2, (min_side_bytes[size] + e - 1) / e);
+    const double m = log_uniform(std::max(min_matrix_bytes / e, double(side * side)),
+                                 std::max(max_matrix_bytes / e, double(side * side)));
+    if (m / side < side) continue;
+    const auto a = static_cast<std::int64_t>(log_uniform(double(side), m / side));
+    const auto b = static_cast<std::int64_t>(m / double(a));
+    if (b < side || a > 600 || b > 600) continue;
+    PermutationCell c;
+    c.elem_bytes = e;
+    c.perm.resize(rank);
+    std::iota(c.perm.begin(), c.perm.end(), 0);
+    do std::shuffle(c.perm.begin(), c.perm.end(), rng);
+    while (c.perm[rank - 1] == rank - 1);
+    c.extents.assign(rank, 0);
+    c.extents[rank - 1] = a;
+    c.extents[c.perm[rank - 1]] = b;
+    // The other dimensions share what the tensor's bytes leave, each 2-600.
+    double left = log_uniform(min_bytes, max_bytes) / e / double(a * b);
+    int others = rank - 2;
+    for (std::int64_t& n : c.extents) {
+      if (n != 0) continue;
+      const double even = std::pow(std::max(left, 1.0), 1.0 / others);
+      n = others == 1 ? static_cast<std::int64_t>(std::llround(left))
+                      : static_cast<std::int64_t>(even * log_uniform(0.3, 2.5));
+      n = std::clamp<std::int64_t>(n, 2, 600);
+      left /= double(n);
+      --others;
+    }
+    double bytes = e;
+    for (std::int64_t n : c.extents) bytes *= double(n);
+    if (bytes < min_bytes || bytes > max_bytes) continue;
+    if (!reduce_permutation(c.extents, c.perm, e, {}, &r) || r.form != PermuteForm::kTile ||
+        r.extents.size() > 5)
+      continue;
+    const std::int64_t ra = r.extents.back(), rb = r.extents[r.perm.back()];
+    const double matrix = double(ra * rb * e);
+    if (std::min(ra, rb) < side || matrix < min_matrix_bytes || matrix > max_matrix_bytes) continue;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 std::vector<SurveyCell> decider_survey_cells(const std::string& dist, int count, unsigned seed) {
   std::mt19937 rng(seed);
   auto unit = [&] { return static_cast<double>(rng()) / 4294967296.0; };  // [0, 1)

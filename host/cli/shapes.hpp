@@ -75,4 +75,16 @@ struct PermutationCell {
 std::vector<PermutationCell> random_permutations(int count, unsigned seed, double min_bytes,
                                                  double max_bytes, int min_reduced_rank = 0);
 
+// A class of the tile form for the transposes' matrix rule (DevicePolicy::
+// permute_transpose_min_matrix_bytes): rank 4-5 permutations, elements of 1-16 bytes, min_bytes-
+// max_bytes in all, whose reduction is a tile (src's contiguous dimension moves) of rank 5 or less
+// with a matrix, src's contiguous extent x dst's x the element size, of min_matrix_bytes-
+// max_matrix_bytes (log-uniform), both its sides at least min_side_bytes[size] (1, 2, 4, 8, 16
+// bytes: the sides the transposes need), the other extents 2-600. The same arguments give the
+// same permutations; a range nothing meets gives fewer than count.
+std::vector<PermutationCell> matrix_permutations(int count, unsigned seed, double min_bytes,
+                                                 double max_bytes, double min_matrix_bytes,
+                                                 double max_matrix_bytes,
+                                                 const int (&min_side_bytes)[5]);
+
 }  // namespace tmakit::cli

@@ -182,12 +182,19 @@ std::string transpose_batch(const kernels::PermuteArgs& a, BatchStrides* st) {
 
 // auto's permute_transpose: where it can run, with both tile dimensions at least the policy's
 // permute_transpose_min_side_bytes long at this element size (the transposes' tiles are 32-64
-// elements a side; shorter sides leave them mostly empty, where the boxes group more dimensions).
+// elements a side; shorter sides leave them mostly empty, where the boxes group more dimensions),
+// and a matrix of at least permute_transpose_min_matrix_bytes unless permute_tile would run its
+// 2-D tile (transposes_matrix_small).
+bool transposes_matrix_small(const kernels::PermuteArgs& a, const DevicePolicy& policy) {
+  return a.geo.rows * a.geo.cols * a.elem_bytes < policy.transpose_min_matrix_bytes(a.elem_bytes) &&
+         kernels::permute_tile_prefers_box(a);
+}
 bool auto_prefers_transpose(const kernels::PermuteArgs& a, const DevicePolicy& policy) {
   BatchStrides st;
   const std::int64_t min_side = policy.transpose_min_side_bytes(a.elem_bytes);
   return min_side > 0 && transpose_batch(a, &st).empty() &&
-         std::min(a.geo.rows, a.geo.cols) * a.elem_bytes >= min_side;
+         std::min(a.geo.rows, a.geo.cols) * a.elem_bytes >= min_side &&
+         !transposes_matrix_small(a, policy);
 }
 
 // auto at rank 6-8 where both tile dimensions (src's and dst's contiguous ones, at unit stride)
@@ -207,6 +214,8 @@ bool auto_splits_for_transposes(const PermuteReduction& r, int elem_bytes,
   const std::int64_t min_side = policy.wide_transpose_min_side_bytes(elem_bytes);
   return i < red && j < red && i != j && min_side > 0 &&
          std::min(r.extents[i], r.extents[j]) * elem_bytes >= min_side &&
+         r.extents[i] * r.extents[j] * elem_bytes >=
+             policy.transpose_min_matrix_bytes(elem_bytes) &&
          detail::split_permutation(r, sp).empty() && sp->launches <= kWideTransposeMaxLaunches;
 }
 
@@ -739,18 +748,30 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
     BatchStrides st;
     const std::string no_batch = transpose_batch(a, &st);
     const std::int64_t min_side = policy.transpose_min_side_bytes(elem_bytes);
+    const std::int64_t matrix_bytes = g.rows * g.cols * elem_bytes;
+    const std::string min_matrix = std::to_string(policy.transpose_min_matrix_bytes(elem_bytes));
     if (auto_prefers_transpose(a, policy))
       out += "auto: permute_transpose (both tile dimensions at least " + std::to_string(min_side) +
              " bytes: " + std::to_string(g.rows * elem_bytes) + " and " +
-             std::to_string(g.cols * elem_bytes) + ")\n";
+             std::to_string(g.cols * elem_bytes) + "; " +
+             (kernels::permute_tile_prefers_box(a)
+                  ? "a matrix of " + std::to_string(matrix_bytes) + " bytes, at least " + min_matrix
+                  : std::string("permute_tile would run its 2-D tile, not the box walk")) +
+             ")\n";
     else
       out += std::string("auto: ") +
              (tma_plan.rule != nullptr ? "permute_tile (permute_tma cannot run it)"
               : !c.tma                 ? "permute_tile" + why
                        : "permute_tma (permute_tile where its maps cannot be made)") +
-             (no_batch.empty() ? "; not permute_transpose: a tile dimension is shorter than " +
-                                     std::to_string(min_side) + " bytes"
-                               : std::string()) +
+             (!no_batch.empty() ? std::string()
+              : std::min(g.rows, g.cols) * elem_bytes < min_side
+                  ? "; not permute_transpose: a tile dimension is shorter than " +
+                        std::to_string(min_side) + " bytes"
+                  : "; not permute_transpose: its " + std::to_string(g.rows) + " x " +
+                        std::to_string(g.cols) + " matrix, " + std::to_string(matrix_bytes) +
+                        " bytes, is under the " + min_matrix +
+                        " from which the transposes beat the box walk "
+                        "(permute_transpose_min_matrix_bytes)") +
              "\n";
     if (no_batch.empty()) {
       // The plan's pick: the first of the decider's ranking (the H100's table without a device)

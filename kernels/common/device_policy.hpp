@@ -66,6 +66,15 @@ struct DevicePolicy {
   int transpose_min_side_bytes(int elem_bytes) const {
     return permute_transpose_min_side_bytes[size_index(elem_bytes)];
   }
+  // ...and there (and for the rank 6-8 split below) only where the matrix, rows x cols x element
+  // bytes, is at least this many bytes, or where permute_tile would run its 2-D tile rather than
+  // its box walk: a batch of small matrices gives each transpose block a few mostly empty tiles,
+  // where a box walk block moves box after box. Per element size (1, 2, 4, 8, 16 bytes); 0: the
+  // sides alone decide. Fitted by scripts/permute_rule.py --rule transpose-matrix.
+  int permute_transpose_min_matrix_bytes[5] = {40960, 65536, 12288, 12288, 16384};
+  int transpose_min_matrix_bytes(int elem_bytes) const {
+    return permute_transpose_min_matrix_bytes[size_index(elem_bytes)];
+  }
   // ...and at rank 6-8 after the reduction (0: never), where the batch of transposes is rank-5
   // permutations over the outer dimensions, one launch each, against the box walk in one launch:
   // longer sides than at rank 5, never at 16 B. Fitted by scripts/permute_rule.py --rule wide on

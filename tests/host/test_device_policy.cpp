@@ -98,6 +98,10 @@ TEST(DevicePolicy, OverridesApplyEachField) {
   EXPECT_EQ(p.transpose_min_side_bytes(4), 96);
   EXPECT_EQ(p.transpose_min_side_bytes(8), 200);
   EXPECT_EQ(p.transpose_min_side_bytes(16), 96);
+  // The matrix threshold, one size of it.
+  ASSERT_EQ(apply_policy_overrides("permute_transpose_min_matrix_bytes_e2=4096", &p), "");
+  EXPECT_EQ(p.transpose_min_matrix_bytes(2), 4096);
+  EXPECT_EQ(p.transpose_min_matrix_bytes(4), DevicePolicy{}.transpose_min_matrix_bytes(4));
   // The rank 6-8 threshold is a field of its own.
   ASSERT_EQ(apply_policy_overrides("permute_wide_transpose_min_side_bytes_e16=0", &p), "");
   EXPECT_EQ(p.wide_transpose_min_side_bytes(16), 0);

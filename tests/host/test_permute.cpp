@@ -692,6 +692,36 @@ TEST(PermuteExplain, DstEntriesInRegisters) {
   EXPECT_FALSE(box_dst_in_registers(plan, 4, 1, BoxLoads::async, true));
 }
 
+// ...and only where the matrix is at least permute_transpose_min_matrix_bytes at the element
+// size, or permute_tile would run its 2-D tile: 37 x 58 at 4 B (8,584 bytes, under 12,288) goes to
+// the box walk, the policy at 0 gives it back to the transposes; 61 x 95 at 2 B (11,590 bytes)
+// stays with them because permute_tile's own kernel there is its 2-D tile; at rank 6 a 141 x 116
+// matrix at 2 B (32,712 bytes, under 65,536) keeps the box walk in one launch rather than split.
+TEST(PermuteExplain, AutoLeavesSmallMatricesToTheBoxWalk) {
+  const std::string small = explain_permute({8, 94, 37, 13, 58}, {4, 1, 3, 0, 2}, 4);
+  EXPECT_NE(small.find("; not permute_transpose: its 37 x 58 matrix, 8584 bytes, is under the "
+                       "12288 from which the transposes beat the box walk "
+                       "(permute_transpose_min_matrix_bytes)\n"),
+            std::string::npos)
+      << small;
+  EXPECT_NE(small.find("\nbox walk (permute_tile"), std::string::npos) << small;
+  const std::string tile = explain_permute({61, 41, 27, 6, 95}, {4, 1, 2, 3, 0}, 2);
+  EXPECT_NE(tile.find("auto: permute_transpose (both tile dimensions at least 96 bytes: 122 and "
+                      "190; permute_tile would run its 2-D tile, not the box walk)"),
+            std::string::npos)
+      << tile;
+  const std::string wide = explain_permute({310, 116, 2, 2, 3, 141}, {0, 2, 5, 4, 3, 1}, 2);
+  EXPECT_NE(wide.find("rank 6: permute_tile's box walk in one launch"), std::string::npos) << wide;
+  test::ScopedEnv off("TMAKIT_POLICY", "permute_transpose_min_matrix_bytes=0");
+  EXPECT_NE(explain_permute({8, 94, 37, 13, 58}, {4, 1, 3, 0, 2}, 4)
+                .find("auto: permute_transpose (both tile dimensions at least 112 bytes: 148 and "
+                      "232; a matrix of 8584 bytes, at least 0)"),
+            std::string::npos);
+  EXPECT_NE(explain_permute({310, 116, 2, 2, 3, 141}, {0, 2, 5, 4, 3, 1}, 2)
+                .find("rank 6, both tile dimensions at least 144 bytes"),
+            std::string::npos);
+}
+
 // The cp.async walks' first box (first_box in kernels/permute/permute_tile.cu): explain says its
 // copies go out while the tables are built from 4-byte elements on (kBoxFirstCopiesMinBytes), that
 // it waits for them at 2 B and under the policy at 0, and says nothing for a walk without cp.async.
@@ -1468,12 +1498,12 @@ TEST(PermuteExplain, AutoTakesTmaForRowsFromTheThresholdOn) {
 TEST(PermuteExplain, AutoTakesTheTransposesWhereBothTileSidesAreLong) {
   const std::string odd = explain_permute({63, 95, 97, 101}, {3, 2, 1, 0}, 4);
   EXPECT_NE(odd.find("auto: permute_transpose (both tile dimensions at least 112 bytes: 252 and "
-                     "404)"),
+                     "404; a matrix of 25452 bytes, at least 12288)"),
             std::string::npos)
       << odd;
-  // The threshold follows the element size: 89-byte sides take the transposes at 1 B, 144-byte
-  // sides do not at 8 B.
-  const std::string one = explain_permute({256, 118, 14, 89}, {1, 3, 2, 0}, 1);
+  // The threshold follows the element size: 89-byte sides take the transposes at 1 B (a matrix of
+  // 89 x 600 bytes), 144-byte sides do not at 8 B.
+  const std::string one = explain_permute({256, 600, 14, 89}, {1, 3, 2, 0}, 1);
   EXPECT_NE(one.find("auto: permute_transpose (both tile dimensions at least 80 bytes: "),
             std::string::npos)
       << one;

@@ -128,5 +128,53 @@ TEST(SurveyCells, RandomPermutationsOfASeedStayTheSame) {
   EXPECT_EQ(c[2].perm, (std::vector<int>{1, 2, 3, 0}));
 }
 
+// The tile class of the transposes' matrix rule (matrix_permutations): every case reduces to a
+// tile of rank 5 or less whose matrix (src's contiguous extent x dst's x the element size) lies in
+// the range, both sides at least the given thresholds, every extent 2-600, the tensor in its byte
+// range; all five element sizes come; a seed gives the same cases again, another seed others.
+TEST(SurveyCells, MatrixPermutationsAreTilesOfSmallMatrices) {
+  const int sides[5] = {80, 96, 112, 192, 224};
+  const std::vector<PermutationCell> cells =
+      matrix_permutations(150, 701, 16e6, 128e6, 4096, 65536, sides);
+  ASSERT_EQ(cells.size(), 150u);
+  std::vector<int> sizes;
+  for (const PermutationCell& c : cells) {
+    PermuteReduction r;
+    ASSERT_TRUE(reduce_permutation(c.extents, c.perm, c.elem_bytes, {}, &r));
+    SCOPED_TRACE(r.to_string());
+    ASSERT_EQ(r.form, PermuteForm::kTile);
+    EXPECT_LE(r.extents.size(), 5u);
+    const std::int64_t a = r.extents.back(), b = r.extents[r.perm.back()];
+    const int size = c.elem_bytes == 16 ? 4 : c.elem_bytes == 8 ? 3 : c.elem_bytes / 2;
+    EXPECT_GE(std::min(a, b) * c.elem_bytes, sides[size]);
+    EXPECT_GE(a * b * c.elem_bytes, 4096);
+    EXPECT_LE(a * b * c.elem_bytes, 65536);
+    double bytes = c.elem_bytes;
+    for (std::int64_t n : c.extents) {
+      EXPECT_GE(n, 2);
+      EXPECT_LE(n, 600);
+      bytes *= static_cast<double>(n);
+    }
+    EXPECT_GE(bytes, 16e6);
+    EXPECT_LE(bytes, 128e6);
+    sizes.push_back(c.elem_bytes);
+  }
+  for (int e : {1, 2, 4, 8, 16}) EXPECT_GT(std::count(sizes.begin(), sizes.end(), e), 10) << e;
+  auto names = [](const std::vector<PermutationCell>& v) {
+    std::string s;
+    for (const PermutationCell& c : v) {
+      s += std::to_string(c.elem_bytes) + ":";
+      for (std::int64_t n : c.extents) s += std::to_string(n) + ",";
+      for (int p : c.perm) s += std::to_string(p);
+      s += ";";
+    }
+    return s;
+  };
+  EXPECT_EQ(names(cells), names(matrix_permutations(150, 701, 16e6, 128e6, 4096, 65536, sides)));
+  EXPECT_NE(names(cells), names(matrix_permutations(150, 702, 16e6, 128e6, 4096, 65536, sides)));
+  // A range no tile meets gives none rather than looping for ever.
+  EXPECT_TRUE(matrix_permutations(2, 701, 16e6, 128e6, 10, 20, sides).empty());
+}
+
 }  // namespace
 }  // namespace tmakit::cli
