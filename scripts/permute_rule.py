@@ -146,12 +146,9 @@ def tile_fill_pct(a, b):
     return 100 * a / (-(-a // 32) * 32) * b / (-(-b // 32) * 32)
 
 
-def transpose_cells(paths, wide=False, sides=None):
-    """[(shorter side bytes, transpose GB/s, other GB/s, name)] over the runs: rank 5 or less, or
-    (wide) rank 6-8 in at most 8 launches. sides ({element bytes: threshold}): the key is instead
-    the two tile sides' fill of 32-element tiles in percent where the shorter side reaches the
-    threshold, else -1."""
-    out = []
+def tile_cases(paths):
+    """(e, ext, perm, red, rperm, med) for each tile-form case of the runs that permute_transpose
+    and permute_tile or permute_tma ran: its reduction's extents and perm from the label."""
     for path in paths:
         for (e, label, ext, perm), (med, labels) in medians(path).items():
             tile = next((t for t in labels.values() if "tile: extents" in t), "")
@@ -159,16 +156,32 @@ def transpose_cells(paths, wide=False, sides=None):
             other = max(med.get("permute_tile", 0), med.get("permute_tma", 0))
             if not m or "permute_transpose" not in med or other == 0:
                 continue
-            red = [int(x) for x in m.group(1).split(",")]
-            rperm = [int(x) for x in m.group(2).split(",")]
-            if (len(red) > 5) != wide or (wide and split_launches(red, rperm) > 8):
-                continue
-            side = min(red[-1], red[rperm[-1]]) * int(e[1:])
-            if sides is not None:
-                fill = tile_fill_pct(red[-1], red[rperm[-1]])
-                side = fill if side >= sides[int(e[1:])] else -1
-            out.append((side, med["permute_transpose"], other,
-                        f"{ext.replace('x', ',')} ({perm.replace('.', ',')}) {e[1:]} B"))
+            yield (e, ext, perm, [int(x) for x in m.group(1).split(",")],
+                   [int(x) for x in m.group(2).split(",")], med)
+
+
+def cell_name(e, ext, perm):
+    return f"{ext.replace('x', ',')} ({perm.replace('.', ',')}) {e[1:]} B"
+
+
+def other_gbps(med):
+    return max(med.get("permute_tile", 0), med.get("permute_tma", 0))
+
+
+def transpose_cells(paths, wide=False, sides=None):
+    """[(shorter side bytes, transpose GB/s, other GB/s, name)] over the runs: rank 5 or less, or
+    (wide) rank 6-8 in at most 8 launches. sides ({element bytes: threshold}): the key is instead
+    the two tile sides' fill of 32-element tiles in percent where the shorter side reaches the
+    threshold, else -1."""
+    out = []
+    for e, ext, perm, red, rperm, med in tile_cases(paths):
+        if (len(red) > 5) != wide or (wide and split_launches(red, rperm) > 8):
+            continue
+        side = min(red[-1], red[rperm[-1]]) * int(e[1:])
+        if sides is not None:
+            fill = tile_fill_pct(red[-1], red[rperm[-1]])
+            side = fill if side >= sides[int(e[1:])] else -1
+        out.append((side, med["permute_transpose"], other_gbps(med), cell_name(e, ext, perm)))
     return out
 
 
@@ -185,23 +198,14 @@ def matrix_cells(paths, sides, cli):
     whose sides reach `sides` ({element bytes: threshold}), keyed by the matrix's bytes where
     permute_tile runs its box walk, else by infinity (the rule never takes the box walk there)."""
     out, box = [], {}
-    for path in paths:
-        for (e, label, ext, perm), (med, labels) in medians(path).items():
-            tile = next((t for t in labels.values() if "tile: extents" in t), "")
-            m = re.search(r"tile: extents \(([^)]*)\) perm \(([^)]*)\)", tile)
-            other = max(med.get("permute_tile", 0), med.get("permute_tma", 0))
-            if not m or "permute_transpose" not in med or other == 0:
-                continue
-            red = [int(x) for x in m.group(1).split(",")]
-            rperm = [int(x) for x in m.group(2).split(",")]
-            eb = int(e[1:])
-            if len(red) > 5 or min(red[-1], red[rperm[-1]]) * eb < sides[eb]:
-                continue
-            if (e, ext, perm) not in box:
-                box[(e, ext, perm)] = "\nbox walk (permute_tile" in explain(cli, e, ext, perm)
-            key = red[-1] * red[rperm[-1]] * eb if box[(e, ext, perm)] else math.inf
-            out.append((key, med["permute_transpose"], other,
-                        f"{ext.replace('x', ',')} ({perm.replace('.', ',')}) {e[1:]} B"))
+    for e, ext, perm, red, rperm, med in tile_cases(paths):
+        eb = int(e[1:])
+        if len(red) > 5 or min(red[-1], red[rperm[-1]]) * eb < sides[eb]:
+            continue
+        if (e, ext, perm) not in box:
+            box[(e, ext, perm)] = "\nbox walk (permute_tile" in explain(cli, e, ext, perm)
+        key = red[-1] * red[rperm[-1]] * eb if box[(e, ext, perm)] else math.inf
+        out.append((key, med["permute_transpose"], other_gbps(med), cell_name(e, ext, perm)))
     return out
 
 
