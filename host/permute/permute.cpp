@@ -704,9 +704,28 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
       return out + rank + ", both tile dimensions at least " +
              std::to_string(policy.wide_transpose_min_side_bytes(elem_bytes)) +
              " bytes (permute_wide_transpose_min_side_bytes): auto runs it as " + launches();
+    // Why not the split, where only the matrix rule stopped it.
+    std::string why_one;
+    {
+      std::size_t i = r.extents.size(), j = i;
+      for (std::size_t k = 0; k < r.extents.size(); ++k) {
+        if (r.src_strides_elems[k] == 1) i = k;
+        if (r.dst_strides_elems[k] == 1) j = k;
+      }
+      const std::int64_t min_side = policy.wide_transpose_min_side_bytes(elem_bytes);
+      if (i < r.extents.size() && j < r.extents.size() && i != j && min_side > 0 &&
+          std::min(r.extents[i], r.extents[j]) * elem_bytes >= min_side &&
+          r.extents[i] * r.extents[j] * elem_bytes < policy.transpose_min_matrix_bytes(elem_bytes))
+        why_one = "; not split into transposes: the " + std::to_string(r.extents[j]) + " x " +
+                  std::to_string(r.extents[i]) + " matrix, " +
+                  std::to_string(r.extents[i] * r.extents[j] * elem_bytes) +
+                  " bytes, is under the " +
+                  std::to_string(policy.transpose_min_matrix_bytes(elem_bytes)) +
+                  " of permute_transpose_min_matrix_bytes";
+    }
     if (has_box)
-      return out + rank + ": permute_tile's box walk in one launch (auto runs it)\n" +
-             describe_box(box, elem_bytes, in_registers, policy, largest);
+      return out + rank + ": permute_tile's box walk in one launch (auto runs it" + why_one +
+             ")\n" + describe_box(box, elem_bytes, in_registers, policy, largest);
     if (std::string why = detail::split_permutation(r, &sp); !why.empty())
       return out + "the permutation kernels cannot run it: " + why + "\n";
     return out + rank + " and no box fits: " + launches();
