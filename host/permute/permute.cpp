@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 #include <host/device.hpp>
 #include <host/device_policy.hpp>
 #include <host/error.hpp>
@@ -202,15 +203,21 @@ bool auto_prefers_transpose(const kernels::PermuteArgs& a, const DevicePolicy& p
 // dimensions (split_permutation), each a batch of transposes where its own rule takes it, instead
 // of the box walk in one launch. At most kWideTransposeMaxLaunches of them: a launch each.
 constexpr std::int64_t kWideTransposeMaxLaunches = 8;
+// src's and dst's contiguous dimensions (unit stride) of a reduction: {i, j}, each
+// r.extents.size() where there is none.
+std::pair<std::size_t, std::size_t> contiguous_dims(const PermuteReduction& r) {
+  std::size_t i = r.extents.size(), j = i;
+  for (std::size_t k = 0; k < r.extents.size(); ++k) {
+    if (r.src_strides_elems[k] == 1) i = k;
+    if (r.dst_strides_elems[k] == 1) j = k;
+  }
+  return {i, j};
+}
 bool auto_splits_for_transposes(const PermuteReduction& r, int elem_bytes,
                                 const DevicePolicy& policy, detail::PermuteSplit* sp) {
   const std::size_t red = r.extents.size();
   if (red <= 5 || r.form != PermuteForm::kTile) return false;
-  std::size_t i = red, j = red;  // src's and dst's contiguous dimensions
-  for (std::size_t k = 0; k < red; ++k) {
-    if (r.src_strides_elems[k] == 1) i = k;
-    if (r.dst_strides_elems[k] == 1) j = k;
-  }
+  const auto [i, j] = contiguous_dims(r);
   const std::int64_t min_side = policy.wide_transpose_min_side_bytes(elem_bytes);
   return i < red && j < red && i != j && min_side > 0 &&
          std::min(r.extents[i], r.extents[j]) * elem_bytes >= min_side &&
@@ -707,11 +714,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
     // Why not the split, where only the matrix rule stopped it.
     std::string why_one;
     {
-      std::size_t i = r.extents.size(), j = i;
-      for (std::size_t k = 0; k < r.extents.size(); ++k) {
-        if (r.src_strides_elems[k] == 1) i = k;
-        if (r.dst_strides_elems[k] == 1) j = k;
-      }
+      const auto [i, j] = contiguous_dims(r);
       const std::int64_t min_side = policy.wide_transpose_min_side_bytes(elem_bytes);
       if (i < r.extents.size() && j < r.extents.size() && i != j && min_side > 0 &&
           std::min(r.extents[i], r.extents[j]) * elem_bytes >= min_side &&
