@@ -213,16 +213,23 @@ std::pair<std::size_t, std::size_t> contiguous_dims(const PermuteReduction& r) {
   }
   return {i, j};
 }
-bool auto_splits_for_transposes(const PermuteReduction& r, int elem_bytes,
-                                const DevicePolicy& policy, detail::PermuteSplit* sp) {
+// Both tile dimensions of a rank 6-8 reduction at least permute_wide_transpose_min_side_bytes
+// long: the matrix's bytes (src's contiguous extent x dst's x the element size), else 0.
+std::int64_t wide_long_sides_matrix_bytes(const PermuteReduction& r, int elem_bytes,
+                                          const DevicePolicy& policy) {
   const std::size_t red = r.extents.size();
-  if (red <= 5 || r.form != PermuteForm::kTile) return false;
   const auto [i, j] = contiguous_dims(r);
   const std::int64_t min_side = policy.wide_transpose_min_side_bytes(elem_bytes);
   return i < red && j < red && i != j && min_side > 0 &&
-         std::min(r.extents[i], r.extents[j]) * elem_bytes >= min_side &&
-         r.extents[i] * r.extents[j] * elem_bytes >=
-             policy.transpose_min_matrix_bytes(elem_bytes) &&
+                 std::min(r.extents[i], r.extents[j]) * elem_bytes >= min_side
+             ? r.extents[i] * r.extents[j] * elem_bytes
+             : 0;
+}
+bool auto_splits_for_transposes(const PermuteReduction& r, int elem_bytes,
+                                const DevicePolicy& policy, detail::PermuteSplit* sp) {
+  if (r.extents.size() <= 5 || r.form != PermuteForm::kTile) return false;
+  const std::int64_t matrix = wide_long_sides_matrix_bytes(r, elem_bytes, policy);
+  return matrix > 0 && matrix >= policy.transpose_min_matrix_bytes(elem_bytes) &&
          detail::split_permutation(r, sp).empty() && sp->launches <= kWideTransposeMaxLaunches;
 }
 
@@ -713,19 +720,14 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
              " bytes (permute_wide_transpose_min_side_bytes): auto runs it as " + launches();
     // Why not the split, where only the matrix rule stopped it.
     std::string why_one;
-    {
-      const auto [i, j] = contiguous_dims(r);
-      const std::int64_t min_side = policy.wide_transpose_min_side_bytes(elem_bytes);
-      if (i < r.extents.size() && j < r.extents.size() && i != j && min_side > 0 &&
-          std::min(r.extents[i], r.extents[j]) * elem_bytes >= min_side &&
-          r.extents[i] * r.extents[j] * elem_bytes < policy.transpose_min_matrix_bytes(elem_bytes))
-        why_one = "; not split into transposes: the " + std::to_string(r.extents[j]) + " x " +
-                  std::to_string(r.extents[i]) + " matrix, " +
-                  std::to_string(r.extents[i] * r.extents[j] * elem_bytes) +
-                  " bytes, is under the " +
-                  std::to_string(policy.transpose_min_matrix_bytes(elem_bytes)) +
-                  " of permute_transpose_min_matrix_bytes";
-    }
+    const auto [si, sj] = contiguous_dims(r);
+    if (const std::int64_t matrix = wide_long_sides_matrix_bytes(r, elem_bytes, policy);
+        matrix > 0 && matrix < policy.transpose_min_matrix_bytes(elem_bytes))
+      why_one = "; not split into transposes: the " + std::to_string(r.extents[sj]) + " x " +
+                std::to_string(r.extents[si]) + " matrix, " + std::to_string(matrix) +
+                " bytes, is under the " +
+                std::to_string(policy.transpose_min_matrix_bytes(elem_bytes)) +
+                " of permute_transpose_min_matrix_bytes";
     if (has_box)
       return out + rank + ": permute_tile's box walk in one launch (auto runs it" + why_one +
              ")\n" + describe_box(box, elem_bytes, in_registers, policy, largest);

@@ -334,6 +334,12 @@ __device__ __forceinline__ BoxTables build_box_tables(const BoxPlan& p, unsigned
   return b;
 }
 
+// Whether cut coordinates `cuts` (the first cut dimension's in the low byte, the second's above)
+// lie inside what box `at` has left of those dimensions.
+__device__ __forceinline__ bool cuts_inside(std::uint32_t cuts, const BoxOrigin& at) {
+  return (cuts & 255u) < at.lim0 && (cuts >> 8) < at.lim1;
+}
+
 // The cp.async walks' first box copied while the tables are built (BoxPlan::first_early): a
 // block's tables take a decode an entry and its barrier before any box is loaded, and where a
 // block walks few boxes (a small tensor: two or three) DRAM idles meanwhile (Nsight Compute,
@@ -344,12 +350,6 @@ __device__ __forceinline__ BoxTables build_box_tables(const BoxPlan& p, unsigned
 // they fit, or after the tables where two buffers could not hold them either
 // (box_row_tables_extra_bytes, as the launchers size it). Between the two they span both
 // buffers, and the first box waits for the walk as before.
-// Whether cut coordinates `cuts` (the first cut dimension's in the low byte, the second's above)
-// lie inside what box `at` has left of those dimensions.
-__device__ __forceinline__ bool cuts_inside(std::uint32_t cuts, const BoxOrigin& at) {
-  return (cuts & 255u) < at.lim0 && (cuts >> 8) < at.lim1;
-}
-
 struct FirstBox {
   bool early = false;
   bool whole = true;
