@@ -151,6 +151,9 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
          &p->permute_box_registers_elements_max_bytes},
         {"permute_box_cuts_first", 0, 1, &box_cuts_first},
         {"permute_box_target_elems", 64, 16384, &p->permute_box_target_elems},
+        // Up to 96 KB: the cp.async walks' second buffer then keeps the kernels under the 227 KB
+        // an sm_90 block may opt in to.
+        {"permute_box_max_smem_bytes", kBoxMaxSmemBytes, 96 * 1024, &p->permute_box_max_smem_bytes},
         {"permute_box_least_waste", 0, 1, &box_least_waste},
         {"permute_box_swizzle_bytes", 0, 128, &p->permute_box_swizzle_bytes},
         {"permute_box_words", 0, 1, &box_words},

@@ -168,26 +168,27 @@ struct PermuteArgs {
   bool box_cuts_first = true;  // DevicePolicy::permute_box_cuts_first
   // DevicePolicy::permute_box_target_elems
   int box_target_elems = static_cast<int>(kBoxTargetElems);
-  bool box_least_waste = true;          // DevicePolicy::permute_box_least_waste
-  int box_swizzle_bytes = 32;           // DevicePolicy::permute_box_swizzle_bytes
-  bool box_words = true;                // DevicePolicy::permute_box_words
-  int rows_vector_min_bytes = 4;        // DevicePolicy::permute_rows_vector_min_bytes
-  int rows_vector_max_vecs = 128;       // DevicePolicy::permute_rows_vector_max_vecs
-  int rows_flat_max_vector_bytes = 16;  // DevicePolicy::permute_rows_flat_max_vector_bytes
-  int rows_min_bytes = 32;              // DevicePolicy::rows_min_bytes(elem_bytes)
-  int tile_min_fill_pct = 90;           // DevicePolicy::tile_min_fill_pct(elem_bytes)
-  bool box_origin_once = true;          // DevicePolicy::permute_box_origin_once
-  bool box_pipeline = true;             // DevicePolicy::permute_box_pipeline
-  bool box_async = true;                // DevicePolicy::permute_box_async
-  int box_sm_smem_bytes = 0;            // DevicePolicy::permute_box_sm_smem_bytes
-  bool box_pad = true;                  // DevicePolicy::permute_box_pad
-  bool box_row_tables = true;           // DevicePolicy::permute_box_row_tables
-  int box_async_barriers = 1;           // DevicePolicy::permute_box_async_barriers
-  bool box_overlap_edges = true;        // DevicePolicy::permute_box_overlap_edges
-  bool box_src_runs = true;             // DevicePolicy::permute_box_src_runs
-  bool box_dst_runs = true;             // DevicePolicy::permute_box_dst_runs
-  bool box_dst_registers = true;        // DevicePolicy::permute_box_dst_registers
-  bool box_first_early = true;          // DevicePolicy::permute_box_first_copies_early
+  int box_max_smem_bytes = kBoxMaxSmemBytes;  // DevicePolicy::permute_box_max_smem_bytes
+  bool box_least_waste = true;                // DevicePolicy::permute_box_least_waste
+  int box_swizzle_bytes = 32;                 // DevicePolicy::permute_box_swizzle_bytes
+  bool box_words = true;                      // DevicePolicy::permute_box_words
+  int rows_vector_min_bytes = 4;              // DevicePolicy::permute_rows_vector_min_bytes
+  int rows_vector_max_vecs = 128;             // DevicePolicy::permute_rows_vector_max_vecs
+  int rows_flat_max_vector_bytes = 16;        // DevicePolicy::permute_rows_flat_max_vector_bytes
+  int rows_min_bytes = 32;                    // DevicePolicy::rows_min_bytes(elem_bytes)
+  int tile_min_fill_pct = 90;                 // DevicePolicy::tile_min_fill_pct(elem_bytes)
+  bool box_origin_once = true;                // DevicePolicy::permute_box_origin_once
+  bool box_pipeline = true;                   // DevicePolicy::permute_box_pipeline
+  bool box_async = true;                      // DevicePolicy::permute_box_async
+  int box_sm_smem_bytes = 0;                  // DevicePolicy::permute_box_sm_smem_bytes
+  bool box_pad = true;                        // DevicePolicy::permute_box_pad
+  bool box_row_tables = true;                 // DevicePolicy::permute_box_row_tables
+  int box_async_barriers = 1;                 // DevicePolicy::permute_box_async_barriers
+  bool box_overlap_edges = true;              // DevicePolicy::permute_box_overlap_edges
+  bool box_src_runs = true;                   // DevicePolicy::permute_box_src_runs
+  bool box_dst_runs = true;                   // DevicePolicy::permute_box_dst_runs
+  bool box_dst_registers = true;              // DevicePolicy::permute_box_dst_registers
+  bool box_first_early = true;                // DevicePolicy::permute_box_first_copies_early
   // DevicePolicy::permute_box_words_small_block_max_bytes
   int box_words_small_block_max_bytes = 2;
   // permute_tma: rank-5 maps (b2, b1, b0, rows, cols) of src and (b2, b1, b0, cols, rows) of dst
@@ -212,13 +213,15 @@ struct PermuteTmaPlan {
 // kernels/permute/
 cudaError_t launch_permute_tile(const PermuteArgs&);
 // The box permute_tile's box walk takes for `dims` (rank 6-8 run only through it); false: none.
-// registers, cuts_first, target_elems, least_waste: what PermuteArgs::box_registers,
-// box_cuts_first, box_target_elems and box_least_waste say; *in_registers: whether the box is the
-// registers' walk's (the other kernel's where the asked one's does not fit).
+// registers, cuts_first, target_elems, least_waste, max_smem_bytes: what
+// PermuteArgs::box_registers, box_cuts_first, box_target_elems, box_least_waste and
+// box_max_smem_bytes say; *in_registers: whether the box is the registers' walk's (the other
+// kernel's where the asked one's does not fit).
 bool permute_tile_box_plan(const PermuteDims& dims, int elem_bytes, BoxPlan* box,
                            bool registers = false, bool cuts_first = true,
                            int target_elems = static_cast<int>(kBoxTargetElems),
-                           bool least_waste = false, bool* in_registers = nullptr);
+                           bool least_waste = false, bool* in_registers = nullptr,
+                           int max_smem_bytes = kBoxMaxSmemBytes);
 // Whether permute_tile walks `a` in boxes (else its 32 x 33 tile or its rows kernels).
 bool permute_tile_prefers_box(const PermuteArgs& a);
 // permute_tile's rows kernels on a row permutation in bytes (`bytes`: strides and cols in bytes):

@@ -144,7 +144,8 @@ TmaChoice auto_tma_choice(const kernels::PermuteArgs& a, const DevicePolicy& pol
   BoxPlan box;
   if (kernels::permute_tile_prefers_box(a) &&
       kernels::permute_tile_box_plan(a.dims, a.elem_bytes, &box, a.box_registers, a.box_cuts_first,
-                                     a.box_target_elems, a.box_least_waste))
+                                     a.box_target_elems, a.box_least_waste, nullptr,
+                                     a.box_max_smem_bytes))
     c.box_bytes = std::int64_t{box.volume} * a.elem_bytes;
   c.tma = c.box_bytes == 0 ||
           double(c.box_bytes) <= double(policy.permute_tma_max_box_ratio) * c.tile_bytes;
@@ -552,6 +553,7 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.box_registers_elements_max_bytes = caps.policy.permute_box_registers_elements_max_bytes;
   a.box_cuts_first = caps.policy.permute_box_cuts_first;
   a.box_target_elems = caps.policy.permute_box_target_elems;
+  a.box_max_smem_bytes = caps.policy.permute_box_max_smem_bytes;
   a.box_least_waste = caps.policy.permute_box_least_waste;
   a.box_swizzle_bytes = caps.policy.permute_box_swizzle_bytes;
   a.box_words = caps.policy.permute_box_words;
@@ -667,12 +669,14 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
   auto box_of = [&](bool reg) {
     if (!kernels::permute_tile_box_plan(
             a.dims, elem_bytes, &box, reg, policy.permute_box_cuts_first,
-            policy.permute_box_target_elems, policy.permute_box_least_waste, &in_registers))
+            policy.permute_box_target_elems, policy.permute_box_least_waste, &in_registers,
+            policy.permute_box_max_smem_bytes))
       return false;
     other_box = policy.permute_box_least_waste &&
                 kernels::permute_tile_box_plan(a.dims, elem_bytes, &largest_box, in_registers,
                                                policy.permute_box_cuts_first,
-                                               policy.permute_box_target_elems, false) &&
+                                               policy.permute_box_target_elems, false, nullptr,
+                                               policy.permute_box_max_smem_bytes) &&
                 box_copies_per_elem(largest_box) > box_copies_per_elem(box);
     return true;
   };
@@ -701,6 +705,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
   a.box_cuts_first = policy.permute_box_cuts_first;
   a.box_target_elems = policy.permute_box_target_elems;
   a.box_least_waste = policy.permute_box_least_waste;
+  a.box_max_smem_bytes = policy.permute_box_max_smem_bytes;
   if (r.extents.size() > 5) {
     const std::string rank = "rank " + std::to_string(r.extents.size());
     detail::PermuteSplit sp;

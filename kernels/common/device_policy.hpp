@@ -5,6 +5,7 @@
 // call and this value, and the value is part of the plans' and wisdom's problem key.
 #pragma once
 #include <kernels/common/flat.hpp>
+#include <kernels/common/permute_box.hpp>
 
 namespace tmakit {
 
@@ -44,6 +45,10 @@ struct DevicePolicy {
   // permute_tile's boxes grow (longer runs on both sides, fewer barriers and box origins per
   // element) up to about this many elements, as shared memory allows (make_box_plan).
   int permute_box_target_elems = 2048;
+  // ...while the box with its tables, as make_box_plan counts them (box_smem_bytes), takes at most
+  // this many bytes of shared memory (the kernels' own takes more: two buffers where they copy by
+  // cp.async; over 48 KB the launch opts in).
+  int permute_box_max_smem_bytes = kBoxMaxSmemBytes;
   // ...and of the boxes no smaller than the largest that grows so, the one that copies the fewest
   // elements twice (the overlapping last chunks of its cut dimensions), where it copies at least
   // 1% fewer (make_box_plan's least_waste, kBoxLeastWasteGain).

@@ -169,13 +169,15 @@ inline double box_copies_per_elem(const BoxPlan& p) {
 // The box of a reduced permutation: false when it has no such walk (more dimensions than fit).
 // max_volume: the most elements a box may hold; table_bytes: the shared memory a kernel keeps
 // per element beside the element itself (kBoxTableBytes for tables, 0 when it keeps its
-// offsets in registers); target_elems: the volume boxes grow towards.
+// offsets in registers); target_elems: the volume boxes grow towards; max_smem_bytes: the most
+// shared memory a box takes so counted (box_smem_bytes; DevicePolicy::permute_box_max_smem_bytes).
 // least_waste (DevicePolicy::permute_box_least_waste): a box no smaller whose cut dimensions'
 // chunks cover their extents with fewer elements past them, where one copies at least
 // kBoxLeastWasteGain fewer (the overlapping last chunks, set_box_edges, copy those twice).
 inline bool make_box_plan(const PermuteDims& dims, int elem_bytes, std::int64_t max_volume,
                           int table_bytes, bool cuts_first, BoxPlan* out,
-                          std::int64_t target_elems = kBoxTargetElems, bool least_waste = false) {
+                          std::int64_t target_elems = kBoxTargetElems, bool least_waste = false,
+                          std::int64_t max_smem_bytes = kBoxMaxSmemBytes) {
   struct Dim {
     std::int64_t n, ss, ds;
   };
@@ -272,8 +274,7 @@ inline bool make_box_plan(const PermuteDims& dims, int elem_bytes, std::int64_t 
     return s < (std::int64_t{1} << 31) && d < (std::int64_t{1} << 31);
   };
   auto fits = [&](std::int64_t v) {
-    return v > 0 && v <= max_volume &&
-           box_smem_bytes(v, elem_bytes, table_bytes) <= kBoxMaxSmemBytes;
+    return v > 0 && v <= max_volume && box_smem_bytes(v, elem_bytes, table_bytes) <= max_smem_bytes;
   };
   auto narrow_cuts = [&](const std::int64_t* b) {  // cut coordinates fit the tables' 8 bits
     bool narrow = true;

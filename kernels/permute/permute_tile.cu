@@ -1282,13 +1282,19 @@ int row_vector_bytes(const void* src, const void* dst, const PermuteGeometry& by
 // (docs/perf-guide.md section 4.13).
 // cudaErrorNotSupported: no box fits, nothing launched.
 // least_waste: make_box_plan's least-waste rule, or where it finds no box the largest-box rule.
+// max_smem_bytes over the static 48 KB: where no box plans under it (its longer first runs can
+// cut more dimensions than a box takes), the boxes of the 48 KB.
 bool box_plan_for(const PermuteDims& dims, int elem_bytes, bool tables, bool cuts_first,
-                  int target_elems, bool least_waste, BoxPlan* box) {
+                  int target_elems, bool least_waste, int max_smem_bytes, BoxPlan* box) {
   const std::int64_t max_volume = tables ? 65535 : reg_box_volume(elem_bytes);
   const int table_bytes = tables ? kBoxTableBytes : 0;
-  return (least_waste && make_box_plan(dims, elem_bytes, max_volume, table_bytes, cuts_first, box,
-                                       target_elems, true)) ||
-         make_box_plan(dims, elem_bytes, max_volume, table_bytes, cuts_first, box, target_elems);
+  auto plan = [&](int bound) {
+    return (least_waste && make_box_plan(dims, elem_bytes, max_volume, table_bytes, cuts_first, box,
+                                         target_elems, true, bound)) ||
+           make_box_plan(dims, elem_bytes, max_volume, table_bytes, cuts_first, box, target_elems,
+                         false, bound);
+  };
+  return plan(max_smem_bytes) || (max_smem_bytes > kBoxMaxSmemBytes && plan(kBoxMaxSmemBytes));
 }
 
 cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
@@ -1296,10 +1302,10 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
   bool tables = !a.box_registers;
   BoxPlan box;
   if (!box_plan_for(dims, a.elem_bytes, tables, a.box_cuts_first, a.box_target_elems,
-                    a.box_least_waste, &box)) {
+                    a.box_least_waste, a.box_max_smem_bytes, &box)) {
     tables = !tables;  // the other kernel's box (permute() checked that one of them fits)
     if (!box_plan_for(dims, a.elem_bytes, tables, a.box_cuts_first, a.box_target_elems,
-                      a.box_least_waste, &box))
+                      a.box_least_waste, a.box_max_smem_bytes, &box))
       return cudaErrorNotSupported;
   }
   auto settle = [&](BoxPlan* b) {  // the policy's choices for the walk
@@ -1326,7 +1332,7 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
       box_elements_in_registers(box, a.elem_bytes, a.box_words, a.box_registers_elements_max_bytes,
                                 src_at, dst_at) &&
       box_plan_for(dims, a.elem_bytes, false, a.box_cuts_first, a.box_target_elems,
-                   a.box_least_waste, &in_registers)) {
+                   a.box_least_waste, a.box_max_smem_bytes, &in_registers)) {
     box = in_registers;
     settle(&box);
     tables = false;
@@ -1392,9 +1398,10 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
 
 bool kernels::permute_tile_box_plan(const PermuteDims& dims, int elem_bytes, BoxPlan* box,
                                     bool registers, bool cuts_first, int target_elems,
-                                    bool least_waste, bool* in_registers) {
+                                    bool least_waste, bool* in_registers, int max_smem_bytes) {
   for (const bool tables : {!registers, registers})
-    if (box_plan_for(dims, elem_bytes, tables, cuts_first, target_elems, least_waste, box)) {
+    if (box_plan_for(dims, elem_bytes, tables, cuts_first, target_elems, least_waste,
+                     max_smem_bytes, box)) {
       if (in_registers != nullptr) *in_registers = !tables;
       return true;
     }

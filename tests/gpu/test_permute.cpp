@@ -717,6 +717,61 @@ TEST(Permute, WordWalkInSmallBlocks) {
   }
 }
 
+// The elements of the box `explain` describes ("... = N elements"), 0 where it walks none.
+std::int64_t explained_box_elems(const std::string& how) {
+  const std::size_t at = how.find("box walk (permute_tile");
+  if (at == std::string::npos) return 0;
+  const std::size_t eq = how.find(" = ", at), end = how.find(" elements", eq);
+  if (eq == std::string::npos || end == std::string::npos) return 0;
+  return std::stoll(how.substr(eq + 3, end - eq - 3));
+}
+
+// Boxes planned under more than the static 48 KB (DevicePolicy::permute_box_max_smem_bytes at
+// 96 KB): random shapes at 1-8 B whose box grows under that bound, the word walks and the element
+// walks drawn, each run by auto and permute_tile against the reference under the bound alone, with
+// the tables' dst reads (dst entries in registers off), with cut edges, through registers instead
+// of cp.async, and with one block an SM (many boxes a block); aligned and one element off.
+TEST(Permute, BoxesOverFortyEightKilobytes) {
+  TMAKIT_NEED_GPU(75);
+  constexpr const char* kBound = "permute_box_max_smem_bytes=98304";
+  std::vector<std::tuple<Ext, std::vector<int>, int>> cases;
+  std::mt19937 rng(20261130);
+  int per_size[9] = {}, over = 0, element_walks = 0;
+  for (int tries = 0; tries < 20000; ++tries) {
+    const int e = 1 << (rng() % 4), rank = 3 + static_cast<int>(rng() % 3);
+    if (per_size[e] >= 4) continue;
+    Ext n;
+    std::vector<int> p;
+    if (!draw_shape(rng, rank, 300, 600000, &n, &p)) continue;
+    const std::int64_t plain = explained_box_elems(explain_permute(n, p, e));
+    test::ScopedEnv env("TMAKIT_POLICY", kBound);
+    const std::string how = explain_permute(n, p, e);
+    const std::int64_t grown = explained_box_elems(how);
+    if (plain == 0 || grown <= plain) continue;
+    over += grown * (e + 14) > 48 * 1024;
+    element_walks += how.find("in words") == std::string::npos;
+    cases.emplace_back(n, p, e);
+    ++per_size[e];
+  }
+  for (int e : {1, 2, 4, 8}) EXPECT_GE(per_size[e], 2) << e << " B";
+  EXPECT_GE(over, 4);
+  EXPECT_GE(element_walks, 2);
+  for (const auto& [n, p, e] : cases) {
+    std::string how;
+    {
+      test::ScopedEnv env("TMAKIT_POLICY", kBound);
+      how = explain_permute(n, p, e);
+    }
+    check_under_policies(n, p, e,
+                         {kBound, "permute_box_max_smem_bytes=98304,permute_box_dst_registers=0",
+                          "permute_box_max_smem_bytes=98304,permute_box_overlap_edges=0",
+                          "permute_box_max_smem_bytes=98304,permute_box_async=0",
+                          "permute_box_max_smem_bytes=98304,permute_box_sm_smem_bytes=1"},
+                         how);
+    if (HasFatalFailure()) return;
+  }
+}
+
 // A box walk whose dynamic shared memory is just under 48 KB (49,120 bytes: tables, the box and
 // the row tables after them) with the kernel's own static bytes on top: the launch must opt in
 // (kernels/primitives/launch_smem.cuh), where it was refused with cudaErrorInvalidValue. Rows of

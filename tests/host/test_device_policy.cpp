@@ -57,7 +57,8 @@ TEST(DevicePolicy, OverridesApplyEachField) {
           "permute_box_words_small_block_max_bytes=1,"
           "permute_tma_max_box_ratio=8,"
           "permute_transpose_min_side_bytes=0,permute_box_target_elems=2048,"
-          "permute_box_swizzle_bytes=32,permute_box_sm_smem_bytes=204800",
+          "permute_box_swizzle_bytes=32,permute_box_sm_smem_bytes=204800,"
+          "permute_box_max_smem_bytes=65536",
           &p),
       "");
   EXPECT_FALSE(p.permute_box_words);
@@ -90,6 +91,7 @@ TEST(DevicePolicy, OverridesApplyEachField) {
   EXPECT_EQ(p.permute_box_target_elems, 2048);
   EXPECT_EQ(p.permute_box_swizzle_bytes, 32);
   EXPECT_EQ(p.permute_box_sm_smem_bytes, 204800);
+  EXPECT_EQ(p.permute_box_max_smem_bytes, 65536);
   // One element size's threshold, the others kept.
   ASSERT_EQ(apply_policy_overrides(
                 "permute_transpose_min_side_bytes=96,permute_transpose_min_side_bytes_e8=200", &p),
@@ -139,7 +141,10 @@ TEST(DevicePolicy, BadOverridesAreRefusedWithTheReason) {
                {"nonsense=1", "unknown field 'nonsense'"},
                {"sector_bytes", "'sector_bytes' is not FIELD=VALUE"},
                {"permute_box_swizzle_bytes=48", "permute_box_swizzle_bytes 48 is out of its range"},
-               {"permute_box_target_elems=32", "out of its range (64..16384)"}};
+               {"permute_box_target_elems=32", "out of its range (64..16384)"},
+               // Under the static 48 KB the launches' own checks would refuse boxes they take.
+               {"permute_box_max_smem_bytes=32768", "out of its range (48896..98304)"},
+               {"permute_box_max_smem_bytes=131072", "out of its range"}};
   for (const auto& c : cases) {
     DevicePolicy p;
     const std::string why = apply_policy_overrides(c.text, &p);

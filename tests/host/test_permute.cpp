@@ -1013,6 +1013,63 @@ TEST(PermuteBox, TargetGrowsTheBoxWithinSharedMemory) {
   EXPECT_GT(grew, 400);
 }
 
+// DevicePolicy::permute_box_max_smem_bytes: the default bound plans the boxes the planner plans
+// without one; under a larger bound permute_tile plans a box wherever it does under the default
+// (where the bound's longer first runs cut more dimensions than a box takes, the default's box),
+// and a tables' box fits the bound and stays within twice the target unless the shortest runs
+// alone are larger; the bound grows boxes that shared memory held back: (53, 203, 40, 25)
+// (2, 0, 3, 1) at 4 B goes from 25 x 29 (100-byte src runs) to 25 x 4 x 34 (400 bytes).
+TEST(PermuteBox, SharedMemoryBoundGrowsTheBoxesItHeldBack) {
+  std::mt19937 rng(11);
+  int grew = 0, planned = 0, fell_back = 0;
+  for (int i = 0; i < 1500; ++i) {
+    const auto [n, p, e] = random_permutation(rng);
+    PermuteDims dims;
+    ASSERT_TRUE(reduced_dims(n, p, e, &dims));
+    BoxPlan plain, first;
+    const bool has = make_box_plan(dims, e, 65535, kBoxTableBytes, true, &plain);
+    if (!has) continue;
+    for (const int bound : {kBoxMaxSmemBytes, 65536, 98304}) {
+      BoxPlan plan;
+      const std::string at = test_text(n) + " perm " + test_text(p) + " " + std::to_string(e) +
+                             " B, bound " + std::to_string(bound);
+      if (bound == kBoxMaxSmemBytes) {
+        ASSERT_TRUE(make_box_plan(dims, e, 65535, kBoxTableBytes, true, &plan, kBoxTargetElems,
+                                  false, bound))
+            << at;
+        ASSERT_EQ(plan.volume, plain.volume) << at;
+        first = plan, ++planned;
+        continue;
+      }
+      fell_back += !make_box_plan(dims, e, 65535, kBoxTableBytes, true, &plan, kBoxTargetElems,
+                                  false, bound);
+      bool in_registers = true;
+      ASSERT_TRUE(kernels::permute_tile_box_plan(dims, e, &plan, false, true,
+                                                 static_cast<int>(kBoxTargetElems), false,
+                                                 &in_registers, bound))
+          << at;
+      ASSERT_FALSE(in_registers) << at;
+      ASSERT_LE(box_smem_bytes(plan.volume, e), bound) << at;
+      ASSERT_TRUE(plan.volume <= 2 * kBoxTargetElems || plan.volume == first.volume) << at;
+      grew += bound == 98304 && plan.volume > first.volume;
+    }
+  }
+  EXPECT_GT(planned, 800);
+  EXPECT_GT(grew, 50);
+  EXPECT_GE(fell_back, 1);
+  PermuteDims dims;
+  ASSERT_TRUE(reduced_dims({53, 203, 40, 25}, {2, 0, 3, 1}, 4, &dims));
+  BoxPlan small, large;  // permute()'s boxes: the least-waste rule's
+  const int target = static_cast<int>(kBoxTargetElems);
+  ASSERT_TRUE(kernels::permute_tile_box_plan(dims, 4, &small, false, true, target, true));
+  ASSERT_TRUE(
+      kernels::permute_tile_box_plan(dims, 4, &large, false, true, target, true, nullptr, 98304));
+  EXPECT_EQ(small.volume, 25u * 29u);
+  EXPECT_EQ(large.volume, 25u * 4u * 34u);  // 400-byte src runs
+  EXPECT_GT(box_smem_bytes(large.volume, 4), kBoxMaxSmemBytes);
+  EXPECT_LE(box_smem_bytes(large.volume, 4), 98304);
+}
+
 // DevicePolicy::permute_box_least_waste: of the boxes no smaller than the largest-box rule's
 // (within the same shared memory and twice the target), the one whose cut dimensions' overlapping
 // last chunks copy the fewest elements twice, where it copies at least kBoxLeastWasteGain fewer.
