@@ -35,6 +35,11 @@ trained on some runs and judged on held-out ones:
              of at least T bytes, of 128 below (box_words_threads, kernels/common/permute_box.hpp;
              DevicePolicy::permute_box_words_small_block_max_bytes, T / 2; its 128-thread kernels
              exist at 1-2 B, so T is 1, 2 or 4)
+  box-smem   permute_tile's boxes past the static 48 KB of shared memory
+             (DevicePolicy::permute_box_max_smem_bytes): where the 48 KB box's walk is the
+             pipelined one through registers, that box at elements of at least T bytes, the larger
+             box below (box_past_static_smem, kernels/common/permute_box.hpp;
+             kBoxPastStaticSmemKeepsPipelinedMinBytes); every other box grown takes the larger
 
     scripts/permute_rule.py [--rule transpose] --train RUN.json ... --judge RUN.json ...
     scripts/permute_rule.py --rule rows --train ROWS.json,BOX.json ... --judge ROWS.json,BOX.json ...
@@ -47,6 +52,8 @@ trained on some runs and judged on held-out ones:
                             --train RUN.json ... --judge RUN.json ...
     scripts/permute_rule.py --rule words-block --cli build/tmakit --train BIG.json,SMALL.json ...
                             --judge BIG.json,SMALL.json ...
+    scripts/permute_rule.py --rule box-smem --cli build/tmakit --train STATIC.json,LARGE.json ...
+                            --judge STATIC.json,LARGE.json ...
 
 RUN.json: `tmakit_bench --preset=permute` runs (.json or .json.xz), the median of each
 technique's rounds. transpose: runs with the permute_transpose, permute_tile and permute_tma
@@ -79,6 +86,12 @@ words-block: pairs of runs of the same cases, permute_tile under
 TMAKIT_POLICY=permute_box_words_small_block_max_bytes=0 (blocks of 256) and under the default; each
 case whose walk `tmakit permute --explain` (--cli) puts in blocks of 128 under the default is a
 cell, its key the element size (one T for every size: the policy is one field).
+box-smem: pairs of runs of the same cases, permute_tile with every box under the 48 KB
+(TMAKIT_POLICY=permute_box_max_smem_bytes=48896) and with every box the larger bound grows
+(permute_box_max_smem_bytes=98304 on a build before box_past_static_smem); each case whose 48 KB box
+`tmakit permute --explain` (--cli, under the 48 KB) walks pipelined through registers is a cell, its
+key the element size (one T for every size: a constant); the other cases are the class every T
+grows, their geometric mean printed beside.
 A rule takes the first technique where the key is at least T. Fitted on the training cells by
 the geometric mean of the picked technique's GB/s over the faster one's: one T for every element
 size, and one T per element size (the middle of the best thresholds' range; the policy line to
@@ -105,6 +118,7 @@ THRESHOLDS = {
     "tile-fill": [0, 10, 20, 30, 40, 50, 60, 70, 80, 90],
     "transpose-fill": [0, 10, 20, 30, 40, 50, 60, 70, 80, 90],
     "words-block": [1, 2, 4],
+    "box-smem": [1, 2, 4, 8, 16, 32],
     "transpose-matrix": [0, 4096, 6144, 8192, 10240, 12288, 16384, 20480, 24576, 32768, 40960,
                          49152, 65536, 98304, 131072, 262144, 1 << 30],
 }
@@ -117,6 +131,7 @@ WHAT = {  # the technique at or above T, the one below, the key, the policy fiel
     "transpose-fill": ("permute_transpose", "permute_tile / permute_tma", "fill", None),
     "words-block": ("blocks of 256", "blocks of 128", "element",
                     "permute_box_words_small_block_max_bytes"),
+    "box-smem": ("the 48 KB box", "the larger box", "element", None),
     "wide": ("permute_transpose", "box walk", "shorter side",
              "permute_wide_transpose_min_side_bytes"),
     "transpose-matrix": ("permute_transpose", "box walk", "matrix",
@@ -316,6 +331,38 @@ def words_block_cells(pairs, cli):
     return out
 
 
+def box_smem_cells(pairs, cli):
+    """[(element bytes, the 48 KB box's GB/s, the larger box's GB/s, name)] over
+    STATIC.json,LARGE.json pairs: the cases whose 48 KB box walks pipelined through registers; and
+    the larger over the 48 KB box's GB/s of the others."""
+    out, others, pipelined = [], [], {}
+    for pair in pairs:
+        static_path, large_path = pair.split(",")
+        static, large = medians(static_path), medians(large_path)
+        for (e, label, ext, perm), (med, _) in static.items():
+            other = large.get((e, label, ext, perm), ({}, {}))[0].get("permute_tile", 0)
+            if "permute_tile" not in med or other == 0:
+                continue
+            key = (e, ext, perm)
+            if key not in pipelined:
+                how = subprocess.run(
+                    [cli, "permute", "--shape", ext.replace("x", ","), "--perm",
+                     perm.replace(".", ","), "--elem-bytes", e[1:], "--explain"],
+                    capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                    env=dict(os.environ, TMAKIT_POLICY="permute_box_max_smem_bytes=48896"))
+                pipelined[key] = "the next box's loads in flight (registers)" in how.stdout
+            name = f"{ext.replace('x', ',')} ({perm.replace('.', ',')}) {e[1:]} B"
+            if pipelined[key]:
+                out.append((int(e[1:]), med["permute_tile"], other, name))
+            else:
+                others.append(other / med["permute_tile"])
+    if others:
+        gm = math.exp(sum(math.log(r) for r in others) / len(others))
+        print(f"  (the other {len(others)} cases, the larger box always: {gm:.3f} of the 48 KB "
+              f"box's GB/s, {sum(r < 0.96 for r in others)} slower by 4% or more)")
+    return out
+
+
 def size_of(cell):
     return int(cell[3].split()[-2])
 
@@ -386,12 +433,13 @@ def main():
              "transpose-fill": lambda paths: transpose_cells(paths, sides=sides),
              "rows": rows_cells, "tma-rows": tma_rows_cells, "tile-fill": tile_fill_cells,
              "words-block": lambda pairs: words_block_cells(pairs, args.cli),
+             "box-smem": lambda pairs: box_smem_cells(pairs, args.cli),
              "transpose-matrix": lambda paths: matrix_cells(
                  paths, dict(zip(SIZES, (int(v) for v in args.sides.split(",")))), args.cli),
              "wide": lambda paths: transpose_cells(paths, wide=True)}[args.rule]
     unit = "%" if args.rule in ("tile-fill", "transpose-fill") else " B"
     # one value for every size: no per-size fit
-    one_field = args.rule in ("words-block", "transpose-fill")
+    one_field = args.rule in ("words-block", "transpose-fill", "box-smem")
     train = cells(args.train)
     print(f"training: {len(train)} cells ({what[0]} at or above T, else {what[1]})")
     for t in thresholds:
@@ -404,7 +452,9 @@ def main():
         gm, right, _ = judge(train, current)
         print(f"current ({current_label}): picked / faster {gm:.3f}, right {right} of {len(train)}")
     if one_field:
-        if what[3] is None:
+        if args.rule == "box-smem":
+            print(f"constant: kBoxPastStaticSmemKeepsPipelinedMinBytes = {one}")
+        elif what[3] is None:
             print("policy: none (a candidate rule; no field holds it)")
         else:
             print(f"policy: {what[3]}={one // 2}")

@@ -141,11 +141,12 @@ TmaChoice auto_tma_choice(const kernels::PermuteArgs& a, const DevicePolicy& pol
   c.fill = fill(a.geo.rows) * fill(a.geo.cols);
   c.tile_bytes = c.fill * double(side * side * a.elem_bytes);
   if (c.fill * 100 < policy.permute_tma_min_fill_pct) return c;
+  // The box under the static 48 KB (permute_tile_box_plan's default bound), whatever
+  // permute_box_max_smem_bytes: permute_tma_max_box_ratio was fitted on those boxes.
   BoxPlan box;
   if (kernels::permute_tile_prefers_box(a) &&
       kernels::permute_tile_box_plan(a.dims, a.elem_bytes, &box, a.box_registers, a.box_cuts_first,
-                                     a.box_target_elems, a.box_least_waste, nullptr,
-                                     a.box_max_smem_bytes))
+                                     a.box_target_elems, a.box_least_waste))
     c.box_bytes = std::int64_t{box.volume} * a.elem_bytes;
   c.tma = c.box_bytes == 0 ||
           double(c.box_bytes) <= double(policy.permute_tma_max_box_ratio) * c.tile_bytes;
@@ -763,7 +764,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
     const TmaChoice c = auto_tma_choice(a, policy);
     std::string why;
     if (!c.tma && c.box_bytes > 0)
-      why = " (its box, " + std::to_string(c.box_bytes) + " bytes, carries more than " +
+      why = " (its box under 48 KB, " + std::to_string(c.box_bytes) + " bytes, carries more than " +
             std::to_string(policy.permute_tma_max_box_ratio) + " times the " +
             std::to_string(std::llround(c.tile_bytes)) + " bytes of a TMA tile " +
             std::to_string(std::llround(c.fill * 100)) + "% full)";

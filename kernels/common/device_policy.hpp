@@ -47,8 +47,10 @@ struct DevicePolicy {
   int permute_box_target_elems = 2048;
   // ...while the box with its tables, as make_box_plan counts them (box_smem_bytes), takes at most
   // this many bytes of shared memory (the kernels' own takes more: two buffers where they copy by
-  // cp.async; over 48 KB the launch opts in).
-  int permute_box_max_smem_bytes = kBoxMaxSmemBytes;
+  // cp.async; over 48 KB the launch opts in); past the static 48 KB (kBoxMaxSmemBytes) as
+  // box_past_static_smem allows (1.03x over the 143 held-out cases whose box it grew;
+  // docs/perf-guide.md section 4.13).
+  int permute_box_max_smem_bytes = 96 * 1024;
   // ...and of the boxes no smaller than the largest that grows so, the one that copies the fewest
   // elements twice (the overlapping last chunks of its cut dimensions), where it copies at least
   // 1% fewer (make_box_plan's least_waste, kBoxLeastWasteGain).

@@ -734,6 +734,20 @@ inline BoxLoads box_loads(const BoxPlan& p, int elem_bytes, bool words, int ws, 
     return BoxLoads::pipelined;
   return async && word_bytes >= 4 ? BoxLoads::async : BoxLoads::registers;
 }
+// A tables' box planned under more shared memory than the static 48 KB
+// (DevicePolicy::permute_box_max_smem_bytes) replaces the box of the 48 KB (`static_box`), except
+// at elements of at least kBoxPastStaticSmemKeepsPipelinedMinBytes where that box's walk (on
+// aligned operands, the policy's defaults) is the pipelined one through registers: the larger box
+// has too many words for it and goes through cp.async, and such cases ran 0.93-0.98x at 4-8 B,
+// where the others gained (docs/perf-guide.md section 4.13).
+inline constexpr int kBoxPastStaticSmemKeepsPipelinedMinBytes = 4;
+inline bool box_past_static_smem(const BoxPlan& static_box, int elem_bytes) {
+  if (elem_bytes < kBoxPastStaticSmemKeepsPipelinedMinBytes) return true;
+  const int ws = box_vector_elems(static_box, true, elem_bytes, 0);
+  const int wd = box_vector_elems(static_box, false, elem_bytes, 0);
+  return (ws == 1 && wd == 1) ||
+         box_loads(static_box, elem_bytes, true, ws, true, true) != BoxLoads::pipelined;
+}
 // The box walks through cp.async whose dst words are single elements (wd == 1: an odd dst row, or
 // dst strides no word divides; the word walk with src words and the element walk alike) store each
 // element after two table reads (its dst offset and its shared slot) beside the gather itself:

@@ -1282,19 +1282,25 @@ int row_vector_bytes(const void* src, const void* dst, const PermuteGeometry& by
 // (docs/perf-guide.md section 4.13).
 // cudaErrorNotSupported: no box fits, nothing launched.
 // least_waste: make_box_plan's least-waste rule, or where it finds no box the largest-box rule.
-// max_smem_bytes over the static 48 KB: where no box plans under it (its longer first runs can
-// cut more dimensions than a box takes), the boxes of the 48 KB.
+// max_smem_bytes over the static 48 KB (box_past_static_smem): the box of the 48 KB where none
+// plans under it (its longer first runs can cut more dimensions than a box takes) or where that
+// one's walk is the pipelined one through registers at 4 bytes or more.
 bool box_plan_for(const PermuteDims& dims, int elem_bytes, bool tables, bool cuts_first,
                   int target_elems, bool least_waste, int max_smem_bytes, BoxPlan* box) {
   const std::int64_t max_volume = tables ? 65535 : reg_box_volume(elem_bytes);
   const int table_bytes = tables ? kBoxTableBytes : 0;
-  auto plan = [&](int bound) {
-    return (least_waste && make_box_plan(dims, elem_bytes, max_volume, table_bytes, cuts_first, box,
+  auto plan = [&](int bound, BoxPlan* out) {
+    return (least_waste && make_box_plan(dims, elem_bytes, max_volume, table_bytes, cuts_first, out,
                                          target_elems, true, bound)) ||
-           make_box_plan(dims, elem_bytes, max_volume, table_bytes, cuts_first, box, target_elems,
+           make_box_plan(dims, elem_bytes, max_volume, table_bytes, cuts_first, out, target_elems,
                          false, bound);
   };
-  return plan(max_smem_bytes) || (max_smem_bytes > kBoxMaxSmemBytes && plan(kBoxMaxSmemBytes));
+  if (max_smem_bytes <= kBoxMaxSmemBytes) return plan(max_smem_bytes, box);
+  BoxPlan static_box;
+  if (!plan(kBoxMaxSmemBytes, &static_box)) return plan(max_smem_bytes, box);
+  if (!tables || !box_past_static_smem(static_box, elem_bytes) || !plan(max_smem_bytes, box))
+    *box = static_box;
+  return true;
 }
 
 cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {

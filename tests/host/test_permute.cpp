@@ -664,6 +664,8 @@ TEST(PermuteBox, SrcWordsAcrossACutDimensionThatContinuesTheRun) {
 // 4 B (8-byte loads, 4-byte stores) says so, not under the policy at 0, not where dst has words,
 // not at 1 B, and not for a box over kBoxDstRegisterEntries x kBoxWordThreads elements.
 TEST(PermuteExplain, DstEntriesInRegisters) {
+  // The boxes planned under the static 48 KB, which this test names (permute_box_max_smem_bytes).
+  test::ScopedEnv bound("TMAKIT_POLICY", "permute_box_max_smem_bytes=48896");
   const std::string on = explain_permute({563, 72, 217, 6}, {2, 1, 3, 0}, 4);
   EXPECT_NE(on.find("loads of 8 bytes, stores of 4 bytes\nloads: by cp.async into two shared "
                     "buffers, the next box's copies in flight while this one is stored; each "
@@ -671,7 +673,8 @@ TEST(PermuteExplain, DstEntriesInRegisters) {
             std::string::npos)
       << on;
   {
-    test::ScopedEnv off("TMAKIT_POLICY", "permute_box_dst_registers=0");
+    test::ScopedEnv off("TMAKIT_POLICY",
+                        "permute_box_dst_registers=0,permute_box_max_smem_bytes=48896");
     const std::string old = explain_permute({563, 72, 217, 6}, {2, 1, 3, 0}, 4);
     EXPECT_EQ(old.find("in registers"), std::string::npos) << old;
     EXPECT_NE(old.find("stores of 4 bytes"), std::string::npos) << old;
@@ -839,6 +842,8 @@ TEST(PermuteBox, WordsOnPaddedOperands) {
 }
 
 TEST(PermuteBox, EdgeBoxesOverlapTheChunkBefore) {
+  // The boxes planned under the static 48 KB, which this test names (permute_box_max_smem_bytes).
+  test::ScopedEnv bound("TMAKIT_POLICY", "permute_box_max_smem_bytes=48896");
   PermuteDims dims;  // (237, 69) (1, 0) at 4 B: both dimensions cut, neither a multiple
   dims.rank = 2;
   dims.n[0] = 3 * 23, dims.ss[0] = 1, dims.ds[0] = 237;  // 69 x 237 transposed
@@ -882,7 +887,8 @@ TEST(PermuteBox, EdgeBoxesOverlapTheChunkBefore) {
       << how;
   EXPECT_NE(how.find("copied twice): every box whole"), std::string::npos) << how;
   {
-    test::ScopedEnv off("TMAKIT_POLICY", "permute_box_overlap_edges=0");
+    test::ScopedEnv off("TMAKIT_POLICY",
+                        "permute_box_overlap_edges=0,permute_box_max_smem_bytes=48896");
     const std::string cut = explain_permute(n, {2, 1, 3, 0}, 4);
     EXPECT_NE(cut.find("23 in 2 chunks of 12, the last 11 long"), std::string::npos) << cut;
     EXPECT_NE(cut.find("(permute_box_overlap_edges = 0)"), std::string::npos) << cut;
@@ -1255,6 +1261,8 @@ TEST(PermuteExplain, RowsIntoADenseDstAsOneRunOfChunks) {
 // banks) and 128 are, 168 (16 banks) and 48 (a 16-mod-32 stride, which the swizzle makes worse)
 // are not; at 128 only multiples of 128 are; 0 never.
 TEST(PermuteBox, SwizzleWhereTheGathersShareBanks) {
+  // The boxes planned under the static 48 KB, which this test names (permute_box_max_smem_bytes).
+  test::ScopedEnv bound("TMAKIT_POLICY", "permute_box_max_smem_bytes=48896");
   BoxPlan p;
   p.dims = 1;
   p.dst_order[0] = 0;
@@ -1334,6 +1342,8 @@ TEST(PermuteBox, LoadsByWordSizeAndPolicy) {
 // most reg_box_shape's; explain names the walk, its block and its padding, and under the policy
 // at 32 the tables' walk runs instead.
 TEST(PermuteExplain, TheRegistersWalkAtSixteenBytes) {
+  // The boxes planned under the static 48 KB, which this test names (permute_box_max_smem_bytes).
+  test::ScopedEnv bound("TMAKIT_POLICY", "permute_box_max_smem_bytes=48896");
   EXPECT_EQ(reg_box_volume(16), 512);
   EXPECT_EQ(reg_box_volume(8), 512);
   EXPECT_EQ(reg_box_volume(4), 2048);         // 8 elements a thread below 8 B
@@ -1358,7 +1368,8 @@ TEST(PermuteExplain, TheRegistersWalkAtSixteenBytes) {
   // 8 B stays with the tables.
   EXPECT_NE(explain_permute({8, 8, 67, 8, 39}, {0, 3, 4, 2, 1}, 8).find("in shared tables"),
             std::string::npos);
-  test::ScopedEnv off("TMAKIT_POLICY", "permute_box_registers_min_bytes=32");
+  test::ScopedEnv off("TMAKIT_POLICY",
+                      "permute_box_registers_min_bytes=32,permute_box_max_smem_bytes=48896");
   const std::string tables = explain_permute({8, 8, 67, 8, 39}, {0, 3, 4, 2, 1}, 16);
   EXPECT_NE(tables.find("each thread's offsets in shared tables): a box of 39 of 312"),
             std::string::npos)
@@ -1399,6 +1410,8 @@ TEST(PermuteExplain, TheWordWalkInSmallBlocksAtOneAndTwoBytes) {
 // side has words, or under the policy at 0, the tables' walk. The launcher asks at the operands'
 // addresses: a 2-byte case with words at 16-byte aligned operands has none one byte off.
 TEST(PermuteExplain, ElementsInRegistersAtOneAndTwoBytes) {
+  // The boxes planned under the static 48 KB, which this test names (permute_box_max_smem_bytes).
+  test::ScopedEnv bound("TMAKIT_POLICY", "permute_box_max_smem_bytes=48896");
   const Ext odd = {9, 7, 506, 22, 11, 15};
   const std::vector<int> odd_perm = {4, 2, 0, 5, 1, 3};
   for (int e : {1, 2}) {  // at 2 B (311, 5, 240, 3, 13) (1,2,4,3,0): the 9,7,.. has dst words there
@@ -1432,7 +1445,9 @@ TEST(PermuteExplain, ElementsInRegistersAtOneAndTwoBytes) {
   EXPECT_TRUE(box_elements_in_registers(box, 2, true, 2, 1, 1));   // no word at an odd address
   EXPECT_FALSE(box_elements_in_registers(box, 2, true, 1, 1, 1));  // above the policy's size
   EXPECT_TRUE(box_elements_in_registers(box, 2, false, 2, 0, 0));  // permute_box_words = 0
-  test::ScopedEnv off("TMAKIT_POLICY", "permute_box_registers_elements_max_bytes=0");
+  test::ScopedEnv off(
+      "TMAKIT_POLICY",
+      "permute_box_registers_elements_max_bytes=0,permute_box_max_smem_bytes=48896");
   const std::string tables = explain_permute(odd, odd_perm, 1);
   EXPECT_NE(tables.find("offsets in shared tables"), std::string::npos) << tables;
   EXPECT_EQ(tables.find("in registers:"), std::string::npos) << tables;
@@ -1464,6 +1479,8 @@ TEST(PermuteExplain, TheLeastWasteBox) {
 // instead) and says where the row tables go (the box's buffer where they fit, else after the
 // tables); under permute_box_row_tables=0 every entry is decoded in full.
 TEST(PermuteExplain, BoxTablesFromRowTables) {
+  // The boxes planned under the static 48 KB, which this test names (permute_box_max_smem_bytes).
+  test::ScopedEnv bound("TMAKIT_POLICY", "permute_box_max_smem_bytes=48896");
   // 4 B: a box of 40 of 120 x 10 x 4 of 8 (1,600 elements, 6,400 bytes), 40 src rows of the 40,
   // 160 dst rows of the 10: 40 x 6 + 160 x 8 = 1,520 bytes.
   const std::string small = explain_permute({8, 9, 10, 11, 120}, {4, 1, 3, 0, 2}, 4);
@@ -1475,7 +1492,9 @@ TEST(PermuteExplain, BoxTablesFromRowTables) {
   // its 1,984-byte buffer (the tables' walk, which 1-byte boxes without words leave by default).
   std::string odd;
   {
-    test::ScopedEnv tables("TMAKIT_POLICY", "permute_box_registers_elements_max_bytes=0");
+    test::ScopedEnv tables(
+        "TMAKIT_POLICY",
+        "permute_box_registers_elements_max_bytes=0,permute_box_max_smem_bytes=48896");
     odd = explain_permute({3, 5, 7, 9, 11}, {4, 3, 2, 1, 0}, 1);
   }
   EXPECT_NE(odd.find("tables: 180 src rows decoded in full, 660 dst rows decoded in full, the rest "
@@ -1490,7 +1509,8 @@ TEST(PermuteExplain, BoxTablesFromRowTables) {
                          "rest a division an entry (row tables of 96 bytes, in the box's buffer)"),
             std::string::npos)
       << shuffle;
-  test::ScopedEnv policy("TMAKIT_POLICY", "permute_box_row_tables=0");
+  test::ScopedEnv policy("TMAKIT_POLICY",
+                         "permute_box_row_tables=0,permute_box_max_smem_bytes=48896");
   EXPECT_NE(explain_permute({8, 9, 10, 11, 120}, {4, 1, 3, 0, 2}, 4)
                 .find("tables: every entry decoded in full (permute_box_row_tables = 0)"),
             std::string::npos);
@@ -1501,10 +1521,12 @@ TEST(PermuteExplain, BoxTablesFromRowTables) {
 TEST(PermuteExplain, AutoWeighsTheBoxAgainstTheTmaTile) {
   // 8 B, dst's contiguous 4 against 16 x 16 tiles (25% full, 508 bytes of 2048): a box of 476 x 4
   // (15232 bytes).
-  EXPECT_NE(explain_permute({3, 10, 4, 89, 476}, {3, 0, 1, 4, 2}, 8)
-                .find("auto: permute_tile (its box, 15232 bytes, carries more than 3 times the "
-                      "508 bytes of a TMA tile 25% full)"),
-            std::string::npos);
+  EXPECT_NE(
+      explain_permute({3, 10, 4, 89, 476}, {3, 0, 1, 4, 2}, 8)
+          .find(
+              "auto: permute_tile (its box under 48 KB, 15232 bytes, carries more than 3 times the "
+              "508 bytes of a TMA tile 25% full)"),
+      std::string::npos);
   // The 2 B reversal: tiles 21% full (1728 bytes), a box of 3840 bytes: TMA.
   EXPECT_NE(explain_permute({24, 40, 56, 72}, {3, 2, 1, 0}, 2).find("auto: permute_tma"),
             std::string::npos);
