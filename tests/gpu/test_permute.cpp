@@ -428,8 +428,11 @@ TEST(Permute, BoxesInWordsEvenExtentsOffsetsAndPadding) {
 TEST(Permute, BoxWalkManyBoxesPerBlock) {
   TMAKIT_NEED_GPU(75);
   // The box walk for every case, also the 8- and 16-byte ones whose 32-element tiles are 41-70%
-  // full, which the 2-D tile takes by default (permute_tile_min_fill_pct).
-  test::ScopedEnv boxes("TMAKIT_POLICY", "permute_tile_min_fill_pct=90");
+  // full, which the 2-D tile takes by default (permute_tile_min_fill_pct); boxes planned under the
+  // static 48 KB, whose walks the counts below name (permute_box_max_smem_bytes; larger boxes:
+  // BoxesOverFortyEightKilobytes).
+  test::ScopedEnv boxes("TMAKIT_POLICY",
+                        "permute_tile_min_fill_pct=90,permute_box_max_smem_bytes=48896");
   struct Case {
     Ext n;
     std::vector<int> p;
