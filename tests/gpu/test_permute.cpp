@@ -649,9 +649,10 @@ TEST(Permute, DstWordsAcrossRows) {
 // (DevicePolicy::permute_box_dst_registers, box_dst_in_registers): random shapes at 2-8 B whose
 // explain says so, the word walk (src words) and the element walk (4-8 B) both drawn, each run by
 // auto and permute_tile against the reference under the default, with the tables (the policy at 0),
-// with cut edges, with the shared box swizzled (its slot bytes kept swizzled in registers) and with
-// one block an SM (many boxes a block); aligned and one element off. Plus a small case of (563, 72,
-// 217, 6) (2,1,3,0)'s kind at 4 B.
+// with cut edges, with the shared box never swizzled (permute_box_swizzle_bytes=0; the default
+// swizzles the word walks' boxes whose gathers start 32 bytes apart, their slot bytes kept swizzled
+// in registers) and with one block an SM (many boxes a block); aligned and one element off. Plus a
+// small case of (563, 72, 217, 6) (2,1,3,0)'s kind at 4 B.
 TEST(Permute, DstEntriesInRegisters) {
   TMAKIT_NEED_GPU(75);
   std::vector<std::tuple<Ext, std::vector<int>, int>> cases = {{{63, 8, 21, 6}, {2, 1, 3, 0}, 4}};
@@ -676,7 +677,7 @@ TEST(Permute, DstEntriesInRegisters) {
     EXPECT_NE(how.find("shared slots in registers"), std::string::npos) << how;
     check_under_policies(n, p, e,
                          {"", "permute_box_dst_registers=0", "permute_box_overlap_edges=0",
-                          "permute_box_swizzle_bytes=1", "permute_box_sm_smem_bytes=1"},
+                          "permute_box_swizzle_bytes=0", "permute_box_sm_smem_bytes=1"},
                          how);
     if (HasFatalFailure()) return;
   }
