@@ -200,12 +200,12 @@ def transpose_cells(paths, wide=False, sides=None):
     return out
 
 
-def explain(cli, e, ext, perm):
-    """`tmakit permute --explain` of a case under the default policy."""
+def explain(cli, e, ext, perm, policy=""):
+    """`tmakit permute --explain` of a case under the default policy with `policy`'s overrides."""
     return subprocess.run(
         [cli, "permute", "--shape", ext.replace("x", ","), "--perm", perm.replace(".", ","),
-         "--elem-bytes", e[1:], "--explain"],
-        capture_output=True, text=True, env=dict(os.environ, TMAKIT_POLICY="")).stdout
+         "--elem-bytes", e[1:], "--explain"], capture_output=True, text=True,
+        stdin=subprocess.DEVNULL, env=dict(os.environ, TMAKIT_POLICY=policy)).stdout
 
 
 def matrix_cells(paths, sides, cli):
@@ -307,27 +307,29 @@ def tile_fill_cells(pairs):
     return out
 
 
+def paired_tile_runs(pairs):
+    """(e, ext, perm, first GB/s, second GB/s) of `permute_tile` over FIRST.json,SECOND.json pairs
+    of runs of the same cases, where both ran it."""
+    for pair in pairs:
+        first_path, second_path = pair.split(",")
+        first, second = medians(first_path), medians(second_path)
+        for (e, label, ext, perm), (med, _) in first.items():
+            other = second.get((e, label, ext, perm), ({}, {}))[0].get("permute_tile", 0)
+            if "permute_tile" in med and other != 0:
+                yield e, ext, perm, med["permute_tile"], other
+
+
 def words_block_cells(pairs, cli):
     """[(element bytes, blocks of 256's GB/s, blocks of 128's GB/s, name)] over BIG.json,SMALL.json
     pairs: the cases whose word walk the default puts in blocks of 128 (explain, by the CLI)."""
     out, small = [], {}
-    for pair in pairs:
-        big_path, small_path = pair.split(",")
-        big, sm = medians(big_path), medians(small_path)
-        for (e, label, ext, perm), (med, _) in big.items():
-            other = sm.get((e, label, ext, perm), ({}, {}))[0].get("permute_tile", 0)
-            if "permute_tile" not in med or other == 0 or int(e[1:]) > 2:
-                continue
-            key = (e, ext, perm)
-            if key not in small:
-                how = subprocess.run(
-                    [cli, "permute", "--shape", ext.replace("x", ","), "--perm",
-                     perm.replace(".", ","), "--elem-bytes", e[1:], "--explain"],
-                    capture_output=True, text=True, env=dict(os.environ, TMAKIT_POLICY=""))
-                small[key] = "blocks of 128 threads" in how.stdout
-            if small[key]:
-                out.append((int(e[1:]), med["permute_tile"], other,
-                            f"{ext.replace('x', ',')} ({perm.replace('.', ',')}) {e[1:]} B"))
+    for e, ext, perm, big, other in paired_tile_runs(pairs):
+        if int(e[1:]) > 2:
+            continue
+        if (e, ext, perm) not in small:
+            small[(e, ext, perm)] = "blocks of 128 threads" in explain(cli, e, ext, perm)
+        if small[(e, ext, perm)]:
+            out.append((int(e[1:]), big, other, cell_name(e, ext, perm)))
     return out
 
 
@@ -336,26 +338,14 @@ def box_smem_cells(pairs, cli):
     STATIC.json,LARGE.json pairs: the cases whose 48 KB box walks pipelined through registers; and
     the larger over the 48 KB box's GB/s of the others."""
     out, others, pipelined = [], [], {}
-    for pair in pairs:
-        static_path, large_path = pair.split(",")
-        static, large = medians(static_path), medians(large_path)
-        for (e, label, ext, perm), (med, _) in static.items():
-            other = large.get((e, label, ext, perm), ({}, {}))[0].get("permute_tile", 0)
-            if "permute_tile" not in med or other == 0:
-                continue
-            key = (e, ext, perm)
-            if key not in pipelined:
-                how = subprocess.run(
-                    [cli, "permute", "--shape", ext.replace("x", ","), "--perm",
-                     perm.replace(".", ","), "--elem-bytes", e[1:], "--explain"],
-                    capture_output=True, text=True, stdin=subprocess.DEVNULL,
-                    env=dict(os.environ, TMAKIT_POLICY="permute_box_max_smem_bytes=48896"))
-                pipelined[key] = "the next box's loads in flight (registers)" in how.stdout
-            name = f"{ext.replace('x', ',')} ({perm.replace('.', ',')}) {e[1:]} B"
-            if pipelined[key]:
-                out.append((int(e[1:]), med["permute_tile"], other, name))
-            else:
-                others.append(other / med["permute_tile"])
+    for e, ext, perm, static, large in paired_tile_runs(pairs):
+        if (e, ext, perm) not in pipelined:
+            pipelined[(e, ext, perm)] = "the next box's loads in flight (registers)" in explain(
+                cli, e, ext, perm, "permute_box_max_smem_bytes=48896")
+        if pipelined[(e, ext, perm)]:
+            out.append((int(e[1:]), static, large, cell_name(e, ext, perm)))
+        else:
+            others.append(large / static)
     if others:
         gm = math.exp(sum(math.log(r) for r in others) / len(others))
         print(f"  (the other {len(others)} cases, the larger box always: {gm:.3f} of the 48 KB "
