@@ -5,7 +5,6 @@
 // call and this value, and the value is part of the plans' and wisdom's problem key.
 #pragma once
 #include <kernels/common/flat.hpp>
-#include <kernels/common/permute_box.hpp>
 
 namespace tmakit {
 
