@@ -706,7 +706,6 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
   a.box_cuts_first = policy.permute_box_cuts_first;
   a.box_target_elems = policy.permute_box_target_elems;
   a.box_least_waste = policy.permute_box_least_waste;
-  a.box_max_smem_bytes = policy.permute_box_max_smem_bytes;
   if (r.extents.size() > 5) {
     const std::string rank = "rank " + std::to_string(r.extents.size());
     detail::PermuteSplit sp;
