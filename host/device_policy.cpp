@@ -134,7 +134,6 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
     int src_runs = p->permute_box_src_runs ? 1 : 0;
     int dst_runs = p->permute_box_dst_runs ? 1 : 0;
     int dst_registers = p->permute_box_dst_registers ? 1 : 0;
-    int box_l2 = p->permute_box_l2_256B ? 1 : 0;
     int first_early = p->permute_box_first_copies_early ? 1 : 0;
     const Field fields[] = {
         {"sector_column_tiles", 0, 1, &column_tiles},
@@ -172,7 +171,6 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
         {"permute_box_src_runs", 0, 1, &src_runs},
         {"permute_box_dst_runs", 0, 1, &dst_runs},
         {"permute_box_dst_registers", 0, 1, &dst_registers},
-        {"permute_box_l2_256B", 0, 1, &box_l2},
         {"permute_box_first_copies_early", 0, 1, &first_early},
         {"permute_tma_min_fill_pct", 0, 101, &p->permute_tma_min_fill_pct},
         {"permute_tma_max_box_ratio", 0, 1 << 20, &p->permute_tma_max_box_ratio},
@@ -203,7 +201,6 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
     p->permute_box_src_runs = src_runs != 0;
     p->permute_box_dst_runs = dst_runs != 0;
     p->permute_box_dst_registers = dst_registers != 0;
-    p->permute_box_l2_256B = box_l2 != 0;
     p->permute_box_first_copies_early = first_early != 0;
     if (field == "flat_unit_bytes") p->flat_unit_bytes = p->flat_skinny_unit_bytes = unit;
     if (field == "flat_max_matrix_bytes" && v > 0 && v < kFlatMaxMatrixBytes)

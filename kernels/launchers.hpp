@@ -188,7 +188,6 @@ struct PermuteArgs {
   bool box_src_runs = true;                   // DevicePolicy::permute_box_src_runs
   bool box_dst_runs = true;                   // DevicePolicy::permute_box_dst_runs
   bool box_dst_registers = true;              // DevicePolicy::permute_box_dst_registers
-  bool box_l2_256B = true;                    // DevicePolicy::permute_box_l2_256B
   bool box_first_early = true;                // DevicePolicy::permute_box_first_copies_early
   // DevicePolicy::permute_box_words_small_block_max_bytes
   int box_words_small_block_max_bytes = 2;

@@ -575,7 +575,6 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.box_src_runs = caps.policy.permute_box_src_runs;
   a.box_dst_runs = caps.policy.permute_box_dst_runs;
   a.box_dst_registers = caps.policy.permute_box_dst_registers;
-  a.box_l2_256B = caps.policy.permute_box_l2_256B;
   a.box_first_early = caps.policy.permute_box_first_copies_early;
   Status result;
   // The tile form as a batch of transposes: permute_transpose or a transpose() technique

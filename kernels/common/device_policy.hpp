@@ -190,11 +190,6 @@ struct DevicePolicy {
   // two table entries a stored element, from 2-byte elements on (box_dst_in_registers; 1.12x over
   // the cases it takes; docs/perf-guide.md section 4.13).
   bool permute_box_dst_registers = true;
-  // permute_tile's box walks load their src elements (or words) with an L2 prefetch-size hint
-  // (.L2::256B; cp.async and ld.global.nc): a run's neighbouring bytes, which the boxes of the
-  // next chunks read about the same time, come from DRAM with it (docs/perf-guide.md section
-  // 4.13). On sm_90 only, the GPUs it was measured on (launch_box).
-  bool permute_box_l2_256B = true;
   // permute_tile's box walks: as many blocks an SM (at most 8) as the device holds at once (0:
   // the occupancy query, registers and shared memory), or as this many bytes of shared memory
   // an SM hold (204800: the rule before the query).

@@ -107,8 +107,6 @@ struct BoxPlan {
   bool src_runs = true;     // src words across whole dimensions that continue dim 0, and a cut one
                             // that ends such a run (box_vector_elems; host only)
   bool dst_runs = true;     // dst words across rows of dst_order[0] (box_vector_elems)
-  bool l2_256B = false;     // src loads with the .L2::256B prefetch-size hint (launcher: the
-                            // policy's permute_box_l2_256B on Hopper)
   // Each batch dimension's last index: its offsets and, for a cut one, its coordinate limit
   // (set_box_edges: a cut dimension's last chunk moved back to overlap the chunk before it, or
   // cut short).

@@ -35,9 +35,7 @@
 #include <kernels/common/permute_rows.hpp>
 #include <kernels/launchers.hpp>
 #include <kernels/primitives/box_walk.cuh>
-#include <kernels/primitives/cp_async_l2.cuh>
 #include <kernels/primitives/launch_smem.cuh>
-#include <kernels/primitives/ld_l2.cuh>
 #include <kernels/primitives/tile_loop.cuh>
 
 namespace tmakit {
@@ -336,20 +334,6 @@ __device__ __forceinline__ BoxTables build_box_tables(const BoxPlan& p, unsigned
   return b;
 }
 
-// A box walk's src load and cp.async, with the .L2::256B prefetch-size hint where p.l2_256B.
-template <class T>
-__device__ __forceinline__ T box_load(const BoxPlan& p, const T* at) {
-  return p.l2_256B ? ld_nc_l2<256>(at) : *at;
-}
-template <int Bytes>
-__device__ __forceinline__ void box_copy_async(const BoxPlan& p, void* to, const void* from,
-                                               cuda::pipeline<cuda::thread_scope_thread>& pipe) {
-  if (p.l2_256B)
-    copy_async_l2_256B<Bytes>(to, from, pipe);
-  else
-    cuda::memcpy_async(to, from, cuda::aligned_size_t<Bytes>(Bytes), pipe);
-}
-
 // Whether cut coordinates `cuts` (the first cut dimension's in the low byte, the second's above)
 // lie inside what box `at` has left of those dimensions.
 __device__ __forceinline__ bool cuts_inside(std::uint32_t cuts, const BoxOrigin& at) {
@@ -454,7 +438,7 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
         for (int k = 0; k < K; ++k) {
           const std::uint32_t t = t0 + k * kThreads;
-          if (t < V && inside(ld_cut, t)) v[k] = box_load(p, src + so + ld_off[t]);
+          if (t < V && inside(ld_cut, t)) v[k] = src[so + ld_off[t]];
         }
 #pragma unroll
         for (int k = 0; k < K; ++k) {
@@ -577,7 +561,8 @@ __global__ void __launch_bounds__(kThreads)
     with_whole(at, [&](auto whole) {
       const T* s0 = src + at.src;
       for (std::uint32_t t = tid; t < V; t += kThreads)
-        if (inside(whole, ld_cut, t, at)) box_copy_async<E>(p, buf + slot(t), s0 + ld_off[t], pipe);
+        if (inside(whole, ld_cut, t, at))
+          cuda::memcpy_async(buf + slot(t), s0 + ld_off[t], cuda::aligned_size_t<E>(E), pipe);
     });
     pipe.producer_commit();
   };
@@ -685,7 +670,7 @@ __global__ void __launch_bounds__(reg_box_shape(E).threads, reg_box_shape(E).blo
   auto load = [&](const BoxOrigin& o) {
 #pragma unroll
     for (int k = 0; k < R; ++k)
-      if (inside(k, false, o)) v[k] = box_load(p, src + o.src + ld_off[k]);
+      if (inside(k, false, o)) v[k] = src[o.src + ld_off[k]];
   };
   load(at);
   for (std::uint64_t j = 0;; ++j) {
@@ -824,7 +809,7 @@ __global__ void __launch_bounds__(Threads)
       for (int k = 0; k < decltype(n)::value; ++k) {
         const std::uint32_t w = w0 + k * Threads;
         if (w < NS && inside(whole, ld_cut, w, at))
-          v[k] = box_load(p, reinterpret_cast<const TS*>(s0 + ld_off[w]));
+          v[k] = *reinterpret_cast<const TS*>(s0 + ld_off[w]);
       }
     });
   };
@@ -936,7 +921,8 @@ __global__ void __launch_bounds__(Threads)
         const T* s0 = src + at.src;
         for (std::uint32_t w = tid; w < NS; w += Threads)
           if (inside(whole, ld_cut, w, at))
-            box_copy_async<VS>(p, into + at_byte(swizzled, w * WS), s0 + ld_off[w], pipe);
+            cuda::memcpy_async(into + at_byte(swizzled, w * WS), s0 + ld_off[w],
+                               cuda::aligned_size_t<VS>(VS), pipe);
       });
       pipe.producer_commit();
     };
@@ -1336,7 +1322,6 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
     b->first_early = a.box_first_early && a.elem_bytes >= kBoxFirstCopiesMinBytes;
     b->src_runs = a.box_src_runs;
     b->dst_runs = a.box_dst_runs;
-    b->l2_256B = a.box_l2_256B && a.cc >= 90 && a.cc < 100;  // measured on sm_90 only
     set_box_edges(b, a.box_overlap_edges);
   };
   settle(&box);

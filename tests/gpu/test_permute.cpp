@@ -765,11 +765,10 @@ TEST(Permute, BoxesOverFortyEightKilobytes) {
   EXPECT_GE(over, 4);
   EXPECT_GE(element_walks, 2);
   for (const auto& [n, p, e] : cases) {
-    check_under_policies(
-        n, p, e,
-        {"", "permute_box_dst_registers=0", "permute_box_overlap_edges=0", "permute_box_async=0",
-         "permute_box_sm_smem_bytes=1", "permute_box_l2_256B=0"},
-        explain_permute(n, p, e));
+    check_under_policies(n, p, e,
+                         {"", "permute_box_dst_registers=0", "permute_box_overlap_edges=0",
+                          "permute_box_async=0", "permute_box_sm_smem_bytes=1"},
+                         explain_permute(n, p, e));
     if (HasFatalFailure()) return;
   }
 }

@@ -53,7 +53,7 @@ TEST(DevicePolicy, OverridesApplyEachField) {
           "permute_box_async=0,permute_box_pad=0,permute_box_row_tables=0,"
           "permute_box_async_barriers=2,permute_box_overlap_edges=0,permute_rows_as_elements=0,"
           "permute_box_src_runs=0,permute_box_dst_runs=0,permute_box_dst_registers=0,"
-          "permute_box_first_copies_early=0,permute_box_l2_256B=0,"
+          "permute_box_first_copies_early=0,"
           "permute_box_words_small_block_max_bytes=1,"
           "permute_tma_max_box_ratio=8,"
           "permute_transpose_min_side_bytes=0,permute_box_target_elems=2048,"
@@ -82,7 +82,6 @@ TEST(DevicePolicy, OverridesApplyEachField) {
   EXPECT_FALSE(p.permute_box_dst_runs);
   EXPECT_FALSE(p.permute_box_dst_registers);
   EXPECT_FALSE(p.permute_box_first_copies_early);
-  EXPECT_FALSE(p.permute_box_l2_256B);
   EXPECT_EQ(p.permute_box_words_small_block_max_bytes, 1);
   // Its kernels exist at 1-2 B only: a larger value is refused, not ignored.
   EXPECT_NE(apply_policy_overrides("permute_box_words_small_block_max_bytes=4", &p), "");
