@@ -7,6 +7,14 @@
 #define TMAKIT_HD inline
 #endif
 
+// `#pragma unroll` in the headers that host code includes too: the pragma under nvcc, nothing
+// under a host compiler (which would warn -Wunknown-pragmas in every file that includes one).
+#if defined(__CUDACC__)
+#define TMAKIT_UNROLL _Pragma("unroll")
+#else
+#define TMAKIT_UNROLL
+#endif
+
 // True in any device pass (host/device functions pick intrinsics with it).
 #if defined(__CUDA_ARCH__)
 #define TMAKIT_DEVICE_PASS 1

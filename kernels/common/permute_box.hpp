@@ -423,7 +423,7 @@ struct BoxOrigin {
 };
 TMAKIT_HD BoxOrigin box_origin(const BoxPlan& p, std::uint32_t b) {
   BoxOrigin at;
-#pragma unroll
+  TMAKIT_UNROLL
   for (int o = 0; o < kBoxMaxOuter; ++o) {
     if (o >= p.outer) break;
     const std::uint32_t q = p.outer_div[o].div(b);
@@ -458,7 +458,7 @@ inline bool box_all_whole(const BoxPlan& p) {
 
 // Box element t (src order) or t (dst order) -> its coordinates in the box.
 TMAKIT_HD void box_coords_src(const BoxPlan& p, std::uint32_t t, std::uint32_t* c) {
-#pragma unroll
+  TMAKIT_UNROLL
   for (int u = 0; u < kBoxMaxDims; ++u) {
     if (u >= p.dims) break;
     const std::uint32_t q = u + 1 < p.dims ? p.box_div[u].div(t) : 0;
@@ -467,7 +467,7 @@ TMAKIT_HD void box_coords_src(const BoxPlan& p, std::uint32_t t, std::uint32_t* 
   }
 }
 TMAKIT_HD void box_coords_dst(const BoxPlan& p, std::uint32_t t, std::uint32_t* c) {
-#pragma unroll
+  TMAKIT_UNROLL
   for (int k = 0; k < kBoxMaxDims; ++k) {
     if (k >= p.dims) break;
     const int u = p.dst_order[k];
@@ -488,7 +488,7 @@ TMAKIT_HD std::int64_t box_src_offset(const BoxPlan& p, std::uint32_t t, std::ui
   std::uint32_t c[kBoxMaxDims];
   box_coords_src(p, t, c);
   std::int64_t off = 0;
-#pragma unroll
+  TMAKIT_UNROLL
   for (int u = 0; u < kBoxMaxDims; ++u)
     if (u < p.dims) off += c[u] * p.ss[u];
   *cuts = box_cut_coords(p, c);
@@ -502,7 +502,7 @@ TMAKIT_HD std::int64_t box_dst_offset(const BoxPlan& p, std::uint32_t t, std::ui
   box_coords_dst(p, t, c);
   std::int64_t off = 0;
   std::uint32_t at = 0;
-#pragma unroll
+  TMAKIT_UNROLL
   for (int u = 0; u < kBoxMaxDims; ++u)
     if (u < p.dims) {
       off += c[u] * p.ds[u];
