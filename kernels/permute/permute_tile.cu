@@ -35,6 +35,7 @@
 #include <kernels/common/permute_rows.hpp>
 #include <kernels/launchers.hpp>
 #include <kernels/primitives/box_walk.cuh>
+#include <kernels/primitives/cp_async_l2.cuh>
 #include <kernels/primitives/launch_smem.cuh>
 #include <kernels/primitives/tile_loop.cuh>
 
@@ -562,7 +563,7 @@ __global__ void __launch_bounds__(kThreads)
       const T* s0 = src + at.src;
       for (std::uint32_t t = tid; t < V; t += kThreads)
         if (inside(whole, ld_cut, t, at))
-          cuda::memcpy_async(buf + slot(t), s0 + ld_off[t], cuda::aligned_size_t<E>(E), pipe);
+          copy_async_l2_256B<E>(buf + slot(t), s0 + ld_off[t], pipe);
     });
     pipe.producer_commit();
   };
@@ -921,8 +922,7 @@ __global__ void __launch_bounds__(Threads)
         const T* s0 = src + at.src;
         for (std::uint32_t w = tid; w < NS; w += Threads)
           if (inside(whole, ld_cut, w, at))
-            cuda::memcpy_async(into + at_byte(swizzled, w * WS), s0 + ld_off[w],
-                               cuda::aligned_size_t<VS>(VS), pipe);
+            copy_async_l2_256B<VS>(into + at_byte(swizzled, w * WS), s0 + ld_off[w], pipe);
       });
       pipe.producer_commit();
     };
