@@ -3,7 +3,8 @@
 //   tmakit list
 //   tmakit tune | explain | wisdom | rank ...   plans and the decider (host/cli/plans.cpp)
 //   tmakit permute --shape ... --perm ...  permutations (host/cli/permute.cpp)
-//   tmakit --help
+//   tmakit permute-cases --seeds A-B         the permute preset's random cases
+//   (host/cli/permute.cpp) tmakit --help
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -27,6 +28,7 @@ void usage(std::FILE* out) {
       "       tmakit rank ...         the decider's ranking for a problem, no GPU (--help)\n"
       "       tmakit wisdom FILE      check a wisdom file and print its decisions\n"
       "       tmakit permute ...      verify and time a tensor permutation (--help)\n"
+      "       tmakit permute-cases ... the permute preset's random cases and their walks\n"
       "       tmakit --help           this text\n"
       "\n"
       "options for the table:\n"
@@ -71,6 +73,8 @@ int main(int argc, char** argv) {
   }
   if (!args.empty() && args[0] == "rank")
     return tmakit::cli::run_rank(std::vector<std::string>(args.begin() + 1, args.end()));
+  if (!args.empty() && args[0] == "permute-cases")
+    return tmakit::cli::run_permute_cases(std::vector<std::string>(args.begin() + 1, args.end()));
   if (!args.empty() && args[0] == "permute")
     return tmakit::cli::run_permute(std::vector<std::string>(args.begin() + 1, args.end()));
   if (!args.empty() && args[0] == "tensormap")

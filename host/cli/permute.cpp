@@ -2,6 +2,9 @@
 // against the CPU reference and timed, next to cudaMemcpyAsync of the same bytes.
 //   tmakit permute --shape 8,4096,32,128 --perm 0,2,1,3 [--elem-bytes 2] [--variant V,W]
 //                  [--iters N] [--tune] [--explain]
+// tmakit permute-cases: the permute preset's random cases with the walk permute_tile takes for
+// each (no GPU), or benchmark filters of those of chosen walks (an A/B of one walk's lever).
+//   tmakit permute-cases --seeds 341-352 [--walk box-registers] [--filter permute_tile,memcpy]
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -10,6 +13,7 @@
 #include <host/cli/args.hpp>
 #include <host/cli/commands.hpp>
 #include <host/cli/operands.hpp>
+#include <host/cli/shapes.hpp>
 #include <host/error.hpp>
 #include <host/tools/testdata.hpp>
 #include <host/tools/timing.hpp>
@@ -202,6 +206,144 @@ int run_permute(const std::vector<std::string>& args) {
       std::printf("  %-20s %10.2f us %10.1f GB/s\n", token.c_str(), us, moved / (us * 1e3));
   }
   return failures == 0 ? 0 : 1;
+}
+
+namespace {
+
+void cases_usage(std::FILE* out) {
+  std::fprintf(
+      out,
+      "usage: tmakit permute-cases --seeds A[-B] [options]\n"
+      "  --seeds A[-B]     the random set's seeds (tmakit_bench --permute-seed=S)\n"
+      "  --count N         cases a seed (default 40, --permute-random=N)\n"
+      "  --min-mb M        smallest tensor (default 16, --permute-min-mb=M)\n"
+      "  --max-mb M        largest tensor (default 256, --permute-max-mb=M)\n"
+      "  --elem-bytes LIST only cases of these element sizes\n"
+      "  --walk LIST       only cases permute_tile walks so (labels below)\n"
+      "  --filter LIST     print per seed \"SEED REGEX\" instead: a --benchmark_filter of the\n"
+      "                    kept cases' rows of these techniques (e.g. permute_tile,memcpy)\n"
+      "\n"
+      "Lists the cases tmakit_bench --preset=permute draws for each seed, one a line:\n"
+      "\"SEED NAME WALK\", NAME the case's part of the benchmark name\n"
+      "(eE/random/EXTENTS/PERM/) and WALK the walk explain_permute describes for\n"
+      "permute_tile under the default policy and TMAKIT_POLICY (no GPU; operands 16-byte\n"
+      "aligned): box-registers, box-elements, box-words, box-pipelined-words,\n"
+      "box-cp.async-elements, box-cp.async-words, rows, rows-flat, tile-2d, or none (explain\n"
+      "names none: a split into transposes).\n");
+}
+
+std::vector<std::string> split_words(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    if (comma > at) out.push_back(text.substr(at, comma - at));
+    at = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string permute_tile_walk(const std::string& how) {
+  auto has = [&](const char* s) { return how.find(s) != std::string::npos; };
+  if (has("box walk (permute_tile, each thread's offsets in registers)")) return "box-registers";
+  if (has("box walk (permute_tile, each thread's offsets in shared tables)")) {
+    const bool words = has("\nin words (");
+    if (has("\nloads: by cp.async")) return words ? "box-cp.async-words" : "box-cp.async-elements";
+    if (has("\nloads: the next box's loads in flight (registers)")) return "box-pipelined-words";
+    return words ? "box-words" : "box-elements";
+  }
+  if (has("\npermute_tile: whole rows of") && has("into a dense dst, written as one run"))
+    return "rows-flat";
+  if (has("\npermute_tile: whole rows")) return "rows";
+  if (has(" shared tiles of cols x rows")) return "tile-2d";
+  return "none";
+}
+
+int run_permute_cases(const std::vector<std::string>& args) {
+  constexpr const char* kCases = "permute-cases";
+  static const char* const kWalks[] = {"box-registers",
+                                       "box-elements",
+                                       "box-words",
+                                       "box-pipelined-words",
+                                       "box-cp.async-elements",
+                                       "box-cp.async-words",
+                                       "rows",
+                                       "rows-flat",
+                                       "tile-2d",
+                                       "none"};
+  long long first = -1, last = -1, count = 40, min_mb = 16, max_mb = 256, v = 0;
+  std::vector<long long> sizes;
+  std::vector<std::string> walks, techniques;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    std::string text;
+    if (a == "--help" || a == "-h") {
+      cases_usage(stdout);
+      return 0;
+    } else if (a == "--seeds") {
+      const std::size_t dash = take_value(args, &i, &text) ? text.find('-') : std::string::npos;
+      const std::string lo = text.substr(0, dash),
+                        hi = dash == std::string::npos ? lo : text.substr(dash + 1);
+      if (text.empty() || !parse_integer(lo, 0, 4294967295ll, &first) ||
+          !parse_integer(hi, 0, 4294967295ll, &last) || last < first || last - first >= 10000)
+        return arg_error(
+            kCases, "--seeds needs A or A-B, A <= B, at most 10000 seeds (got '" + text + "')");
+    } else if (a == "--count") {
+      if (!take_integer(kCases, args, &i, 1, 10000, &count)) return 2;
+    } else if (a == "--min-mb") {
+      if (!take_integer(kCases, args, &i, 1, 65536, &min_mb)) return 2;
+    } else if (a == "--max-mb") {
+      if (!take_integer(kCases, args, &i, 1, 65536, &max_mb)) return 2;
+    } else if (a == "--elem-bytes") {
+      if (!take_value(args, &i, &text) || !parse_list(text, 1, 16, &sizes) ||
+          std::any_of(sizes.begin(), sizes.end(), [](long long e) { return (e & (e - 1)) != 0; }))
+        return arg_error(kCases,
+                         "--elem-bytes needs a list of 1, 2, 4, 8, 16 (got '" + text + "')");
+    } else if (a == "--walk") {
+      if (!take_value(args, &i, &text) || (walks = split_words(text)).empty())
+        return arg_error(kCases, "--walk needs a list of walks (see --help)");
+      for (const std::string& w : walks)
+        if (std::find(std::begin(kWalks), std::end(kWalks), w) == std::end(kWalks))
+          return arg_error(kCases, "--walk: '" + w + "' is not a walk (see --help)");
+    } else if (a == "--filter") {
+      if (!take_value(args, &i, &text) || (techniques = split_words(text)).empty())
+        return arg_error(kCases, "--filter needs a list of techniques (e.g. permute_tile,memcpy)");
+    } else {
+      return arg_error(kCases, "unknown argument '" + a + "' (see tmakit permute-cases --help)");
+    }
+  }
+  if (first < 0) return arg_error(kCases, "--seeds is required");
+  if (min_mb > max_mb) return arg_error(kCases, "--min-mb is above --max-mb");
+  for (long long seed = first; seed <= last; ++seed) {
+    std::string regex;
+    for (const PermutationCell& c : random_permutations(
+             static_cast<int>(count), static_cast<unsigned>(seed),
+             static_cast<double>(min_mb) * 1e6, static_cast<double>(max_mb) * 1e6, 1)) {
+      if (!sizes.empty() && std::find(sizes.begin(), sizes.end(), c.elem_bytes) == sizes.end())
+        continue;
+      const std::string walk = permute_tile_walk(explain_permute(c.extents, c.perm, c.elem_bytes));
+      if (!walks.empty() && std::find(walks.begin(), walks.end(), walk) == walks.end()) continue;
+      std::string name = "e" + std::to_string(c.elem_bytes) + "/random/";
+      for (std::size_t k = 0; k < c.extents.size(); ++k)
+        name += (k ? "x" : "") + std::to_string(c.extents[k]);
+      name += "/";
+      for (std::size_t k = 0; k < c.perm.size(); ++k)
+        name += (k ? "." : "") + std::to_string(c.perm[k]);
+      name += "/";
+      if (techniques.empty())
+        std::printf("%lld %s %s\n", seed, name.c_str(), walk.c_str());
+      else
+        regex += (regex.empty() ? "(" : "|") + name;
+    }
+    if (!techniques.empty() && !regex.empty()) {
+      std::string techs;
+      for (const std::string& t : techniques) techs += (techs.empty() ? "(" : "|") + t;
+      std::printf("%lld %s)%s)/\n", seed, regex.c_str(), techs.c_str());
+    }
+  }
+  return 0;
 }
 
 }  // namespace tmakit::cli
