@@ -2,7 +2,7 @@
 """Tables of `tmakit_bench --preset=permute` runs (bench/permute_rows.cpp).
 
     bench/permute_report.py RUN.json [RUN.json ...]   markdown on stdout, one section per run
-    bench/permute_report.py --against BASE.json RUN.json [TECHNIQUE ...]
+    bench/permute_report.py --against BASE.json RUN.json [TECHNIQUE ...] [--walks CASES.txt]
                                                       an A/B: RUN over BASE per technique
 
 Per case (median GB/s over the rounds; bytes read + written): cudaMemcpyAsync, tmakit's `auto`
@@ -17,7 +17,10 @@ skipped technique shows its reason in the notes.
 --against: two runs of the same cases (an environment knob or a binary changed between them):
 for each technique (default memcpy, auto, permute_tile, cutensor, those both runs timed), the
 geometric mean of RUN's GB/s over BASE's across the cases, how many moved by 4% or more each way,
-and the cases that moved most. memcpy's ratio is the drift between the runs.
+and the cases that moved most. memcpy's ratio is the drift between the runs. --walks: the
+output of `tmakit permute-cases` for the runs' seeds ("SEED NAME WALK" lines): each technique's
+ratio also per walk permute_tile takes (the random cases; a lever of one walk should move that
+walk's cases alone).
 """
 import json
 import lzma
@@ -181,10 +184,30 @@ def section(run):
     return "\n".join(lines) + "\n"
 
 
-def against(base_path, run_path, who):
-    """Lines of the A/B of run over base for each technique in who."""
+def walks_of(path):
+    """`tmakit permute-cases` output ("SEED NAME WALK" lines) -> {NAME: WALK}."""
+    out = {}
+    with open(path) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) == 3:
+                out[parts[1]] = parts[2]
+    return out
+
+
+def against(base_path, run_path, who, walks=None):
+    """Lines of the A/B of run over base for each technique in who; walks ({NAME: WALK}, from
+    walks_of): then per walk too, the cases it names."""
     base, run = cases(load(base_path)), cases(load(run_path))
     out = [f"{run_path} over {base_path}:"]
+
+    def summary(ratios):
+        gm = math.exp(sum(math.log(r) for r, _ in ratios) / len(ratios))
+        up = sum(r >= 1.04 for r, _ in ratios)
+        down = sum(r <= 1 / 1.04 for r, _ in ratios)
+        n = len(ratios)
+        return f"{gm:.3f}x over {n} case{'s' if n != 1 else ''}; {up} faster by 4% or more, {down} slower"
+
     for w in who:
         ratios = []
         for key, slots in run.items():
@@ -194,20 +217,32 @@ def against(base_path, run_path, who):
         if not ratios:
             continue
         ratios.sort()
-        gm = math.exp(sum(math.log(r) for r, _ in ratios) / len(ratios))
-        up = sum(r >= 1.04 for r, _ in ratios)
-        down = sum(r <= 1 / 1.04 for r, _ in ratios)
         name = lambda k: f"{k[1]} {k[2].replace('x', ',')} ({k[3].replace('.', ',')}) {k[0][1:]} B"
         moved = [f"{r:.3f} {name(k)}" for r, k in ratios[:3] + ratios[-3:]]
-        out.append(f"- {w}: {gm:.3f}x over {len(ratios)} cases; {up} faster by 4% or more, {down} "
-                   f"slower; lowest and highest: " + "; ".join(moved))
+        out.append(f"- {w}: {summary(ratios)}; lowest and highest: " + "; ".join(moved))
+        if walks:
+            by_walk = OrderedDict()
+            for r, k in ratios:
+                walk = walks.get(f"{k[0]}/{k[1]}/{k[2]}/{k[3]}/")
+                if walk is not None:
+                    by_walk.setdefault(walk, []).append((r, k))
+            for walk in sorted(by_walk):
+                out.append(f"  - {walk}: {summary(by_walk[walk])}")
     return out
 
 
 def main(argv):
     if len(argv) >= 4 and argv[1] == "--against":
-        who = argv[4:] or ["memcpy", "auto", "permute_tile", "cutensor"]
-        print("\n".join(against(argv[2], argv[3], who)))
+        rest, walks = argv[4:], None
+        if "--walks" in rest:
+            at = rest.index("--walks")
+            if at + 1 >= len(rest):
+                print("--walks needs the output of `tmakit permute-cases` (a file)")
+                return 2
+            walks = walks_of(rest[at + 1])
+            rest = rest[:at] + rest[at + 2:]
+        who = rest or ["memcpy", "auto", "permute_tile", "cutensor"]
+        print("\n".join(against(argv[2], argv[3], who, walks)))
         return 0
     if len(argv) < 2 or argv[1].startswith("--"):
         print(__doc__)

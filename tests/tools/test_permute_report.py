@@ -49,6 +49,27 @@ class AgainstTest(unittest.TestCase):
         self.assertFalse(any(l.startswith("- cutensor:") for l in lines))
 
 
+    def test_per_walk_lines_from_permute_cases(self):
+        with tempfile.TemporaryDirectory() as d:
+            base = run_file(d, "base.json", [row("3x5x7", "permute_tile", 100),
+                                             row("9x11x13", "permute_tile", 200),
+                                             row("2x3x5", "permute_tile", 100)])
+            run = run_file(d, "run.json", [row("3x5x7", "permute_tile", 110),
+                                           row("9x11x13", "permute_tile", 180),
+                                           row("2x3x5", "permute_tile", 100)])
+            cases = os.path.join(d, "cases.txt")
+            with open(cases, "w") as f:  # `tmakit permute-cases` lines; 2x3x5 not listed
+                f.write("7 e4/random/3x5x7/2.1.0/ box-registers\n"
+                        "7 e4/random/9x11x13/2.1.0/ box-cp.async-words\n")
+            lines = permute_report.against(base, run, ["permute_tile"],
+                                           permute_report.walks_of(cases))
+        self.assertIn("  - box-registers: 1.100x over 1 case; 1 faster by 4% or more, 0 slower",
+                      lines)
+        self.assertIn("  - box-cp.async-words: 0.900x over 1 case; 0 faster by 4% or more, 1 "
+                      "slower", lines)
+        self.assertEqual(sum(l.startswith("  - ") for l in lines), 2)
+
+
 class SectionTest(unittest.TestCase):
     def section(self, gbps):
         """The report's section of a one-case run with these techniques' GB/s."""
