@@ -55,13 +55,6 @@ struct Case {
   int e;
 };
 
-std::string join(const std::vector<std::int64_t>& v, char sep) {
-  std::string s;
-  for (std::size_t i = 0; i < v.size(); ++i)
-    s += (i ? std::string(1, sep) : "") + std::to_string(v[i]);
-  return s;
-}
-
 // The cell's buffers and reference, kept while its benchmarks run (registered together).
 struct Cell {
   Case c;
@@ -159,9 +152,7 @@ void run_timed(benchmark::State& state, const std::string& name, Cell& cell, boo
 using BenchFn = std::function<void(benchmark::State&)>;
 
 void register_case(const Case& c, int rounds) {
-  const std::string prefix =
-      "permute/e" + std::to_string(c.e) + "/" + c.name + "/" + join(c.n, 'x') + "/" +
-      join(std::vector<std::int64_t>(c.perm.begin(), c.perm.end()), '.') + "/";
+  const std::string prefix = "permute/" + cli::permutation_case_name(c.e, c.name, c.n, c.perm);
   std::vector<std::pair<std::string, BenchFn>> benches;
   for (auto& peer : *g_permute_peers) {
     Peer* pp = peer.get();

@@ -29,7 +29,5 @@ int run_wisdom(const std::vector<std::string>& args);     // tmakit wisdom FILE
 int run_rank(const std::vector<std::string>& args);       // tmakit rank ... (no GPU)
 int run_permute(const std::vector<std::string>& args);  // tmakit permute ... (host/cli/permute.cpp)
 int run_permute_cases(const std::vector<std::string>& args);  // tmakit permute-cases ...
-// permute_tile's walk named from explain_permute's text (tmakit permute-cases --help's labels).
-std::string permute_tile_walk(const std::string& explain);
 
 }  // namespace tmakit::cli

@@ -3,8 +3,8 @@
 //   tmakit list
 //   tmakit tune | explain | wisdom | rank ...   plans and the decider (host/cli/plans.cpp)
 //   tmakit permute --shape ... --perm ...  permutations (host/cli/permute.cpp)
-//   tmakit permute-cases --seeds A-B         the permute preset's random cases
-//   (host/cli/permute.cpp) tmakit --help
+//   tmakit permute-cases --seeds A-B  the permute preset's random cases (host/cli/permute.cpp)
+//   tmakit --help
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>

@@ -243,8 +243,7 @@ std::vector<std::string> split_words(const std::string& text) {
   return out;
 }
 
-}  // namespace
-
+// permute_tile's walk named from explain_permute's text (--help's labels).
 std::string permute_tile_walk(const std::string& how) {
   auto has = [&](const char* s) { return how.find(s) != std::string::npos; };
   if (has("box walk (permute_tile, each thread's offsets in registers)")) return "box-registers";
@@ -260,6 +259,8 @@ std::string permute_tile_walk(const std::string& how) {
   if (has(" shared tiles of cols x rows")) return "tile-2d";
   return "none";
 }
+
+}  // namespace
 
 int run_permute_cases(const std::vector<std::string>& args) {
   constexpr const char* kCases = "permute-cases";
@@ -325,13 +326,7 @@ int run_permute_cases(const std::vector<std::string>& args) {
         continue;
       const std::string walk = permute_tile_walk(explain_permute(c.extents, c.perm, c.elem_bytes));
       if (!walks.empty() && std::find(walks.begin(), walks.end(), walk) == walks.end()) continue;
-      std::string name = "e" + std::to_string(c.elem_bytes) + "/random/";
-      for (std::size_t k = 0; k < c.extents.size(); ++k)
-        name += (k ? "x" : "") + std::to_string(c.extents[k]);
-      name += "/";
-      for (std::size_t k = 0; k < c.perm.size(); ++k)
-        name += (k ? "." : "") + std::to_string(c.perm[k]);
-      name += "/";
+      const std::string name = permutation_case_name(c.elem_bytes, "random", c.extents, c.perm);
       if (techniques.empty())
         std::printf("%lld %s %s\n", seed, name.c_str(), walk.c_str());
       else

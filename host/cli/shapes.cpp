@@ -210,6 +210,17 @@ PermutationCell draw_permutation(std::mt19937& rng, double min_bytes, double max
 }
 }  // namespace
 
+std::string permutation_case_name(int elem_bytes, const std::string& label,
+                                  const std::vector<std::int64_t>& extents,
+                                  const std::vector<int>& perm) {
+  std::string name = "e" + std::to_string(elem_bytes) + "/" + label + "/";
+  for (std::size_t k = 0; k < extents.size(); ++k)
+    name += (k ? "x" : "") + std::to_string(extents[k]);
+  name += "/";
+  for (std::size_t k = 0; k < perm.size(); ++k) name += (k ? "." : "") + std::to_string(perm[k]);
+  return name + "/";
+}
+
 std::vector<PermutationCell> random_permutations(int count, unsigned seed, double min_bytes,
                                                  double max_bytes, int min_reduced_rank) {
   std::mt19937 rng(seed);

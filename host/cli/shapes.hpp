@@ -74,6 +74,12 @@ struct PermutationCell {
 };
 std::vector<PermutationCell> random_permutations(int count, unsigned seed, double min_bytes,
                                                  double max_bytes, int min_reduced_rank = 0);
+// A permutation's part of the permute preset's benchmark names (bench/permute_rows.cpp):
+// "eE/LABEL/EXTENTS/PERM/", extents joined by 'x', the permutation by '.'; tmakit permute-cases
+// prints the same names.
+std::string permutation_case_name(int elem_bytes, const std::string& label,
+                                  const std::vector<std::int64_t>& extents,
+                                  const std::vector<int>& perm);
 
 // A class of the tile form for the transposes' matrix rule (DevicePolicy::
 // permute_transpose_min_matrix_bytes): rank 4-5 permutations, elements of 1-16 bytes, min_bytes-
