@@ -149,6 +149,10 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
         {"permute_box_registers_min_bytes", 1, 32, &p->permute_box_registers_min_bytes},
         {"permute_box_registers_elements_max_bytes", 0, 16,
          &p->permute_box_registers_elements_max_bytes},
+        {"permute_box_registers_src_elements_bytes", 0, 2,
+         &p->permute_box_registers_src_elements_bytes},
+        {"permute_box_registers_small_tensor_bytes", 0, 1 << 30,
+         &p->permute_box_registers_small_tensor_bytes},
         {"permute_box_cuts_first", 0, 1, &box_cuts_first},
         {"permute_box_target_elems", 64, 16384, &p->permute_box_target_elems},
         // Up to 96 KB: the cp.async walks' second buffer then keeps the kernels under the 227 KB

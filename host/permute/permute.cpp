@@ -248,8 +248,11 @@ PermuteDims dims_of(const PermuteReduction& r) {
 
 // permute_tile's box in words: the dimensions grouped into it, the contiguous runs it reads and
 // writes, the boxes. largest: the largest-box rule's box where the least-waste rule took another.
+// registers_why: the line that says which of the policy's rules took the registers' walk (none
+// where the element size alone does, permute_box_registers_min_bytes).
 std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers,
-                         const DevicePolicy& policy, const BoxPlan* largest = nullptr) {
+                         const DevicePolicy& policy, const std::string& registers_why,
+                         const BoxPlan* largest = nullptr) {
   auto run = [&](bool src_side) {  // elements contiguous on one side, from the innermost
     std::int64_t elems = 1, expect = 1;
     for (int k = 0; k < p.dims; ++k) {
@@ -303,12 +306,7 @@ std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers,
            copies + "\n";
   }
   if (registers) {  // permute_box_reg_kernel (kernels/permute/permute_tile.cu)
-    if (elem_bytes < policy.permute_box_registers_min_bytes)
-      out +=
-          "in registers: the tables' walk would move its box element by element on both sides "
-          "(no 4-16-byte words) at " +
-          std::to_string(elem_bytes) + " B (permute_box_registers_elements_max_bytes = " +
-          std::to_string(policy.permute_box_registers_elements_max_bytes) + ")\n";
+    out += registers_why;
     const std::uint32_t pad = box_async_pad_every(p, policy.permute_box_pad);
     out += "loads: blocks of " + std::to_string(reg_box_threads(p.volume, elem_bytes)) +
            " threads, " + std::to_string(reg_box_shape(elem_bytes).per_thread) +
@@ -550,8 +548,9 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.stream = options.stream;
   a.sm_count = caps.sm_count;
   a.cc = caps.cc;
-  a.box_registers = elem_bytes >= caps.policy.permute_box_registers_min_bytes;
+  a.box_registers = caps.policy.box_registers(elem_bytes, p.tensor_bytes());
   a.box_registers_elements_max_bytes = caps.policy.permute_box_registers_elements_max_bytes;
+  a.box_registers_src_elements_bytes = caps.policy.permute_box_registers_src_elements_bytes;
   a.box_cuts_first = caps.policy.permute_box_cuts_first;
   a.box_target_elems = caps.policy.permute_box_target_elems;
   a.box_max_smem_bytes = caps.policy.permute_box_max_smem_bytes;
@@ -662,7 +661,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
            " bytes); permute_tma and permute_tile, when named, run the walk below\n";
   kernels::PermuteArgs a;
   a.dims = dims_of(r);
-  const bool registers = elem_bytes >= policy.permute_box_registers_min_bytes;
+  const bool registers = policy.box_registers(elem_bytes, p.tensor_bytes());
   // The box of the registers' walk (reg) or the tables', and the largest-box rule's box where the
   // least-waste rule took another (explained beside it).
   BoxPlan box, largest_box;
@@ -682,8 +681,10 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
     return true;
   };
   const bool has_box = box_of(registers);
-  // A tables' box moved element by element on both sides at small elements: the registers' walk
-  // takes it where its box fits (permute_tile's launcher, box_elements_in_registers).
+  std::string registers_why;  // which rule took the registers' walk (describe_box)
+  // A tables' box moved element by element on both sides at small elements, or loaded so at the
+  // policy's size: the registers' walk takes it where its box fits (permute_tile's launcher,
+  // box_elements_in_registers and box_words_in_registers).
   if (has_box && !in_registers) {
     BoxPlan as_run = box;
     as_run.src_runs = policy.permute_box_src_runs;
@@ -691,12 +692,34 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
     const BoxPlan tables_box = box;
     const bool tables_other = other_box;
     const BoxPlan tables_largest = largest_box;
-    if (box_elements_in_registers(as_run, elem_bytes, policy.permute_box_words,
-                                  policy.permute_box_registers_elements_max_bytes, 0, 0) &&
-        !(box_of(true) && in_registers)) {
+    const bool elements =
+        box_elements_in_registers(as_run, elem_bytes, policy.permute_box_words,
+                                  policy.permute_box_registers_elements_max_bytes, 0, 0);
+    const bool loads =
+        box_words_in_registers(as_run, elem_bytes, policy.permute_box_words,
+                               policy.permute_box_registers_src_elements_bytes,
+                               policy.permute_box_pipeline, policy.permute_box_async, 0, 0);
+    if ((elements || loads) && !(box_of(true) && in_registers)) {
       box = tables_box, other_box = tables_other, largest_box = tables_largest;
       in_registers = false;
     }
+    if (in_registers && elements)
+      registers_why =
+          "in registers: the tables' walk would move its box element by element on "
+          "both sides (no 4-16-byte words) at " +
+          std::to_string(elem_bytes) + " B (permute_box_registers_elements_max_bytes = " +
+          std::to_string(policy.permute_box_registers_elements_max_bytes) + ")\n";
+    else if (in_registers)
+      registers_why =
+          "in registers: the tables' walk would load its box element by element "
+          "through registers (no src word) at " +
+          std::to_string(elem_bytes) + " B (permute_box_registers_src_elements_bytes = " +
+          std::to_string(policy.permute_box_registers_src_elements_bytes) + ")\n";
+  } else if (has_box && registers && elem_bytes < policy.permute_box_registers_min_bytes) {
+    registers_why = "in registers: a tensor of " + std::to_string(p.tensor_bytes()) +
+                    " bytes, at 8 B or more and at most "
+                    "permute_box_registers_small_tensor_bytes = " +
+                    std::to_string(policy.permute_box_registers_small_tensor_bytes) + "\n";
   }
   const BoxPlan* largest = other_box ? &largest_box : nullptr;
   a.rows_min_bytes = policy.rows_min_bytes(elem_bytes);
@@ -735,7 +758,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
                 " of permute_transpose_min_matrix_bytes";
     if (has_box)
       return out + rank + ": permute_tile's box walk in one launch (auto runs it" + why_one +
-             ")\n" + describe_box(box, elem_bytes, in_registers, policy, largest);
+             ")\n" + describe_box(box, elem_bytes, in_registers, policy, registers_why, largest);
     if (std::string why = detail::split_permutation(r, &sp); !why.empty())
       return out + "the permutation kernels cannot run it: " + why + "\n";
     return out + rank + " and no box fits: " + launches();
@@ -830,7 +853,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
              std::to_string(a.rows_min_bytes) + " bytes from which the " +
              "rows kernels take them at " + std::to_string(elem_bytes) +
              " B (permute_rows_min_bytes), so the box walk\n";
-    out += describe_box(box, elem_bytes, in_registers, policy, largest);
+    out += describe_box(box, elem_bytes, in_registers, policy, registers_why, largest);
   } else if (a.moves_rows() && kernels::permute_rows_flat(a)) {
     out += "permute_tile: whole rows of " + std::to_string(g.cols * elem_bytes) +
            " bytes into a dense dst, written as one run of aligned 16-byte chunks (rows whose "

@@ -18,6 +18,11 @@ struct PermuteProblem {
   std::vector<std::int64_t> dst_strides;  // per src dimension: its stride in dst, elements
   int elem_bytes = 0;
   std::int64_t src_span_bytes = 0, dst_span_bytes = 0;  // first to one past the last element
+  std::int64_t tensor_bytes() const {  // the elements' bytes (not the spans: strides aside)
+    std::int64_t n = elem_bytes;
+    for (std::int64_t e : extents) n *= e;
+    return n;
+  }
 };
 
 // "(a, b, c)": extents, a permutation or strides in messages and wisdom keys.

@@ -28,17 +28,34 @@ struct DevicePolicy {
   int bulk_flat_unit_bytes = kFlatTileBytes;
   // permute_tile's box walk: each thread's offsets in registers, small blocks of one small box
   // (permute_box_reg_kernel) instead of shared tables from elements of this many bytes on (16:
-  // 16-byte elements, where it measured 1.03-1.10x; at 8 B even, below slower; 32: never, 1:
-  // always; docs/perf-guide.md section 4.13); the boxes that
-  // share a cut row's sectors walked one after another (box_cuts_first) instead of in dst
+  // 16-byte elements, where it measured 1.03-1.10x; at 8 B even, below slower; 32: never by the
+  // element size, the rules below aside; 1: always; docs/perf-guide.md section 4.13); the boxes
+  // that share a cut row's sectors walked one after another (box_cuts_first) instead of in dst
   // order alone; the tables' boxes loaded and stored in 4-16-byte words where the strides allow
   // (permute_box_words). (docs/perf-guide.md, "Permutations: the box kernels".)
   int permute_box_registers_min_bytes = 16;
   // ...and at elements of up to this many bytes, where the tables' walk would move a box element
   // by element on both sides (no 4-16-byte words: odd extents or strides), the registers' walk
-  // instead (1-2 B: 1.15x over such cases of three seeds; at 4 B even; docs/perf-guide.md
-  // section 4.13). 0: never.
-  int permute_box_registers_elements_max_bytes = 2;
+  // instead (1-2 B: 1.15x over such cases of three seeds; 4 B: 1.08x over 9 held-out cases,
+  // none slower, against the cp.async element walk; docs/perf-guide.md section 4.13). 0: never.
+  int permute_box_registers_elements_max_bytes = 4;
+  // ...and at elements of this many bytes (1 or 2; 0: never), where the tables' walk would load
+  // its box element by element through registers and store words (src without words, dst with:
+  // box_words_in_registers), the registers' walk as well (2 B: 1.10x over 33 held-out cases; at
+  // 1 B 1.02x with 11 of 54 slower by 4% or more, not taken; docs/perf-guide.md section 4.13).
+  int permute_box_registers_src_elements_bytes = 2;
+  // ...and from 8-byte elements on (where the registers' walk runs 6 blocks of 40 registers an
+  // SM, reg_box_shape), tensors of at most this many bytes as well: a block of the tables' walk
+  // there walks a few boxes, so building its tables is much of its time (1.10x over 18
+  // held-out cases of 1-16 MB; over 16 MB 0.97x; docs/perf-guide.md section 4.13). 0: never.
+  int permute_box_registers_small_tensor_bytes = 16 << 20;
+  // Whether permute_tile's box walk keeps each thread's offsets in registers for every box of a
+  // tensor of `tensor_bytes` (the two fields above this one's; the elements' rule is the
+  // launcher's, on the box).
+  bool box_registers(int elem_bytes, std::int64_t tensor_bytes) const {
+    return elem_bytes >= permute_box_registers_min_bytes ||
+           (elem_bytes >= 8 && tensor_bytes <= permute_box_registers_small_tensor_bytes);
+  }
   bool permute_box_cuts_first = true;
   bool permute_box_words = true;
   // permute_tile's boxes grow (longer runs on both sides, fewer barriers and box origins per

@@ -19,8 +19,9 @@
 //     strides that make neither side contiguous, and every reduction of rank 6-8: boxes of
 //     whole runs on both sides (kernels/common/permute_box.hpp), loaded in src order and stored
 //     in dst order through shared memory, the index math done once per block into shared
-//     tables (at 16 B, by the policy's permute_box_registers_min_bytes, and at 1-2 B where no
-//     side has words, into each thread's registers, in small blocks); in 4-16-byte words on each
+//     tables (at 16 B, by the policy's permute_box_registers_min_bytes, on 8-byte tensors of
+//     up to 16 MiB, at 1-4 B where no side has words and at 2 B where src has none, into each
+//     thread's registers, in small blocks); in 4-16-byte words on each
 //     side whose strides allow them, pipelined (the next box's loads in flight while this one is
 //     stored) where a box is at most two 8-16-byte words a thread; elsewhere, from 4-byte
 //     elements or src words on, each box copied global -> shared by cp.async into two buffers,
@@ -584,9 +585,11 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 // The box walk with each thread's part of a box in registers instead of shared tables (the
-// default for 16-byte elements: DevicePolicy::permute_box_registers_min_bytes; and at 1-2 B where
-// the tables' walk would move a box element by element on both sides,
-// permute_box_registers_elements_max_bytes: no table reads or per-element index math). What it
+// default for 16-byte elements: DevicePolicy::permute_box_registers_min_bytes, and 8-byte tensors
+// of up to permute_box_registers_small_tensor_bytes; at 1-4 B where the tables' walk would move a
+// box element by element on both sides, permute_box_registers_elements_max_bytes, and at 2 B where
+// it would load one so, permute_box_registers_src_elements_bytes: no table reads or per-element
+// index math). What it
 // adds: the tables' walks keep 14 bytes of tables per element beside two buffers of the box, so at
 // 16 B a block takes 48.5 KB and an SM holds 4 (48% of the warps, Nsight Compute), where cuTENSOR
 // runs thousands of small blocks at 87-92%. Here thread tid owns box elements t = tid +
@@ -1276,10 +1279,11 @@ int row_vector_bytes(const void* src, const void* dst, const PermuteGeometry& by
 }
 
 // The box walk of `dims`: the shared tables' kernels, or from the policy's
-// permute_box_registers_min_bytes on (16 B by default), and up to its
-// permute_box_registers_elements_max_bytes (2 B) where the tables' walk has no words on either
-// side, permute_box_reg_kernel, whose boxes hold at most reg_box_volume elements
-// (docs/perf-guide.md section 4.13).
+// permute_box_registers_min_bytes on (16 B by default; 8 B on small tensors, permute() decides),
+// up to its permute_box_registers_elements_max_bytes (4 B) where the tables' walk has no words on
+// either side, and at its permute_box_registers_src_elements_bytes (2 B) where that walk would load
+// element by element through registers, permute_box_reg_kernel, whose boxes hold at most
+// reg_box_volume elements (docs/perf-guide.md section 4.13).
 // cudaErrorNotSupported: no box fits, nothing launched.
 // least_waste: make_box_plan's least-waste rule, or where it finds no box the largest-box rule.
 // max_smem_bytes over the static 48 KB (box_past_static_smem): the box of the 48 KB where none
@@ -1327,21 +1331,24 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
   settle(&box);
   const auto src_at = reinterpret_cast<std::uintptr_t>(a.src);
   const auto dst_at = reinterpret_cast<std::uintptr_t>(a.dst);
-  if (tables && a.box_words) {  // the walk in words where the strides allow
-    const int ws = box_vector_elems(box, true, a.elem_bytes, src_at);
-    const int wd = box_vector_elems(box, false, a.elem_bytes, dst_at);
-    if (ws > 1 || wd > 1) return launch_permute_box_words(a, box, ws, wd);
-  }
-  // Element by element on both sides at small elements: the registers' walk, where its box fits.
+  // Element by element on both sides at small elements, or loaded so at the policy's size: the
+  // registers' walk, where its box fits.
   BoxPlan in_registers;
   if (tables &&
-      box_elements_in_registers(box, a.elem_bytes, a.box_words, a.box_registers_elements_max_bytes,
-                                src_at, dst_at) &&
+      (box_elements_in_registers(box, a.elem_bytes, a.box_words, a.box_registers_elements_max_bytes,
+                                 src_at, dst_at) ||
+       box_words_in_registers(box, a.elem_bytes, a.box_words, a.box_registers_src_elements_bytes,
+                              a.box_pipeline, a.box_async, src_at, dst_at)) &&
       box_plan_for(dims, a.elem_bytes, false, a.box_cuts_first, a.box_target_elems,
                    a.box_least_waste, a.box_max_smem_bytes, &in_registers)) {
     box = in_registers;
     settle(&box);
     tables = false;
+  }
+  if (tables && a.box_words) {  // the walk in words where the strides allow
+    const int ws = box_vector_elems(box, true, a.elem_bytes, src_at);
+    const int wd = box_vector_elems(box, false, a.elem_bytes, dst_at);
+    if (ws > 1 || wd > 1) return launch_permute_box_words(a, box, ws, wd);
   }
   if (tables && box_loads(box, a.elem_bytes, false, 1, a.box_pipeline, a.box_async) ==
                     BoxLoads::async) {  // the element walk through cp.async

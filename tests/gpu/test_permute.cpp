@@ -3,6 +3,7 @@
 // untouched, and the reduction to transpose() (same technique, same bytes).
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <initializer_list>
 #include <numeric>
 #include <random>
@@ -70,12 +71,25 @@ bool draw_shape(std::mt19937& rng, int rank, int max_extent, std::int64_t max_vo
   return true;
 }
 
-// `auto` and permute_tile on (n, p) at e bytes under each TMAKIT_POLICY, with operands aligned and
-// one element off, against the reference; `how` (its explain) goes with a failure.
+// The tables' walks at the sizes a test affords, as they ran before the registers' walk took
+// 4-byte boxes without words, 8-byte tensors of up to 16 MiB and 2-byte boxes without src words
+// (DevicePolicy::permute_box_registers_elements_max_bytes, box_registers,
+// permute_box_registers_src_elements_bytes): the tests that draw a tables' walk by its explain set
+// it for their scope (check_under_policies keeps it).
+constexpr const char* kTablesAtSmallSizes =
+    "permute_box_registers_elements_max_bytes=2,permute_box_registers_small_tensor_bytes=0,"
+    "permute_box_registers_src_elements_bytes=0";
+
+// `auto` and permute_tile on (n, p) at e bytes under each TMAKIT_POLICY (after the one in force,
+// a test's own scope or ctest's), with operands aligned and one element off, against the
+// reference; `how` (its explain) goes with a failure.
 void check_under_policies(const Ext& n, const std::vector<int>& p, int e,
                           std::initializer_list<const char*> policies, const std::string& how) {
+  const char* outer = std::getenv("TMAKIT_POLICY");
+  const std::string base = outer != nullptr ? outer : "";
   for (const char* policy : policies) {
-    test::ScopedEnv env("TMAKIT_POLICY", policy);
+    const std::string both = base.empty() ? policy : *policy == '\0' ? base : base + "," + policy;
+    test::ScopedEnv env("TMAKIT_POLICY", both.c_str());
     for (const char* v : {"auto", "permute_tile"})
       for (std::size_t offset : {std::size_t{0}, static_cast<std::size_t>(e)}) {
         const test::PermuteRun r = test::check_permute(n, p, e, {}, named(v), offset);
@@ -422,7 +436,8 @@ TEST(Permute, BoxesInWordsEvenExtentsOffsetsAndPadding) {
 // three slots, so boxes cut at the tensor's edge follow whole ones and the other way round. Odd
 // extents (the element walk; (37, 19, 45, 67) gathers 34 apart: its cp.async box padded), even
 // ones (the walk in words), operands 16 bytes off, a padded layout. The 16-byte cases and the
-// 1-2-byte element walks take the registers' walk (permute_box_reg_kernel, the default there);
+// 1-2-byte element walks take the registers' walk (permute_box_reg_kernel, the default there;
+// 4-8-byte boxes stay in tables here, kTablesAtSmallSizes);
 // under the small-box policies below also every other size, with whole boxes and with edge boxes
 // cut short.
 TEST(Permute, BoxWalkManyBoxesPerBlock) {
@@ -431,8 +446,11 @@ TEST(Permute, BoxWalkManyBoxesPerBlock) {
   // full, which the 2-D tile takes by default (permute_tile_min_fill_pct); boxes planned under the
   // static 48 KB, whose walks the counts below name (permute_box_max_smem_bytes; larger boxes:
   // BoxesOverFortyEightKilobytes).
-  test::ScopedEnv boxes("TMAKIT_POLICY",
-                        "permute_tile_min_fill_pct=90,permute_box_max_smem_bytes=48896");
+  test::ScopedEnv boxes(
+      "TMAKIT_POLICY",
+      (std::string("permute_tile_min_fill_pct=90,permute_box_max_smem_bytes=48896,") +
+       kTablesAtSmallSizes)
+          .c_str());
   struct Case {
     Ext n;
     std::vector<int> p;
@@ -615,6 +633,7 @@ TEST(Permute, SrcWordsAcrossWholeDimensions) {
 // shapes (one crossing rows of two dimensions: 89 x 2 x 8).
 TEST(Permute, DstWordsAcrossRows) {
   TMAKIT_NEED_GPU(75);
+  test::ScopedEnv tables("TMAKIT_POLICY", kTablesAtSmallSizes);
   std::vector<std::tuple<Ext, std::vector<int>, int>> cases = {
       {{3, 2, 4, 5, 89, 8}, {0, 3, 2, 5, 1, 4}, 2},
       {{3, 7, 6, 5, 64}, {3, 2, 0, 4, 1}, 4},
@@ -655,6 +674,7 @@ TEST(Permute, DstWordsAcrossRows) {
 // small case of (563, 72, 217, 6) (2,1,3,0)'s kind at 4 B.
 TEST(Permute, DstEntriesInRegisters) {
   TMAKIT_NEED_GPU(75);
+  test::ScopedEnv tables("TMAKIT_POLICY", kTablesAtSmallSizes);
   std::vector<std::tuple<Ext, std::vector<int>, int>> cases = {{{63, 8, 21, 6}, {2, 1, 3, 0}, 4}};
   std::mt19937 rng(20261202);
   int per_size[9] = {}, element_walks = 0;
@@ -683,6 +703,46 @@ TEST(Permute, DstEntriesInRegisters) {
   }
 }
 
+// The registers' walk where the policy's rules take a tables' box: 4-byte boxes without words
+// (permute_box_registers_elements_max_bytes), 8-byte tensors of up to 16 MiB
+// (permute_box_registers_small_tensor_bytes) and 2-byte boxes without src words
+// (permute_box_registers_src_elements_bytes): random shapes whose explain names each rule, each
+// run by auto and permute_tile against the reference under the default, with cut edges, with one
+// block an SM (many boxes a block) and in tables as before the rules; aligned and one element off.
+TEST(Permute, RegistersWalkByThePolicysRules) {
+  TMAKIT_NEED_GPU(75);
+  const char* rules[] = {"element by element on both sides (no 4-16-byte words) at 4 B",
+                         "in registers: a tensor of ",
+                         "load its box element by element through registers (no src word) at 2 B"};
+  const int sizes[] = {4, 8, 2};
+  std::vector<std::tuple<Ext, std::vector<int>, int>> cases;
+  std::mt19937 rng(20261203);
+  int per_rule[3] = {};
+  for (int tries = 0; tries < 30000; ++tries) {
+    const int k = static_cast<int>(rng() % 3), rank = 3 + static_cast<int>(rng() % 3);
+    if (per_rule[k] >= 4) continue;
+    Ext n;
+    std::vector<int> p;
+    if (!draw_shape(rng, rank, 60, 300000, &n, &p)) continue;
+    const std::string how = explain_permute(n, p, sizes[k]);
+    if (how.find(rules[k]) == std::string::npos ||
+        how.find("each thread's offsets in registers") == std::string::npos)
+      continue;
+    cases.emplace_back(n, p, sizes[k]);
+    ++per_rule[k];
+  }
+  for (int k = 0; k < 3; ++k) EXPECT_GE(per_rule[k], 2) << rules[k];
+  for (const auto& [n, p, e] : cases) {
+    const std::string how = explain_permute(n, p, e);
+    EXPECT_NE(how.find("each thread's offsets in registers"), std::string::npos) << how;
+    check_under_policies(
+        n, p, e,
+        {"", "permute_box_overlap_edges=0", "permute_box_sm_smem_bytes=1", kTablesAtSmallSizes},
+        how);
+    if (HasFatalFailure()) return;
+  }
+}
+
 // The word walk in blocks of 128 threads (DevicePolicy::permute_box_words_small_block_max_bytes,
 // box_words_threads): random 1-2 B shapes whose explain says so, the pipelined walk (4 words a
 // thread) and the one that loads each box, then stores it, both drawn; each run by auto and
@@ -691,6 +751,7 @@ TEST(Permute, DstEntriesInRegisters) {
 // element off. Plus the (24, 40, 56, 72) reversal at 2 B, 2240 boxes.
 TEST(Permute, WordWalkInSmallBlocks) {
   TMAKIT_NEED_GPU(75);
+  test::ScopedEnv tables("TMAKIT_POLICY", kTablesAtSmallSizes);
   std::vector<std::tuple<Ext, std::vector<int>, int>> cases = {{{24, 40, 56, 72}, {3, 2, 1, 0}, 2}};
   std::mt19937 rng(20261201);
   int pipelined = 0, each_box = 0;
@@ -738,6 +799,7 @@ std::int64_t explained_box_elems(const std::string& how) {
 // aligned and one element off.
 TEST(Permute, BoxesOverFortyEightKilobytes) {
   TMAKIT_NEED_GPU(75);
+  test::ScopedEnv tables("TMAKIT_POLICY", kTablesAtSmallSizes);
   std::vector<std::tuple<Ext, std::vector<int>, int>> cases;
   std::mt19937 rng(20261130);
   int per_size[9] = {}, over = 0, element_walks = 0;
@@ -751,7 +813,9 @@ TEST(Permute, BoxesOverFortyEightKilobytes) {
     const std::int64_t grown = explained_box_elems(how);
     std::int64_t plain = 0;
     {
-      test::ScopedEnv env("TMAKIT_POLICY", "permute_box_max_smem_bytes=48896");
+      test::ScopedEnv env(
+          "TMAKIT_POLICY",
+          (std::string(kTablesAtSmallSizes) + ",permute_box_max_smem_bytes=48896").c_str());
       plain = explained_box_elems(explain_permute(n, p, e));
     }
     const bool element_walk = how.find("in words") == std::string::npos;
@@ -1097,10 +1161,11 @@ TEST(Permute, BoxTablesFromRowTablesAndInFull) {
   // The tables' walk at every size (16-byte boxes and 1-2-byte element walks take the registers'
   // walk by default).
   for (const char* policy :
-       {"permute_box_registers_min_bytes=32,"
-        "permute_box_registers_elements_max_bytes=0",
-        "permute_box_registers_min_bytes=32,"
-        "permute_box_registers_elements_max_bytes=0,permute_box_row_tables=0"}) {
+       {"permute_box_registers_min_bytes=32,permute_box_registers_elements_max_bytes=0,"
+        "permute_box_registers_small_tensor_bytes=0,permute_box_registers_src_elements_bytes=0",
+        "permute_box_registers_min_bytes=32,permute_box_registers_elements_max_bytes=0,"
+        "permute_box_registers_small_tensor_bytes=0,permute_box_registers_src_elements_bytes=0,"
+        "permute_box_row_tables=0"}) {
     test::ScopedEnv env("TMAKIT_POLICY", policy);
     const bool row_tables = std::string(policy).find("row_tables=0") == std::string::npos;
     for (const Case& c : cases)

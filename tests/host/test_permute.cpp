@@ -568,7 +568,10 @@ TEST(PermuteBox, SrcWordsAcrossWholeDimensionsThatContinueTheRun) {
   const std::string on = explain_permute({23, 20, 4, 128, 5}, {2, 0, 4, 1, 3}, 2);
   EXPECT_NE(on.find("loads of 16 bytes, stores of 16 bytes"), std::string::npos) << on;
   {
-    test::ScopedEnv off("TMAKIT_POLICY", "permute_box_src_runs=0");
+    // (Without src words at 2 B the registers' walk would take it:
+    // permute_box_registers_src_elements_bytes.)
+    test::ScopedEnv off("TMAKIT_POLICY",
+                        "permute_box_src_runs=0,permute_box_registers_src_elements_bytes=0");
     const std::string old = explain_permute({23, 20, 4, 128, 5}, {2, 0, 4, 1, 3}, 2);
     EXPECT_NE(old.find("loads of 2 bytes, stores of 16 bytes"), std::string::npos) << old;
   }
@@ -1313,8 +1316,15 @@ TEST(PermuteBox, LoadsByWordSizeAndPolicy) {
   EXPECT_EQ(box_loads(rev5, 4, true, 1, true, true), BoxLoads::async);  // 4-byte src words
   // More than two words a thread: cp.async.
   EXPECT_EQ(box_loads(rev5, 4, true, 2, true, true), BoxLoads::async);
-  EXPECT_NE(explain_permute({63, 95, 97, 101}, {3, 2, 1, 0}, 4).find("loads: by cp.async"),
+  // Its box goes to the registers' walk by default (permute_box_registers_elements_max_bytes, 4);
+  // with that rule at 2 B, to cp.async.
+  EXPECT_NE(explain_permute({63, 95, 97, 101}, {3, 2, 1, 0}, 4).find("offsets in registers"),
             std::string::npos);
+  {
+    test::ScopedEnv two("TMAKIT_POLICY", "permute_box_registers_elements_max_bytes=2");
+    EXPECT_NE(explain_permute({63, 95, 97, 101}, {3, 2, 1, 0}, 4).find("loads: by cp.async"),
+              std::string::npos);
+  }
   // Its stores gather the 63 a shared stride of 34 (the 101's chunk) apart: padded to 35.
   ASSERT_EQ(odd4.smem_stride[odd4.dst_order[0]], 34u);
   EXPECT_EQ(box_async_pad_every(odd4, true), 34u);
@@ -1365,9 +1375,15 @@ TEST(PermuteExplain, TheRegistersWalkAtSixteenBytes) {
       std::string::npos)
       << sixteen;
   EXPECT_EQ(sixteen.find("tables:"), std::string::npos) << sixteen;
-  // 8 B stays with the tables.
-  EXPECT_NE(explain_permute({8, 8, 67, 8, 39}, {0, 3, 4, 2, 1}, 8).find("in shared tables"),
-            std::string::npos);
+  // 8 B stays with the tables where the tensor is over permute_box_registers_small_tensor_bytes
+  // (TheRegistersWalkForSmallTensors).
+  {
+    test::ScopedEnv large(
+        "TMAKIT_POLICY",
+        "permute_box_max_smem_bytes=48896,permute_box_registers_small_tensor_bytes=0");
+    EXPECT_NE(explain_permute({8, 8, 67, 8, 39}, {0, 3, 4, 2, 1}, 8).find("in shared tables"),
+              std::string::npos);
+  }
   test::ScopedEnv off("TMAKIT_POLICY",
                       "permute_box_registers_min_bytes=32,permute_box_max_smem_bytes=48896");
   const std::string tables = explain_permute({8, 8, 67, 8, 39}, {0, 3, 4, 2, 1}, 16);
@@ -1375,6 +1391,37 @@ TEST(PermuteExplain, TheRegistersWalkAtSixteenBytes) {
             std::string::npos)
       << tables;
   EXPECT_NE(tables.find("loads: by cp.async"), std::string::npos) << tables;
+}
+
+// From 8-byte elements on, a tensor of at most permute_box_registers_small_tensor_bytes (16 MiB)
+// takes the registers' walk (DevicePolicy::box_registers): explain says why. (8, 8, 64, 8, 64) at
+// 8 B is 16 MiB; with 65 it is over, and the tables' walk runs; so at 4 B, where the box has
+// words, and under the policy at 0.
+TEST(PermuteExplain, TheRegistersWalkForSmallTensors) {
+  const DevicePolicy shipped;
+  EXPECT_TRUE(shipped.box_registers(8, std::int64_t{16} << 20));
+  EXPECT_FALSE(shipped.box_registers(8, (std::int64_t{16} << 20) + 8));
+  EXPECT_FALSE(shipped.box_registers(4, std::int64_t{1} << 20));
+  EXPECT_TRUE(shipped.box_registers(16, std::int64_t{1} << 34));
+  const Ext at = {8, 8, 64, 8, 64}, over = {8, 8, 64, 8, 65};
+  const std::vector<int> perm = {0, 3, 4, 2, 1};
+  const std::string small = explain_permute(at, perm, 8);
+  EXPECT_NE(small.find("box walk (permute_tile, each thread's offsets in registers)"),
+            std::string::npos)
+      << small;
+  EXPECT_NE(small.find("in registers: a tensor of 16777216 bytes, at 8 B or more and at most "
+                       "permute_box_registers_small_tensor_bytes = 16777216\n"),
+            std::string::npos)
+      << small;
+  EXPECT_EQ(small.find("tables:"), std::string::npos) << small;
+  const std::string large = explain_permute(over, perm, 8);
+  EXPECT_NE(large.find("each thread's offsets in shared tables"), std::string::npos) << large;
+  EXPECT_EQ(large.find("in registers:"), std::string::npos) << large;
+  const std::string four = explain_permute(at, perm, 4);
+  EXPECT_NE(four.find("each thread's offsets in shared tables"), std::string::npos) << four;
+  test::ScopedEnv off("TMAKIT_POLICY", "permute_box_registers_small_tensor_bytes=0");
+  const std::string tables = explain_permute(at, perm, 8);
+  EXPECT_NE(tables.find("each thread's offsets in shared tables"), std::string::npos) << tables;
 }
 
 // The word walk through registers runs blocks of 128 threads at 1-2 B
@@ -1404,25 +1451,29 @@ TEST(PermuteExplain, TheWordWalkInSmallBlocksAtOneAndTwoBytes) {
   EXPECT_EQ(big.find("blocks of 128"), std::string::npos) << big;
 }
 
-// At 1-2 B a box the tables' walk would move element by element on both sides (no 4-16-byte
+// At 1-4 B a box the tables' walk would move element by element on both sides (no 4-16-byte
 // words: odd extents) goes to the registers' walk
-// (DevicePolicy::permute_box_registers_elements_max_bytes, 2): explain says so; at 4 B, where a
-// side has words, or under the policy at 0, the tables' walk. The launcher asks at the operands'
-// addresses: a 2-byte case with words at 16-byte aligned operands has none one byte off.
-TEST(PermuteExplain, ElementsInRegistersAtOneAndTwoBytes) {
+// (DevicePolicy::permute_box_registers_elements_max_bytes, 4), and at 2 B one it would load element
+// by element through registers, storing dst words (permute_box_registers_src_elements_bytes, 2):
+// explain says which rule; where src has words, at 1 B for the src rule, or under the policies at
+// 0, the tables' walk. The launcher asks at the operands' addresses: a 2-byte case with words at
+// 16-byte aligned operands has none one byte off.
+TEST(PermuteExplain, ElementsInRegistersAtOneToFourBytes) {
   // The boxes planned under the static 48 KB, which this test names (permute_box_max_smem_bytes).
   test::ScopedEnv bound("TMAKIT_POLICY", "permute_box_max_smem_bytes=48896");
   const Ext odd = {9, 7, 506, 22, 11, 15};
   const std::vector<int> odd_perm = {4, 2, 0, 5, 1, 3};
-  for (int e : {1, 2}) {  // at 2 B (311, 5, 240, 3, 13) (1,2,4,3,0): the 9,7,.. has dst words there
-    const std::string how = e == 1 ? explain_permute(odd, odd_perm, e)
-                                   : explain_permute({311, 5, 240, 3, 13}, {1, 2, 4, 3, 0}, e);
+  for (int e : {1, 2, 4}) {  // at 2 B (311, 5, 240, 3, 13) (1,2,4,3,0), at 4 B (43, 33, 11, 37)
+                             // (0,3,2,1): the 9,7,.. has dst words there
+    const std::string how = e == 1   ? explain_permute(odd, odd_perm, e)
+                            : e == 2 ? explain_permute({311, 5, 240, 3, 13}, {1, 2, 4, 3, 0}, e)
+                                     : explain_permute({43, 33, 11, 37}, {0, 3, 2, 1}, e);
     EXPECT_NE(how.find("box walk (permute_tile, each thread's offsets in registers)"),
               std::string::npos)
         << how;
     EXPECT_NE(how.find("in registers: the tables' walk would move its box element by element on "
                        "both sides (no 4-16-byte words) at " +
-                       std::to_string(e) + " B (permute_box_registers_elements_max_bytes = 2)"),
+                       std::to_string(e) + " B (permute_box_registers_elements_max_bytes = 4)"),
               std::string::npos)
         << how;
     EXPECT_NE(how.find(" elements a thread, the next box's loads in flight"), std::string::npos)
@@ -1430,7 +1481,27 @@ TEST(PermuteExplain, ElementsInRegistersAtOneAndTwoBytes) {
     EXPECT_EQ(how.find("tables:"), std::string::npos) << how;
   }
   EXPECT_NE(explain_permute(odd, odd_perm, 4).find("offsets in shared tables"), std::string::npos);
-  EXPECT_NE(explain_permute(odd, odd_perm, 2).find("offsets in shared tables"), std::string::npos);
+  // At 2 B the odd case's dst words leave the element rule, its src without words the src rule's.
+  EXPECT_NE(
+      explain_permute(odd, odd_perm, 2).find("(permute_box_registers_src_elements_bytes = 2)"),
+      std::string::npos);
+  // The src rule: (10, 309, 51, 3, 7) (2,4,3,0,1) at 2 B loads 2 bytes and stores 4 in the tables'
+  // walk. At 1 B it does not apply: (4, 301, 30, 19, 9) (3,4,0,1,2) loads 1 byte and stores 8
+  // there.
+  const Ext src_elems = {10, 309, 51, 3, 7};
+  const std::vector<int> src_perm = {2, 4, 3, 0, 1};
+  const std::string loads = explain_permute(src_elems, src_perm, 2);
+  EXPECT_NE(loads.find("box walk (permute_tile, each thread's offsets in registers)"),
+            std::string::npos)
+      << loads;
+  EXPECT_NE(loads.find("in registers: the tables' walk would load its box element by element "
+                       "through registers (no src word) at 2 B "
+                       "(permute_box_registers_src_elements_bytes = 2)\n"),
+            std::string::npos)
+      << loads;
+  const std::string one = explain_permute({4, 301, 30, 19, 9}, {3, 4, 0, 1, 2}, 1);
+  EXPECT_NE(one.find("offsets in shared tables"), std::string::npos) << one;
+  EXPECT_NE(one.find("loads of 1 bytes, stores of 8 bytes"), std::string::npos) << one;
   const std::string words = explain_permute({8, 197, 6, 76, 39}, {0, 1, 2, 4, 3}, 2);
   EXPECT_NE(words.find("offsets in shared tables"), std::string::npos) << words;
   EXPECT_NE(words.find("in words (16-byte aligned operands): loads of 8 bytes, stores of 8 bytes"),
@@ -1445,12 +1516,25 @@ TEST(PermuteExplain, ElementsInRegistersAtOneAndTwoBytes) {
   EXPECT_TRUE(box_elements_in_registers(box, 2, true, 2, 1, 1));   // no word at an odd address
   EXPECT_FALSE(box_elements_in_registers(box, 2, true, 1, 1, 1));  // above the policy's size
   EXPECT_TRUE(box_elements_in_registers(box, 2, false, 2, 0, 0));  // permute_box_words = 0
-  test::ScopedEnv off(
-      "TMAKIT_POLICY",
-      "permute_box_registers_elements_max_bytes=0,permute_box_max_smem_bytes=48896");
+  // Its src has 8-byte words: the src rule leaves it (at any address its words are loaded as such
+  // or, one byte off, there are none on either side: the element rule's).
+  EXPECT_FALSE(box_words_in_registers(box, 2, true, 2, true, true, 0, 0));
+  PermuteDims src_dims;
+  ASSERT_TRUE(reduced_dims(src_elems, src_perm, 2, &src_dims));
+  BoxPlan src_box;
+  ASSERT_TRUE(kernels::permute_tile_box_plan(src_dims, 2, &src_box));
+  EXPECT_TRUE(box_words_in_registers(src_box, 2, true, 2, true, true, 0, 0));
+  EXPECT_FALSE(box_words_in_registers(src_box, 2, true, 0, true, true, 0, 0));   // policy at 0
+  EXPECT_FALSE(box_words_in_registers(src_box, 2, false, 2, true, true, 0, 0));  // words off
+  EXPECT_FALSE(box_words_in_registers(src_box, 2, true, 2, true, true, 1, 1));   // no dst word
+  test::ScopedEnv off("TMAKIT_POLICY",
+                      "permute_box_registers_elements_max_bytes=0,permute_box_registers_src_"
+                      "elements_bytes=0,permute_box_max_smem_bytes=48896");
   const std::string tables = explain_permute(odd, odd_perm, 1);
   EXPECT_NE(tables.find("offsets in shared tables"), std::string::npos) << tables;
   EXPECT_EQ(tables.find("in registers:"), std::string::npos) << tables;
+  const std::string loaded = explain_permute(src_elems, src_perm, 2);
+  EXPECT_NE(loaded.find("offsets in shared tables"), std::string::npos) << loaded;
 }
 
 // The least-waste box (DevicePolicy::permute_box_least_waste, make_box_plan): explain names it
