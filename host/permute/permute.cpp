@@ -697,8 +697,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
                                   policy.permute_box_registers_elements_max_bytes, 0, 0);
     const bool loads =
         box_words_in_registers(as_run, elem_bytes, policy.permute_box_words,
-                               policy.permute_box_registers_src_elements_bytes,
-                               policy.permute_box_pipeline, policy.permute_box_async, 0, 0);
+                               policy.permute_box_registers_src_elements_bytes, 0, 0);
     if ((elements || loads) && !(box_of(true) && in_registers)) {
       box = tables_box, other_box = tables_other, largest_box = tables_largest;
       in_registers = false;

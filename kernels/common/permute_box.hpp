@@ -735,17 +735,15 @@ inline BoxLoads box_loads(const BoxPlan& p, int elem_bytes, bool words, int ws, 
   return async && word_bytes >= 4 ? BoxLoads::async : BoxLoads::registers;
 }
 // Whether the registers' walk takes tables' box `p` (its fields set as the launcher sets them)
-// that the word walk would load element by element through registers, one box loaded then
-// stored, and store in words (no src word, a dst word: BoxLoads::registers), at elements of
-// `bytes` (DevicePolicy::permute_box_registers_src_elements_bytes; 0: never) and these addresses.
+// that the word walk would load element by element and store in words (no src word, a dst word:
+// at 1-2 B its loads go through registers, one box loaded then stored, box_loads), at elements of
+// `bytes` (DevicePolicy::permute_box_registers_src_elements_bytes, 1 or 2; 0: never) and these
+// addresses.
 inline bool box_words_in_registers(const BoxPlan& p, int elem_bytes, bool words, int bytes,
-                                   bool pipeline, bool async, std::uintptr_t src,
-                                   std::uintptr_t dst) {
-  if (!words || bytes <= 0 || elem_bytes != bytes) return false;
-  const int ws = box_vector_elems(p, true, elem_bytes, src);
-  const int wd = box_vector_elems(p, false, elem_bytes, dst);
-  return (ws > 1 || wd > 1) &&
-         box_loads(p, elem_bytes, true, ws, pipeline, async) == BoxLoads::registers;
+                                   std::uintptr_t src, std::uintptr_t dst) {
+  return words && bytes > 0 && elem_bytes == bytes &&
+         box_vector_elems(p, true, elem_bytes, src) == 1 &&
+         box_vector_elems(p, false, elem_bytes, dst) > 1;
 }
 // A tables' box planned under more shared memory than the static 48 KB
 // (DevicePolicy::permute_box_max_smem_bytes) replaces the box of the 48 KB (`static_box`), except

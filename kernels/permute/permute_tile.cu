@@ -1338,7 +1338,7 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
       (box_elements_in_registers(box, a.elem_bytes, a.box_words, a.box_registers_elements_max_bytes,
                                  src_at, dst_at) ||
        box_words_in_registers(box, a.elem_bytes, a.box_words, a.box_registers_src_elements_bytes,
-                              a.box_pipeline, a.box_async, src_at, dst_at)) &&
+                              src_at, dst_at)) &&
       box_plan_for(dims, a.elem_bytes, false, a.box_cuts_first, a.box_target_elems,
                    a.box_least_waste, a.box_max_smem_bytes, &in_registers)) {
     box = in_registers;

@@ -1518,15 +1518,15 @@ TEST(PermuteExplain, ElementsInRegistersAtOneToFourBytes) {
   EXPECT_TRUE(box_elements_in_registers(box, 2, false, 2, 0, 0));  // permute_box_words = 0
   // Its src has 8-byte words: the src rule leaves it (at any address its words are loaded as such
   // or, one byte off, there are none on either side: the element rule's).
-  EXPECT_FALSE(box_words_in_registers(box, 2, true, 2, true, true, 0, 0));
+  EXPECT_FALSE(box_words_in_registers(box, 2, true, 2, 0, 0));
   PermuteDims src_dims;
   ASSERT_TRUE(reduced_dims(src_elems, src_perm, 2, &src_dims));
   BoxPlan src_box;
   ASSERT_TRUE(kernels::permute_tile_box_plan(src_dims, 2, &src_box));
-  EXPECT_TRUE(box_words_in_registers(src_box, 2, true, 2, true, true, 0, 0));
-  EXPECT_FALSE(box_words_in_registers(src_box, 2, true, 0, true, true, 0, 0));   // policy at 0
-  EXPECT_FALSE(box_words_in_registers(src_box, 2, false, 2, true, true, 0, 0));  // words off
-  EXPECT_FALSE(box_words_in_registers(src_box, 2, true, 2, true, true, 1, 1));   // no dst word
+  EXPECT_TRUE(box_words_in_registers(src_box, 2, true, 2, 0, 0));
+  EXPECT_FALSE(box_words_in_registers(src_box, 2, true, 0, 0, 0));   // policy at 0
+  EXPECT_FALSE(box_words_in_registers(src_box, 2, false, 2, 0, 0));  // words off
+  EXPECT_FALSE(box_words_in_registers(src_box, 2, true, 2, 1, 1));   // no dst word
   test::ScopedEnv off("TMAKIT_POLICY",
                       "permute_box_registers_elements_max_bytes=0,permute_box_registers_src_"
                       "elements_bytes=0,permute_box_max_smem_bytes=48896");
