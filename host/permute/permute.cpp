@@ -142,10 +142,13 @@ TmaChoice auto_tma_choice(const kernels::PermuteArgs& a, const DevicePolicy& pol
   c.tile_bytes = c.fill * double(side * side * a.elem_bytes);
   if (c.fill * 100 < policy.permute_tma_min_fill_pct) return c;
   // The box under the static 48 KB (permute_tile_box_plan's default bound), whatever
-  // permute_box_max_smem_bytes: permute_tma_max_box_ratio was fitted on those boxes.
+  // permute_box_max_smem_bytes, and the tables' box below permute_box_registers_min_bytes, whatever
+  // the rules that give small 8-byte tensors the registers' walk (box_registers):
+  // permute_tma_max_box_ratio was fitted on those boxes.
   BoxPlan box;
+  const bool registers_box = a.elem_bytes >= policy.permute_box_registers_min_bytes;
   if (kernels::permute_tile_prefers_box(a) &&
-      kernels::permute_tile_box_plan(a.dims, a.elem_bytes, &box, a.box_registers, a.box_cuts_first,
+      kernels::permute_tile_box_plan(a.dims, a.elem_bytes, &box, registers_box, a.box_cuts_first,
                                      a.box_target_elems, a.box_least_waste))
     c.box_bytes = std::int64_t{box.volume} * a.elem_bytes;
   c.tma = c.box_bytes == 0 ||

@@ -1419,9 +1419,21 @@ TEST(PermuteExplain, TheRegistersWalkForSmallTensors) {
   EXPECT_EQ(large.find("in registers:"), std::string::npos) << large;
   const std::string four = explain_permute(at, perm, 4);
   EXPECT_NE(four.find("each thread's offsets in shared tables"), std::string::npos) << four;
+  // auto weighs permute_tile against permute_tma by the tables' box, the one
+  // permute_tma_max_box_ratio was fitted on: (83, 48, 15, 7) (3,2,0,1) at 8 B (2.1 MB) runs
+  // permute_tile, its box of 9520 bytes against the TMA tile's 896, in the registers' walk (its
+  // registers' box alone would have sent it to permute_tma).
+  const std::string weighed = explain_permute({83, 48, 15, 7}, {3, 2, 0, 1}, 8);
+  EXPECT_NE(weighed.find("auto: permute_tile (its box under 48 KB, 9520 bytes, carries more than 3 "
+                         "times the 896 bytes of a TMA tile 44% full)"),
+            std::string::npos)
+      << weighed;
+  EXPECT_NE(weighed.find("each thread's offsets in registers"), std::string::npos) << weighed;
   test::ScopedEnv off("TMAKIT_POLICY", "permute_box_registers_small_tensor_bytes=0");
   const std::string tables = explain_permute(at, perm, 8);
   EXPECT_NE(tables.find("each thread's offsets in shared tables"), std::string::npos) << tables;
+  EXPECT_NE(explain_permute({83, 48, 15, 7}, {3, 2, 0, 1}, 8).find("auto: permute_tile (its box"),
+            std::string::npos);
 }
 
 // The word walk through registers runs blocks of 128 threads at 1-2 B
