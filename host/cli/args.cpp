@@ -1,5 +1,6 @@
 #include <host/cli/args.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -48,6 +49,17 @@ bool take_integer(const std::string& cmd, const std::vector<std::string>& args, 
     return false;
   }
   return true;
+}
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    out.push_back(text.substr(at, comma - at));
+    at = comma + 1;
+  }
+  return out;
 }
 
 std::string check_technique(const std::string& token, bool allow_auto) {

@@ -20,6 +20,9 @@ int arg_error(const std::string& cmd, const std::string& what);
 // A whole decimal integer in [lo, hi] (no sign games, no trailing text, no overflow).
 bool parse_integer(const std::string& text, long long lo, long long hi, long long* out);
 
+// The comma-separated pieces of text, empty ones kept ("" is one empty piece).
+std::vector<std::string> split_commas(const std::string& text);
+
 // The value after option args[i], advancing i; false (nothing printed) when there is none.
 bool take_value(const std::vector<std::string>& args, std::size_t* i, std::string* out);
 

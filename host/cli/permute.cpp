@@ -55,13 +55,10 @@ void usage(std::FILE* out) {
 
 bool parse_list(const std::string& text, long long lo, long long hi, std::vector<long long>* out) {
   out->clear();
-  std::size_t at = 0;
-  while (at <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', at), text.size());
+  for (const std::string& piece : split_commas(text)) {
     long long v = 0;
-    if (!parse_integer(text.substr(at, comma - at), lo, hi, &v)) return false;
+    if (!parse_integer(piece, lo, hi, &v)) return false;
     out->push_back(v);
-    at = comma + 1;
   }
   return !out->empty();
 }
@@ -111,16 +108,10 @@ int run_permute(const std::vector<std::string>& args) {
     } else if (a == "--variant") {
       if (!take_value(args, &i, &text))
         return arg_error(kCmd, "--variant needs one of " + variant_words() + ", or a list");
-      tokens.clear();
-      std::size_t at = 0;
-      while (at <= text.size()) {
-        const std::size_t comma = std::min(text.find(',', at), text.size());
-        const std::string t = text.substr(at, comma - at);
+      tokens = split_commas(text);
+      for (const std::string& t : tokens)
         if (t != "auto" && find_permute_variant(t) == nullptr)
           return arg_error(kCmd, "--variant: '" + t + "' is not one of " + variant_words());
-        tokens.push_back(t);
-        at = comma + 1;
-      }
     } else {
       return arg_error(kCmd, "unknown argument '" + a + "' (see tmakit permute --help)");
     }
@@ -232,14 +223,10 @@ void cases_usage(std::FILE* out) {
       "names none: a split into transposes).\n");
 }
 
+// The list's words, empty pieces dropped.
 std::vector<std::string> split_words(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t at = 0;
-  while (at <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', at), text.size());
-    if (comma > at) out.push_back(text.substr(at, comma - at));
-    at = comma + 1;
-  }
+  std::vector<std::string> out = split_commas(text);
+  out.erase(std::remove(out.begin(), out.end(), std::string()), out.end());
   return out;
 }
 

@@ -89,16 +89,11 @@ int run_table(const TableOptions& opt) {
       if (v.kind != VariantKind::kAccumulate && v.supports_elem_bytes(opt.elem_bytes))
         tokens.push_back(v.token);
   } else {  // one token or a comma-separated list
-    std::size_t at = 0;
-    while (at <= opt.variant.size()) {
-      const std::size_t comma = std::min(opt.variant.find(',', at), opt.variant.size());
-      const std::string token = opt.variant.substr(at, comma - at);
+    tokens = split_commas(opt.variant);
+    for (const std::string& token : tokens)
       if (token != "auto" && find_variant(token) == nullptr)
         return fail(make_status(StatusCode::kInvalidArgument,
                                 "unknown variant '" + token + "' (see `tmakit list`)"));
-      tokens.push_back(token);
-      at = comma + 1;
-    }
   }
   TmaBarrier barrier = TmaBarrier::kDefault;
   if (opt.barrier == "ptx")
