@@ -172,6 +172,7 @@ struct PermuteArgs {
   int box_target_elems = static_cast<int>(kBoxTargetElems);
   int box_max_smem_bytes = kBoxMaxSmemBytes;  // DevicePolicy::permute_box_max_smem_bytes
   bool box_least_waste = true;                // DevicePolicy::permute_box_least_waste
+  bool box_whole_runs = true;             // DevicePolicy::permute_box_whole_runs
   int box_swizzle_bytes = 32;                 // DevicePolicy::permute_box_swizzle_bytes
   bool box_words = true;                      // DevicePolicy::permute_box_words
   int rows_vector_min_bytes = 4;              // DevicePolicy::permute_rows_vector_min_bytes
@@ -215,15 +216,15 @@ struct PermuteTmaPlan {
 // kernels/permute/
 cudaError_t launch_permute_tile(const PermuteArgs&);
 // The box permute_tile's box walk takes for `dims` (rank 6-8 run only through it); false: none.
-// registers, cuts_first, target_elems, least_waste, max_smem_bytes: what
-// PermuteArgs::box_registers, box_cuts_first, box_target_elems, box_least_waste and
-// box_max_smem_bytes say; *in_registers: whether the box is the registers' walk's (the other
-// kernel's where the asked one's does not fit).
+// registers, cuts_first, target_elems, least_waste, max_smem_bytes, whole_runs: what
+// PermuteArgs::box_registers, box_cuts_first, box_target_elems, box_least_waste,
+// box_max_smem_bytes and box_whole_runs say; *in_registers: whether the box is the
+// registers' walk's (the other kernel's where the asked one's does not fit).
 bool permute_tile_box_plan(const PermuteDims& dims, int elem_bytes, BoxPlan* box,
                            bool registers = false, bool cuts_first = true,
                            int target_elems = static_cast<int>(kBoxTargetElems),
                            bool least_waste = false, bool* in_registers = nullptr,
-                           int max_smem_bytes = kBoxMaxSmemBytes);
+                           int max_smem_bytes = kBoxMaxSmemBytes, bool whole_runs = false);
 // Whether permute_tile walks `a` in boxes (else its 32 x 33 tile or its rows kernels).
 bool permute_tile_prefers_box(const PermuteArgs& a);
 // permute_tile's rows kernels on a row permutation in bytes (`bytes`: strides and cols in bytes):

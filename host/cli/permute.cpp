@@ -4,9 +4,11 @@
 //                  [--iters N] [--tune] [--explain]
 // tmakit permute-cases: the permute preset's random cases with the walk permute_tile takes for
 // each (no GPU), or benchmark filters of those of chosen walks (an A/B of one walk's lever).
-//   tmakit permute-cases --seeds 341-352 [--walk box-registers] [--filter permute_tile,memcpy]
+//   tmakit permute-cases --seeds 341-352 [--walk box-registers] [--changed-by POLICY]
+//                        [--filter permute_tile,memcpy]
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -14,6 +16,7 @@
 #include <host/cli/commands.hpp>
 #include <host/cli/operands.hpp>
 #include <host/cli/shapes.hpp>
+#include <host/device_policy.hpp>
 #include <host/error.hpp>
 #include <host/tools/testdata.hpp>
 #include <host/tools/timing.hpp>
@@ -211,6 +214,9 @@ void cases_usage(std::FILE* out) {
       "  --max-mb M        largest tensor (default 256, --permute-max-mb=M)\n"
       "  --elem-bytes LIST only cases of these element sizes\n"
       "  --walk LIST       only cases permute_tile walks so (labels below)\n"
+      "  --changed-by P    only cases whose explain (auto's and permute_tile's plan) the\n"
+      "                    policy overrides P change (TMAKIT_POLICY syntax, added to it):\n"
+      "                    the cases an A/B of P against the default measures\n"
       "  --filter LIST     print per seed \"SEED REGEX\" instead: a --benchmark_filter of the\n"
       "                    kept cases' rows of these techniques (e.g. permute_tile,memcpy)\n"
       "\n"
@@ -247,6 +253,22 @@ std::string permute_tile_walk(const std::string& how) {
   return "none";
 }
 
+// explain_permute of `c` with `overrides` added to TMAKIT_POLICY (restored after).
+std::string explain_under(const std::string& overrides, const PermutationCell& c) {
+  const char* outer = std::getenv("TMAKIT_POLICY");
+  const std::string before = outer != nullptr ? outer : "";
+  const std::string both = before.empty() ? overrides : before + "," + overrides;
+  ::setenv("TMAKIT_POLICY", both.c_str(), 1);
+  reload_policy_overrides();
+  const std::string how = explain_permute(c.extents, c.perm, c.elem_bytes);
+  if (outer != nullptr)
+    ::setenv("TMAKIT_POLICY", before.c_str(), 1);
+  else
+    ::unsetenv("TMAKIT_POLICY");
+  reload_policy_overrides();
+  return how;
+}
+
 }  // namespace
 
 int run_permute_cases(const std::vector<std::string>& args) {
@@ -264,6 +286,7 @@ int run_permute_cases(const std::vector<std::string>& args) {
   long long first = -1, last = -1, count = 40, min_mb = 16, max_mb = 256, v = 0;
   std::vector<long long> sizes;
   std::vector<std::string> walks, techniques;
+  std::string changed_by;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     std::string text;
@@ -295,6 +318,12 @@ int run_permute_cases(const std::vector<std::string>& args) {
       for (const std::string& w : walks)
         if (std::find(std::begin(kWalks), std::end(kWalks), w) == std::end(kWalks))
           return arg_error(kCases, "--walk: '" + w + "' is not a walk (see --help)");
+    } else if (a == "--changed-by") {
+      DevicePolicy check;
+      if (!take_value(args, &i, &changed_by) || changed_by.empty())
+        return arg_error(kCases, "--changed-by needs policy overrides (name=value,...)");
+      if (const std::string why = apply_policy_overrides(changed_by, &check); !why.empty())
+        return arg_error(kCases, "--changed-by: " + why);
     } else if (a == "--filter") {
       if (!take_value(args, &i, &text) || (techniques = split_words(text)).empty())
         return arg_error(kCases, "--filter needs a list of techniques (e.g. permute_tile,memcpy)");
@@ -311,8 +340,10 @@ int run_permute_cases(const std::vector<std::string>& args) {
              static_cast<double>(min_mb) * 1e6, static_cast<double>(max_mb) * 1e6, 1)) {
       if (!sizes.empty() && std::find(sizes.begin(), sizes.end(), c.elem_bytes) == sizes.end())
         continue;
-      const std::string walk = permute_tile_walk(explain_permute(c.extents, c.perm, c.elem_bytes));
+      const std::string how = explain_permute(c.extents, c.perm, c.elem_bytes);
+      const std::string walk = permute_tile_walk(how);
       if (!walks.empty() && std::find(walks.begin(), walks.end(), walk) == walks.end()) continue;
+      if (!changed_by.empty() && how == explain_under(changed_by, c)) continue;
       const std::string name = permutation_case_name(c.elem_bytes, "random", c.extents, c.perm);
       if (techniques.empty())
         std::printf("%lld %s %s\n", seed, name.c_str(), walk.c_str());

@@ -252,10 +252,11 @@ PermuteDims dims_of(const PermuteReduction& r) {
 // permute_tile's box in words: the dimensions grouped into it, the contiguous runs it reads and
 // writes, the boxes. largest: the largest-box rule's box where the least-waste rule took another.
 // registers_why: the line that says which of the policy's rules took the registers' walk (none
-// where the element size alone does, permute_box_registers_min_bytes).
+// where the element size alone does, permute_box_registers_min_bytes); widened_why: the line that
+// says the whole runs rule widened the box (none where it did not).
 std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers,
                          const DevicePolicy& policy, const std::string& registers_why,
-                         const BoxPlan* largest = nullptr) {
+                         const BoxPlan* largest = nullptr, const std::string& widened_why = {}) {
   auto run = [&](bool src_side) {  // elements contiguous on one side, from the innermost
     std::int64_t elems = 1, expect = 1;
     for (int k = 0; k < p.dims; ++k) {
@@ -280,7 +281,7 @@ std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers,
          std::to_string(rs) + " elements (" + std::to_string(rs * elem_bytes) + " bytes) read, " +
          std::to_string(rd) + " (" + std::to_string(rd * elem_bytes) + " bytes) written; " +
          std::to_string(p.boxes) + " boxes over " + std::to_string(p.outer) +
-         " batch dimensions (the cut ones' chunks included)\n";
+         " batch dimensions (the cut ones' chunks included)\n" + widened_why;
   if (p.cut[0] >= 0) {  // the edge chunks (box_origin)
     out += "edge boxes: ";
     for (int u : p.cut) {
@@ -557,6 +558,7 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.box_cuts_first = caps.policy.permute_box_cuts_first;
   a.box_target_elems = caps.policy.permute_box_target_elems;
   a.box_max_smem_bytes = caps.policy.permute_box_max_smem_bytes;
+  a.box_whole_runs = caps.policy.permute_box_whole_runs;
   a.box_least_waste = caps.policy.permute_box_least_waste;
   a.box_swizzle_bytes = caps.policy.permute_box_swizzle_bytes;
   a.box_words = caps.policy.permute_box_words;
@@ -673,13 +675,13 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
     if (!kernels::permute_tile_box_plan(
             a.dims, elem_bytes, &box, reg, policy.permute_box_cuts_first,
             policy.permute_box_target_elems, policy.permute_box_least_waste, &in_registers,
-            policy.permute_box_max_smem_bytes))
+            policy.permute_box_max_smem_bytes, policy.permute_box_whole_runs))
       return false;
     other_box = policy.permute_box_least_waste &&
-                kernels::permute_tile_box_plan(a.dims, elem_bytes, &largest_box, in_registers,
-                                               policy.permute_box_cuts_first,
-                                               policy.permute_box_target_elems, false, nullptr,
-                                               policy.permute_box_max_smem_bytes) &&
+                kernels::permute_tile_box_plan(
+                    a.dims, elem_bytes, &largest_box, in_registers, policy.permute_box_cuts_first,
+                    policy.permute_box_target_elems, false, nullptr,
+                    policy.permute_box_max_smem_bytes, policy.permute_box_whole_runs) &&
                 box_copies_per_elem(largest_box) > box_copies_per_elem(box);
     return true;
   };
@@ -723,6 +725,28 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
                     "permute_box_registers_small_tensor_bytes = " +
                     std::to_string(policy.permute_box_registers_small_tensor_bytes) + "\n";
   }
+  // The whole runs rule (make_box_plan's whole_runs): the box it widened, said beside it.
+  std::string widened_why;
+  if (has_box && policy.permute_box_whole_runs) {
+    BoxPlan plain;
+    bool plain_registers = false;
+    if (kernels::permute_tile_box_plan(
+            a.dims, elem_bytes, &plain, in_registers, policy.permute_box_cuts_first,
+            policy.permute_box_target_elems, policy.permute_box_least_waste, &plain_registers,
+            policy.permute_box_max_smem_bytes, false) &&
+        plain_registers == in_registers && plain.dims == box.dims && plain.volume != box.volume) {
+      // Box dimension 0 is src's contiguous one, dst_order[0] dst's (make_box_plan).
+      const int d0 = box.dst_order[0];
+      const bool dst = box.box[d0] != plain.box[d0], src = d0 != 0 && box.box[0] != plain.box[0];
+      widened_why = std::string("whole runs: ") +
+                    (dst && src ? "dst's and src's contiguous dimensions"
+                     : dst      ? "dst's contiguous dimension"
+                                : "src's contiguous dimension") +
+                    " taken whole, the run continuing into the next dimension of that side in "
+                    "the box (permute_box_whole_runs; " +
+                    std::to_string(plain.volume) + " elements without it)\n";
+    }
+  }
   const BoxPlan* largest = other_box ? &largest_box : nullptr;
   a.rows_min_bytes = policy.rows_min_bytes(elem_bytes);
   a.rows_flat_max_vector_bytes = policy.permute_rows_flat_max_vector_bytes;
@@ -760,7 +784,9 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
                 " of permute_transpose_min_matrix_bytes";
     if (has_box)
       return out + rank + ": permute_tile's box walk in one launch (auto runs it" + why_one +
-             ")\n" + describe_box(box, elem_bytes, in_registers, policy, registers_why, largest);
+             ")\n" +
+             describe_box(box, elem_bytes, in_registers, policy, registers_why, largest,
+                          widened_why);
     if (std::string why = detail::split_permutation(r, &sp); !why.empty())
       return out + "the permutation kernels cannot run it: " + why + "\n";
     return out + rank + " and no box fits: " + launches();
@@ -855,7 +881,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
              std::to_string(a.rows_min_bytes) + " bytes from which the " +
              "rows kernels take them at " + std::to_string(elem_bytes) +
              " B (permute_rows_min_bytes), so the box walk\n";
-    out += describe_box(box, elem_bytes, in_registers, policy, registers_why, largest);
+    out += describe_box(box, elem_bytes, in_registers, policy, registers_why, largest, widened_why);
   } else if (a.moves_rows() && kernels::permute_rows_flat(a)) {
     out += "permute_tile: whole rows of " + std::to_string(g.cols * elem_bytes) +
            " bytes into a dense dst, written as one run of aligned 16-byte chunks (rows whose "

@@ -71,6 +71,10 @@ struct DevicePolicy {
   // elements twice (the overlapping last chunks of its cut dimensions), where it copies at least
   // 1% fewer (make_box_plan's least_waste, kBoxLeastWasteGain).
   bool permute_box_least_waste = true;
+  // ...and a side's contiguous dimension taken whole where the box holds the next dimension of that
+  // side, which continues it, and the box so widened fits (make_box_plan's whole_runs): one dense
+  // region a box on that side (docs/perf-guide.md section 4.13).
+  bool permute_box_whole_runs = true;
   // ...and the word walk's shared box swizzled where consecutive dst words' gathers start a
   // multiple of this many bytes apart (0: never; box_words_swizzled).
   int permute_box_swizzle_bytes = 32;

@@ -174,10 +174,14 @@ inline double box_copies_per_elem(const BoxPlan& p) {
 // least_waste (DevicePolicy::permute_box_least_waste): a box no smaller whose cut dimensions'
 // chunks cover their extents with fewer elements past them, where one copies at least
 // kBoxLeastWasteGain fewer (the overlapping last chunks, set_box_edges, copy those twice).
+// whole_runs (DevicePolicy::permute_box_whole_runs): a side's contiguous dimension taken whole
+// where the box cuts it and holds the next dimension of that side, which continues it, and the box
+// so widened fits (dst's side first, then src's): that side's run is then the product, one dense
+// region a box (words across its rows, no run edge inside a sector but at its ends).
 inline bool make_box_plan(const PermuteDims& dims, int elem_bytes, std::int64_t max_volume,
                           int table_bytes, bool cuts_first, BoxPlan* out,
                           std::int64_t target_elems = kBoxTargetElems, bool least_waste = false,
-                          std::int64_t max_smem_bytes = kBoxMaxSmemBytes) {
+                          std::int64_t max_smem_bytes = kBoxMaxSmemBytes, bool whole_runs = false) {
   struct Dim {
     std::int64_t n, ss, ds;
   };
@@ -330,6 +334,24 @@ inline bool make_box_plan(const PermuteDims& dims, int elem_bytes, std::int64_t 
       volume = best_v;
       for (int k = 0; k < kPermuteMaxRank; ++k) box[k] = chosen[k];
     }
+  }
+  // Whole runs, dst's side first (a run edge there is a sector two boxes write in part).
+  for (const int* side : {by_dst, by_src}) {
+    if (!whole_runs || nd < 2) break;
+    const bool on_src = side == by_src;
+    const int d = side[0], next = side[1];
+    const std::int64_t d_stride = on_src ? all[d].ss : all[d].ds,
+                       next_stride = on_src ? all[next].ss : all[next].ds;
+    if (d_stride != 1 || box[d] == 0 || box[d] >= all[d].n || box[next] == 0 ||
+        next_stride != all[d].n)
+      continue;
+    std::int64_t wider[kPermuteMaxRank];
+    for (int k = 0; k < kPermuteMaxRank; ++k) wider[k] = box[k];
+    wider[d] = all[d].n;
+    const std::int64_t v = volume / box[d] * all[d].n;
+    if (!fits(v) || !narrow_cuts(wider) || !offsets_fit(wider)) continue;
+    volume = v;
+    for (int k = 0; k < kPermuteMaxRank; ++k) box[k] = wider[k];
   }
   BoxPlan p;
   // Box dimensions in src order; smem strides follow it.

@@ -1290,14 +1290,15 @@ int row_vector_bytes(const void* src, const void* dst, const PermuteGeometry& by
 // plans under it (its longer first runs can cut more dimensions than a box takes) or where that
 // one's walk is the pipelined one through registers at 4 bytes or more.
 bool box_plan_for(const PermuteDims& dims, int elem_bytes, bool tables, bool cuts_first,
-                  int target_elems, bool least_waste, int max_smem_bytes, BoxPlan* box) {
+                  int target_elems, bool least_waste, int max_smem_bytes, bool whole_runs,
+                  BoxPlan* box) {
   const std::int64_t max_volume = tables ? 65535 : reg_box_volume(elem_bytes);
   const int table_bytes = tables ? kBoxTableBytes : 0;
   auto plan = [&](int bound, BoxPlan* out) {
     return (least_waste && make_box_plan(dims, elem_bytes, max_volume, table_bytes, cuts_first, out,
-                                         target_elems, true, bound)) ||
+                                         target_elems, true, bound, whole_runs)) ||
            make_box_plan(dims, elem_bytes, max_volume, table_bytes, cuts_first, out, target_elems,
-                         false, bound);
+                         false, bound, whole_runs);
   };
   if (max_smem_bytes <= kBoxMaxSmemBytes) return plan(max_smem_bytes, box);
   BoxPlan static_box;
@@ -1312,10 +1313,10 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
   bool tables = !a.box_registers;
   BoxPlan box;
   if (!box_plan_for(dims, a.elem_bytes, tables, a.box_cuts_first, a.box_target_elems,
-                    a.box_least_waste, a.box_max_smem_bytes, &box)) {
+                    a.box_least_waste, a.box_max_smem_bytes, a.box_whole_runs, &box)) {
     tables = !tables;  // the other kernel's box (permute() checked that one of them fits)
     if (!box_plan_for(dims, a.elem_bytes, tables, a.box_cuts_first, a.box_target_elems,
-                      a.box_least_waste, a.box_max_smem_bytes, &box))
+                      a.box_least_waste, a.box_max_smem_bytes, a.box_whole_runs, &box))
       return cudaErrorNotSupported;
   }
   auto settle = [&](BoxPlan* b) {  // the policy's choices for the walk
@@ -1340,7 +1341,7 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
        box_words_in_registers(box, a.elem_bytes, a.box_words, a.box_registers_src_elements_bytes,
                               src_at, dst_at)) &&
       box_plan_for(dims, a.elem_bytes, false, a.box_cuts_first, a.box_target_elems,
-                   a.box_least_waste, a.box_max_smem_bytes, &in_registers)) {
+                   a.box_least_waste, a.box_max_smem_bytes, a.box_whole_runs, &in_registers)) {
     box = in_registers;
     settle(&box);
     tables = false;
@@ -1411,10 +1412,11 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
 
 bool kernels::permute_tile_box_plan(const PermuteDims& dims, int elem_bytes, BoxPlan* box,
                                     bool registers, bool cuts_first, int target_elems,
-                                    bool least_waste, bool* in_registers, int max_smem_bytes) {
+                                    bool least_waste, bool* in_registers, int max_smem_bytes,
+                                    bool whole_runs) {
   for (const bool tables : {!registers, registers})
     if (box_plan_for(dims, elem_bytes, tables, cuts_first, target_elems, least_waste,
-                     max_smem_bytes, box)) {
+                     max_smem_bytes, whole_runs, box)) {
       if (in_registers != nullptr) *in_registers = !tables;
       return true;
     }

@@ -743,6 +743,41 @@ TEST(Permute, RegistersWalkByThePolicysRules) {
   }
 }
 
+// Boxes the whole runs rule widened (DevicePolicy::permute_box_whole_runs): random shapes
+// of every element size whose explain says so, each by auto and permute_tile against the
+// reference under the default, with the rule off, with cut edges and with one block an SM; aligned
+// and one element off.
+TEST(Permute, WholeRunBoxes) {
+  TMAKIT_NEED_GPU(75);
+  std::vector<std::tuple<Ext, std::vector<int>, int>> cases;
+  std::mt19937 rng(20261204);
+  const int sizes[] = {1, 2, 4, 8, 16};
+  int per_size[5] = {};
+  for (int tries = 0; tries < 40000; ++tries) {
+    const int k = static_cast<int>(rng() % 5), rank = 3 + static_cast<int>(rng() % 3);
+    if (per_size[k] >= 3) continue;
+    Ext n;
+    std::vector<int> p;
+    if (!draw_shape(rng, rank, 120, 400000, &n, &p)) continue;
+    const std::string how = explain_permute(n, p, sizes[k]);
+    if (how.find("\nwhole runs: ") == std::string::npos) continue;
+    cases.emplace_back(n, p, sizes[k]);
+    ++per_size[k];
+  }
+  int sizes_found = 0;
+  for (int k = 0; k < 5; ++k) sizes_found += per_size[k] > 0;
+  EXPECT_GE(sizes_found, 3);
+  EXPECT_GE(cases.size(), 8u);
+  for (const auto& [n, p, e] : cases) {
+    const std::string how = explain_permute(n, p, e);
+    check_under_policies(n, p, e,
+                         {"", "permute_box_whole_runs=0", "permute_box_overlap_edges=0",
+                          "permute_box_sm_smem_bytes=1"},
+                         how);
+    if (HasFatalFailure()) return;
+  }
+}
+
 // The word walk in blocks of 128 threads (DevicePolicy::permute_box_words_small_block_max_bytes,
 // box_words_threads): random 1-2 B shapes whose explain says so, the pipelined walk (4 words a
 // thread) and the one that loads each box, then stores it, both drawn; each run by auto and

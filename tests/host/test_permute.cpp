@@ -1129,6 +1129,84 @@ TEST(PermuteBox, LeastWasteCopiesFewerElementsTwice) {
   EXPECT_LT(log_copies_least, 0.85 * log_copies_largest);
 }
 
+// DevicePolicy::permute_box_whole_runs (make_box_plan's whole_runs): where the box cuts a side's
+// contiguous dimension and holds the next dimension of that side, which continues it, that
+// dimension is taken whole if the box still fits (dst's side first, then src's); that side's run
+// is then the box's whole region of it. (84, 527, 129, 3) (1,2,3,0) at 4 B: 41 of 203949 x 44 of
+// 84, dst runs of 44 elements (176 bytes, half of them starting mid-sector), becomes 41 x 84, one
+// dst run of 3444 elements.
+TEST(PermuteBox, WholeRunsWhereTheBoxFits) {
+  PermuteDims dims;
+  ASSERT_TRUE(reduced_dims({84, 527, 129, 3}, {1, 2, 3, 0}, 4, &dims));
+  const int target = static_cast<int>(kBoxTargetElems);
+  BoxPlan cut, whole;  // permute()'s boxes: least waste, past the static 48 KB
+  ASSERT_TRUE(kernels::permute_tile_box_plan(dims, 4, &cut, false, true, target, true, nullptr,
+                                             98304, false));
+  ASSERT_TRUE(kernels::permute_tile_box_plan(dims, 4, &whole, false, true, target, true, nullptr,
+                                             98304, true));
+  const int d0 = whole.dst_order[0], d1 = whole.dst_order[1];
+  EXPECT_EQ(whole.full[d0], 84);
+  EXPECT_EQ(whole.box[d0], 84u);
+  EXPECT_EQ(whole.ds[d0], 1);
+  EXPECT_EQ(whole.ds[d1], 84);
+  EXPECT_EQ(whole.volume, 84u * whole.box[d1]);
+  EXPECT_LT(cut.box[cut.dst_order[0]], 84u);
+  EXPECT_GT(whole.volume, cut.volume);
+
+  // Random permutations: the rule's box is the rule off's, or that box with dst's contiguous
+  // dimension (box dimension dst_order[0]) and/or src's (box dimension 0) whole, each cut before
+  // and continued by the next dimension of its side inside the box, within the bound
+  // (permute_box_max_smem_bytes' 96 KB).
+  std::mt19937 rng(12);
+  int planned = 0, widened_dst = 0, widened_src = 0;
+  for (int i = 0; i < 8000; ++i) {
+    const auto [n, p, e] = random_permutation(rng);
+    ASSERT_TRUE(reduced_dims(n, p, e, &dims));
+    BoxPlan off, on;
+    if (!make_box_plan(dims, e, 65535, kBoxTableBytes, true, &off, kBoxTargetElems, true, 98304))
+      continue;
+    const std::string at = test_text(n) + " perm " + test_text(p) + " " + std::to_string(e) + " B";
+    ASSERT_TRUE(make_box_plan(dims, e, 65535, kBoxTableBytes, true, &on, kBoxTargetElems, true,
+                              98304, true))
+        << at;
+    ++planned;
+    ASSERT_EQ(on.dims, off.dims) << at;
+    ASSERT_LE(box_smem_bytes(on.volume, e), 98304) << at;
+    const int u0 = off.dst_order[0];
+    for (int u = 0; u < on.dims; ++u) {
+      ASSERT_EQ(on.full[u], off.full[u]) << at;
+      if (on.box[u] == off.box[u]) continue;
+      ASSERT_TRUE(u == u0 || u == 0) << at << ": box dimension " << u << " widened";
+      ASSERT_LT(off.box[u], off.full[u]) << at;
+      ASSERT_EQ(std::int64_t{on.box[u]}, on.full[u]) << at;
+      ASSERT_GE(on.dims, 2) << at;
+      if (u == u0 && off.ds[u] == 1) {  // dst's: the next dst dimension continues it
+        ASSERT_EQ(on.ds[on.dst_order[1]], on.full[u]) << at;
+        ++widened_dst;
+      } else {  // src's: box dimension 1 continues it
+        ASSERT_EQ(on.ss[0], 1) << at;
+        ASSERT_EQ(on.ss[1], on.full[0]) << at;
+        ++widened_src;
+      }
+    }
+  }
+  EXPECT_GT(planned, 2000);
+  EXPECT_GE(widened_dst, 5);
+  EXPECT_GE(widened_src, 5);
+  EXPECT_LT(widened_dst + widened_src, planned / 5);
+  // explain names the rule where it widened the box, and the policy at 0 keeps the cut box.
+  const std::string how = explain_permute({84, 527, 129, 3}, {1, 2, 3, 0}, 4);
+  EXPECT_NE(how.find("runs of 41 elements (164 bytes) read, 3444 (13776 bytes) written"),
+            std::string::npos)
+      << how;
+  EXPECT_NE(how.find("whole runs: dst's contiguous dimension taken whole"), std::string::npos)
+      << how;
+  test::ScopedEnv off("TMAKIT_POLICY", "permute_box_whole_runs=0");
+  const std::string plain = explain_permute({84, 527, 129, 3}, {1, 2, 3, 0}, 4);
+  EXPECT_EQ(plain.find("whole runs"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("44 (176 bytes) written"), std::string::npos) << plain;
+}
+
 // Few long rows are cut into segments (kernels::permute_row_segment_bytes): whole 16-byte chunks,
 // at least 4 KB, enough of them for 4 blocks of 8 rows an SM; rows enough for a block an SM, or
 // all three batch dimensions in use, stay whole.
