@@ -172,7 +172,7 @@ struct PermuteArgs {
   int box_target_elems = static_cast<int>(kBoxTargetElems);
   int box_max_smem_bytes = kBoxMaxSmemBytes;  // DevicePolicy::permute_box_max_smem_bytes
   bool box_least_waste = true;                // DevicePolicy::permute_box_least_waste
-  bool box_whole_runs = true;             // DevicePolicy::permute_box_whole_runs
+  bool box_whole_runs = true;                 // DevicePolicy::permute_box_whole_runs
   int box_swizzle_bytes = 32;                 // DevicePolicy::permute_box_swizzle_bytes
   bool box_words = true;                      // DevicePolicy::permute_box_words
   int rows_vector_min_bytes = 4;              // DevicePolicy::permute_rows_vector_min_bytes
