@@ -18,6 +18,7 @@
 #include <host/cli/shapes.hpp>
 #include <host/device_policy.hpp>
 #include <host/error.hpp>
+#include <host/tools/scoped_env.hpp>
 #include <host/tools/testdata.hpp>
 #include <host/tools/timing.hpp>
 #include <tmakit/permute.hpp>
@@ -256,12 +257,13 @@ std::string permute_tile_walk(const std::string& how) {
 // explain_permute's text without the least-waste comparison line, which describes the largest
 // box, one that does not run: what --changed-by compares.
 std::string what_runs(const std::string& how) {
+  static const std::string kLeastWaste = "the least-waste box";
   std::string out;
   std::size_t at = 0;
   while (at < how.size()) {
     std::size_t end = how.find('\n', at);
     end = end == std::string::npos ? how.size() : end + 1;
-    if (how.compare(at, 19, "the least-waste box") != 0) out.append(how, at, end - at);
+    if (how.compare(at, kLeastWaste.size(), kLeastWaste) != 0) out.append(how, at, end - at);
     at = end;
   }
   return out;
@@ -270,17 +272,10 @@ std::string what_runs(const std::string& how) {
 // explain_permute of `c` with `overrides` added to TMAKIT_POLICY (restored after).
 std::string explain_under(const std::string& overrides, const PermutationCell& c) {
   const char* outer = std::getenv("TMAKIT_POLICY");
-  const std::string before = outer != nullptr ? outer : "";
-  const std::string both = before.empty() ? overrides : before + "," + overrides;
-  ::setenv("TMAKIT_POLICY", both.c_str(), 1);
-  reload_policy_overrides();
-  const std::string how = explain_permute(c.extents, c.perm, c.elem_bytes);
-  if (outer != nullptr)
-    ::setenv("TMAKIT_POLICY", before.c_str(), 1);
-  else
-    ::unsetenv("TMAKIT_POLICY");
-  reload_policy_overrides();
-  return how;
+  const std::string both =
+      outer == nullptr || *outer == '\0' ? overrides : std::string(outer) + "," + overrides;
+  ScopedEnv env("TMAKIT_POLICY", both.c_str());
+  return explain_permute(c.extents, c.perm, c.elem_bytes);
 }
 
 }  // namespace
