@@ -343,6 +343,17 @@ std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers,
                 ? ", the shared box swizzled"
                 : "") +
            "\n";
+  const bool by_src_words =
+      words && box_dst_by_src_words(p, elem_bytes, ws, wd,
+                                    policy.permute_box_dst_by_src_words_max_bytes);
+  if (by_src_words)  // permute_box_words_kernel's Scatter
+    out += "stores by src word: a thread reads a " + std::to_string(ws * elem_bytes) +
+           "-byte src word from the box whole and stores its " + std::to_string(ws) +
+           " elements, " + std::to_string(p.ds[0]) +
+           " apart in dst, the lanes along dst's contiguous dimension, " +
+           std::to_string(box_dst_src_word_rows(p) * static_cast<std::uint32_t>(elem_bytes)) +
+           " bytes a run (permute_box_dst_by_src_words_max_bytes = " +
+           std::to_string(policy.permute_box_dst_by_src_words_max_bytes) + ")\n";
   const BoxLoads loads =
       box_loads(p, elem_bytes, words, ws, policy.permute_box_pipeline, policy.permute_box_async);
   out += std::string("loads: ") + kLoads[static_cast<int>(loads)];
@@ -352,7 +363,8 @@ std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers,
     out += "; blocks of " + std::to_string(kBoxWordSmallThreads) +
            " threads (permute_box_words_small_block_max_bytes = " +
            std::to_string(policy.permute_box_words_small_block_max_bytes) + ")";
-  if (box_dst_in_registers(p, elem_bytes, wd, loads, policy.permute_box_dst_registers))
+  if (!by_src_words &&
+      box_dst_in_registers(p, elem_bytes, wd, loads, policy.permute_box_dst_registers))
     out +=
         "; each thread's dst offsets and shared slots in registers, read from the tables once "
         "(permute_box_dst_registers)";
@@ -579,6 +591,7 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.box_src_runs = caps.policy.permute_box_src_runs;
   a.box_dst_runs = caps.policy.permute_box_dst_runs;
   a.box_dst_registers = caps.policy.permute_box_dst_registers;
+  a.box_dst_by_src_words_max_bytes = caps.policy.permute_box_dst_by_src_words_max_bytes;
   a.box_first_early = caps.policy.permute_box_first_copies_early;
   Status result;
   // The tile form as a batch of transposes: permute_transpose or a transpose() technique

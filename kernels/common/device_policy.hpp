@@ -211,6 +211,11 @@ struct DevicePolicy {
   // two table entries a stored element, from 2-byte elements on (box_dst_in_registers; 1.12x over
   // the cases it takes; docs/perf-guide.md section 4.13).
   bool permute_box_dst_registers = true;
+  // ...and where dst takes single elements but src takes words inside box dimension 0, at elements
+  // of at most this many bytes each thread stores a whole src word's elements (one shared load a
+  // word instead of a gather an element; box_dst_by_src_words; 1-2 B: 1.10x over the cases it
+  // takes, held out; 4-8 B about even; docs/perf-guide.md section 4.13). 0: never.
+  int permute_box_dst_by_src_words_max_bytes = 2;
   // permute_tile's box walks: as many blocks an SM (at most 8) as the device holds at once (0:
   // the occupancy query, registers and shared memory), or as this many bytes of shared memory
   // an SM hold (204800: the rule before the query).

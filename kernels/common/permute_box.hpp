@@ -107,6 +107,9 @@ struct BoxPlan {
   bool src_runs = true;     // src words across whole dimensions that continue dim 0, and a cut one
                             // that ends such a run (box_vector_elems; host only)
   bool dst_runs = true;     // dst words across rows of dst_order[0] (box_vector_elems)
+  // The word walk's stores by src word (box_dst_by_src_words): the box's elements along the dst
+  // dimensions before dimension 0 in dst order (box_dst_src_word_rows), as a divisor.
+  FastDiv src_word_rows_div;
   // Each batch dimension's last index: its offsets and, for a cut one, its coordinate limit
   // (set_box_edges: a cut dimension's last chunk moved back to overlap the chunk before it, or
   // cut short).
@@ -797,6 +800,49 @@ inline bool box_dst_in_registers(const BoxPlan& p, int elem_bytes, int wd, BoxLo
   return on && elem_bytes >= kBoxDstRegistersMinBytes && wd == 1 && loads == BoxLoads::async &&
          p.volume <= static_cast<std::uint32_t>(kBoxDstRegisterEntries) * kBoxWordThreads;
 }
+// The word walk's stores by src word (kernels/permute/permute_tile.cu,
+// permute_box_words_kernel's Scatter): where dst takes no word (wd == 1: an odd dst row, or dst
+// strides no word divides) but src does, the gather reads one element a lane `step` elements
+// apart; `step` is a multiple of the src word, so a warp's 32 lanes find the element at the same
+// place in their 16-byte chunks, 8 banks of 32 (a 4-way conflict at 4 B, Nsight Compute's MIO
+// throttle on such walks, docs/perf-guide.md section 4.13). Instead a thread reads a whole src
+// word (one shared load of 4-16 bytes) and stores its ws elements, each `ds[0]` apart in dst;
+// the lanes take consecutive words along dst's contiguous dimension, so each of the ws stores of
+// a warp is one run in dst, as the element gather's was. Words must lie inside box dimension 0
+// (box[0] a multiple of ws; a word across dimensions would store its elements at two strides).
+// A warp's store j covers its lanes' words' element j: runs of R elements (the box's elements
+// along the dst dimensions before dimension 0, box_dst_src_word_rows), each ws R apart where the
+// gather's covered 32 elements in a row; so only where R elements are at least
+// kBoxDstBySrcWordsMinRunBytes (a whole sector). At elements of at most `max_bytes`
+// (DevicePolicy::permute_box_dst_by_src_words_max_bytes): at 1-2 B a word saves 2-16 gathers; at
+// 4-8 B, 2-4, and those cases ran about even (docs/perf-guide.md section 4.13).
+inline constexpr std::uint32_t kBoxDstBySrcWordsMinRunBytes = 32;
+TMAKIT_HD std::uint32_t box_dst_src_word_rows(const BoxPlan& p) {
+  std::uint32_t r = 1;
+  for (int k = 0; k < p.dims && p.dst_order[k] != 0; ++k) r *= p.box[p.dst_order[k]];
+  return r;
+}
+inline bool box_dst_by_src_words(const BoxPlan& p, int elem_bytes, int ws, int wd,
+                                 int max_bytes) {
+  return elem_bytes <= max_bytes && ws > 1 && wd == 1 && p.dims > 1 && p.dst_order[0] != 0 &&
+         p.box[0] % static_cast<std::uint32_t>(ws) == 0 &&
+         box_dst_src_word_rows(p) * static_cast<std::uint32_t>(elem_bytes) >=
+             kBoxDstBySrcWordsMinRunBytes;
+}
+// Src word g of the stores (words in dst order of their first elements) is dst-order element
+// g mod R + ws R (g / R), R = box_dst_src_word_rows.
+// The launcher sets R as a divisor on the plan it passes.
+inline void set_box_dst_src_word_rows(BoxPlan* p) {
+  p->src_word_rows_div = FastDiv(box_dst_src_word_rows(*p));
+}
+// Src word g's first element in dst order: g = lo + R m, lo along the dimensions before
+// dimension 0 in dst order, m counting words along dimension 0 (ws elements each) and then the
+// dimensions after it; the element is lo + ws R m.
+TMAKIT_HD std::uint32_t box_dst_src_word_at(const BoxPlan& p, std::uint32_t ws, std::uint32_t g) {
+  const std::uint32_t r = p.src_word_rows_div.d, m = p.src_word_rows_div.div(g);
+  return g - m * r + ws * r * m;
+}
+
 // The word walk's block (kernels/permute/permute_tile.cu, launch_words): 128 threads through
 // registers at elements of at most small_max_bytes (capped at kBoxWordSmallMaxBytes), else 256.
 inline unsigned box_words_threads(int elem_bytes, BoxLoads loads, int small_max_bytes) {

@@ -244,13 +244,21 @@ __global__ void __launch_bounds__(kThreads, V >= 16 ? 4 : 3)
 // side dst-order element d * dst_step; src_out(s, offset, cuts) and dst_out(d, offset, slot,
 // cuts) store them. Ends with a barrier. (DevicePolicy::permute_box_row_tables = false,
 // p.row_tables: every entry decoded in full.)
-template <class SrcOut, class DstOut>
+// DstAt: dst entry d's dst-order element, d * dst_step by default (DstSteps); the stores by src
+// word take every ws-th along box dimension 0 instead (DstSrcWords).
+struct DstSteps {
+  std::uint32_t step;
+  __device__ std::uint32_t operator()(std::uint32_t d) const { return d * step; }
+};
+template <class SrcOut, class DstOut, class DstAt = DstSteps>
 __device__ __forceinline__ void build_box_entries(const BoxPlan& p, unsigned char* buf,
                                                   std::uint32_t buf_bytes, unsigned char* extra,
                                                   unsigned tid, unsigned threads,
                                                   std::uint32_t n_src, std::uint32_t src_step,
                                                   std::uint32_t n_dst, std::uint32_t dst_step,
-                                                  SrcOut src_out, DstOut dst_out) {
+                                                  SrcOut src_out, DstOut dst_out,
+                                                  DstAt dst_at = DstSteps{0}) {
+  if constexpr (std::is_same_v<DstAt, DstSteps>) dst_at.step = dst_step;
   const int u0 = p.dst_order[0];
   const std::uint32_t b0 = p.box[0], bd0 = p.box[u0];
   const std::uint32_t rows_src = box_src_rows(p, src_step), rows_dst = box_dst_rows(p, dst_step);
@@ -290,11 +298,11 @@ __device__ __forceinline__ void build_box_entries(const BoxPlan& p, unsigned cha
   for (std::uint32_t d = tid; d < n_dst; d += threads) {
     std::uint32_t cuts, at;
     if (rows_dst == 0) {
-      const auto off = static_cast<std::int32_t>(box_dst_offset(p, d * dst_step, &at, &cuts));
+      const auto off = static_cast<std::int32_t>(box_dst_offset(p, dst_at(d), &at, &cuts));
       dst_out(d, off, at, cuts);
       continue;
     }
-    const std::uint32_t t = d * dst_step, r = p.box_div[u0].div(t), j = t - r * bd0;
+    const std::uint32_t t = dst_at(d), r = p.box_div[u0].div(t), j = t - r * bd0;
     dst_out(d, rd_off[r] + static_cast<std::int32_t>(j) * dsd, rd_at[r] + j * at_step,
             rd_cut[r] + j * cut_dst);
   }
@@ -735,14 +743,21 @@ constexpr int kPipelinedWords = kBoxPipelinedWords;
 // DR > 0 (box_dst_in_registers: single-element dst words through cp.async): thread tid's dst
 // entries tid + k Threads (k < DR) are read from the tables once, into registers: their dst
 // offsets and the byte offsets of their shared slots (swizzled where the box is).
+// Scatter (box_dst_by_src_words: single-element dst words, src words inside box dimension 0):
+// the stores walk src words instead of dst elements. Entry g of the dst tables is src word g in
+// dst order of the words' first elements (dst-order element g mod R + WS R (g / R), R the box's
+// elements along the dst dimensions before dimension 0); a thread reads the word whole from the
+// box and stores its WS elements ds[0] apart, lanes walking dst's contiguous dimension.
 template <int E, int VS, int VD, bool Async, bool Cross = false, unsigned Threads = kWordThreads,
-          int DR = 0>
+          int DR = 0, bool Scatter = false>
 __global__ void __launch_bounds__(Threads)
     permute_box_words_kernel(const typename Word<E>::type* __restrict__ src,
                              typename Word<E>::type* __restrict__ dst, BoxPlan p, bool swizzle) {
   static_assert(!Async || VS >= 4, "cp.async copies 4, 8 or 16 bytes");
   static_assert(DR == 0 || (Async && VD == E && !Cross && Threads == kWordThreads),
                 "dst entries in registers: single-element dst words through cp.async");
+  static_assert(!Scatter || (VD == E && VS > E && !Cross && DR == 0),
+                "stores by src word: single-element dst words, src words");
   using T = typename Word<E>::type;
   using TS = typename Word<VS>::type;
   using TD = typename Word<VD>::type;
@@ -776,7 +791,7 @@ __global__ void __launch_bounds__(Threads)
   build_box_entries(
       p, first.rows_buf, first.rows_buf_bytes,
       reinterpret_cast<unsigned char*>(ld_off) + box_words_tables_bytes(NS, ND), tid, Threads, NS,
-      WS, ND, WD,
+      WS, Scatter ? NS : ND, WD,
       [&](std::uint32_t w, std::int32_t off, std::uint32_t cuts) {
         ld_off[w] = off;
         ld_cut[w] = static_cast<std::uint16_t>(cuts);
@@ -791,7 +806,14 @@ __global__ void __launch_bounds__(Threads)
         st_off[w] = off;
         st_idx[w] = static_cast<std::uint16_t>(at);
         st_cut[w] = static_cast<std::uint16_t>(cuts);
-      });
+      },
+      [&] {
+        if constexpr (Scatter) {
+          return [&p](std::uint32_t g) { return box_dst_src_word_at(p, WS, g); };
+        } else {
+          return DstSteps{WD};
+        }
+      }());
   if (first.early) pipe.producer_commit();
   // A word is inside the tensor exactly when its first element is (box_vector_elems).
   auto with_whole = [&](const BoxOrigin& at, auto&& f) { box_with_whole(p, at, f); };
@@ -845,6 +867,22 @@ __global__ void __launch_bounds__(Threads)
             tid, Threads, ND, dst + at.dst,
             [&](std::uint32_t b) { return *reinterpret_cast<const T*>(from_buf + b); },
             [&](std::uint32_t w) { return inside(whole, st_cut, w, at); });
+      });
+      return;
+    }
+    if constexpr (Scatter) {  // a src word a thread, its elements ds[0] apart in dst
+      const auto d_step = static_cast<std::int32_t>(p.ds[0]);
+      with_whole(at, [&](auto whole) {
+        T* d0 = dst + at.dst;
+        for (std::uint32_t g = tid; g < NS; g += Threads)
+          if (inside(whole, st_cut, g, at)) {
+            const TS v = *reinterpret_cast<const TS*>(from_buf + at_byte(swizzled, st_idx[g]));
+            T e[WS];
+            std::memcpy(e, &v, sizeof(v));
+            T* d = d0 + st_off[g];
+#pragma unroll
+            for (std::uint32_t j = 0; j < WS; ++j) d[static_cast<std::int32_t>(j) * d_step] = e[j];
+          }
       });
       return;
     }
@@ -965,6 +1003,23 @@ cudaError_t launch_words(const kernels::PermuteArgs& a, const BoxPlan& box, int 
         };
         auto run = [&](auto cross) {
           constexpr bool C = decltype(cross)::value;
+          // Stores by src word (box_dst_by_src_words).
+          if constexpr (VD == E && VS > E && !C) {
+            if (box_dst_by_src_words(box, E, ws, wd, a.box_dst_by_src_words_max_bytes)) {
+              if (async)
+                return go(permute_box_words_kernel<E, VS, VD, true, false, kWordThreads, 0, true>,
+                          kWordThreads);
+              if constexpr (E <= kBoxWordSmallMaxBytes) {
+                if (box_words_threads(E, BoxLoads::registers, a.box_words_small_block_max_bytes) ==
+                    kBoxWordSmallThreads)
+                  return go(permute_box_words_kernel<E, VS, VD, false, false, kBoxWordSmallThreads,
+                                                     0, true>,
+                            kBoxWordSmallThreads);
+              }
+              return go(permute_box_words_kernel<E, VS, VD, false, false, kWordThreads, 0, true>,
+                        kWordThreads);
+            }
+          }
           if constexpr (VS >= 4) {
             // Single-element dst words: entries in registers (box_dst_in_registers).
             if constexpr (VD == E && E >= kBoxDstRegistersMinBytes && !C) {
@@ -1012,8 +1067,10 @@ cudaError_t launch_permute_box_words(const kernels::PermuteArgs& a, const BoxPla
       box_loads(box, a.elem_bytes, true, ws, a.box_pipeline, a.box_async) == BoxLoads::async;
   const auto smem =
       static_cast<std::uint32_t>(permute_box_words_smem_bytes(box, a.elem_bytes, ws, wd, async));
+  BoxPlan b = box;
+  set_box_dst_src_word_rows(&b);
   return dispatch_word(a.elem_bytes, [&](auto eb) {
-    return launch_words<decltype(eb)::value>(a, box, ws, wd, async, smem);
+    return launch_words<decltype(eb)::value>(a, b, ws, wd, async, smem);
   });
 }
 

@@ -778,6 +778,56 @@ TEST(Permute, WholeRunBoxes) {
   }
 }
 
+// The word walk's stores by src word (DevicePolicy::permute_box_dst_by_src_words_max_bytes,
+// box_dst_by_src_words): random shapes whose explain says so, at 1-2 B by default and at 4-8 B
+// under the policy at 8, the pipelined walk, the one through cp.async and the one that loads each
+// box, then stores it among them; each by auto and permute_tile against the reference under the
+// default, with the rule off, through cp.async off, unpipelined, with cut edges and with one block
+// an SM; aligned and one element off.
+TEST(Permute, DstBySrcWords) {
+  TMAKIT_NEED_GPU(75);
+  test::ScopedEnv tables("TMAKIT_POLICY", kTablesAtSmallSizes);
+  std::vector<std::tuple<Ext, std::vector<int>, int, const char*>> cases;
+  std::mt19937 rng(20261205);
+  const int sizes[] = {1, 2, 4, 8};
+  int per_size[4] = {}, pipelined = 0, async = 0;
+  for (int tries = 0; tries < 40000; ++tries) {
+    const int k = static_cast<int>(rng() % 4), rank = 3 + static_cast<int>(rng() % 3);
+    if (per_size[k] >= 4) continue;
+    Ext n;
+    std::vector<int> p;
+    if (!draw_shape(rng, rank, 120, 400000, &n, &p)) continue;
+    const char* policy = sizes[k] <= 2 ? "" : "permute_box_dst_by_src_words_max_bytes=8";
+    std::string how;
+    {
+      test::ScopedEnv wide("TMAKIT_POLICY", *policy == '\0'
+                                                ? kTablesAtSmallSizes
+                                                : (std::string(kTablesAtSmallSizes) + "," + policy)
+                                                      .c_str());
+      how = explain_permute(n, p, sizes[k]);
+    }
+    if (how.find("\nstores by src word: ") == std::string::npos) continue;
+    pipelined += how.find("in flight (registers)") != std::string::npos;
+    async += how.find("by cp.async") != std::string::npos;
+    cases.emplace_back(n, p, sizes[k], policy);
+    ++per_size[k];
+  }
+  for (int k = 0; k < 4; ++k) EXPECT_GE(per_size[k], 2) << sizes[k] << " B";
+  EXPECT_GE(pipelined, 2);
+  EXPECT_GE(async, 2);
+  for (const auto& [n, p, e, policy] : cases) {
+    const std::string extra = std::string(kTablesAtSmallSizes) + (*policy ? "," : "") + policy;
+    test::ScopedEnv wide("TMAKIT_POLICY", extra.c_str());
+    const std::string how = explain_permute(n, p, e);
+    check_under_policies(n, p, e,
+                         {"", "permute_box_dst_by_src_words_max_bytes=0", "permute_box_async=0",
+                          "permute_box_pipeline=0", "permute_box_overlap_edges=0",
+                          "permute_box_sm_smem_bytes=1"},
+                         how);
+    if (HasFatalFailure()) return;
+  }
+}
+
 // The word walk in blocks of 128 threads (DevicePolicy::permute_box_words_small_block_max_bytes,
 // box_words_threads): random 1-2 B shapes whose explain says so, the pipelined walk (4 words a
 // thread) and the one that loads each box, then stores it, both drawn; each run by auto and

@@ -2000,3 +2000,72 @@ TEST(PermuteExplain, TheDocsWalkThroughIsWhatItPrints) {
 
 }  // namespace
 }  // namespace tmakit
+
+
+namespace tmakit {
+namespace {
+// The word walk's stores by src word (box_dst_by_src_words,
+// DevicePolicy::permute_box_dst_by_src_words_max_bytes): src word g of the stores is the g-th
+// dst-order element whose coordinate along box dimension 0 is a multiple of the word
+// (box_dst_src_word_at), so the stores cover every element once, lanes along dst's contiguous
+// dimension; a word's elements are ds[0] apart in dst and consecutive in the src-ordered box.
+// Checked against a count of the box's elements in dst order, on random permutations.
+TEST(PermuteBox, DstBySrcWordsCoverTheBoxInDstOrder) {
+  std::mt19937 rng(31);
+  int taken = 0, sizes = 0;
+  bool size_seen[17] = {};
+  for (int i = 0; i < 8000; ++i) {
+    const auto [n, p, e] = random_permutation(rng);
+    PermuteDims dims;
+    ASSERT_TRUE(reduced_dims(n, p, e, &dims));
+    BoxPlan b;
+    if (!make_box_plan(dims, e, 65535, kBoxTableBytes, true, &b, kBoxTargetElems, true, 98304))
+      continue;
+    const int ws = box_vector_elems(b, true, e, 0), wd = box_vector_elems(b, false, e, 0);
+    if (!box_dst_by_src_words(b, e, ws, wd, 16)) continue;
+    const std::string at = test_text(n) + " perm " + test_text(p) + " " + std::to_string(e) + " B";
+    EXPECT_EQ(box_dst_by_src_words(b, e, ws, wd, e - 1), false) << at;
+    ++taken;
+    if (!size_seen[e]) size_seen[e] = true, ++sizes;
+    set_box_dst_src_word_rows(&b);
+    ASSERT_GE(box_dst_src_word_rows(b) * e, kBoxDstBySrcWordsMinRunBytes) << at;
+    // Dst-order element d's coordinates (dst_order[0] fastest), its src-ordered slot and dst
+    // offset inside the box.
+    std::uint32_t g = 0;
+    std::int64_t last_dst = -1;
+    for (std::uint32_t d = 0; d < b.volume; ++d) {
+      std::uint32_t rest = d, c[kBoxMaxDims] = {};
+      for (int k = 0; k < b.dims; ++k) {
+        const int u = b.dst_order[k];
+        c[u] = rest % b.box[u];
+        rest /= b.box[u];
+      }
+      if (c[0] % static_cast<std::uint32_t>(ws) != 0) continue;
+      ASSERT_EQ(box_dst_src_word_at(b, ws, g), d) << at << " word " << g;
+      std::uint32_t slot = 0;
+      std::int64_t dst = 0;
+      for (int u = 0; u < b.dims; ++u) slot += c[u] * b.smem_stride[u], dst += c[u] * b.ds[u];
+      ASSERT_EQ(slot % ws, 0u) << at;  // a whole aligned word of the box
+      ASSERT_EQ(b.smem_stride[0], 1u) << at;
+      ASSERT_LE(c[0] + ws, b.box[0]) << at;  // its elements stay along dimension 0
+      ASSERT_NE(dst, last_dst) << at;
+      last_dst = dst;
+      ++g;
+    }
+    ASSERT_EQ(g, b.volume / ws) << at;
+    if (taken >= 300) break;
+  }
+  EXPECT_GE(taken, 100);
+  EXPECT_GE(sizes, 2);  // words of 4-16 bytes: 1, 2, 4 and 8-byte elements
+  // explain names it at 1-2 B, with the run; at 0 the element gather.
+  const std::string how = explain_permute({41, 256, 192}, {1, 2, 0}, 1);
+  EXPECT_NE(how.find("\nstores by src word: a thread reads a 16-byte src word"), std::string::npos)
+      << how;
+  test::ScopedEnv off("TMAKIT_POLICY", "permute_box_dst_by_src_words_max_bytes=0");
+  const std::string plain = explain_permute({41, 256, 192}, {1, 2, 0}, 1);
+  EXPECT_EQ(plain.find("stores by src word"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("stores of 1 bytes"), std::string::npos) << plain;
+}
+
+}  // namespace
+}  // namespace tmakit
