@@ -192,7 +192,7 @@ struct PermuteArgs {
   bool box_dst_runs = true;                   // DevicePolicy::permute_box_dst_runs
   bool box_dst_registers = true;              // DevicePolicy::permute_box_dst_registers
   int box_dst_by_src_words_max_bytes = 2;  // DevicePolicy::permute_box_dst_by_src_words_max_bytes
-  bool box_first_early = true;                // DevicePolicy::permute_box_first_copies_early
+  bool box_first_early = true;             // DevicePolicy::permute_box_first_copies_early
   // DevicePolicy::permute_box_words_small_block_max_bytes
   int box_words_small_block_max_bytes = 2;
   // permute_tma: rank-5 maps (b2, b1, b0, rows, cols) of src and (b2, b1, b0, cols, rows) of dst

@@ -344,8 +344,8 @@ std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers,
                 : "") +
            "\n";
   const bool by_src_words =
-      words && box_dst_by_src_words(p, elem_bytes, ws, wd,
-                                    policy.permute_box_dst_by_src_words_max_bytes);
+      words &&
+      box_dst_by_src_words(p, elem_bytes, ws, wd, policy.permute_box_dst_by_src_words_max_bytes);
   if (by_src_words)  // permute_box_words_kernel's Scatter
     out += "stores by src word: a thread reads a " + std::to_string(ws * elem_bytes) +
            "-byte src word from the box whole and stores its " + std::to_string(ws) +

@@ -822,8 +822,7 @@ TMAKIT_HD std::uint32_t box_dst_src_word_rows(const BoxPlan& p) {
   for (int k = 0; k < p.dims && p.dst_order[k] != 0; ++k) r *= p.box[p.dst_order[k]];
   return r;
 }
-inline bool box_dst_by_src_words(const BoxPlan& p, int elem_bytes, int ws, int wd,
-                                 int max_bytes) {
+inline bool box_dst_by_src_words(const BoxPlan& p, int elem_bytes, int ws, int wd, int max_bytes) {
   return elem_bytes <= max_bytes && ws > 1 && wd == 1 && p.dims > 1 && p.dst_order[0] != 0 &&
          p.box[0] % static_cast<std::uint32_t>(ws) == 0 &&
          box_dst_src_word_rows(p) * static_cast<std::uint32_t>(elem_bytes) >=

@@ -800,10 +800,10 @@ TEST(Permute, DstBySrcWords) {
     const char* policy = sizes[k] <= 2 ? "" : "permute_box_dst_by_src_words_max_bytes=8";
     std::string how;
     {
-      test::ScopedEnv wide("TMAKIT_POLICY", *policy == '\0'
-                                                ? kTablesAtSmallSizes
-                                                : (std::string(kTablesAtSmallSizes) + "," + policy)
-                                                      .c_str());
+      test::ScopedEnv wide("TMAKIT_POLICY",
+                           *policy == '\0'
+                               ? kTablesAtSmallSizes
+                               : (std::string(kTablesAtSmallSizes) + "," + policy).c_str());
       how = explain_permute(n, p, sizes[k]);
     }
     if (how.find("\nstores by src word: ") == std::string::npos) continue;
@@ -819,11 +819,11 @@ TEST(Permute, DstBySrcWords) {
     const std::string extra = std::string(kTablesAtSmallSizes) + (*policy ? "," : "") + policy;
     test::ScopedEnv wide("TMAKIT_POLICY", extra.c_str());
     const std::string how = explain_permute(n, p, e);
-    check_under_policies(n, p, e,
-                         {"", "permute_box_dst_by_src_words_max_bytes=0", "permute_box_async=0",
-                          "permute_box_pipeline=0", "permute_box_overlap_edges=0",
-                          "permute_box_sm_smem_bytes=1"},
-                         how);
+    check_under_policies(
+        n, p, e,
+        {"", "permute_box_dst_by_src_words_max_bytes=0", "permute_box_async=0",
+         "permute_box_pipeline=0", "permute_box_overlap_edges=0", "permute_box_sm_smem_bytes=1"},
+        how);
     if (HasFatalFailure()) return;
   }
 }

@@ -2001,7 +2001,6 @@ TEST(PermuteExplain, TheDocsWalkThroughIsWhatItPrints) {
 }  // namespace
 }  // namespace tmakit
 
-
 namespace tmakit {
 namespace {
 // The word walk's stores by src word (box_dst_by_src_words,
