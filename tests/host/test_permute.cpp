@@ -1998,11 +1998,6 @@ TEST(PermuteExplain, TheDocsWalkThroughIsWhatItPrints) {
   EXPECT_NE(explain_permute({2, 3}, {1, 1}, 4).find("error: perm (1, 1)"), std::string::npos);
 }
 
-}  // namespace
-}  // namespace tmakit
-
-namespace tmakit {
-namespace {
 // The word walk's stores by src word (box_dst_by_src_words,
 // DevicePolicy::permute_box_dst_by_src_words_max_bytes): src word g of the stores is the g-th
 // dst-order element whose coordinate along box dimension 0 is a multiple of the word
