@@ -489,6 +489,16 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
                        d0 % static_cast<std::uintptr_t>(te) == 0;
   if (named == nullptr && aligned)
     return transpose(src, dst, r.rows, r.cols, te, r.layout, options);
+  // permute_transpose named on a transpose (a batch of dense matrices): transpose()'s own call, as
+  // auto's, ranked over every technique. The batch route below takes only the techniques that
+  // walk a strided batch of several dimensions, and on such matrices (a batch of 52,416 2 x 80, a
+  // single 2520 x 79667 at 1 B) ran 0.05-0.9x of this (docs/permute.md section 3c).
+  const PermuteDef* batched_def = find_permute_def("permute_transpose");
+  if (named != nullptr && named == batched_def && aligned && r.form == PermuteForm::kTranspose) {
+    TransposeOptions o = options;
+    o.variant = "auto";
+    return transpose(src, dst, r.rows, r.cols, te, r.layout, o);
+  }
   const bool tile_form = r.form == PermuteForm::kTile && r.extents.size() <= 5;
   if (transpose_def != nullptr && !tile_form)
     return make_status(StatusCode::kUnsupported,
@@ -675,8 +685,9 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
            explain_permute(w.extents, w.perm, w.elem_bytes, w.layout);
   if (r.form == PermuteForm::kCopy || r.form == PermuteForm::kTranspose)
     out += "auto: transpose() runs it (when src and dst are aligned to " +
-           std::to_string(r.transpose_elem_bytes) +
-           " bytes); permute_tma and permute_tile, when named, run the walk below\n";
+           std::to_string(r.transpose_elem_bytes) + " bytes" +
+           (r.form == PermuteForm::kTranspose ? "; so does permute_transpose, when named" : "") +
+           "); permute_tma and permute_tile, when named, run the walk below\n";
   kernels::PermuteArgs a;
   a.dims = dims_of(r);
   const bool registers = policy.box_registers(elem_bytes, p.tensor_bytes());

@@ -828,6 +828,31 @@ TEST(Permute, DstBySrcWords) {
   }
 }
 
+// permute_transpose named on a permutation that reduces to a transpose runs transpose()'s own
+// call, as auto does: the same technique (ranked over every one, not only those that walk a
+// strided batch of several dimensions), the same result; one element off (not aligned to the
+// transpose's elements where rows widen) it still runs, through the tile form's route.
+TEST(Permute, NamedPermuteTransposeOnATransposeRunsTransposesOwnCall) {
+  TMAKIT_NEED_GPU(75);
+  const std::vector<std::tuple<Ext, std::vector<int>, int>> cases = {
+      {{78, 42, 16, 2, 80}, {0, 1, 2, 4, 3}, 4},  // a batch of 52,416 matrices of 2 x 80
+      {{5, 76, 565, 22}, {2, 3, 0, 1}, 1},         // one 380 x 12430 matrix
+      {{18, 9, 1700, 8}, {0, 1, 3, 2}, 8}};
+  for (const auto& [n, p, e] : cases) {
+    PermuteReduction red;
+    ASSERT_TRUE(reduce_permutation(n, p, e, {}, &red).ok());
+    ASSERT_EQ(red.form, PermuteForm::kTranspose) << red.to_string();
+    const test::PermuteRun a = test::check_permute(n, p, e, {}, named("auto"));
+    ASSERT_TRUE(a.error.empty()) << a.error;
+    const test::PermuteRun t = test::check_permute(n, p, e, {}, named("permute_transpose"));
+    ASSERT_TRUE(t.error.empty()) << t.error;
+    EXPECT_EQ(t.status.variant, a.status.variant) << red.to_string();
+    EXPECT_NE(find_variant(t.status.variant), nullptr) << t.status.variant;
+    const test::PermuteRun off = test::check_permute(n, p, e, {}, named("permute_transpose"), e);
+    ASSERT_TRUE(off.error.empty()) << off.error;
+  }
+}
+
 // The word walk in blocks of 128 threads (DevicePolicy::permute_box_words_small_block_max_bytes,
 // box_words_threads): random 1-2 B shapes whose explain says so, the pipelined walk (4 words a
 // thread) and the one that loads each box, then stores it, both drawn; each run by auto and
