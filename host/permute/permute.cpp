@@ -491,8 +491,8 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
     return transpose(src, dst, r.rows, r.cols, te, r.layout, options);
   // permute_transpose named on a transpose (a batch of dense matrices): transpose()'s own call, as
   // auto's, ranked over every technique. The batch route below takes only the techniques that
-  // walk a strided batch of several dimensions, and on such matrices (a batch of 52,416 2 x 80, a
-  // single 2520 x 79667 at 1 B) ran 0.05-0.9x of this (docs/permute.md section 3c).
+  // walk a strided batch of several dimensions, which run such matrices (many tiny ones, or one
+  // with a short side) far slower than the best of all (docs/permute.md section 3c).
   const PermuteDef* batched_def = find_permute_def("permute_transpose");
   if (named != nullptr && named == batched_def && aligned && r.form == PermuteForm::kTranspose) {
     TransposeOptions o = options;

@@ -830,13 +830,12 @@ TEST(Permute, DstBySrcWords) {
 
 // permute_transpose named on a permutation that reduces to a transpose runs transpose()'s own
 // call, as auto does: the same technique (ranked over every one, not only those that walk a
-// strided batch of several dimensions), the same result; one element off (not aligned to the
-// transpose's elements where rows widen) it still runs, through the tile form's route.
+// strided batch of several dimensions), the same result, aligned and one element off.
 TEST(Permute, NamedPermuteTransposeOnATransposeRunsTransposesOwnCall) {
   TMAKIT_NEED_GPU(75);
   const std::vector<std::tuple<Ext, std::vector<int>, int>> cases = {
       {{78, 42, 16, 2, 80}, {0, 1, 2, 4, 3}, 4},  // a batch of 52,416 matrices of 2 x 80
-      {{5, 76, 565, 22}, {2, 3, 0, 1}, 1},         // one 380 x 12430 matrix
+      {{5, 76, 565, 22}, {2, 3, 0, 1}, 1},        // one 380 x 12430 matrix
       {{18, 9, 1700, 8}, {0, 1, 3, 2}, 8}};
   for (const auto& [n, p, e] : cases) {
     PermuteReduction red;

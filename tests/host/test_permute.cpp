@@ -703,19 +703,6 @@ TEST(PermuteExplain, DstEntriesInRegisters) {
 // the box walk, the policy at 0 gives it back to the transposes; 61 x 95 at 2 B (11,590 bytes)
 // stays with them because permute_tile's own kernel there is its 2-D tile; at rank 6 a 141 x 116
 // matrix at 2 B (32,712 bytes, under 65,536) keeps the box walk in one launch rather than split.
-// A permutation that reduces to a transpose: auto and a named permute_transpose both run
-// transpose()'s own call; a copy's explain names auto alone.
-TEST(PermuteExplain, PermuteTransposeOnATransposeIsTransposesCall) {
-  const std::string t = explain_permute({78, 42, 16, 2, 80}, {0, 1, 2, 4, 3}, 4);
-  EXPECT_NE(t.find("reduces to transpose: "), std::string::npos) << t;
-  EXPECT_NE(t.find("auto: transpose() runs it (when src and dst are aligned to 4 bytes; so does "
-                   "permute_transpose, when named); permute_tma and permute_tile"),
-            std::string::npos)
-      << t;
-  const std::string c = explain_permute({6, 5, 4}, {0, 1, 2}, 4);
-  EXPECT_EQ(c.find("so does permute_transpose"), std::string::npos) << c;
-}
-
 TEST(PermuteExplain, AutoLeavesSmallMatricesToTheBoxWalk) {
   const std::string small = explain_permute({8, 94, 37, 13, 58}, {4, 1, 3, 0, 2}, 4);
   EXPECT_NE(small.find("; not permute_transpose: its 37 x 58 matrix, 8584 bytes, is under the "
@@ -743,6 +730,19 @@ TEST(PermuteExplain, AutoLeavesSmallMatricesToTheBoxWalk) {
   EXPECT_NE(explain_permute({310, 116, 2, 2, 3, 141}, {0, 2, 5, 4, 3, 1}, 2)
                 .find("rank 6, both tile dimensions at least 144 bytes"),
             std::string::npos);
+}
+
+// A permutation that reduces to a transpose: auto and a named permute_transpose both run
+// transpose()'s own call; a copy's explain names auto alone.
+TEST(PermuteExplain, PermuteTransposeOnATransposeIsTransposesCall) {
+  const std::string t = explain_permute({78, 42, 16, 2, 80}, {0, 1, 2, 4, 3}, 4);
+  EXPECT_NE(t.find("reduces to transpose: "), std::string::npos) << t;
+  EXPECT_NE(t.find("auto: transpose() runs it (when src and dst are aligned to 4 bytes; so does "
+                   "permute_transpose, when named); permute_tma and permute_tile"),
+            std::string::npos)
+      << t;
+  const std::string c = explain_permute({6, 5, 4}, {0, 1, 2}, 4);
+  EXPECT_EQ(c.find("so does permute_transpose"), std::string::npos) << c;
 }
 
 // The cp.async walks' first box (first_box in kernels/permute/permute_tile.cu): explain says its
