@@ -235,7 +235,7 @@ const std::vector<PermuteDef>& permute_registry() {
         "the tile form as one launch of transposes: the two tile dimensions a matrix, the up to "
         "three dimensions around them its batch (interleaved matrices and strides of any kind), "
         "run by the transpose() technique the one decider ranks first of those that take such a "
-        "batch",
+        "batch; a permutation that reduces to a transpose, transpose()'s own call (as auto)",
         75, nullptr);
     tr.info.may_fall_back = true;
     d.push_back(tr);
