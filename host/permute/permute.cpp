@@ -493,8 +493,8 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   // auto's, ranked over every technique. The batch route below takes only the techniques that
   // walk a strided batch of several dimensions, which run such matrices (many tiny ones, or one
   // with a short side) far slower than the best of all (docs/permute.md section 3c).
-  const PermuteDef* batched_def = find_permute_def("permute_transpose");
-  if (named != nullptr && named == batched_def && aligned && r.form == PermuteForm::kTranspose) {
+  const PermuteDef* batched = find_permute_def("permute_transpose");
+  if (named == batched && aligned && r.form == PermuteForm::kTranspose) {
     TransposeOptions o = options;
     o.variant = "auto";
     return transpose(src, dst, r.rows, r.cols, te, r.layout, o);
@@ -514,7 +514,6 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   // launch each (each checked and run as a call of its own, on the same stream).
   const PermuteDef* tile = find_permute_def("permute_tile");
   const PermuteDef* tma = find_permute_def("permute_tma");
-  const PermuteDef* batched = find_permute_def("permute_transpose");
   kernels::PermuteArgs a;
   a.dims = dims_of(r);
   const bool wide = r.extents.size() > 5;
