@@ -177,6 +177,8 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
         {"permute_box_src_runs", 0, 1, &src_runs},
         {"permute_box_dst_runs", 0, 1, &dst_runs},
         {"permute_box_dst_registers", 0, 1, &dst_registers},
+        {"permute_box_dst_registers_large_max_bytes", 0, 8,
+         &p->permute_box_dst_registers_large_max_bytes},
         {"permute_box_dst_by_src_words_max_bytes", 0, 16,
          &p->permute_box_dst_by_src_words_max_bytes},
         {"permute_box_first_copies_early", 0, 1, &first_early},

@@ -191,6 +191,8 @@ struct PermuteArgs {
   bool box_src_runs = true;                   // DevicePolicy::permute_box_src_runs
   bool box_dst_runs = true;                   // DevicePolicy::permute_box_dst_runs
   bool box_dst_registers = true;              // DevicePolicy::permute_box_dst_registers
+  // DevicePolicy::permute_box_dst_registers_large_max_bytes
+  int box_dst_registers_large_max_bytes = 4;
   int box_dst_by_src_words_max_bytes = 2;  // DevicePolicy::permute_box_dst_by_src_words_max_bytes
   bool box_first_early = true;             // DevicePolicy::permute_box_first_copies_early
   // DevicePolicy::permute_box_words_small_block_max_bytes

@@ -363,11 +363,21 @@ std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers,
     out += "; blocks of " + std::to_string(kBoxWordSmallThreads) +
            " threads (permute_box_words_small_block_max_bytes = " +
            std::to_string(policy.permute_box_words_small_block_max_bytes) + ")";
-  if (!by_src_words &&
-      box_dst_in_registers(p, elem_bytes, wd, loads, policy.permute_box_dst_registers))
+  const int entries = by_src_words ? 0
+                                   : box_dst_register_entries(
+                                         p, elem_bytes, wd, loads, policy.permute_box_dst_registers,
+                                         policy.permute_box_dst_registers_large_max_bytes);
+  if (entries > 0)
     out +=
         "; each thread's dst offsets and shared slots in registers, read from the tables once "
-        "(permute_box_dst_registers)";
+        "(permute_box_dst_registers" +
+        (entries == kBoxDstRegisterEntriesLarge
+             ? std::string(": ") + std::to_string(entries) + " a thread, the box over " +
+                   std::to_string(kBoxDstRegisterEntries * kBoxWordThreads) +
+                   " elements; permute_box_dst_registers_large_max_bytes = " +
+                   std::to_string(policy.permute_box_dst_registers_large_max_bytes)
+             : std::string()) +
+        ")";
   const std::uint32_t pad = box_async_pad_every(p, policy.permute_box_pad);
   if (loads == BoxLoads::async && !words && pad > 1)
     out += "; a slot of padding every " + std::to_string(pad) + " elements (gathers " +
@@ -600,6 +610,7 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.box_src_runs = caps.policy.permute_box_src_runs;
   a.box_dst_runs = caps.policy.permute_box_dst_runs;
   a.box_dst_registers = caps.policy.permute_box_dst_registers;
+  a.box_dst_registers_large_max_bytes = caps.policy.permute_box_dst_registers_large_max_bytes;
   a.box_dst_by_src_words_max_bytes = caps.policy.permute_box_dst_by_src_words_max_bytes;
   a.box_first_early = caps.policy.permute_box_first_copies_early;
   Status result;

@@ -211,6 +211,10 @@ struct DevicePolicy {
   // two table entries a stored element, from 2-byte elements on (box_dst_in_registers; 1.12x over
   // the cases it takes; docs/perf-guide.md section 4.13).
   bool permute_box_dst_registers = true;
+  // ...and boxes of up to twice those elements keep twice the entries a thread, at elements of 4
+  // up to this many bytes (box_dst_register_entries; 4 B: 1.05x over the 26 cases of seeds 1-100
+  // it takes, 1.07x over 68 held out; 8 B 0.99x; docs/perf-guide.md section 4.13). 0: never.
+  int permute_box_dst_registers_large_max_bytes = 4;
   // ...and where dst takes single elements but src takes words inside box dimension 0, at elements
   // of at most this many bytes each thread stores a whole src word's elements (one shared load a
   // word instead of a gather an element; box_dst_by_src_words; 1-2 B: 1.10x over the cases it

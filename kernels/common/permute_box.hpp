@@ -793,12 +793,30 @@ inline bool box_past_static_smem(const BoxPlan& static_box, int elem_bytes) {
 // threads), and a stored element costs the gather alone. From 2-byte elements on: the 1-byte word
 // walk holds 99-103 registers a thread with them (80 from 2 B on, 32 without), and its cases ran
 // slower. on: DevicePolicy::permute_box_dst_registers.
+// A box over that, up to twice the elements, takes kBoxDstRegisterEntriesLarge entries a thread at
+// elements of kBoxDstRegistersLargeMinBytes up to `large_max_bytes`
+// (DevicePolicy::permute_box_dst_registers_large_max_bytes): such a box's two buffers and tables
+// leave an SM 2-3 blocks already, so the registers cost few warps (at 4 B 1.07x held out; at 8 B
+// even; docs/perf-guide.md section 4.13).
 inline constexpr int kBoxDstRegisterEntries = 12;
+inline constexpr int kBoxDstRegisterEntriesLarge = 24;
 inline constexpr int kBoxDstRegistersMinBytes = 2;
-inline bool box_dst_in_registers(const BoxPlan& p, int elem_bytes, int wd, BoxLoads loads,
-                                 bool on) {
-  return on && elem_bytes >= kBoxDstRegistersMinBytes && wd == 1 && loads == BoxLoads::async &&
-         p.volume <= static_cast<std::uint32_t>(kBoxDstRegisterEntries) * kBoxWordThreads;
+inline constexpr int kBoxDstRegistersLargeMinBytes = 4;
+// The dst entries a thread keeps in registers for box `p`: kBoxDstRegisterEntries,
+// kBoxDstRegisterEntriesLarge, or 0 (the tables' reads).
+inline int box_dst_register_entries(const BoxPlan& p, int elem_bytes, int wd, BoxLoads loads,
+                                    bool on, int large_max_bytes) {
+  if (!on || elem_bytes < kBoxDstRegistersMinBytes || wd != 1 || loads != BoxLoads::async) return 0;
+  if (p.volume <= static_cast<std::uint32_t>(kBoxDstRegisterEntries) * kBoxWordThreads)
+    return kBoxDstRegisterEntries;
+  if (elem_bytes >= kBoxDstRegistersLargeMinBytes && elem_bytes <= large_max_bytes &&
+      p.volume <= static_cast<std::uint32_t>(kBoxDstRegisterEntriesLarge) * kBoxWordThreads)
+    return kBoxDstRegisterEntriesLarge;
+  return 0;
+}
+inline bool box_dst_in_registers(const BoxPlan& p, int elem_bytes, int wd, BoxLoads loads, bool on,
+                                 int large_max_bytes = 0) {
+  return box_dst_register_entries(p, elem_bytes, wd, loads, on, large_max_bytes) > 0;
 }
 // The word walk's stores by src word (kernels/permute/permute_tile.cu,
 // permute_box_words_kernel's Scatter): where dst takes no word (wd == 1: an odd dst row, or dst

@@ -473,8 +473,8 @@ __global__ void __launch_bounds__(kThreads)
 // offset and its shared slot. Read from the tables once a block; a box's stores then cost the
 // gather alone. The slots are kept as 16 bits, two a register (ptxas: the word walk's 4-12 bytes
 // of spills a thread at 80 registers went away). A slot is under 2^16: the element walk keeps
-// element slots of a box of at most 3,072 elements (padded: 4,608), the word walk byte offsets
-// into a buffer of at most 3,072 x 8 bytes (static_asserts at the kernels).
+// element slots of a box of at most 6,144 elements (padded: 9,216), the word walk byte offsets
+// into a buffer of at most 6,144 x 8 bytes (static_asserts at the kernels).
 template <int DR>
 struct DstEntries {
   std::int32_t off[DR];
@@ -1023,10 +1023,20 @@ cudaError_t launch_words(const kernels::PermuteArgs& a, const BoxPlan& box, int 
           if constexpr (VS >= 4) {
             // Single-element dst words: entries in registers (box_dst_in_registers).
             if constexpr (VD == E && E >= kBoxDstRegistersMinBytes && !C) {
-              if (async && box_dst_in_registers(box, E, wd, BoxLoads::async, a.box_dst_registers))
+              const int entries =
+                  async ? box_dst_register_entries(box, E, wd, BoxLoads::async, a.box_dst_registers,
+                                                   a.box_dst_registers_large_max_bytes)
+                        : 0;
+              if (entries == kBoxDstRegisterEntries)
                 return go(permute_box_words_kernel<E, VS, VD, true, false, kWordThreads,
                                                    kBoxDstRegisterEntries>,
                           kWordThreads);
+              if constexpr (E >= kBoxDstRegistersLargeMinBytes && E <= 8) {
+                if (entries == kBoxDstRegisterEntriesLarge)
+                  return go(permute_box_words_kernel<E, VS, VD, true, false, kWordThreads,
+                                                     kBoxDstRegisterEntriesLarge>,
+                            kWordThreads);
+              }
             }
             if (async) return go(permute_box_words_kernel<E, VS, VD, true, C>, kWordThreads);
           }
@@ -1423,9 +1433,15 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
       if constexpr (E < 4) {
         return cudaErrorInvalidValue;
       } else {
-        auto* k = box_dst_in_registers(box, E, 1, BoxLoads::async, a.box_dst_registers)
+        const int entries = box_dst_register_entries(
+            box, E, 1, BoxLoads::async, a.box_dst_registers, a.box_dst_registers_large_max_bytes);
+        auto* k = entries == kBoxDstRegisterEntries
                       ? permute_box_async_kernel<E, kBoxDstRegisterEntries>
                       : permute_box_async_kernel<E>;
+        if constexpr (E <= 8) {  // large entries up to 8 B (the policy's field)
+          if (entries == kBoxDstRegisterEntriesLarge)
+            k = permute_box_async_kernel<E, kBoxDstRegisterEntriesLarge>;
+        }
         return launch_with_smem(k, dim3(box_blocks(a, box, k, kThreads, smem)), block, smem,
                                 a.stream, static_cast<const T*>(a.src), static_cast<T*>(a.dst), box,
                                 pad);

@@ -703,6 +703,50 @@ TEST(Permute, DstEntriesInRegisters) {
   }
 }
 
+// Boxes over 12 dst entries a thread keep 24 (box_dst_register_entries,
+// DevicePolicy::permute_box_dst_registers_large_max_bytes): random shapes at 4 B whose explain says
+// so under the default, and at 8 B under the field at 8 (the kernels exist there; measured even, so
+// not the default), both with the tables' walks at small sizes (kTablesAtSmallSizes: the word and
+// the element walk drawn), each run by auto and permute_tile against the reference under that
+// policy, with the field at 0 (the tables' reads), with cut edges, with the shared box never
+// swizzled and with one block an SM (many boxes a block); aligned and one element off. Plus (61,
+// 24, 70, 6) (2,1,3,0) at 4 B, (563, 72, 217, 6)'s kind.
+TEST(Permute, DstEntriesInRegistersLargeBoxes) {
+  TMAKIT_NEED_GPU(75);
+  for (int e : {4, 8}) {
+    // The tables' walks at small sizes too (a small 8-byte tensor takes the registers' walk).
+    const std::string policy = std::string(kTablesAtSmallSizes) +
+                               (e == 8 ? ",permute_box_dst_registers_large_max_bytes=8" : "");
+    test::ScopedEnv large("TMAKIT_POLICY", policy.c_str());
+    std::vector<std::pair<Ext, std::vector<int>>> cases;
+    if (e == 4) cases.push_back({{61, 24, 70, 6}, {2, 1, 3, 0}});
+    std::mt19937 rng(20261204 + e);
+    for (int tries = 0; tries < 40000 && cases.size() < 5; ++tries) {
+      const int rank = 3 + static_cast<int>(rng() % 3);
+      Ext n;
+      std::vector<int> p;
+      if (!draw_shape(rng, rank, 120, 600000, &n, &p)) continue;
+      if (explain_permute(n, p, e).find("24 a thread") != std::string::npos)
+        cases.push_back({n, p});
+    }
+    EXPECT_GE(cases.size(), 4u) << e << " B";
+    for (const auto& [n, p] : cases) {
+      const std::string how = explain_permute(n, p, e);
+      EXPECT_NE(how.find("shared slots in registers, read from the tables once "
+                         "(permute_box_dst_registers: 24 a thread"),
+                std::string::npos)
+          << e << " B " << test::text(n) << " " << test::text(p) << "\n"
+          << how;
+      check_under_policies(
+          n, p, e,
+          {"", "permute_box_dst_registers_large_max_bytes=0", "permute_box_overlap_edges=0",
+           "permute_box_swizzle_bytes=0", "permute_box_sm_smem_bytes=1"},
+          how);
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
 // The registers' walk where the policy's rules take a tables' box: 4-byte boxes without words
 // (permute_box_registers_elements_max_bytes), 8-byte tensors of up to 16 MiB
 // (permute_box_registers_small_tensor_bytes) and 2-byte boxes without src words

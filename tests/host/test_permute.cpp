@@ -694,8 +694,43 @@ TEST(PermuteExplain, DstEntriesInRegisters) {
   EXPECT_FALSE(box_dst_in_registers(plan, 1, 1, BoxLoads::async, true));  // from 2 B on
   plan.volume = kBoxDstRegisterEntries * kBoxWordThreads;
   EXPECT_TRUE(box_dst_in_registers(plan, 4, 1, BoxLoads::async, true));
+  EXPECT_EQ(box_dst_register_entries(plan, 4, 1, BoxLoads::async, true, 4), kBoxDstRegisterEntries);
   ++plan.volume;
   EXPECT_FALSE(box_dst_in_registers(plan, 4, 1, BoxLoads::async, true));
+  // Over 12 entries a thread, up to 24 (box_dst_register_entries): at 4 B up to the policy's
+  // permute_box_dst_registers_large_max_bytes (4 by default), never at 2 B or with the policy at 0.
+  EXPECT_EQ(box_dst_register_entries(plan, 4, 1, BoxLoads::async, true, 4),
+            kBoxDstRegisterEntriesLarge);
+  EXPECT_EQ(box_dst_register_entries(plan, 4, 1, BoxLoads::async, true, 0), 0);
+  EXPECT_EQ(box_dst_register_entries(plan, 8, 1, BoxLoads::async, true, 4), 0);
+  EXPECT_EQ(box_dst_register_entries(plan, 8, 1, BoxLoads::async, true, 8),
+            kBoxDstRegisterEntriesLarge);
+  EXPECT_EQ(box_dst_register_entries(plan, 2, 1, BoxLoads::async, true, 8), 0);
+  EXPECT_EQ(box_dst_register_entries(plan, 4, 1, BoxLoads::async, false, 4), 0);
+  EXPECT_EQ(box_dst_register_entries(plan, 4, 1, BoxLoads::pipelined, true, 4), 0);
+  plan.volume = kBoxDstRegisterEntriesLarge * kBoxWordThreads;
+  EXPECT_EQ(box_dst_register_entries(plan, 4, 1, BoxLoads::async, true, 4),
+            kBoxDstRegisterEntriesLarge);
+  ++plan.volume;
+  EXPECT_EQ(box_dst_register_entries(plan, 4, 1, BoxLoads::async, true, 4), 0);
+}
+
+// The same case under the default 96 KB box bound plans a box of 3,120 elements, over 12 entries a
+// thread: at 4 B it keeps 24 (permute_box_dst_registers_large_max_bytes), explain says so, and
+// with the field at 0 the tables' reads come back.
+TEST(PermuteExplain, DstEntriesInRegistersLargeBox) {
+  const std::string on = explain_permute({563, 72, 217, 6}, {2, 1, 3, 0}, 4);
+  ASSERT_NE(on.find(" = 3120 elements, src order first"), std::string::npos) << on;
+  EXPECT_NE(on.find("stores of 4 bytes\nloads: by cp.async into two shared buffers, the next "
+                    "box's copies in flight while this one is stored; each thread's dst offsets "
+                    "and shared slots in registers, read from the tables once "
+                    "(permute_box_dst_registers: 24 a thread, the box over 3072 elements; "
+                    "permute_box_dst_registers_large_max_bytes = 4)"),
+            std::string::npos)
+      << on;
+  test::ScopedEnv off("TMAKIT_POLICY", "permute_box_dst_registers_large_max_bytes=0");
+  const std::string old = explain_permute({563, 72, 217, 6}, {2, 1, 3, 0}, 4);
+  EXPECT_EQ(old.find("in registers"), std::string::npos) << old;
 }
 
 // ...and only where the matrix is at least permute_transpose_min_matrix_bytes at the element
