@@ -136,6 +136,7 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
     int dst_runs = p->permute_box_dst_runs ? 1 : 0;
     int dst_registers = p->permute_box_dst_registers ? 1 : 0;
     int first_early = p->permute_box_first_copies_early ? 1 : 0;
+    int wider_words = p->permute_box_past_static_for_wider_words ? 1 : 0;
     const Field fields[] = {
         {"sector_column_tiles", 0, 1, &column_tiles},
         {"sector_bytes", 16, 128, &p->sector_bytes},
@@ -182,6 +183,7 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
         {"permute_box_dst_by_src_words_max_bytes", 0, 16,
          &p->permute_box_dst_by_src_words_max_bytes},
         {"permute_box_first_copies_early", 0, 1, &first_early},
+        {"permute_box_past_static_for_wider_words", 0, 1, &wider_words},
         {"permute_tma_min_fill_pct", 0, 101, &p->permute_tma_min_fill_pct},
         {"permute_tma_max_box_ratio", 0, 1 << 20, &p->permute_tma_max_box_ratio},
         {"permute_rows_vector_min_bytes", 1, 16, &p->permute_rows_vector_min_bytes},
@@ -213,6 +215,7 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
     p->permute_box_dst_runs = dst_runs != 0;
     p->permute_box_dst_registers = dst_registers != 0;
     p->permute_box_first_copies_early = first_early != 0;
+    p->permute_box_past_static_for_wider_words = wider_words != 0;
     if (field == "flat_unit_bytes") p->flat_unit_bytes = p->flat_skinny_unit_bytes = unit;
     if (field == "flat_max_matrix_bytes" && v > 0 && v < kFlatMaxMatrixBytes)
       p->flat_limits.batch_max_matrix_bytes = kFlatMaxMatrixBytes;

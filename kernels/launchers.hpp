@@ -197,6 +197,8 @@ struct PermuteArgs {
   bool box_first_early = true;             // DevicePolicy::permute_box_first_copies_early
   // DevicePolicy::permute_box_words_small_block_max_bytes
   int box_words_small_block_max_bytes = 2;
+  // DevicePolicy::permute_box_past_static_for_wider_words
+  bool box_wider_words = true;
   // permute_tma: rank-5 maps (b2, b1, b0, rows, cols) of src and (b2, b1, b0, cols, rows) of dst
   // for a transposing permutation, (b2, b1, b0, rows, row words) of both for a row permutation.
   const CUtensorMap* src_map = nullptr;
@@ -219,15 +221,16 @@ struct PermuteTmaPlan {
 // kernels/permute/
 cudaError_t launch_permute_tile(const PermuteArgs&);
 // The box permute_tile's box walk takes for `dims` (rank 6-8 run only through it); false: none.
-// registers, cuts_first, target_elems, least_waste, max_smem_bytes, whole_runs: what
+// registers, cuts_first, target_elems, least_waste, max_smem_bytes, whole_runs, wider_words: what
 // PermuteArgs::box_registers, box_cuts_first, box_target_elems, box_least_waste,
-// box_max_smem_bytes and box_whole_runs say; *in_registers: whether the box is the
+// box_max_smem_bytes, box_whole_runs and box_wider_words say; *in_registers: whether the box is the
 // registers' walk's (the other kernel's where the asked one's does not fit).
 bool permute_tile_box_plan(const PermuteDims& dims, int elem_bytes, BoxPlan* box,
                            bool registers = false, bool cuts_first = true,
                            int target_elems = static_cast<int>(kBoxTargetElems),
                            bool least_waste = false, bool* in_registers = nullptr,
-                           int max_smem_bytes = kBoxMaxSmemBytes, bool whole_runs = false);
+                           int max_smem_bytes = kBoxMaxSmemBytes, bool whole_runs = false,
+                           bool wider_words = false);
 // Whether permute_tile walks `a` in boxes (else its 32 x 33 tile or its rows kernels).
 bool permute_tile_prefers_box(const PermuteArgs& a);
 // permute_tile's rows kernels on a row permutation in bytes (`bytes`: strides and cols in bytes):

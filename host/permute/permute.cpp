@@ -590,6 +590,7 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.box_target_elems = caps.policy.permute_box_target_elems;
   a.box_max_smem_bytes = caps.policy.permute_box_max_smem_bytes;
   a.box_whole_runs = caps.policy.permute_box_whole_runs;
+  a.box_wider_words = caps.policy.permute_box_past_static_for_wider_words;
   a.box_least_waste = caps.policy.permute_box_least_waste;
   a.box_swizzle_bytes = caps.policy.permute_box_swizzle_bytes;
   a.box_words = caps.policy.permute_box_words;
@@ -709,14 +710,16 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
     if (!kernels::permute_tile_box_plan(
             a.dims, elem_bytes, &box, reg, policy.permute_box_cuts_first,
             policy.permute_box_target_elems, policy.permute_box_least_waste, &in_registers,
-            policy.permute_box_max_smem_bytes, policy.permute_box_whole_runs))
+            policy.permute_box_max_smem_bytes, policy.permute_box_whole_runs,
+            policy.permute_box_past_static_for_wider_words))
       return false;
-    other_box = policy.permute_box_least_waste &&
-                kernels::permute_tile_box_plan(
-                    a.dims, elem_bytes, &largest_box, in_registers, policy.permute_box_cuts_first,
-                    policy.permute_box_target_elems, false, nullptr,
-                    policy.permute_box_max_smem_bytes, policy.permute_box_whole_runs) &&
-                box_copies_per_elem(largest_box) > box_copies_per_elem(box);
+    other_box =
+        policy.permute_box_least_waste &&
+        kernels::permute_tile_box_plan(
+            a.dims, elem_bytes, &largest_box, in_registers, policy.permute_box_cuts_first,
+            policy.permute_box_target_elems, false, nullptr, policy.permute_box_max_smem_bytes,
+            policy.permute_box_whole_runs, policy.permute_box_past_static_for_wider_words) &&
+        box_copies_per_elem(largest_box) > box_copies_per_elem(box);
     return true;
   };
   const bool has_box = box_of(registers);
@@ -767,7 +770,8 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
     if (kernels::permute_tile_box_plan(
             a.dims, elem_bytes, &plain, in_registers, policy.permute_box_cuts_first,
             policy.permute_box_target_elems, policy.permute_box_least_waste, &plain_registers,
-            policy.permute_box_max_smem_bytes, false) &&
+            policy.permute_box_max_smem_bytes, false,
+            policy.permute_box_past_static_for_wider_words) &&
         plain_registers == in_registers && plain.dims == box.dims && plain.volume != box.volume) {
       // Box dimension 0 is src's contiguous one, dst_order[0] dst's (make_box_plan).
       const int d0 = box.dst_order[0];
@@ -780,6 +784,24 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
                     "the box (permute_box_whole_runs; " +
                     std::to_string(plain.volume) + " elements without it)\n";
     }
+  }
+  // The larger box taken for its wider words (box_words_wider), said beside it.
+  if (has_box && !in_registers && policy.permute_box_past_static_for_wider_words &&
+      policy.permute_box_max_smem_bytes > kBoxMaxSmemBytes) {
+    BoxPlan small;
+    bool small_registers = false;
+    if (kernels::permute_tile_box_plan(
+            a.dims, elem_bytes, &small, in_registers, policy.permute_box_cuts_first,
+            policy.permute_box_target_elems, policy.permute_box_least_waste, &small_registers,
+            kBoxMaxSmemBytes, policy.permute_box_whole_runs) &&
+        small_registers == in_registers && small.volume != box.volume &&
+        !box_past_static_smem(small, elem_bytes) && box_words_wider(box, small, elem_bytes))
+      widened_why += "past the static 48 KB for wider words: " +
+                     std::to_string(box_vector_elems(box, false, elem_bytes, 0) * elem_bytes) +
+                     "-byte dst words, where the box under 48 KB (" + std::to_string(small.volume) +
+                     " elements, walked pipelined through registers) stores " +
+                     std::to_string(box_vector_elems(small, false, elem_bytes, 0) * elem_bytes) +
+                     " bytes (permute_box_past_static_for_wider_words)\n";
   }
   const BoxPlan* largest = other_box ? &largest_box : nullptr;
   a.rows_min_bytes = policy.rows_min_bytes(elem_bytes);

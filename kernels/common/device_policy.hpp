@@ -67,6 +67,10 @@ struct DevicePolicy {
   // box_past_static_smem allows (1.03x over the 143 held-out cases whose box it grew;
   // docs/perf-guide.md section 4.13).
   int permute_box_max_smem_bytes = 96 * 1024;
+  // ...and at 4 bytes and more, where the box under 48 KB would be walked pipelined through
+  // registers (which box_past_static_smem otherwise keeps), the larger box where it stores wider
+  // dst words and loads no narrower src words (box_words_wider; docs/perf-guide.md section 4.13).
+  bool permute_box_past_static_for_wider_words = true;
   // ...and of the boxes no smaller than the largest that grows so, the one that copies the fewest
   // elements twice (the overlapping last chunks of its cut dimensions), where it copies at least
   // 1% fewer (make_box_plan's least_waste, kBoxLeastWasteGain).

@@ -784,6 +784,17 @@ inline bool box_past_static_smem(const BoxPlan& static_box, int elem_bytes) {
   return (ws == 1 && wd == 1) ||
          box_loads(static_box, elem_bytes, true, ws, true, true) != BoxLoads::pipelined;
 }
+// ...except where the larger box (`large`, planned under the larger bound) stores wider dst words
+// than the box of the 48 KB and loads src words no narrower (on aligned operands): a dst
+// dimension whole in it, whose words cross its rows, or a dst run that reaches a word. The wider
+// stores outweigh the pipelined walk there, where the larger box alone measured no better
+// (docs/perf-guide.md section 4.13). DevicePolicy::permute_box_past_static_for_wider_words.
+inline bool box_words_wider(const BoxPlan& large, const BoxPlan& static_box, int elem_bytes) {
+  return box_vector_elems(large, false, elem_bytes, 0) >
+             box_vector_elems(static_box, false, elem_bytes, 0) &&
+         box_vector_elems(large, true, elem_bytes, 0) >=
+             box_vector_elems(static_box, true, elem_bytes, 0);
+}
 // The box walks through cp.async whose dst words are single elements (wd == 1: an odd dst row, or
 // dst strides no word divides; the word walk with src words and the element walk alike) store each
 // element after two table reads (its dst offset and its shared slot) beside the gather itself:

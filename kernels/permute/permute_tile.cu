@@ -1355,10 +1355,11 @@ int row_vector_bytes(const void* src, const void* dst, const PermuteGeometry& by
 // least_waste: make_box_plan's least-waste rule, or where it finds no box the largest-box rule.
 // max_smem_bytes over the static 48 KB (box_past_static_smem): the box of the 48 KB where none
 // plans under it (its longer first runs can cut more dimensions than a box takes) or where that
-// one's walk is the pipelined one through registers at 4 bytes or more.
+// one's walk is the pipelined one through registers at 4 bytes or more, unless the larger box
+// stores wider words (wider_words: PermuteArgs::box_wider_words, box_words_wider).
 bool box_plan_for(const PermuteDims& dims, int elem_bytes, bool tables, bool cuts_first,
                   int target_elems, bool least_waste, int max_smem_bytes, bool whole_runs,
-                  BoxPlan* box) {
+                  bool wider_words, BoxPlan* box) {
   const std::int64_t max_volume = tables ? 65535 : reg_box_volume(elem_bytes);
   const int table_bytes = tables ? kBoxTableBytes : 0;
   auto plan = [&](int bound, BoxPlan* out) {
@@ -1370,7 +1371,16 @@ bool box_plan_for(const PermuteDims& dims, int elem_bytes, bool tables, bool cut
   if (max_smem_bytes <= kBoxMaxSmemBytes) return plan(max_smem_bytes, box);
   BoxPlan static_box;
   if (!plan(kBoxMaxSmemBytes, &static_box)) return plan(max_smem_bytes, box);
-  if (!tables || !box_past_static_smem(static_box, elem_bytes) || !plan(max_smem_bytes, box))
+  if (!tables) {
+    *box = static_box;
+    return true;
+  }
+  const bool past = box_past_static_smem(static_box, elem_bytes);
+  BoxPlan large;
+  if ((past || wider_words) && plan(max_smem_bytes, &large) &&
+      (past || box_words_wider(large, static_box, elem_bytes)))
+    *box = large;
+  else
     *box = static_box;
   return true;
 }
@@ -1380,10 +1390,12 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
   bool tables = !a.box_registers;
   BoxPlan box;
   if (!box_plan_for(dims, a.elem_bytes, tables, a.box_cuts_first, a.box_target_elems,
-                    a.box_least_waste, a.box_max_smem_bytes, a.box_whole_runs, &box)) {
+                    a.box_least_waste, a.box_max_smem_bytes, a.box_whole_runs, a.box_wider_words,
+                    &box)) {
     tables = !tables;  // the other kernel's box (permute() checked that one of them fits)
     if (!box_plan_for(dims, a.elem_bytes, tables, a.box_cuts_first, a.box_target_elems,
-                      a.box_least_waste, a.box_max_smem_bytes, a.box_whole_runs, &box))
+                      a.box_least_waste, a.box_max_smem_bytes, a.box_whole_runs, a.box_wider_words,
+                      &box))
       return cudaErrorNotSupported;
   }
   auto settle = [&](BoxPlan* b) {  // the policy's choices for the walk
@@ -1408,7 +1420,8 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
        box_words_in_registers(box, a.elem_bytes, a.box_words, a.box_registers_src_elements_bytes,
                               src_at, dst_at)) &&
       box_plan_for(dims, a.elem_bytes, false, a.box_cuts_first, a.box_target_elems,
-                   a.box_least_waste, a.box_max_smem_bytes, a.box_whole_runs, &in_registers)) {
+                   a.box_least_waste, a.box_max_smem_bytes, a.box_whole_runs, a.box_wider_words,
+                   &in_registers)) {
     box = in_registers;
     settle(&box);
     tables = false;
@@ -1486,10 +1499,10 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
 bool kernels::permute_tile_box_plan(const PermuteDims& dims, int elem_bytes, BoxPlan* box,
                                     bool registers, bool cuts_first, int target_elems,
                                     bool least_waste, bool* in_registers, int max_smem_bytes,
-                                    bool whole_runs) {
+                                    bool whole_runs, bool wider_words) {
   for (const bool tables : {!registers, registers})
     if (box_plan_for(dims, elem_bytes, tables, cuts_first, target_elems, least_waste,
-                     max_smem_bytes, whole_runs, box)) {
+                     max_smem_bytes, whole_runs, wider_words, box)) {
       if (in_registers != nullptr) *in_registers = !tables;
       return true;
     }

@@ -747,6 +747,43 @@ TEST(Permute, DstEntriesInRegistersLargeBoxes) {
   }
 }
 
+// The box past the static 48 KB for its wider words (DevicePolicy::
+// permute_box_past_static_for_wider_words, box_words_wider): random shapes at 4 and 8 B whose
+// explain says so, plus (2, 79, 5, 6, 136) (0,2,3,4,1) at 4 B ((2, 79, 57, 26, 136)'s kind: dst's
+// 79 whole, 16-byte words across its rows); each run by auto and permute_tile against the reference
+// under the default, with the field at 0 (the box of 48 KB, pipelined), with cut edges and with
+// one block an SM (many boxes a block); aligned and one element off.
+TEST(Permute, PastStaticSmemForWiderWords) {
+  TMAKIT_NEED_GPU(75);
+  test::ScopedEnv tables("TMAKIT_POLICY", kTablesAtSmallSizes);
+  const char* kSaid = "past the static 48 KB for wider words";
+  std::vector<std::tuple<Ext, std::vector<int>, int>> cases;
+  if (explain_permute({2, 79, 5, 6, 136}, {0, 2, 3, 4, 1}, 4).find(kSaid) != std::string::npos)
+    cases.emplace_back(Ext{2, 79, 5, 6, 136}, std::vector<int>{0, 2, 3, 4, 1}, 4);
+  EXPECT_EQ(cases.size(), 1u);
+  std::mt19937 rng(20261207);
+  int found = 0;
+  for (int tries = 0; tries < 60000 && found < 5; ++tries) {
+    const int e = rng() % 2 ? 8 : 4, rank = 3 + static_cast<int>(rng() % 4);
+    Ext n;
+    std::vector<int> p;
+    if (!draw_shape(rng, rank, 150, 600000, &n, &p)) continue;
+    if (explain_permute(n, p, e).find(kSaid) != std::string::npos) {
+      cases.emplace_back(n, p, e);
+      ++found;
+    }
+  }
+  EXPECT_GE(found, 3);
+  for (const auto& [n, p, e] : cases) {
+    const std::string how = explain_permute(n, p, e);
+    check_under_policies(n, p, e,
+                         {"", "permute_box_past_static_for_wider_words=0",
+                          "permute_box_overlap_edges=0", "permute_box_sm_smem_bytes=1"},
+                         how);
+    if (HasFatalFailure()) return;
+  }
+}
+
 // The registers' walk where the policy's rules take a tables' box: 4-byte boxes without words
 // (permute_box_registers_elements_max_bytes), 8-byte tensors of up to 16 MiB
 // (permute_box_registers_small_tensor_bytes) and 2-byte boxes without src words

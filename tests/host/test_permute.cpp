@@ -733,6 +733,34 @@ TEST(PermuteExplain, DstEntriesInRegistersLargeBox) {
   EXPECT_EQ(old.find("in registers"), std::string::npos) << old;
 }
 
+// At 4 B and more the box stays under the static 48 KB where its walk there is the pipelined one
+// through registers, except where the larger box stores wider dst words
+// (permute_box_past_static_for_wider_words, box_words_wider): (2, 79, 57, 26, 136) (0,2,3,4,1) at
+// 4 B takes dst's 79 whole and stores 16-byte words across its rows, where the box of 48 KB stores
+// 4-byte elements; with the field at 0 it keeps that box and the pipelined walk. A box that gains
+// no wider word, (3, 108, 80, 7, 146, 2) (3,0,5,4,1,2) at 4 B, keeps the box of 48 KB either way.
+TEST(PermuteExplain, PastStaticSmemForWiderWords) {
+  const std::string on = explain_permute({2, 79, 57, 26, 136}, {0, 2, 3, 4, 1}, 4);
+  EXPECT_NE(on.find(" x 79 (src stride 201552, dst stride 1) = 3476 elements"), std::string::npos)
+      << on;
+  EXPECT_NE(on.find("past the static 48 KB for wider words: 16-byte dst words, where the box under "
+                    "48 KB (1440 elements, walked pipelined through registers) stores 4 bytes "
+                    "(permute_box_past_static_for_wider_words)\n"),
+            std::string::npos)
+      << on;
+  EXPECT_NE(on.find("stores of 16 bytes across dst rows of 79 elements"), std::string::npos) << on;
+  EXPECT_NE(on.find("loads: by cp.async"), std::string::npos) << on;
+  const std::string same = explain_permute({3, 108, 80, 7, 146, 2}, {3, 0, 5, 4, 1, 2}, 4);
+  EXPECT_NE(same.find("= 1760 elements"), std::string::npos) << same;
+  EXPECT_EQ(same.find("past the static 48 KB"), std::string::npos) << same;
+  test::ScopedEnv off("TMAKIT_POLICY", "permute_box_past_static_for_wider_words=0");
+  const std::string old = explain_permute({2, 79, 57, 26, 136}, {0, 2, 3, 4, 1}, 4);
+  EXPECT_NE(old.find("= 1440 elements"), std::string::npos) << old;
+  EXPECT_NE(old.find("loads: the next box's loads in flight (registers)"), std::string::npos)
+      << old;
+  EXPECT_EQ(old.find("past the static 48 KB"), std::string::npos) << old;
+}
+
 // ...and only where the matrix is at least permute_transpose_min_matrix_bytes at the element
 // size, or permute_tile would run its 2-D tile: 37 x 58 at 4 B (8,584 bytes, under 12,288) goes to
 // the box walk, the policy at 0 gives it back to the transposes; 61 x 95 at 2 B (11,590 bytes)
