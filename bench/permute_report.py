@@ -4,6 +4,8 @@
     bench/permute_report.py RUN.json [RUN.json ...]   markdown on stdout, one section per run
     bench/permute_report.py --against BASE.json RUN.json [TECHNIQUE ...] [--walks CASES.txt]
                                                       an A/B: RUN over BASE per technique
+    bench/permute_report.py --classes CASES.txt RUN.json [RUN.json ...]
+                                                      where auto loses, by class
 
 Per case (median GB/s over the rounds; bytes read + written): cudaMemcpyAsync, tmakit's `auto`
 (and what it ran), permute_tma, permute_tile, permute_transpose, cuTENSOR's cutensorPermute; `auto` as % of
@@ -21,6 +23,12 @@ and the cases that moved most. memcpy's ratio is the drift between the runs. --w
 output of `tmakit permute-cases` for the runs' seeds ("SEED NAME WALK" lines): each technique's
 ratio also per walk permute_tile takes (the random cases; a lever of one walk should move that
 walk's cases alone).
+
+--classes: the random cases of several runs (seeds) grouped by element size and what `auto` ran
+there: the walk `permute_tile` takes (CASES.txt, `tmakit permute-cases` for those seeds) where it
+ran `permute_tile`, else the technique; per class the cases cuTENSOR ran, `auto` / cuTENSOR on the
+geometric mean, how many below 1.00, the lowest, and `auto` as % of memcpy: which kernels hold the
+random set below its targets.
 """
 import json
 import lzma
@@ -231,6 +239,32 @@ def against(base_path, run_path, who, walks=None):
     return out
 
 
+def classes(run_paths, walks):
+    """Lines of a markdown table: the random cases of the runs by (element size, what auto ran,
+    its permute_tile walk from walks where that ran), auto / cuTENSOR and auto / memcpy."""
+    groups = {}
+    for path in run_paths:
+        for (e, label, ext, perm), who in cases(load(path)).items():
+            a, c, m = med(who.get("auto")), med(who.get("cutensor")), med(who.get("memcpy"))
+            if label != "random" or not (a and c):
+                continue
+            ran = who["auto"]["label"].split(";")[0].replace("ran ", "").split(" (")[0]
+            if ran == "permute_tile":
+                ran = walks.get(f"{e}/{label}/{ext}/{perm}/", "permute_tile")
+            name = f"{ext.replace('x', ',')} ({perm.replace('.', ',')})"
+            groups.setdefault((int(e[1:]), ran), []).append((a / c, a / m if m else None, name))
+    out = ["| e | auto ran | cases | auto / cuTENSOR | below 1.00 | lowest | auto % memcpy |",
+           "|---|---|---|---|---|---|---|"]
+    for (eb, ran), rows in sorted(groups.items()):
+        gm = math.exp(sum(math.log(r) for r, _, _ in rows) / len(rows))
+        low = min(rows)
+        fr = [f for _, f, _ in rows if f]
+        pct = f"{100 * math.exp(sum(math.log(f) for f in fr) / len(fr)):.0f}%" if fr else "-"
+        out.append(f"| {eb} B | {ran} | {len(rows)} | {gm:.3f} | {sum(r < 1.0 for r, _, _ in rows)} "
+                   f"| {low[0]:.3f} {low[2]} | {pct} |")
+    return out
+
+
 def main(argv):
     if len(argv) >= 4 and argv[1] == "--against":
         rest, walks = argv[4:], None
@@ -243,6 +277,9 @@ def main(argv):
             rest = rest[:at] + rest[at + 2:]
         who = rest or ["memcpy", "auto", "permute_tile", "cutensor"]
         print("\n".join(against(argv[2], argv[3], who, walks)))
+        return 0
+    if len(argv) >= 4 and argv[1] == "--classes":
+        print("\n".join(classes(argv[3:], walks_of(argv[2]))))
         return 0
     if len(argv) < 2 or argv[1].startswith("--"):
         print(__doc__)

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """ctest (host): bench/permute_report.py --against, the A/B of two permute-preset runs: per
 technique the geometric mean of one run over the other, the cases that moved by 4% or more each
-way, and only the cases and techniques both runs timed."""
+way, and only the cases and techniques both runs timed; --classes, the random cases of several
+runs by element size and what `auto` ran (the `permute_tile` walk from `tmakit permute-cases`),
+against cuTENSOR and memcpy."""
 import json
 import os
 import sys
@@ -68,6 +70,41 @@ class AgainstTest(unittest.TestCase):
         self.assertIn("  - box-cp.async-words: 0.900x over 1 case; 0 faster by 4% or more, 1 "
                       "slower", lines)
         self.assertEqual(sum(l.startswith("  - ") for l in lines), 2)
+
+
+class ClassesTest(unittest.TestCase):
+    def test_groups_by_size_and_walk_across_runs(self):
+        with tempfile.TemporaryDirectory() as d:
+            a = run_file(d, "a.json", [
+                row("3x5x7", "memcpy", 1000), row("3x5x7", "auto", 800),
+                row("3x5x7", "cutensor", 1000),
+                row("9x11x13", "memcpy", 1000), row("9x11x13", "auto", 500),
+                row("9x11x13", "cutensor", 1000),
+                row("2x2x2", "auto", 500),  # no cuTENSOR: left out
+            ])
+            b = run_file(d, "b.json", [
+                row("5x5x5", "memcpy", 1000), row("5x5x5", "auto", 900),
+                row("5x5x5", "cutensor", 600),
+                row("7x7x7", "memcpy", 1000), row("7x7x7", "permute_tile", 900),
+                row("7x7x7", "auto", 900), row("7x7x7", "cutensor", 600),
+            ])
+            # auto "ran" what row() labels it with: auto for these; 7x7x7's is relabelled.
+            with open(b) as f:
+                js = json.load(f)
+            for r in js["benchmarks"]:
+                if "7x7x7/2.1.0/auto" in r["name"]:
+                    r["label"] = "ran permute_tile; tile: extents (7, 7, 7) perm (2, 1, 0)"
+            with open(b, "w") as f:
+                json.dump(js, f)
+            cases = os.path.join(d, "cases.txt")
+            with open(cases, "w") as f:
+                f.write("1 e4/random/7x7x7/2.1.0/ box-registers\n")
+            lines = permute_report.classes([a, b], permute_report.walks_of(cases))
+        # 3x5x7 0.8, 9x11x13 0.5 and 5x5x5 1.5 ran "auto" (row()'s label): cbrt(0.6) = 0.843;
+        # of memcpy 0.8, 0.5, 0.9: cbrt(0.36) = 0.711.
+        self.assertIn("| 4 B | auto | 3 | 0.843 | 2 | 0.500 9,11,13 (2,1,0) | 71% |", lines)
+        self.assertIn("| 4 B | box-registers | 1 | 1.500 | 0 | 1.500 7,7,7 (2,1,0) | 90% |", lines)
+        self.assertEqual(len(lines), 4)
 
 
 class SectionTest(unittest.TestCase):
