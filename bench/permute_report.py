@@ -6,6 +6,8 @@
                                                       an A/B: RUN over BASE per technique
     bench/permute_report.py --classes CASES.txt RUN.json [RUN.json ...]
                                                       where auto loses, by class
+    bench/permute_report.py --ab DIR A B [TECHNIQUE]  scripts/permute_ab.sh's runs: arm B
+                                                      over arm A, per case and element size
 
 Per case (median GB/s over the rounds; bytes read + written): cudaMemcpyAsync, tmakit's `auto`
 (and what it ran), permute_tma, permute_tile, permute_transpose, cuTENSOR's cutensorPermute; `auto` as % of
@@ -29,6 +31,12 @@ there: the walk `permute_tile` takes (CASES.txt, `tmakit permute-cases` for thos
 ran `permute_tile`, else the technique; per class the cases cuTENSOR ran, `auto` / cuTENSOR on the
 geometric mean, how many below 1.00, the lowest, and `auto` as % of memcpy: which kernels hold the
 random set below its targets.
+
+--ab: the runs scripts/permute_ab.sh wrote into DIR (ARM-seedS-passP.json, each process one seed's
+cases under one arm's policy): per case, TECHNIQUE (default permute_tile) over memcpy of the same
+process, the median over passes, arm B's over arm A's; per element size and over all, the
+geometric mean, the range and how many moved by 4% or more each way; the lowest and highest
+cases; and, with two passes or more, how far the passes of one arm differ on a case (the noise).
 """
 import json
 import lzma
@@ -265,6 +273,53 @@ def classes(run_paths, walks):
     return out
 
 
+def ab_runs(dirname, arm, who):
+    """{case: {pass: who's GB/s over memcpy's}} of arm's runs in dirname (ARM-seedS-passP.json)."""
+    import glob
+    import os
+    out = {}
+    for path in sorted(glob.glob(os.path.join(dirname, f"{arm}-seed*-pass*.json"))):
+        m = re.search(r"-seed(\d+)-pass(\d+)\.json$", path)
+        if not m:
+            continue
+        for key, slots in cases(load(path)).items():
+            t, c = med(slots.get(who)), med(slots.get("memcpy"))
+            if t and c:
+                out.setdefault(key, {})[int(m.group(2))] = t / c
+    return out
+
+
+def ab(dirname, arm_a, arm_b, who="permute_tile"):
+    """Lines: arm_b over arm_a on the cases both ran (see --ab)."""
+    runs = {arm: ab_runs(dirname, arm, who) for arm in (arm_a, arm_b)}
+    name = lambda k: f"{k[2].replace('x', ',')} ({k[3].replace('.', ',')}) {k[0][1:]} B"
+    ratios = sorted((statistics.median(runs[arm_b][k].values()) /
+                     statistics.median(runs[arm_a][k].values()), k)
+                    for k in runs[arm_a] if k in runs[arm_b])
+    if not ratios:
+        return [f"{dirname}: no case that both {arm_a} and {arm_b} ran with {who} and memcpy"]
+    out = [f"{who} / memcpy, {arm_b} over {arm_a} ({dirname}):"]
+    groups = OrderedDict()
+    for r, k in ratios:
+        groups.setdefault(f"{k[0][1:]} B", []).append(r)
+    if len(groups) > 1:
+        groups["all"] = [r for r, _ in ratios]
+    for g, rs in groups.items():
+        gm = math.exp(sum(math.log(r) for r in rs) / len(rs))
+        out.append(f"- {g}: {gm:.3f}x over {len(rs)} case{'s' if len(rs) != 1 else ''} "
+                   f"({min(rs):.3f}-{max(rs):.3f}); {sum(r >= 1.04 for r in rs)} faster by 4% or "
+                   f"more, {sum(r <= 1 / 1.04 for r in rs)} slower")
+    out.append("- lowest: " + "; ".join(f"{r:.3f} {name(k)}" for r, k in ratios[:3]))
+    out.append("- highest: " + "; ".join(f"{r:.3f} {name(k)}" for r, k in ratios[::-1][:3]))
+    for arm in (arm_a, arm_b):
+        spread = sorted(max(v.values()) / min(v.values()) - 1 for v in runs[arm].values()
+                        if len(v) > 1)
+        if spread:
+            out.append(f"- passes of {arm}: the median case's differ by {100 * spread[len(spread) // 2]:.1f}%, "
+                       f"the most by {100 * spread[-1]:.1f}% ({len(spread)} cases)")
+    return out
+
+
 def main(argv):
     if len(argv) >= 4 and argv[1] == "--against":
         rest, walks = argv[4:], None
@@ -277,6 +332,9 @@ def main(argv):
             rest = rest[:at] + rest[at + 2:]
         who = rest or ["memcpy", "auto", "permute_tile", "cutensor"]
         print("\n".join(against(argv[2], argv[3], who, walks)))
+        return 0
+    if len(argv) in (5, 6) and argv[1] == "--ab":
+        print("\n".join(ab(*argv[2:])))
         return 0
     if len(argv) >= 4 and argv[1] == "--classes":
         print("\n".join(classes(argv[3:], walks_of(argv[2]))))

@@ -3,7 +3,8 @@
 technique the geometric mean of one run over the other, the cases that moved by 4% or more each
 way, and only the cases and techniques both runs timed; --classes, the random cases of several
 runs by element size and what `auto` ran (the `permute_tile` walk from `tmakit permute-cases`),
-against cuTENSOR and memcpy."""
+against cuTENSOR and memcpy; --ab, scripts/permute_ab.sh's arms over each other, each run's
+memcpy divided out."""
 import json
 import os
 import sys
@@ -105,6 +106,39 @@ class ClassesTest(unittest.TestCase):
         self.assertIn("| 4 B | auto | 3 | 0.843 | 2 | 0.500 9,11,13 (2,1,0) | 71% |", lines)
         self.assertIn("| 4 B | box-registers | 1 | 1.500 | 0 | 1.500 7,7,7 (2,1,0) | 90% |", lines)
         self.assertEqual(len(lines), 4)
+
+
+class AbTest(unittest.TestCase):
+    def test_arms_over_passes_normalised_by_each_runs_memcpy(self):
+        with tempfile.TemporaryDirectory() as d:
+            # Seed 7: 3x5x7 at 4 B; seed 9: 9x11x13 at 4 B. Arm "b" is 1.2x and 0.9x of "a" on
+            # the two cases once each run's memcpy is divided out; memcpy drifts between runs.
+            for arm, pas, case, memcpy, tile in (
+                    ("a", 1, "3x5x7", 1000, 500), ("a", 2, "3x5x7", 1100, 550),
+                    ("b", 1, "3x5x7", 900, 540), ("b", 2, "3x5x7", 1000, 600),
+                    ("a", 1, "9x11x13", 1000, 800), ("a", 2, "9x11x13", 1000, 820),
+                    ("b", 1, "9x11x13", 1000, 720), ("b", 2, "9x11x13", 1000, 738)):
+                seed = 7 if case == "3x5x7" else 9
+                run_file(d, f"{arm}-seed{seed}-pass{pas}.json",
+                         [row(case, "memcpy", memcpy), row(case, "permute_tile", tile)])
+            run_file(d, "c-seed7-pass1.json", [row("3x5x7", "permute_tile", 1)])  # not an arm
+            lines = permute_report.ab(d, "a", "b")
+        # 3x5x7: 0.6 / 0.5 = 1.2 in both passes; 9x11x13: 0.72 / 0.8 and 0.738 / 0.82 = 0.9.
+        self.assertIn("- 4 B: 1.039x over 2 cases (0.900-1.200); 1 faster by 4% or more, 1 slower",
+                      lines)
+        self.assertIn("- lowest: 0.900 9,11,13 (2,1,0) 4 B; 1.200 3,5,7 (2,1,0) 4 B", lines)
+        # a's passes of 9x11x13 differ by 820 / 800 - 1 = 2.5%; 3x5x7's by none.
+        self.assertIn("- passes of a: the median case's differ by 2.5%, the most by 2.5% (2 cases)",
+                      lines)
+        self.assertFalse(any(l.startswith("- all:") for l in lines))  # one element size
+
+    def test_no_common_case_says_so(self):
+        with tempfile.TemporaryDirectory() as d:
+            run_file(d, "a-seed1-pass1.json",
+                     [row("3x5x7", "memcpy", 1), row("3x5x7", "permute_tile", 1)])
+            lines = permute_report.ab(d, "a", "b")
+        self.assertEqual(len(lines), 1)
+        self.assertIn("no case that both a and b ran", lines[0])
 
 
 class SectionTest(unittest.TestCase):
