@@ -5,7 +5,7 @@
 # normalised by the same process's memcpy.
 #
 #   scripts/permute_ab.sh --cases FILE --arm NAME=POLICY --arm NAME=POLICY [--passes N]
-#                         [--deadline S] [--prebuilt DIR] [--out DIR] [--tar]
+#                         [--deadline S] [--prebuilt DIR] [--out DIR] [--tar FILE]
 #
 #   --cases FILE     "SEED REGEX" lines: `tmakit permute-cases --seeds A-B --changed-by FIELD=V
 #                    --filter permute_tile,memcpy` (no GPU; run it where the binary was built)
@@ -17,18 +17,19 @@
 #                    with what it finished
 #   --prebuilt DIR   tmakit_bench packed by scripts/prebuild.sh (DIR/tmakit_bench.xz, DIR/lib);
 #                    default build/bench/tmakit_bench
-#   --out DIR        where the runs go, NAME-seedS-passP.json (default $OUT, else build-gpu/ab)
-#   --tar            also pack them into OUT/ab.tar.xz (a remote call brings back few files)
+#   --out DIR        where the runs go, NAME-seedS-passP.json (default build-gpu/ab)
+#   --tar FILE       also pack that folder into FILE (.tar.xz): a remote call brings back a few
+#                    files of $OUT, so --tar "$OUT/ab.tar.xz" rather than --out "$OUT"
 #
 # Example (one device call; docs/perf-guide.md section 4.13 has its runs):
 #   build/tmakit permute-cases --seeds 101-900 --elem-bytes 4,8 \
 #       --changed-by permute_box_past_static_for_wider_words=0 --filter permute_tile,memcpy > cases.txt
 #   scripts/permute_ab.sh --cases cases.txt --arm on= \
-#       --arm off=permute_box_past_static_for_wider_words=0 --prebuilt .prebuilt --tar
-#   python3 bench/permute_report.py --ab OUT on off     # here, on the runs it brought back
+#       --arm off=permute_box_past_static_for_wider_words=0 --prebuilt .prebuilt --tar "$OUT/ab.tar.xz"
+#   python3 bench/permute_report.py --ab ab on off      # here, on the runs it brought back (tar -xJf)
 set -u
 usage() { sed -n '2,/^set -u/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
-cases="" arms=() passes=2 deadline=480 prebuilt="" out="${OUT:-build-gpu/ab}" tar=0
+cases="" arms=() passes=2 deadline=480 prebuilt="" out=build-gpu/ab tar=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --cases) cases=${2:-}; shift ;;
@@ -37,7 +38,7 @@ while [ $# -gt 0 ]; do
     --deadline) deadline=${2:-}; shift ;;
     --prebuilt) prebuilt=${2:-}; shift ;;
     --out) out=${2:-}; shift ;;
-    --tar) tar=1 ;;
+    --tar) tar=${2:-}; shift ;;
     -h | --help) usage; exit 0 ;;
     *) echo "permute_ab.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -52,6 +53,7 @@ for a in "${arms[@]}"; do
 done
 [[ "$passes" =~ ^[1-9][0-9]*$ ]] || fail "--passes must be a positive integer: '$passes'"
 [[ "$deadline" =~ ^[0-9]+$ ]] || fail "--deadline must be seconds: '$deadline'"
+case "$tar" in "" | *.tar.xz) ;; *) fail "--tar names a .tar.xz file: '$tar'" ;; esac
 
 bench=build/bench/tmakit_bench
 if [ -n "$prebuilt" ]; then
@@ -100,10 +102,8 @@ for pass in $(seq 1 "$passes"); do
   done < "$cases"
 done
 echo "$runs runs ($failed failed) in $(($(date +%s) - start)) s"
-if [ "$tar" = 1 ]; then
-  packed=$(mktemp)
-  tar -C "$(dirname "$out")" -cJf "$packed" --exclude=ab.tar.xz "$(basename "$out")" &&
-    mv "$packed" "$out/ab.tar.xz" && echo "packed: $out/ab.tar.xz"
+if [ -n "$tar" ]; then
+  tar -C "$(dirname "$out")" -cJf "$tar" "$(basename "$out")" && echo "packed: $tar"
 fi
 python3 "$(dirname "$0")/../bench/permute_report.py" --ab "$out" "${arms[0]%%=*}" "${arms[1]%%=*}" | tail -8
 [ "$failed" = 0 ]

@@ -30,12 +30,12 @@ printf '3 (e4/random/3x5x7/2.1.0/)(permute_tile|memcpy)/\n4 (e4/random/4x5x7/2.1
 cd "$work" || exit 1
 export ORDER_LOG="$work/order.log"
 out=$(bash "$root/scripts/permute_ab.sh" --cases cases.txt --arm base= --arm fast=fast=1 \
-      --passes 2 --prebuilt pre --out "$work/runs" --tar 2>&1) || fail "the run failed: $out"
+      --passes 2 --prebuilt pre --out "$work/runs" --tar "$work/ab.tar.xz" 2>&1) || fail "the run failed: $out"
 echo "$out"
 for f in base-seed3-pass1 base-seed3-pass2 base-seed4-pass1 fast-seed4-pass2; do
   [ -f "runs/$f.json" ] || fail "no runs/$f.json"
 done
-[ -f runs/ab.tar.xz ] || fail "no runs/ab.tar.xz"
+[ "$(tar -tJf ab.tar.xz | grep -c 'runs/.*-seed.*-pass.*json')" = 8 ] || fail "ab.tar.xz does not hold the 8 runs"
 [ "$(cat order.log | tr '\n' ',')" = "3 default,3 fast=1,4 fast=1,4 default,3 fast=1,3 default,4 default,4 fast=1," ] ||
   fail "the arms did not turn by seed: $(cat order.log | tr '\n' ' ')"
 echo "$out" | grep -q -- "- 4 B: 1.100x over 2 cases (1.100-1.100); 2 faster by 4% or more, 0 slower" ||
@@ -55,4 +55,5 @@ expect "an arm is NAME=POLICY" --cases cases.txt --arm a= --arm 'b c=x=1'
 expect "--passes must be a positive integer" --cases cases.txt --arm a= --arm b= --passes 0
 expect "unknown argument '--nope'" --nope
 expect "holds no tmakit_bench.xz" --cases cases.txt --arm a= --arm b= --prebuilt runs
+expect "--tar names a .tar.xz file" --cases cases.txt --arm a= --arm b= --tar out.zip
 echo "permute_ab.sh: runs, turns, comparison and errors as expected"
