@@ -38,9 +38,11 @@ process, the median over passes, arm B's over arm A's; per element size and over
 geometric mean, the range and how many moved by 4% or more each way; the lowest and highest
 cases; and, with two passes or more, how far the passes of one arm differ on a case (the noise).
 """
+import glob
 import json
 import lzma
 import math
+import os
 import re
 import statistics
 import sys
@@ -275,8 +277,6 @@ def classes(run_paths, walks):
 
 def ab_runs(dirname, arm, who):
     """{case: {pass: who's GB/s over memcpy's}} of arm's runs in dirname (ARM-seedS-passP.json)."""
-    import glob
-    import os
     out = {}
     for path in sorted(glob.glob(os.path.join(dirname, f"{arm}-seed*-pass*.json"))):
         m = re.search(r"-seed(\d+)-pass(\d+)\.json$", path)
