@@ -29,7 +29,8 @@ xz -c "$work/tmakit_bench" > "$work/pre/tmakit_bench.xz"
 printf '3 (e4/random/3x5x7/2.1.0/)(permute_tile|memcpy)/\n4 (e4/random/4x5x7/2.1.0/)(permute_tile|memcpy)/\n' > "$work/cases.txt"
 cd "$work" || exit 1
 export ORDER_LOG="$work/order.log"
-out=$(bash "$root/scripts/permute_ab.sh" --cases cases.txt --arm base= --arm fast=fast=1 \
+# Run as its --help shows it, so a checkout without its executable bit fails here.
+out=$("$root/scripts/permute_ab.sh" --cases cases.txt --arm base= --arm fast=fast=1 \
       --passes 2 --prebuilt pre --out "$work/runs" --tar "$work/ab.tar.xz" 2>&1) || fail "the run failed: $out"
 echo "$out"
 for f in base-seed3-pass1 base-seed3-pass2 base-seed4-pass1 fast-seed4-pass2; do
