@@ -165,6 +165,8 @@ struct PermuteArgs {
   bool box_registers = false;  // DevicePolicy::permute_box_registers_min_bytes reached
   // DevicePolicy::permute_box_registers_elements_max_bytes
   int box_registers_elements_max_bytes = 0;
+  // DevicePolicy::permute_box_registers_box_fits_min_bytes
+  int box_registers_box_fits_min_bytes = 0;
   int box_registers_src_elements_bytes =
       0;                       // DevicePolicy::permute_box_registers_src_elements_bytes
   bool box_cuts_first = true;  // DevicePolicy::permute_box_cuts_first

@@ -586,6 +586,7 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.box_registers = caps.policy.box_registers(elem_bytes, p.tensor_bytes());
   a.box_registers_elements_max_bytes = caps.policy.permute_box_registers_elements_max_bytes;
   a.box_registers_src_elements_bytes = caps.policy.permute_box_registers_src_elements_bytes;
+  a.box_registers_box_fits_min_bytes = caps.policy.permute_box_registers_box_fits_min_bytes;
   a.box_cuts_first = caps.policy.permute_box_cuts_first;
   a.box_target_elems = caps.policy.permute_box_target_elems;
   a.box_max_smem_bytes = caps.policy.permute_box_max_smem_bytes;
@@ -740,7 +741,10 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
     const bool loads =
         box_words_in_registers(as_run, elem_bytes, policy.permute_box_words,
                                policy.permute_box_registers_src_elements_bytes, 0, 0);
-    if ((elements || loads) && !(box_of(true) && in_registers)) {
+    const bool fits =
+        box_fits_registers(as_run, elem_bytes, policy.permute_box_registers_box_fits_min_bytes);
+    const std::uint32_t tables_volume = box.volume;
+    if ((elements || loads || fits) && !(box_of(true) && in_registers)) {
       box = tables_box, other_box = tables_other, largest_box = tables_largest;
       in_registers = false;
     }
@@ -750,12 +754,18 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
           "both sides (no 4-16-byte words) at " +
           std::to_string(elem_bytes) + " B (permute_box_registers_elements_max_bytes = " +
           std::to_string(policy.permute_box_registers_elements_max_bytes) + ")\n";
-    else if (in_registers)
+    else if (in_registers && loads)
       registers_why =
           "in registers: the tables' walk would load its box element by element "
           "through registers (no src word) at " +
           std::to_string(elem_bytes) + " B (permute_box_registers_src_elements_bytes = " +
           std::to_string(policy.permute_box_registers_src_elements_bytes) + ")\n";
+    else if (in_registers)
+      registers_why =
+          "in registers: the tables' box, " + std::to_string(tables_volume) +
+          " elements, fits the registers' walk's " + std::to_string(reg_box_volume(elem_bytes)) +
+          " at " + std::to_string(elem_bytes) + " B (permute_box_registers_box_fits_min_bytes = " +
+          std::to_string(policy.permute_box_registers_box_fits_min_bytes) + ")\n";
   } else if (has_box && registers && elem_bytes < policy.permute_box_registers_min_bytes) {
     registers_why = "in registers: a tensor of " + std::to_string(p.tensor_bytes()) +
                     " bytes, at 8 B or more and at most "

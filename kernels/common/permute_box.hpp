@@ -732,6 +732,16 @@ inline bool box_elements_in_registers(const BoxPlan& p, int elem_bytes, bool wor
                                                 box_vector_elems(p, false, elem_bytes, dst) == 1));
 }
 
+// Whether the registers' walk takes tables' box `p` because it could take a box as large: at
+// elements of at least `min_bytes` (DevicePolicy::permute_box_registers_box_fits_min_bytes; 0:
+// never), a box of at most reg_box_volume elements. The registers' walk then plans its own box
+// (under the same bound), keeps no tables and runs more blocks an SM (6 of 40 registers from 8 B
+// on, where the tables' walks run 3-4).
+inline bool box_fits_registers(const BoxPlan& p, int elem_bytes, int min_bytes) {
+  return min_bytes > 0 && elem_bytes >= min_bytes &&
+         static_cast<std::int64_t>(p.volume) <= reg_box_volume(elem_bytes);
+}
+
 // How a box walk with shared tables gets each box into shared memory
 // (kernels/permute/permute_tile.cu): through registers, one box loaded then stored; through
 // registers pipelined (the next box's loads in flight while this one is stored: words of 8-16

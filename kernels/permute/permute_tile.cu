@@ -595,8 +595,9 @@ __global__ void __launch_bounds__(kThreads)
 // The box walk with each thread's part of a box in registers instead of shared tables (the
 // default for 16-byte elements: DevicePolicy::permute_box_registers_min_bytes, and 8-byte tensors
 // of up to permute_box_registers_small_tensor_bytes; at 1-4 B where the tables' walk would move a
-// box element by element on both sides, permute_box_registers_elements_max_bytes, and at 2 B where
-// it would load one so, permute_box_registers_src_elements_bytes: no table reads or per-element
+// box element by element on both sides, permute_box_registers_elements_max_bytes, at 2 B where
+// it would load one so, permute_box_registers_src_elements_bytes, and from 8 B on where the tables'
+// box fits its bound, permute_box_registers_box_fits_min_bytes: no table reads or per-element
 // index math). What it
 // adds: the tables' walks keep 14 bytes of tables per element beside two buffers of the box, so at
 // 16 B a block takes 48.5 KB and an SM holds 4 (48% of the warps, Nsight Compute), where cuTENSOR
@@ -1348,9 +1349,11 @@ int row_vector_bytes(const void* src, const void* dst, const PermuteGeometry& by
 // The box walk of `dims`: the shared tables' kernels, or from the policy's
 // permute_box_registers_min_bytes on (16 B by default; 8 B on small tensors, permute() decides),
 // up to its permute_box_registers_elements_max_bytes (4 B) where the tables' walk has no words on
-// either side, and at its permute_box_registers_src_elements_bytes (2 B) where that walk would load
-// element by element through registers, permute_box_reg_kernel, whose boxes hold at most
-// reg_box_volume elements (docs/perf-guide.md section 4.13).
+// either side, at its permute_box_registers_src_elements_bytes (2 B) where that walk would load
+// element by element through registers, and from its permute_box_registers_box_fits_min_bytes (8 B)
+// on where the tables' box holds no more elements than its own may (box_fits_registers),
+// permute_box_reg_kernel, whose boxes hold at most reg_box_volume elements (docs/perf-guide.md
+// section 4.13).
 // cudaErrorNotSupported: no box fits, nothing launched.
 // least_waste: make_box_plan's least-waste rule, or where it finds no box the largest-box rule.
 // max_smem_bytes over the static 48 KB (box_past_static_smem): the box of the 48 KB where none
@@ -1411,14 +1414,15 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
   settle(&box);
   const auto src_at = reinterpret_cast<std::uintptr_t>(a.src);
   const auto dst_at = reinterpret_cast<std::uintptr_t>(a.dst);
-  // Element by element on both sides at small elements, or loaded so at the policy's size: the
-  // registers' walk, where its box fits.
+  // Element by element on both sides at small elements, loaded so at the policy's size, or a box
+  // the registers' walk could take as large: the registers' walk, where its box fits.
   BoxPlan in_registers;
   if (tables &&
       (box_elements_in_registers(box, a.elem_bytes, a.box_words, a.box_registers_elements_max_bytes,
                                  src_at, dst_at) ||
        box_words_in_registers(box, a.elem_bytes, a.box_words, a.box_registers_src_elements_bytes,
-                              src_at, dst_at)) &&
+                              src_at, dst_at) ||
+       box_fits_registers(box, a.elem_bytes, a.box_registers_box_fits_min_bytes)) &&
       box_plan_for(dims, a.elem_bytes, false, a.box_cuts_first, a.box_target_elems,
                    a.box_least_waste, a.box_max_smem_bytes, a.box_whole_runs, a.box_wider_words,
                    &in_registers)) {

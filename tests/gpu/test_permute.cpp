@@ -72,13 +72,14 @@ bool draw_shape(std::mt19937& rng, int rank, int max_extent, std::int64_t max_vo
 }
 
 // The tables' walks at the sizes a test affords, as they ran before the registers' walk took
-// 4-byte boxes without words, 8-byte tensors of up to 16 MiB and 2-byte boxes without src words
-// (DevicePolicy::permute_box_registers_elements_max_bytes, box_registers,
+// 4-byte boxes without words, 8-byte tensors of up to 16 MiB, 8-byte boxes that fit its own and
+// 2-byte boxes without src words (DevicePolicy::permute_box_registers_elements_max_bytes,
+// box_registers, permute_box_registers_box_fits_min_bytes,
 // permute_box_registers_src_elements_bytes): the tests that draw a tables' walk by its explain set
 // it for their scope (check_under_policies keeps it).
 constexpr const char* kTablesAtSmallSizes =
     "permute_box_registers_elements_max_bytes=2,permute_box_registers_small_tensor_bytes=0,"
-    "permute_box_registers_src_elements_bytes=0";
+    "permute_box_registers_src_elements_bytes=0,permute_box_registers_box_fits_min_bytes=0";
 
 // `auto` and permute_tile on (n, p) at e bytes under each TMAKIT_POLICY (after the one in force,
 // a test's own scope or ctest's), with operands aligned and one element off, against the
@@ -820,6 +821,41 @@ TEST(Permute, RegistersWalkByThePolicysRules) {
         n, p, e,
         {"", "permute_box_overlap_edges=0", "permute_box_sm_smem_bytes=1", kTablesAtSmallSizes},
         how);
+    if (HasFatalFailure()) return;
+  }
+}
+
+// The registers' walk where the tables' box fits its own (DevicePolicy::
+// permute_box_registers_box_fits_min_bytes, 8 B; box_fits_registers): the suite's tensors are
+// small, so the small tensors' rule is set off for the scope and this rule decides. Random 8-byte
+// shapes of ranks 3-5 whose explain names it, by auto and permute_tile against the reference under
+// the default, the rule off (the tables' walk), cut edges and one block an SM; aligned and one
+// element off.
+TEST(Permute, RegistersWalkWhereTheTablesBoxFits) {
+  TMAKIT_NEED_GPU(75);
+  test::ScopedEnv scope("TMAKIT_POLICY", "permute_box_registers_small_tensor_bytes=0");
+  const std::string rule = "fits the registers' walk's 512 at 8 B";
+  std::vector<std::pair<Ext, std::vector<int>>> cases;
+  std::mt19937 rng(20261205);
+  for (int tries = 0; tries < 20000 && cases.size() < 8; ++tries) {
+    const int rank = 3 + static_cast<int>(rng() % 3);
+    Ext n;
+    std::vector<int> p;
+    if (!draw_shape(rng, rank, 60, 200000, &n, &p)) continue;
+    const std::string how = explain_permute(n, p, 8);
+    if (how.find(rule) == std::string::npos) continue;
+    EXPECT_NE(how.find("box walk (permute_tile, each thread's offsets in registers)"),
+              std::string::npos)
+        << how;
+    cases.emplace_back(n, p);
+  }
+  EXPECT_GE(cases.size(), 4u);
+  for (const auto& [n, p] : cases) {
+    const std::string how = explain_permute(n, p, 8);
+    check_under_policies(n, p, 8,
+                         {"", "permute_box_registers_box_fits_min_bytes=0",
+                          "permute_box_overlap_edges=0", "permute_box_sm_smem_bytes=1"},
+                         how);
     if (HasFatalFailure()) return;
   }
 }

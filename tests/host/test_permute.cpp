@@ -1703,6 +1703,60 @@ TEST(PermuteExplain, ElementsInRegistersAtOneToFourBytes) {
   EXPECT_NE(loaded.find("offsets in shared tables"), std::string::npos) << loaded;
 }
 
+// From 8 B on a tables' box of at most the registers' walk's 512 elements goes to that walk at any
+// tensor size (DevicePolicy::permute_box_registers_box_fits_min_bytes, box_fits_registers):
+// (99, 6, 23, 45, 20) (1,4,3,0,2) at 8 B (98 MB, over the small tensors' 16 MiB) plans 460
+// elements in tables; explain says the rule took it. At 4 B the same box stays in tables (the
+// rule starts at 8 B), unless the policy starts it at 4 (the registers' walk's 2,048 there); with
+// the field at 0, or a box over 512, the tables' walk.
+TEST(PermuteExplain, RegistersWalkWhereTheTablesBoxFits) {
+  const Ext n = {99, 6, 23, 45, 20};
+  const std::vector<int> perm = {1, 4, 3, 0, 2};
+  const std::string on = explain_permute(n, perm, 8);
+  EXPECT_NE(on.find("box walk (permute_tile, each thread's offsets in registers)"),
+            std::string::npos)
+      << on;
+  EXPECT_NE(on.find("in registers: the tables' box, 460 elements, fits the registers' walk's 512 "
+                    "at 8 B (permute_box_registers_box_fits_min_bytes = 8)\n"),
+            std::string::npos)
+      << on;
+  EXPECT_EQ(on.find("tables:"), std::string::npos) << on;
+  const std::string four = explain_permute(n, perm, 4);
+  EXPECT_NE(four.find("offsets in shared tables"), std::string::npos) << four;
+  const std::string large = explain_permute({7, 189, 25, 39, 11, 2}, {5, 4, 3, 1, 0, 2}, 8);
+  EXPECT_NE(large.find("offsets in shared tables"), std::string::npos) << large;
+  // The rule on the tables' box.
+  PermuteDims dims;
+  ASSERT_TRUE(reduced_dims(n, perm, 8, &dims));
+  BoxPlan box;
+  ASSERT_TRUE(kernels::permute_tile_box_plan(dims, 8, &box));
+  ASSERT_EQ(box.volume, 460u);
+  EXPECT_TRUE(box_fits_registers(box, 8, 8));
+  EXPECT_TRUE(box_fits_registers(box, 16, 8));
+  EXPECT_FALSE(box_fits_registers(box, 8, 0));   // never
+  EXPECT_FALSE(box_fits_registers(box, 4, 8));   // under the policy's size
+  EXPECT_FALSE(box_fits_registers(box, 8, 16));  // likewise
+  box.volume = 512;
+  EXPECT_TRUE(box_fits_registers(box, 8, 8));
+  box.volume = 513;
+  EXPECT_FALSE(box_fits_registers(box, 8, 8));
+  box.volume = 2048;
+  EXPECT_TRUE(box_fits_registers(box, 4, 4));
+  EXPECT_FALSE(box_fits_registers(box, 8, 4));
+  {
+    test::ScopedEnv at4("TMAKIT_POLICY", "permute_box_registers_box_fits_min_bytes=4");
+    const std::string four_on = explain_permute(n, perm, 4);
+    EXPECT_NE(four_on.find("in registers: the tables' box, 460 elements, fits the registers' "
+                           "walk's 2048 at 4 B (permute_box_registers_box_fits_min_bytes = 4)\n"),
+              std::string::npos)
+        << four_on;
+  }
+  test::ScopedEnv off("TMAKIT_POLICY", "permute_box_registers_box_fits_min_bytes=0");
+  const std::string tables = explain_permute(n, perm, 8);
+  EXPECT_NE(tables.find("offsets in shared tables"), std::string::npos) << tables;
+  EXPECT_EQ(tables.find("fits the registers' walk"), std::string::npos) << tables;
+}
+
 // The least-waste box (DevicePolicy::permute_box_least_waste, make_box_plan): explain names it
 // beside the largest box's copies; under the policy off, the largest box and no such line.
 // (8, 9, 10, 11, 120) (4,1,3,0,2) at 4 B: 120 in 3 chunks of 40 instead of 4 of 32 (the last
