@@ -52,8 +52,8 @@ struct DevicePolicy {
   // ...and from elements of this many bytes on (0: never), at any tensor size, where the tables'
   // box holds no more elements than the registers' walk's box may (reg_box_volume: 512 from 8 B
   // on), the registers' walk as well: there it takes a box as large, without tables, in more
-  // blocks an SM (8 B: 1.19x over 8 training cases of 35-220 MB; 4 B, where its box may hold
-  // 2,048, 0.95x; docs/perf-guide.md section 4.13).
+  // blocks an SM (8 B: 1.19x over 8 training cases of 35-220 MB, 1.10x over 65 held out, none
+  // slower; 4 B, where its box may hold 2,048, 0.95x; docs/perf-guide.md section 4.13).
   int permute_box_registers_box_fits_min_bytes = 8;
   // Whether permute_tile's box walk keeps each thread's offsets in registers for every box of a
   // tensor of `tensor_bytes` (the two fields above this one's; the elements' rule is the
