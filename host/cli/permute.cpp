@@ -5,6 +5,7 @@
 // tmakit permute-cases: the permute preset's random cases with the walk permute_tile takes for
 // each (no GPU), or benchmark filters of those of chosen walks (an A/B of one walk's lever).
 //   tmakit permute-cases --seeds 341-352 [--walk box-registers] [--changed-by POLICY]
+//                        [--explain-has TEXT]
 //                        [--filter permute_tile,memcpy]
 #include <algorithm>
 #include <cstdio>
@@ -218,6 +219,8 @@ void cases_usage(std::FILE* out) {
       "  --changed-by P    only cases whose explain (what auto and each technique run) the\n"
       "                    policy overrides P change (TMAKIT_POLICY syntax, added to it):\n"
       "                    the cases an A/B of P against the default measures\n"
+      "  --explain-has T   only cases whose explain holds the text T (repeatable: all of\n"
+      "                    them), e.g. \"stores of 4 bytes\" for a walk's dst words\n"
       "  --filter LIST     print per seed \"SEED REGEX\" instead: a --benchmark_filter of the\n"
       "                    kept cases' rows of these techniques (e.g. permute_tile,memcpy)\n"
       "\n"
@@ -296,6 +299,7 @@ int run_permute_cases(const std::vector<std::string>& args) {
   std::vector<long long> sizes;
   std::vector<std::string> walks, techniques;
   std::string changed_by;
+  std::vector<std::string> explain_has;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     std::string text;
@@ -333,6 +337,10 @@ int run_permute_cases(const std::vector<std::string>& args) {
         return arg_error(kCases, "--changed-by needs policy overrides (name=value,...)");
       if (const std::string why = apply_policy_overrides(changed_by, &check); !why.empty())
         return arg_error(kCases, "--changed-by: " + why);
+    } else if (a == "--explain-has") {
+      if (!take_value(args, &i, &text) || text.empty())
+        return arg_error(kCases, "--explain-has needs a text that explain prints");
+      explain_has.push_back(text);
     } else if (a == "--filter") {
       if (!take_value(args, &i, &text) || (techniques = split_words(text)).empty())
         return arg_error(kCases, "--filter needs a list of techniques (e.g. permute_tile,memcpy)");
@@ -352,6 +360,9 @@ int run_permute_cases(const std::vector<std::string>& args) {
       const std::string how = explain_permute(c.extents, c.perm, c.elem_bytes);
       const std::string walk = permute_tile_walk(how);
       if (!walks.empty() && std::find(walks.begin(), walks.end(), walk) == walks.end()) continue;
+      if (std::any_of(explain_has.begin(), explain_has.end(),
+                      [&](const std::string& t) { return how.find(t) == std::string::npos; }))
+        continue;
       if (!changed_by.empty() && what_runs(how) == what_runs(explain_under(changed_by, c)))
         continue;
       const std::string name = permutation_case_name(c.elem_bytes, "random", c.extents, c.perm);
