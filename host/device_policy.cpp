@@ -157,6 +157,8 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
          &p->permute_box_registers_small_tensor_bytes},
         {"permute_box_registers_box_fits_min_bytes", 0, 32,
          &p->permute_box_registers_box_fits_min_bytes},
+        {"permute_box_registers_words_min_bytes", 0, 32,
+         &p->permute_box_registers_words_min_bytes},
         {"permute_box_cuts_first", 0, 1, &box_cuts_first},
         {"permute_box_target_elems", 64, 16384, &p->permute_box_target_elems},
         // Up to 96 KB: the cp.async walks' second buffer then keeps the kernels under the 227 KB

@@ -167,6 +167,7 @@ struct PermuteArgs {
   int box_registers_elements_max_bytes = 0;
   // DevicePolicy::permute_box_registers_box_fits_min_bytes
   int box_registers_box_fits_min_bytes = 0;
+  int box_registers_words_min_bytes = 0;  // DevicePolicy::permute_box_registers_words_min_bytes
   int box_registers_src_elements_bytes =
       0;                       // DevicePolicy::permute_box_registers_src_elements_bytes
   bool box_cuts_first = true;  // DevicePolicy::permute_box_cuts_first

@@ -316,6 +316,18 @@ std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers,
            " threads, " + std::to_string(reg_box_shape(elem_bytes).per_thread) +
            " elements a thread, the next box's loads in flight (registers) while this one is "
            "stored";
+    // Its words at aligned addresses (the launcher's reg_box_words, at the operands' addresses).
+    BoxPlan as_run = p;
+    as_run.src_runs = policy.permute_box_src_runs;
+    as_run.dst_runs = policy.permute_box_dst_runs;
+    const RegBoxWords w =
+        reg_box_words(as_run, elem_bytes, policy.permute_box_registers_words_min_bytes, 0, 0);
+    if (w.ws > 1 || w.wd > 1)
+      out += "; src words of " + std::to_string(w.ws * elem_bytes) + " bytes, dst words of " +
+             std::to_string(w.wd * elem_bytes) +
+             " bytes where src and dst are aligned to them "
+             "(permute_box_registers_words_min_bytes = " +
+             std::to_string(policy.permute_box_registers_words_min_bytes) + ")";
     if (pad > 1)
       out += "; a slot of padding every " + std::to_string(pad) + " elements (gathers " +
              std::to_string(pad + 1) + " apart)";
@@ -587,6 +599,7 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.box_registers_elements_max_bytes = caps.policy.permute_box_registers_elements_max_bytes;
   a.box_registers_src_elements_bytes = caps.policy.permute_box_registers_src_elements_bytes;
   a.box_registers_box_fits_min_bytes = caps.policy.permute_box_registers_box_fits_min_bytes;
+  a.box_registers_words_min_bytes = caps.policy.permute_box_registers_words_min_bytes;
   a.box_cuts_first = caps.policy.permute_box_cuts_first;
   a.box_target_elems = caps.policy.permute_box_target_elems;
   a.box_max_smem_bytes = caps.policy.permute_box_max_smem_bytes;
@@ -725,9 +738,9 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
   };
   const bool has_box = box_of(registers);
   std::string registers_why;  // which rule took the registers' walk (describe_box)
-  // A tables' box moved element by element on both sides at small elements, or loaded so at the
-  // policy's size: the registers' walk takes it where its box fits (permute_tile's launcher,
-  // box_elements_in_registers and box_words_in_registers).
+  // A tables' box moved element by element on both sides at small elements, loaded so at the
+  // policy's size, or one the registers' walk could hold: the registers' walk takes it where its
+  // box fits, as permute_tile's launcher decides (box_registers_rule, box_registers_takes).
   if (has_box && !in_registers) {
     BoxPlan as_run = box;
     as_run.src_runs = policy.permute_box_src_runs;
@@ -735,26 +748,26 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
     const BoxPlan tables_box = box;
     const bool tables_other = other_box;
     const BoxPlan tables_largest = largest_box;
-    const bool elements =
-        box_elements_in_registers(as_run, elem_bytes, policy.permute_box_words,
-                                  policy.permute_box_registers_elements_max_bytes, 0, 0);
-    const bool loads =
-        box_words_in_registers(as_run, elem_bytes, policy.permute_box_words,
-                               policy.permute_box_registers_src_elements_bytes, 0, 0);
-    const bool fits =
-        box_fits_registers(as_run, elem_bytes, policy.permute_box_registers_box_fits_min_bytes);
+    const RegistersRule rule = box_registers_rule(
+        as_run, elem_bytes,
+        {policy.permute_box_words, policy.permute_box_registers_elements_max_bytes,
+         policy.permute_box_registers_src_elements_bytes,
+         policy.permute_box_registers_box_fits_min_bytes},
+        0, 0);
     const std::uint32_t tables_volume = box.volume;
-    if ((elements || loads || fits) && !(box_of(true) && in_registers)) {
+    if (rule != RegistersRule::none &&
+        !(box_of(true) && in_registers &&
+          box_registers_takes(rule, tables_box, box, elem_bytes))) {
       box = tables_box, other_box = tables_other, largest_box = tables_largest;
       in_registers = false;
     }
-    if (in_registers && elements)
+    if (in_registers && rule == RegistersRule::elements)
       registers_why =
           "in registers: the tables' walk would move its box element by element on "
           "both sides (no 4-16-byte words) at " +
           std::to_string(elem_bytes) + " B (permute_box_registers_elements_max_bytes = " +
           std::to_string(policy.permute_box_registers_elements_max_bytes) + ")\n";
-    else if (in_registers && loads)
+    else if (in_registers && rule == RegistersRule::src_elements)
       registers_why =
           "in registers: the tables' walk would load its box element by element "
           "through registers (no src word) at " +
@@ -764,6 +777,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
       registers_why =
           "in registers: the tables' box, " + std::to_string(tables_volume) +
           " elements, fits the registers' walk's " + std::to_string(reg_box_volume(elem_bytes)) +
+          (elem_bytes < kBoxFitsSmallerBoxMinBytes ? ", which plans a box as large," : "") +
           " at " + std::to_string(elem_bytes) + " B (permute_box_registers_box_fits_min_bytes = " +
           std::to_string(policy.permute_box_registers_box_fits_min_bytes) + ")\n";
   } else if (has_box && registers && elem_bytes < policy.permute_box_registers_min_bytes) {

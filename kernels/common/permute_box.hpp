@@ -722,6 +722,25 @@ TMAKIT_HD constexpr unsigned reg_box_threads(std::uint32_t volume, int elem_byte
                                                         : reg_box_shape(elem_bytes).threads;
 }
 
+// The registers' walk's words (permute_box_reg_kernel, kernels/permute/permute_tile.cu): from
+// elements of `min_bytes` on (DevicePolicy::permute_box_registers_words_min_bytes; 0: never), a
+// thread loads src words of `ws` elements and stores dst words of `wd` where box `p` (its fields
+// set as the launcher sets them) and the addresses allow them (box_vector_elems; dst words inside
+// their row: the registers' walk carries no crossing gather). Src words from 4 B on (at 1-2 B the
+// registers' walk takes boxes the tables' walk loads element by element); none at 1 B or 16 B.
+struct RegBoxWords {
+  int ws = 1;  // elements a src word
+  int wd = 1;  // elements a dst word
+};
+inline RegBoxWords reg_box_words(const BoxPlan& p, int elem_bytes, int min_bytes,
+                                 std::uintptr_t src, std::uintptr_t dst) {
+  RegBoxWords w;
+  if (min_bytes <= 0 || elem_bytes < min_bytes || elem_bytes < 2 || elem_bytes >= 16) return w;
+  if (elem_bytes >= 4) w.ws = box_vector_elems_with(p, true, elem_bytes, src, false);
+  w.wd = box_vector_elems_with(p, false, elem_bytes, dst, false);
+  return w;
+}
+
 // Whether the registers' walk takes tables' box `p` (its fields set as the launcher sets them):
 // at elements of at most `max_bytes` (DevicePolicy::permute_box_registers_elements_max_bytes)
 // where the tables' walk would move the box element by element on both sides (no words: `words`
@@ -780,6 +799,39 @@ inline bool box_words_in_registers(const BoxPlan& p, int elem_bytes, bool words,
          box_vector_elems(p, true, elem_bytes, src) == 1 &&
          box_vector_elems(p, false, elem_bytes, dst) > 1;
 }
+// Which of the policy's rules sends tables' box `p` (its fields set as the launcher sets them) to
+// the registers' walk at these addresses: one place for the launcher (kernels/permute/
+// permute_tile.cu) and explain_permute. The fields are DevicePolicy's permute_box_words,
+// permute_box_registers_elements_max_bytes, _src_elements_bytes and _box_fits_min_bytes.
+enum class RegistersRule { none, elements, src_elements, box_fits };
+struct RegistersRules {
+  bool words = true;
+  int elements_max_bytes = 0;
+  int src_elements_bytes = 0;
+  int box_fits_min_bytes = 0;
+};
+inline RegistersRule box_registers_rule(const BoxPlan& p, int elem_bytes, const RegistersRules& r,
+                                        std::uintptr_t src, std::uintptr_t dst) {
+  if (box_elements_in_registers(p, elem_bytes, r.words, r.elements_max_bytes, src, dst))
+    return RegistersRule::elements;
+  if (box_words_in_registers(p, elem_bytes, r.words, r.src_elements_bytes, src, dst))
+    return RegistersRule::src_elements;
+  if (box_fits_registers(p, elem_bytes, r.box_fits_min_bytes)) return RegistersRule::box_fits;
+  return RegistersRule::none;
+}
+// ...and whether the registers' walk's own box (`reg`, planned under its bound) then replaces the
+// tables' box `tables`: always, but under the box-fits rule below kBoxFitsSmallerBoxMinBytes only
+// where it is as large. From 8 B on the registers' walk won on boxes it planned smaller (about
+// 312 elements where the tables' box held 416-504); at 4 B, where its bound is 2,048, a smaller
+// box shortened the runs and lost (docs/perf-guide.md section 4.13).
+inline constexpr int kBoxFitsSmallerBoxMinBytes = 8;
+inline bool box_registers_takes(RegistersRule rule, const BoxPlan& tables, const BoxPlan& reg,
+                                int elem_bytes) {
+  return rule != RegistersRule::none &&
+         (rule != RegistersRule::box_fits || elem_bytes >= kBoxFitsSmallerBoxMinBytes ||
+          reg.volume >= tables.volume);
+}
+
 // A tables' box planned under more shared memory than the static 48 KB
 // (DevicePolicy::permute_box_max_smem_bytes) replaces the box of the 48 KB (`static_box`), except
 // at elements of at least kBoxPastStaticSmemKeepsPipelinedMinBytes where that box's walk (on

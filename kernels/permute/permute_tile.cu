@@ -615,49 +615,102 @@ __global__ void __launch_bounds__(kThreads)
 // stores gather an even shared stride S apart). Any rank up to 8: every dimension outside the box
 // is the batch. Whole (every box whole, box_all_whole: set_box_edges' overlap):
 // no coordinates along cut dimensions kept or compared.
-template <int E, bool Whole>
+// VS, VD (DevicePolicy::permute_box_registers_words_min_bytes, reg_box_words): src and dst words
+// of that many bytes (E: element by element). Thread tid then loads src words tid + nt k
+// (k < R / WS) and stores dst words tid + nt k (k < R / WD), WS and WD elements each; a word's
+// elements still go to and come from their shared slots one by one (the padding keeps no word
+// whole in shared memory). A warp's lanes take consecutive words, so their element j lies a word
+// apart: lane l handles its word's elements in an order rotated by l / G (G the lanes whose
+// words fill 128 bytes), which spreads a shared access over the banks where every lane's j-th
+// element would share a bank with the lanes a word of 128 bytes further.
+template <int W, class T>
+__device__ __forceinline__ void rotate_left(T (&e)[W], unsigned r) {
+  // e[i] = e[(i + r) % W], by selects (an index by r would put e in local memory).
+#pragma unroll
+  for (int b = 1; b < W; b <<= 1) {
+    T t[W];
+#pragma unroll
+    for (int i = 0; i < W; ++i) t[i] = e[(i + b) % W];
+    const bool on = (r & static_cast<unsigned>(b)) != 0;
+#pragma unroll
+    for (int i = 0; i < W; ++i) e[i] = on ? t[i] : e[i];
+  }
+}
+template <int E, int V>
+__device__ __forceinline__ unsigned reg_word_rotation(unsigned lane) {
+  constexpr unsigned W = V / E, G = 128 / V;  // lanes whose words fill 128 bytes
+  return W > 1 && G < 32 ? (lane / G) % W : 0u;
+}
+template <int E, bool Whole, int VS = E, int VD = E>
 __global__ void __launch_bounds__(reg_box_shape(E).threads, reg_box_shape(E).blocks_per_sm)
     permute_box_reg_kernel(const typename Word<E>::type* __restrict__ src,
                            typename Word<E>::type* __restrict__ dst, BoxPlan p, FastDiv pad) {
   using T = typename Word<E>::type;
+  using TS = typename Word<VS>::type;
+  using TD = typename Word<VD>::type;
   constexpr int R = reg_box_shape(E).per_thread;
+  constexpr int WS = VS / E, WD = VD / E;
+  static_assert(R % WS == 0 && R % WD == 0, "a thread's elements in whole words");
+  constexpr int RS = R / WS, RD = R / WD;  // this thread's src and dst words
   const unsigned nt = blockDim.x;  // at most reg_box_shape(E).threads, the box's elements over R
   extern __shared__ __align__(16) unsigned char permute_box_smem[];
   T* buf = reinterpret_cast<T*>(permute_box_smem);
-  const std::uint32_t V = p.volume;
+  const std::uint32_t V = p.volume, NS = V / WS, ND = V / WD;
   const unsigned tid = threadIdx.x;
+  const unsigned lane = tid % 32;
+  const unsigned rot_s = reg_word_rotation<E, VS>(lane), rot_d = reg_word_rotation<E, VD>(lane);
   const bool padded = pad.d > 1;
   auto slot = [&](std::uint32_t t) { return padded ? t + pad.div(t) : t; };
-  std::uint32_t ld_off[R], st_off[R];      // element offsets in the box (under 2^31, make_box_plan)
-  std::uint32_t ld_at[R], st_at[R];        // shared slots of the src- and dst-order elements
-  std::uint32_t cuts[Whole ? 1 : R] = {};  // coordinates along the cut dimensions: load 0-15,
-                                           // store 16-31
+  const std::uint32_t step = p.dims > 0 ? p.smem_stride[p.dst_order[0]] : 1;
+  std::uint32_t ld_off[RS], st_off[RD];  // word offsets in the box (under 2^31, make_box_plan)
+  // Shared slots of the words' elements, word k's element (j + rot) % W at k W + j: src words'
+  // (src order) and dst words' (dst order; element j of a dst word `step` shared elements after
+  // element 0, dst_order[0] being the dimension the word runs along).
+  std::uint32_t ld_at[R], st_at[R];
+  // Coordinates along the cut dimensions of each word's first element (a word is inside the
+  // tensor exactly when that element is, box_vector_elems): src word k's in bits 0-15 of cuts[k],
+  // dst word k's in bits 16-31.
+  constexpr int RC = RS > RD ? RS : RD;
+  std::uint32_t cuts[Whole ? 1 : RC] = {};
 #pragma unroll
-  for (int k = 0; k < R; ++k) {
-    const std::uint32_t t = tid + k * nt;
-    ld_off[k] = st_off[k] = 0;
-    ld_at[k] = st_at[k] = 0;
-    if (t >= V) continue;
-    std::uint32_t ld_cuts, st_cuts, at;
-    ld_off[k] = static_cast<std::uint32_t>(box_src_offset(p, t, &ld_cuts));
-    st_off[k] = static_cast<std::uint32_t>(box_dst_offset(p, t, &at, &st_cuts));
-    ld_at[k] = slot(t);
-    st_at[k] = slot(at);
-    if constexpr (!Whole) cuts[k] = ld_cuts | st_cuts << 16;
+  for (int k = 0; k < RS; ++k) {
+    const std::uint32_t w = tid + k * nt;
+    ld_off[k] = 0;
+#pragma unroll
+    for (int j = 0; j < WS; ++j) ld_at[k * WS + j] = 0;
+    if (w >= NS) continue;
+    std::uint32_t c;
+    ld_off[k] = static_cast<std::uint32_t>(box_src_offset(p, w * WS, &c));
+#pragma unroll
+    for (int j = 0; j < WS; ++j) ld_at[k * WS + j] = slot(w * WS + (j + rot_s) % WS);
+    if constexpr (!Whole) cuts[k] |= c;
   }
-  // Element k of this thread inside box `o` (load: the src-order element, store: dst-order).
+#pragma unroll
+  for (int k = 0; k < RD; ++k) {
+    const std::uint32_t w = tid + k * nt;
+    st_off[k] = 0;
+#pragma unroll
+    for (int j = 0; j < WD; ++j) st_at[k * WD + j] = 0;
+    if (w >= ND) continue;
+    std::uint32_t c, at;
+    st_off[k] = static_cast<std::uint32_t>(box_dst_offset(p, w * WD, &at, &c));
+#pragma unroll
+    for (int j = 0; j < WD; ++j) st_at[k * WD + j] = slot(at + (j + rot_d) % WD * step);
+    if constexpr (!Whole) cuts[k] |= c << 16;
+  }
+  // Word k of this thread inside box `o` (load: a src word, store: a dst word).
   auto inside = [&](int k, bool store, const BoxOrigin& o) {
+    const std::uint32_t w = tid + k * nt;
     if constexpr (Whole) {
-      return tid + k * nt < V;
+      return w < (store ? ND : NS);
     } else {
       const std::uint32_t cc = store ? cuts[k] >> 16 : cuts[k];
-      return tid + k * nt < V && (cc & 255u) < o.lim0 && ((cc >> 8) & 255u) < o.lim1;
+      return w < (store ? ND : NS) && (cc & 255u) < o.lim0 && ((cc >> 8) & 255u) < o.lim1;
     }
   };
   // The origins of this block's boxes j (box blockIdx.x + j gridDim.x), 32 at a time: lane j % 32
   // of every warp decodes box j's once (one division chain a lane, in parallel) and the warp
   // reads it by a shuffle, instead of every warp decoding every box.
-  const unsigned lane = tid % 32;
   const std::uint64_t g = gridDim.x;
   BoxOrigin mine;
   auto decode = [&](std::uint64_t j0) {
@@ -679,17 +732,23 @@ __global__ void __launch_bounds__(reg_box_shape(E).threads, reg_box_shape(E).blo
   if (blockIdx.x >= p.boxes) return;
   decode(0);
   BoxOrigin at = origin_of(0);
-  T v[R];
+  TS v[RS];
   auto load = [&](const BoxOrigin& o) {
 #pragma unroll
-    for (int k = 0; k < R; ++k)
-      if (inside(k, false, o)) v[k] = src[o.src + ld_off[k]];
+    for (int k = 0; k < RS; ++k)
+      if (inside(k, false, o)) v[k] = *reinterpret_cast<const TS*>(src + o.src + ld_off[k]);
   };
   load(at);
   for (std::uint64_t j = 0;; ++j) {
 #pragma unroll
-    for (int k = 0; k < R; ++k)
-      if (inside(k, false, at)) buf[ld_at[k]] = v[k];
+    for (int k = 0; k < RS; ++k)
+      if (inside(k, false, at)) {
+        T e[WS];
+        std::memcpy(e, &v[k], sizeof(TS));
+        rotate_left<WS>(e, rot_s);
+#pragma unroll
+        for (int i = 0; i < WS; ++i) buf[ld_at[k * WS + i]] = e[i];
+      }
     __syncthreads();
     const std::uint64_t next = j + 1;
     const bool more = blockIdx.x + next * g < p.boxes;
@@ -701,8 +760,16 @@ __global__ void __launch_bounds__(reg_box_shape(E).threads, reg_box_shape(E).blo
     }
     T* d0 = dst + at.dst;
 #pragma unroll
-    for (int k = 0; k < R; ++k)
-      if (inside(k, true, at)) d0[st_off[k]] = buf[st_at[k]];
+    for (int k = 0; k < RD; ++k)
+      if (inside(k, true, at)) {
+        T e[WD];
+#pragma unroll
+        for (int i = 0; i < WD; ++i) e[i] = buf[st_at[k * WD + i]];
+        rotate_left<WD>(e, (WD - rot_d) % WD);  // back to dst order
+        TD word;
+        std::memcpy(&word, e, sizeof(TD));
+        *reinterpret_cast<TD*>(d0 + st_off[k]) = word;
+      }
     if (!more) break;
     __syncthreads();
     at = nx;
@@ -1351,9 +1418,9 @@ int row_vector_bytes(const void* src, const void* dst, const PermuteGeometry& by
 // up to its permute_box_registers_elements_max_bytes (4 B) where the tables' walk has no words on
 // either side, at its permute_box_registers_src_elements_bytes (2 B) where that walk would load
 // element by element through registers, and from its permute_box_registers_box_fits_min_bytes (8 B)
-// on where the tables' box holds no more elements than its own may (box_fits_registers),
-// permute_box_reg_kernel, whose boxes hold at most reg_box_volume elements (docs/perf-guide.md
-// section 4.13).
+// on where the tables' box holds no more elements than its own may (box_fits_registers; below 8 B
+// where its own box is as large, box_registers_takes): permute_box_reg_kernel, whose boxes hold at
+// most reg_box_volume elements (docs/perf-guide.md section 4.13).
 // cudaErrorNotSupported: no box fits, nothing launched.
 // least_waste: make_box_plan's least-waste rule, or where it finds no box the largest-box rule.
 // max_smem_bytes over the static 48 KB (box_past_static_smem): the box of the 48 KB where none
@@ -1415,17 +1482,21 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
   const auto src_at = reinterpret_cast<std::uintptr_t>(a.src);
   const auto dst_at = reinterpret_cast<std::uintptr_t>(a.dst);
   // Element by element on both sides at small elements, loaded so at the policy's size, or a box
-  // the registers' walk could take as large: the registers' walk, where its box fits.
+  // the registers' walk could take as large: the registers' walk, where its box fits
+  // (box_registers_rule, box_registers_takes).
   BoxPlan in_registers;
-  if (tables &&
-      (box_elements_in_registers(box, a.elem_bytes, a.box_words, a.box_registers_elements_max_bytes,
-                                 src_at, dst_at) ||
-       box_words_in_registers(box, a.elem_bytes, a.box_words, a.box_registers_src_elements_bytes,
-                              src_at, dst_at) ||
-       box_fits_registers(box, a.elem_bytes, a.box_registers_box_fits_min_bytes)) &&
+  const RegistersRule rule =
+      tables ? box_registers_rule(box, a.elem_bytes,
+                                  {a.box_words, a.box_registers_elements_max_bytes,
+                                   a.box_registers_src_elements_bytes,
+                                   a.box_registers_box_fits_min_bytes},
+                                  src_at, dst_at)
+             : RegistersRule::none;
+  if (rule != RegistersRule::none &&
       box_plan_for(dims, a.elem_bytes, false, a.box_cuts_first, a.box_target_elems,
                    a.box_least_waste, a.box_max_smem_bytes, a.box_whole_runs, a.box_wider_words,
-                   &in_registers)) {
+                   &in_registers) &&
+      box_registers_takes(rule, box, in_registers, a.elem_bytes)) {
     box = in_registers;
     settle(&box);
     tables = false;
@@ -1473,14 +1544,28 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
       const FastDiv pad(box_async_pad_every(box, a.box_pad));
       const std::uint32_t smem = box_async_buf_bytes(box.volume, pad.d, e);  // one padded box
       const unsigned threads = reg_box_threads(box.volume, E);  // a small box, a small block
-      auto* k =
-          box_all_whole(box) ? permute_box_reg_kernel<E, true> : permute_box_reg_kernel<E, false>;
-      const std::int64_t per_sm =
-          resident_blocks_per_sm(reinterpret_cast<const void*>(k), static_cast<int>(threads), smem);
-      const auto blocks = static_cast<unsigned>(
-          std::min<std::int64_t>(box.boxes, std::int64_t{a.sm_count} * per_sm));
-      return launch_with_smem(k, dim3(blocks), dim3(threads), smem, a.stream,
-                              static_cast<const T*>(a.src), static_cast<T*>(a.dst), box, pad);
+      const RegBoxWords words =
+          reg_box_words(box, E, a.box_registers_words_min_bytes, src_at, dst_at);
+      auto go = [&](auto* k) {
+        const std::int64_t per_sm = resident_blocks_per_sm(reinterpret_cast<const void*>(k),
+                                                           static_cast<int>(threads), smem);
+        const auto blocks = static_cast<unsigned>(
+            std::min<std::int64_t>(box.boxes, std::int64_t{a.sm_count} * per_sm));
+        return launch_with_smem(k, dim3(blocks), dim3(threads), smem, a.stream,
+                                static_cast<const T*>(a.src), static_cast<T*>(a.dst), box, pad);
+      };
+      // Src words from 4 B on, dst words from 2 B on, none at 1 or 16 B (reg_box_words).
+      return dispatch_word(words.ws * E, [&](auto vs) {
+        return dispatch_word(words.wd * E, [&](auto vd) {
+          constexpr int VS = decltype(vs)::value, VD = decltype(vd)::value;
+          if constexpr (VS < E || VD < E || (VS > E && E < 4) || (VD > E && (E < 2 || E > 8))) {
+            return cudaErrorInvalidValue;
+          } else {
+            return box_all_whole(box) ? go(permute_box_reg_kernel<E, true, VS, VD>)
+                                      : go(permute_box_reg_kernel<E, false, VS, VD>);
+          }
+        });
+      });
     });
   }
   // The tables' element walk through registers: the box, its tables and where the box cannot

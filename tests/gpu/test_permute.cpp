@@ -860,6 +860,61 @@ TEST(Permute, RegistersWalkWhereTheTablesBoxFits) {
   }
 }
 
+// The registers' walk in words (DevicePolicy::permute_box_registers_words_min_bytes,
+// reg_box_words): the scope sends every box to the registers' walk
+// (permute_box_registers_min_bytes=1), and random shapes of 2, 4 and 8 B whose explain names its
+// words are drawn until each kind is there (src words alone, dst words alone, both; each element
+// size). Each by auto and permute_tile against the reference under the default, element by element
+// (the field at 0), cut edges and one block an SM; aligned and one element off (fewer or no
+// words: the launcher's words follow the addresses).
+TEST(Permute, RegistersWalkInWords) {
+  TMAKIT_NEED_GPU(75);
+  test::ScopedEnv scope("TMAKIT_POLICY", "permute_box_registers_min_bytes=1");
+  std::vector<std::tuple<Ext, std::vector<int>, int>> cases;
+  std::mt19937 rng(20261206);
+  const int sizes[] = {2, 4, 8};
+  int kinds[3][3] = {};  // [size][src only, dst only, both]
+  for (int tries = 0; tries < 40000; ++tries) {
+    const int k = static_cast<int>(rng() % 3), e = sizes[k];
+    const int rank = 2 + static_cast<int>(rng() % 4);
+    Ext n;
+    std::vector<int> p;
+    if (!draw_shape(rng, rank, 40, 150000, &n, &p)) continue;
+    const std::string how = explain_permute(n, p, e);
+    const std::size_t at = how.find("; src words of ");
+    // Rows moved as wider elements (permute_rows_as_elements) print their words at that size.
+    if (at == std::string::npos || how.find("offsets in registers") == std::string::npos ||
+        how.find("(permute_rows_as_elements)") != std::string::npos)
+      continue;
+    const int ls = std::atoi(how.c_str() + at + 15);
+    const std::size_t st = how.find("dst words of ", at);
+    ASSERT_NE(st, std::string::npos) << how;
+    const int ss = std::atoi(how.c_str() + st + 13);
+    ASSERT_TRUE(ls > e || ss > e) << how;
+    ASSERT_TRUE(ls <= 16 && ss <= 16 && ls % e == 0 && ss % e == 0) << how;
+    if (e == 2) ASSERT_EQ(ls, 2) << how;  // no src words below 4 B
+    const int kind = ls > e && ss > e ? 2 : ls > e ? 0 : 1;
+    if (kinds[k][kind] >= 2) continue;
+    ++kinds[k][kind];
+    cases.emplace_back(n, p, e);
+  }
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_GE(kinds[k][1], 1) << sizes[k] << " B: dst words";
+    if (sizes[k] >= 4) {
+      EXPECT_GE(kinds[k][0], 1) << sizes[k] << " B: src words";
+      EXPECT_GE(kinds[k][2], 1) << sizes[k] << " B: both";
+    }
+  }
+  for (const auto& [n, p, e] : cases) {
+    const std::string how = explain_permute(n, p, e);
+    check_under_policies(n, p, e,
+                         {"", "permute_box_registers_words_min_bytes=0",
+                          "permute_box_overlap_edges=0", "permute_box_sm_smem_bytes=1"},
+                         how);
+    if (HasFatalFailure()) return;
+  }
+}
+
 // Boxes the whole runs rule widened (DevicePolicy::permute_box_whole_runs): random shapes
 // of every element size whose explain says so, each by auto and permute_tile against the
 // reference under the default, with the rule off, with cut edges and with one block an SM; aligned

@@ -47,6 +47,7 @@ TEST(DevicePolicy, OverridesApplyEachField) {
           "permute_box_words=0,permute_tma_min_fill_pct=40,"
           "permute_box_cuts_first=0,permute_box_registers_min_bytes=4,"
           "permute_box_registers_elements_max_bytes=4,permute_box_registers_box_fits_min_bytes=16,"
+          "permute_box_registers_words_min_bytes=8,"
           "permute_rows_vector_min_bytes=8,permute_rows_vector_max_vecs=64,"
           "permute_rows_flat_max_vector_bytes=8,"
           "permute_box_origin_once=0,permute_box_pipeline=0,permute_rows_min_bytes=64,"
@@ -68,6 +69,7 @@ TEST(DevicePolicy, OverridesApplyEachField) {
   EXPECT_EQ(p.permute_box_registers_min_bytes, 4);
   EXPECT_EQ(p.permute_box_registers_elements_max_bytes, 4);
   EXPECT_EQ(p.permute_box_registers_box_fits_min_bytes, 16);
+  EXPECT_EQ(p.permute_box_registers_words_min_bytes, 8);
   EXPECT_EQ(p.permute_rows_vector_min_bytes, 8);
   EXPECT_EQ(p.permute_rows_vector_max_vecs, 64);
   EXPECT_EQ(p.permute_rows_flat_max_vector_bytes, 8);

@@ -667,8 +667,10 @@ TEST(PermuteBox, SrcWordsAcrossACutDimensionThatContinuesTheRun) {
 // 4 B (8-byte loads, 4-byte stores) says so, not under the policy at 0, not where dst has words,
 // not at 1 B, and not for a box over kBoxDstRegisterEntries x kBoxWordThreads elements.
 TEST(PermuteExplain, DstEntriesInRegisters) {
-  // The boxes planned under the static 48 KB, which this test names (permute_box_max_smem_bytes).
-  test::ScopedEnv bound("TMAKIT_POLICY", "permute_box_max_smem_bytes=48896");
+  // The boxes planned under the static 48 KB, which this test names (permute_box_max_smem_bytes),
+  // in tables (the 4-byte box fits the registers' walk: permute_box_registers_box_fits_min_bytes).
+  test::ScopedEnv bound("TMAKIT_POLICY",
+                        "permute_box_max_smem_bytes=48896,permute_box_registers_box_fits_min_bytes=8");
   const std::string on = explain_permute({563, 72, 217, 6}, {2, 1, 3, 0}, 4);
   EXPECT_NE(on.find("loads of 8 bytes, stores of 4 bytes\nloads: by cp.async into two shared "
                     "buffers, the next box's copies in flight while this one is stored; each "
@@ -921,8 +923,10 @@ TEST(PermuteBox, WordsOnPaddedOperands) {
 }
 
 TEST(PermuteBox, EdgeBoxesOverlapTheChunkBefore) {
-  // The boxes planned under the static 48 KB, which this test names (permute_box_max_smem_bytes).
-  test::ScopedEnv bound("TMAKIT_POLICY", "permute_box_max_smem_bytes=48896");
+  // The boxes planned under the static 48 KB, which this test names (permute_box_max_smem_bytes),
+  // in tables (the 4-byte box fits the registers' walk: permute_box_registers_box_fits_min_bytes).
+  test::ScopedEnv bound("TMAKIT_POLICY",
+                        "permute_box_max_smem_bytes=48896,permute_box_registers_box_fits_min_bytes=8");
   PermuteDims dims;  // (237, 69) (1, 0) at 4 B: both dimensions cut, neither a multiple
   dims.rank = 2;
   dims.n[0] = 3 * 23, dims.ss[0] = 1, dims.ds[0] = 237;  // 69 x 237 transposed
@@ -1418,8 +1422,10 @@ TEST(PermuteExplain, RowsIntoADenseDstAsOneRunOfChunks) {
 // banks) and 128 are, 168 (16 banks) and 48 (a 16-mod-32 stride, which the swizzle makes worse)
 // are not; at 128 only multiples of 128 are; 0 never.
 TEST(PermuteBox, SwizzleWhereTheGathersShareBanks) {
-  // The boxes planned under the static 48 KB, which this test names (permute_box_max_smem_bytes).
-  test::ScopedEnv bound("TMAKIT_POLICY", "permute_box_max_smem_bytes=48896");
+  // The boxes planned under the static 48 KB, which this test names (permute_box_max_smem_bytes),
+  // in tables (the 4-byte box fits the registers' walk: permute_box_registers_box_fits_min_bytes).
+  test::ScopedEnv bound("TMAKIT_POLICY",
+                        "permute_box_max_smem_bytes=48896,permute_box_registers_box_fits_min_bytes=8");
   BoxPlan p;
   p.dims = 1;
   p.dst_order[0] = 0;
@@ -1506,8 +1512,10 @@ TEST(PermuteBox, LoadsByWordSizeAndPolicy) {
 // most reg_box_shape's; explain names the walk, its block and its padding, and under the policy
 // at 32 the tables' walk runs instead.
 TEST(PermuteExplain, TheRegistersWalkAtSixteenBytes) {
-  // The boxes planned under the static 48 KB, which this test names (permute_box_max_smem_bytes).
-  test::ScopedEnv bound("TMAKIT_POLICY", "permute_box_max_smem_bytes=48896");
+  // The boxes planned under the static 48 KB, which this test names (permute_box_max_smem_bytes),
+  // in tables (the 4-byte box fits the registers' walk: permute_box_registers_box_fits_min_bytes).
+  test::ScopedEnv bound("TMAKIT_POLICY",
+                        "permute_box_max_smem_bytes=48896,permute_box_registers_box_fits_min_bytes=8");
   EXPECT_EQ(reg_box_volume(16), 512);
   EXPECT_EQ(reg_box_volume(8), 512);
   EXPECT_EQ(reg_box_volume(4), 2048);         // 8 elements a thread below 8 B
@@ -1625,8 +1633,10 @@ TEST(PermuteExplain, TheWordWalkInSmallBlocksAtOneAndTwoBytes) {
 // 0, the tables' walk. The launcher asks at the operands' addresses: a 2-byte case with words at
 // 16-byte aligned operands has none one byte off.
 TEST(PermuteExplain, ElementsInRegistersAtOneToFourBytes) {
-  // The boxes planned under the static 48 KB, which this test names (permute_box_max_smem_bytes).
-  test::ScopedEnv bound("TMAKIT_POLICY", "permute_box_max_smem_bytes=48896");
+  // The boxes planned under the static 48 KB, which this test names (permute_box_max_smem_bytes),
+  // in tables (the 4-byte box fits the registers' walk: permute_box_registers_box_fits_min_bytes).
+  test::ScopedEnv bound("TMAKIT_POLICY",
+                        "permute_box_max_smem_bytes=48896,permute_box_registers_box_fits_min_bytes=8");
   const Ext odd = {9, 7, 506, 22, 11, 15};
   const std::vector<int> odd_perm = {4, 2, 0, 5, 1, 3};
   for (int e : {1, 2, 4}) {  // at 2 B (311, 5, 240, 3, 13) (1,2,4,3,0), at 4 B (43, 33, 11, 37)
@@ -1706,9 +1716,9 @@ TEST(PermuteExplain, ElementsInRegistersAtOneToFourBytes) {
 // From 8 B on a tables' box of at most the registers' walk's 512 elements goes to that walk at any
 // tensor size (DevicePolicy::permute_box_registers_box_fits_min_bytes, box_fits_registers):
 // (99, 6, 23, 45, 20) (1,4,3,0,2) at 8 B (98 MB, over the small tensors' 16 MiB) plans 460
-// elements in tables; explain says the rule took it. At 4 B the same box stays in tables (the
-// rule starts at 8 B), unless the policy starts it at 4 (the registers' walk's 2,048 there); with
-// the field at 0, or a box over 512, the tables' walk.
+// elements in tables; explain says the rule took it. At 4 B the box stays in tables (the rule
+// starts at 8 B), unless the policy starts it at 4 (the registers' walk's 2,048 there, where its
+// own box is as large: box_registers_takes); with the field at 0, or a box over 512, the tables'.
 TEST(PermuteExplain, RegistersWalkWhereTheTablesBoxFits) {
   const Ext n = {99, 6, 23, 45, 20};
   const std::vector<int> perm = {1, 4, 3, 0, 2};
@@ -1721,7 +1731,7 @@ TEST(PermuteExplain, RegistersWalkWhereTheTablesBoxFits) {
             std::string::npos)
       << on;
   EXPECT_EQ(on.find("tables:"), std::string::npos) << on;
-  const std::string four = explain_permute(n, perm, 4);
+  const std::string four = explain_permute(n, perm, 4);  // the rule starts at 8 B
   EXPECT_NE(four.find("offsets in shared tables"), std::string::npos) << four;
   const std::string large = explain_permute({7, 189, 25, 39, 11, 2}, {5, 4, 3, 1, 0, 2}, 8);
   EXPECT_NE(large.find("offsets in shared tables"), std::string::npos) << large;
@@ -1744,17 +1754,66 @@ TEST(PermuteExplain, RegistersWalkWhereTheTablesBoxFits) {
   EXPECT_TRUE(box_fits_registers(box, 4, 4));
   EXPECT_FALSE(box_fits_registers(box, 8, 4));
   {
+    // Under the field at 4, where the registers' walk plans a box as large.
     test::ScopedEnv at4("TMAKIT_POLICY", "permute_box_registers_box_fits_min_bytes=4");
     const std::string four_on = explain_permute(n, perm, 4);
-    EXPECT_NE(four_on.find("in registers: the tables' box, 460 elements, fits the registers' "
-                           "walk's 2048 at 4 B (permute_box_registers_box_fits_min_bytes = 4)\n"),
+    EXPECT_NE(four_on.find("in registers: the tables' box, 460 elements, fits the registers' walk's "
+                           "2048, which plans a box as large, at 4 B "
+                           "(permute_box_registers_box_fits_min_bytes = 4)\n"),
               std::string::npos)
         << four_on;
   }
+  // Below 8 B the registers' walk takes the tables' place only with a box as large.
+  BoxPlan reg = box;
+  reg.volume = 459;
+  EXPECT_TRUE(box_registers_takes(RegistersRule::box_fits, box, box, 4));
+  EXPECT_FALSE(box_registers_takes(RegistersRule::box_fits, box, reg, 4));
+  EXPECT_TRUE(box_registers_takes(RegistersRule::box_fits, box, reg, 8));
+  EXPECT_TRUE(box_registers_takes(RegistersRule::elements, box, reg, 4));
+  EXPECT_FALSE(box_registers_takes(RegistersRule::none, box, box, 4));
   test::ScopedEnv off("TMAKIT_POLICY", "permute_box_registers_box_fits_min_bytes=0");
   const std::string tables = explain_permute(n, perm, 8);
   EXPECT_NE(tables.find("offsets in shared tables"), std::string::npos) << tables;
   EXPECT_EQ(tables.find("fits the registers' walk"), std::string::npos) << tables;
+}
+
+// The registers' walk in words (DevicePolicy::permute_box_registers_words_min_bytes, reg_box_words):
+// (99, 6, 23, 45, 20) (1,4,3,0,2) at 8 B goes to the registers' walk (its tables' box fits), whose
+// box keeps src's 20 whole (16-byte src words) and dst's odd 23 (single-element stores). explain
+// says so; the words follow the field (0: none; from 16 B: none) and the addresses (src 8 bytes
+// off 16: no src word).
+TEST(PermuteExplain, RegistersWalkInWords) {
+  const Ext n = {99, 6, 23, 45, 20};
+  const std::vector<int> perm = {1, 4, 3, 0, 2};
+  const std::string on = explain_permute(n, perm, 8);
+  EXPECT_NE(on.find("offsets in registers"), std::string::npos) << on;
+  EXPECT_NE(on.find("; src words of 16 bytes, dst words of 8 bytes where src and dst are aligned "
+                    "to them (permute_box_registers_words_min_bytes = 2);"),
+            std::string::npos)
+      << on;
+  PermuteDims dims;
+  ASSERT_TRUE(reduced_dims(n, perm, 8, &dims));
+  BoxPlan box;
+  bool in_registers = false;
+  ASSERT_TRUE(kernels::permute_tile_box_plan(dims, 8, &box, true, true, 2048, true, &in_registers,
+                                             kBoxMaxSmemBytes, true));
+  ASSERT_TRUE(in_registers);
+  RegBoxWords w = reg_box_words(box, 8, 2, 0, 0);
+  EXPECT_EQ(w.ws, 2);
+  EXPECT_EQ(w.wd, 1);
+  w = reg_box_words(box, 8, 2, 8, 0);  // src 8 bytes off 16
+  EXPECT_EQ(w.ws, 1);
+  w = reg_box_words(box, 8, 0, 0, 0);  // never
+  EXPECT_EQ(w.ws, 1);
+  w = reg_box_words(box, 8, 16, 0, 0);  // under the policy's size
+  EXPECT_EQ(w.ws, 1);
+  w = reg_box_words(box, 16, 2, 0, 0);  // no words at 16 B
+  EXPECT_EQ(w.ws, 1);
+  EXPECT_EQ(w.wd, 1);
+  test::ScopedEnv off("TMAKIT_POLICY", "permute_box_registers_words_min_bytes=0");
+  const std::string elements = explain_permute(n, perm, 8);
+  EXPECT_NE(elements.find("offsets in registers"), std::string::npos) << elements;
+  EXPECT_EQ(elements.find("; src words of"), std::string::npos) << elements;
 }
 
 // The least-waste box (DevicePolicy::permute_box_least_waste, make_box_plan): explain names it
@@ -1783,8 +1842,10 @@ TEST(PermuteExplain, TheLeastWasteBox) {
 // instead) and says where the row tables go (the box's buffer where they fit, else after the
 // tables); under permute_box_row_tables=0 every entry is decoded in full.
 TEST(PermuteExplain, BoxTablesFromRowTables) {
-  // The boxes planned under the static 48 KB, which this test names (permute_box_max_smem_bytes).
-  test::ScopedEnv bound("TMAKIT_POLICY", "permute_box_max_smem_bytes=48896");
+  // The boxes planned under the static 48 KB, which this test names (permute_box_max_smem_bytes),
+  // in tables (the 4-byte box fits the registers' walk: permute_box_registers_box_fits_min_bytes).
+  test::ScopedEnv bound("TMAKIT_POLICY",
+                        "permute_box_max_smem_bytes=48896,permute_box_registers_box_fits_min_bytes=8");
   // 4 B: a box of 40 of 120 x 10 x 4 of 8 (1,600 elements, 6,400 bytes), 40 src rows of the 40,
   // 160 dst rows of the 10: 40 x 6 + 160 x 8 = 1,520 bytes.
   const std::string small = explain_permute({8, 9, 10, 11, 120}, {4, 1, 3, 0, 2}, 4);
@@ -1814,7 +1875,8 @@ TEST(PermuteExplain, BoxTablesFromRowTables) {
             std::string::npos)
       << shuffle;
   test::ScopedEnv policy("TMAKIT_POLICY",
-                         "permute_box_row_tables=0,permute_box_max_smem_bytes=48896");
+                         "permute_box_row_tables=0,permute_box_max_smem_bytes=48896,"
+                         "permute_box_registers_box_fits_min_bytes=8");
   EXPECT_NE(explain_permute({8, 9, 10, 11, 120}, {4, 1, 3, 0, 2}, 4)
                 .find("tables: every entry decoded in full (permute_box_row_tables = 0)"),
             std::string::npos);
