@@ -309,6 +309,10 @@ std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers,
                "element of the tensor ") +
            copies + "\n";
   }
+  BoxPlan as_run = p;  // with the policy's choices, as the launcher sets them
+  as_run.src_runs = policy.permute_box_src_runs;
+  as_run.dst_runs = policy.permute_box_dst_runs;
+  as_run.row_tables = policy.permute_box_row_tables;
   if (registers) {  // permute_box_reg_kernel (kernels/permute/permute_tile.cu)
     out += registers_why;
     const std::uint32_t pad = box_async_pad_every(p, policy.permute_box_pad);
@@ -317,9 +321,6 @@ std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers,
            " elements a thread, the next box's loads in flight (registers) while this one is "
            "stored";
     // Its words at aligned addresses (the launcher's reg_box_words, at the operands' addresses).
-    BoxPlan as_run = p;
-    as_run.src_runs = policy.permute_box_src_runs;
-    as_run.dst_runs = policy.permute_box_dst_runs;
     const RegBoxWords w =
         reg_box_words(as_run, elem_bytes, policy.permute_box_registers_words_min_bytes, 0, 0);
     if (w.ws > 1 || w.wd > 1)
@@ -338,10 +339,6 @@ std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers,
       "the next box's loads in flight (registers) while this one is stored",
       "by cp.async into two shared buffers, the next box's copies in flight while this one is "
       "stored"};
-  BoxPlan as_run = p;  // with the policy's choices, as the launcher sets them
-  as_run.src_runs = policy.permute_box_src_runs;
-  as_run.dst_runs = policy.permute_box_dst_runs;
-  as_run.row_tables = policy.permute_box_row_tables;
   const int ws = policy.permute_box_words ? box_vector_elems(as_run, true, elem_bytes, 0) : 1;
   const int wd = policy.permute_box_words ? box_vector_elems(as_run, false, elem_bytes, 0) : 1;
   const bool words = ws > 1 || wd > 1;
