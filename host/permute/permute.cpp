@@ -752,9 +752,18 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
          policy.permute_box_registers_box_fits_min_bytes},
         0, 0);
     const std::uint32_t tables_volume = box.volume;
+    // The dst words each walk would store (the launcher's, on aligned operands).
+    const int tables_wd =
+        policy.permute_box_words ? box_vector_elems(as_run, false, elem_bytes, 0) : 1;
+    auto reg_wd = [&] {
+      BoxPlan reg = box;
+      reg.src_runs = policy.permute_box_src_runs;
+      reg.dst_runs = policy.permute_box_dst_runs;
+      return reg_box_words(reg, elem_bytes, policy.permute_box_registers_words_min_bytes, 0, 0).wd;
+    };
     if (rule != RegistersRule::none &&
         !(box_of(true) && in_registers &&
-          box_registers_takes(rule, tables_box, box, elem_bytes))) {
+          box_registers_takes(rule, as_run, box, elem_bytes, tables_wd, reg_wd()))) {
       box = tables_box, other_box = tables_other, largest_box = tables_largest;
       in_registers = false;
     }
@@ -774,7 +783,9 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
       registers_why =
           "in registers: the tables' box, " + std::to_string(tables_volume) +
           " elements, fits the registers' walk's " + std::to_string(reg_box_volume(elem_bytes)) +
-          (elem_bytes < kBoxFitsSmallerBoxMinBytes ? ", which plans a box as large," : "") +
+          (elem_bytes < kBoxFitsSmallerBoxMinBytes
+               ? ", which plans a box as large and stores dst words as wide,"
+               : "") +
           " at " + std::to_string(elem_bytes) + " B (permute_box_registers_box_fits_min_bytes = " +
           std::to_string(policy.permute_box_registers_box_fits_min_bytes) + ")\n";
   } else if (has_box && registers && elem_bytes < policy.permute_box_registers_min_bytes) {

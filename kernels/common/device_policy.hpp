@@ -51,12 +51,11 @@ struct DevicePolicy {
   int permute_box_registers_small_tensor_bytes = 16 << 20;
   // ...and from elements of this many bytes on (0: never), at any tensor size, where the tables'
   // box holds no more elements than the registers' walk's box may (reg_box_volume: 512 from 8 B
-  // on, 2,048 below; below 8 B only where the registers' walk plans a box as large,
-  // box_registers_takes), the registers' walk as well: there it takes such a box without tables,
-  // in more blocks an SM (8 B: 1.19x over 8 training cases of 35-220 MB, 1.10x over 65 held out,
-  // none slower; 4 B with the walk's words: 1.07x over 63 training cases, not yet held out, so
-  // not the default; docs/perf-guide.md section 4.13).
-  int permute_box_registers_box_fits_min_bytes = 8;
+  // on, 2,048 below; below 8 B only where the registers' walk plans a box as large and stores dst
+  // words as wide, box_registers_takes), the registers' walk as well: there it takes such a box
+  // without tables, in more blocks an SM (8 B: 1.10x over 65 held-out cases, none slower; 4 B:
+  // 1.10x over 296 held out, 16 slower, lowest 0.81; docs/perf-guide.md section 4.13).
+  int permute_box_registers_box_fits_min_bytes = 4;
   // The registers' walk in words (reg_box_words: src words from 4 B on, dst words from 2 B on,
   // where the box and the addresses allow them) from elements of this many bytes on; 0: element
   // by element (1.06x over the 62 training cases it changes, none slower; docs/perf-guide.md

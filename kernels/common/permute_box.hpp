@@ -821,15 +821,18 @@ inline RegistersRule box_registers_rule(const BoxPlan& p, int elem_bytes, const 
 }
 // ...and whether the registers' walk's own box (`reg`, planned under its bound) then replaces the
 // tables' box `tables`: always, but under the box-fits rule below kBoxFitsSmallerBoxMinBytes only
-// where it is as large. From 8 B on the registers' walk won on boxes it planned smaller (about
-// 312 elements where the tables' box held 416-504); at 4 B, where its bound is 2,048, a smaller
-// box shortened the runs and lost (docs/perf-guide.md section 4.13).
+// where it gives up neither the box nor the stores: its box as large, and its dst words
+// (`reg_dst_word_elems`, reg_box_words: kept inside their row) as wide as the tables' walk's
+// (`tables_dst_word_elems`, box_vector_elems: 0 where that walk moves no words, as 1). From 8 B
+// on the registers' walk won on boxes it planned smaller (about 312 elements where the tables'
+// box held 416-504); at 4 B a smaller box shortened the runs and lost, and so did 4-byte stores
+// where the tables' walk stored 16-byte words across rows (docs/perf-guide.md section 4.13).
 inline constexpr int kBoxFitsSmallerBoxMinBytes = 8;
 inline bool box_registers_takes(RegistersRule rule, const BoxPlan& tables, const BoxPlan& reg,
-                                int elem_bytes) {
+                                int elem_bytes, int tables_dst_word_elems, int reg_dst_word_elems) {
   return rule != RegistersRule::none &&
          (rule != RegistersRule::box_fits || elem_bytes >= kBoxFitsSmallerBoxMinBytes ||
-          reg.volume >= tables.volume);
+          (reg.volume >= tables.volume && reg_dst_word_elems >= tables_dst_word_elems));
 }
 
 // A tables' box planned under more shared memory than the static 48 KB

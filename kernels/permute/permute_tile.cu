@@ -596,7 +596,7 @@ __global__ void __launch_bounds__(kThreads)
 // default for 16-byte elements: DevicePolicy::permute_box_registers_min_bytes, and 8-byte tensors
 // of up to permute_box_registers_small_tensor_bytes; at 1-4 B where the tables' walk would move a
 // box element by element on both sides, permute_box_registers_elements_max_bytes, at 2 B where
-// it would load one so, permute_box_registers_src_elements_bytes, and from 8 B on where the tables'
+// it would load one so, permute_box_registers_src_elements_bytes, and from 4 B on where the tables'
 // box fits its bound, permute_box_registers_box_fits_min_bytes: no table reads or per-element
 // index math). What it
 // adds: the tables' walks keep 14 bytes of tables per element beside two buffers of the box, so at
@@ -1417,12 +1417,16 @@ int row_vector_bytes(const void* src, const void* dst, const PermuteGeometry& by
 // permute_box_registers_min_bytes on (16 B by default; 8 B on small tensors, permute() decides),
 // up to its permute_box_registers_elements_max_bytes (4 B) where the tables' walk has no words on
 // either side, at its permute_box_registers_src_elements_bytes (2 B) where that walk would load
-// element by element through registers, and from its permute_box_registers_box_fits_min_bytes (8 B)
+// element by element through registers, and from its permute_box_registers_box_fits_min_bytes (4 B)
 // on where the tables' box holds no more elements than its own may (box_fits_registers; below 8 B
-// where its own box is as large, box_registers_takes): permute_box_reg_kernel, whose boxes hold at
-// most reg_box_volume elements (docs/perf-guide.md section 4.13).
+// where its own box is as large and its dst words as wide, box_registers_takes):
+// permute_box_reg_kernel, whose boxes hold at most reg_box_volume elements (docs/perf-guide.md
+// section 4.13).
+//
 // cudaErrorNotSupported: no box fits, nothing launched.
+//
 // least_waste: make_box_plan's least-waste rule, or where it finds no box the largest-box rule.
+//
 // max_smem_bytes over the static 48 KB (box_past_static_smem): the box of the 48 KB where none
 // plans under it (its longer first runs can cut more dimensions than a box takes) or where that
 // one's walk is the pipelined one through registers at 4 bytes or more, unless the larger box
@@ -1495,11 +1499,17 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
   if (rule != RegistersRule::none &&
       box_plan_for(dims, a.elem_bytes, false, a.box_cuts_first, a.box_target_elems,
                    a.box_least_waste, a.box_max_smem_bytes, a.box_whole_runs, a.box_wider_words,
-                   &in_registers) &&
-      box_registers_takes(rule, box, in_registers, a.elem_bytes)) {
-    box = in_registers;
-    settle(&box);
-    tables = false;
+                   &in_registers)) {
+    settle(&in_registers);
+    // The dst words each walk would store (as the words' walk and the registers' walk below).
+    const int tables_wd = a.box_words ? box_vector_elems(box, false, a.elem_bytes, dst_at) : 1;
+    const int reg_wd =
+        reg_box_words(in_registers, a.elem_bytes, a.box_registers_words_min_bytes, src_at, dst_at)
+            .wd;
+    if (box_registers_takes(rule, box, in_registers, a.elem_bytes, tables_wd, reg_wd)) {
+      box = in_registers;
+      tables = false;
+    }
   }
   if (tables && a.box_words) {  // the walk in words where the strides allow
     const int ws = box_vector_elems(box, true, a.elem_bytes, src_at);

@@ -72,7 +72,7 @@ bool draw_shape(std::mt19937& rng, int rank, int max_extent, std::int64_t max_vo
 }
 
 // The tables' walks at the sizes a test affords, as they ran before the registers' walk took
-// 4-byte boxes without words, 8-byte tensors of up to 16 MiB, 8-byte boxes that fit its own and
+// 4-byte boxes without words, 8-byte tensors of up to 16 MiB, 4-8-byte boxes that fit its own and
 // 2-byte boxes without src words (DevicePolicy::permute_box_registers_elements_max_bytes,
 // box_registers, permute_box_registers_box_fits_min_bytes,
 // permute_box_registers_src_elements_bytes): the tests that draw a tables' walk by its explain set
@@ -379,9 +379,16 @@ TEST(Permute, BadCallsLeaveDstUntouched) {
 // permute_tile's boxes in words (permute_box_words_kernel, kernels/permute/permute_tile.cu): even
 // extents whose contiguous dimensions hold whole 4-16-byte words, cut into chunks with edge boxes,
 // operands 0-12 bytes off 16-byte alignment (narrower words or none) and padded strides, against
-// the reference with dst's padding and guard bands poisoned.
+// the reference with dst's padding and guard bands poisoned. The 4-byte boxes that fit the
+// registers' walk stay in tables here (permute_box_registers_box_fits_min_bytes=8, before the
+// policy in force, so ctest's own setting of it wins); Permute.RegistersWalkWhereTheTablesBoxFits
+// runs them through registers.
 TEST(Permute, BoxesInWordsEvenExtentsOffsetsAndPadding) {
   TMAKIT_NEED_GPU(75);
+  const char* outer = std::getenv("TMAKIT_POLICY");
+  const std::string policy = std::string("permute_box_registers_box_fits_min_bytes=8") +
+                             (outer != nullptr && *outer != '\0' ? std::string(",") + outer : "");
+  test::ScopedEnv scope("TMAKIT_POLICY", policy.c_str());
   const std::vector<Ext> shapes = {{12, 200},      {24, 8, 72},    {6, 100, 4, 2},
                                    {16, 3, 40, 2}, {8, 136, 3, 2}, {2, 4, 6, 8, 3}};
   int runs = 0, in_words = 0, swizzled = 0;
@@ -826,33 +833,41 @@ TEST(Permute, RegistersWalkByThePolicysRules) {
 }
 
 // The registers' walk where the tables' box fits its own (DevicePolicy::
-// permute_box_registers_box_fits_min_bytes, 8 B; box_fits_registers): the suite's tensors are
-// small, so the small tensors' rule is set off for the scope and this rule decides. Random 8-byte
-// shapes of ranks 3-5 whose explain names it, by auto and permute_tile against the reference under
-// the default, the rule off (the tables' walk), cut edges and one block an SM; aligned and one
-// element off.
+// permute_box_registers_box_fits_min_bytes, 4 B; box_fits_registers, box_registers_takes): the
+// suite's tensors are small, so the small tensors' rule is set off for the scope and this rule
+// decides. Random 4- and 8-byte shapes of ranks 3-5 whose explain names it (at 4 B where the
+// registers' walk plans a box as large and stores dst words as wide), by auto and permute_tile
+// against the reference under the default, the rule off (the tables' walk), cut edges and one
+// block an SM; aligned and one element off (where the dst words the rule compared may differ).
 TEST(Permute, RegistersWalkWhereTheTablesBoxFits) {
   TMAKIT_NEED_GPU(75);
   test::ScopedEnv scope("TMAKIT_POLICY", "permute_box_registers_small_tensor_bytes=0");
-  const std::string rule = "fits the registers' walk's 512 at 8 B";
-  std::vector<std::pair<Ext, std::vector<int>>> cases;
+  const std::string rule[2] = {
+      "fits the registers' walk's 2048, which plans a box as large and stores dst words as wide, "
+      "at 4 B",
+      "fits the registers' walk's 512 at 8 B"};
+  std::vector<std::tuple<Ext, std::vector<int>, int>> cases;
+  int drawn[2] = {};
   std::mt19937 rng(20261205);
-  for (int tries = 0; tries < 20000 && cases.size() < 8; ++tries) {
+  for (int tries = 0; tries < 40000 && drawn[0] + drawn[1] < 12; ++tries) {
+    const int k = static_cast<int>(rng() % 2), e = k == 0 ? 4 : 8;
     const int rank = 3 + static_cast<int>(rng() % 3);
     Ext n;
     std::vector<int> p;
     if (!draw_shape(rng, rank, 60, 200000, &n, &p)) continue;
-    const std::string how = explain_permute(n, p, 8);
-    if (how.find(rule) == std::string::npos) continue;
+    const std::string how = explain_permute(n, p, e);
+    if (drawn[k] >= 6 || how.find(rule[k]) == std::string::npos) continue;
     EXPECT_NE(how.find("box walk (permute_tile, each thread's offsets in registers)"),
               std::string::npos)
         << how;
-    cases.emplace_back(n, p);
+    ++drawn[k];
+    cases.emplace_back(n, p, e);
   }
-  EXPECT_GE(cases.size(), 4u);
-  for (const auto& [n, p] : cases) {
-    const std::string how = explain_permute(n, p, 8);
-    check_under_policies(n, p, 8,
+  EXPECT_GE(drawn[0], 4);
+  EXPECT_GE(drawn[1], 4);
+  for (const auto& [n, p, e] : cases) {
+    const std::string how = explain_permute(n, p, e);
+    check_under_policies(n, p, e,
                          {"", "permute_box_registers_box_fits_min_bytes=0",
                           "permute_box_overlap_edges=0", "permute_box_sm_smem_bytes=1"},
                          how);
@@ -1443,10 +1458,11 @@ TEST(Permute, BoxTablesFromRowTablesAndInFull) {
   // walk by default).
   for (const char* policy :
        {"permute_box_registers_min_bytes=32,permute_box_registers_elements_max_bytes=0,"
-        "permute_box_registers_small_tensor_bytes=0,permute_box_registers_src_elements_bytes=0",
+        "permute_box_registers_small_tensor_bytes=0,permute_box_registers_src_elements_bytes=0,"
+        "permute_box_registers_box_fits_min_bytes=0",
         "permute_box_registers_min_bytes=32,permute_box_registers_elements_max_bytes=0,"
         "permute_box_registers_small_tensor_bytes=0,permute_box_registers_src_elements_bytes=0,"
-        "permute_box_row_tables=0"}) {
+        "permute_box_registers_box_fits_min_bytes=0,permute_box_row_tables=0"}) {
     test::ScopedEnv env("TMAKIT_POLICY", policy);
     const bool row_tables = std::string(policy).find("row_tables=0") == std::string::npos;
     for (const Case& c : cases)

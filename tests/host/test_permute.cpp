@@ -679,7 +679,8 @@ TEST(PermuteExplain, DstEntriesInRegisters) {
       << on;
   {
     test::ScopedEnv off("TMAKIT_POLICY",
-                        "permute_box_dst_registers=0,permute_box_max_smem_bytes=48896");
+                        "permute_box_dst_registers=0,permute_box_max_smem_bytes=48896,"
+                        "permute_box_registers_box_fits_min_bytes=8");
     const std::string old = explain_permute({563, 72, 217, 6}, {2, 1, 3, 0}, 4);
     EXPECT_EQ(old.find("in registers"), std::string::npos) << old;
     EXPECT_NE(old.find("stores of 4 bytes"), std::string::npos) << old;
@@ -755,7 +756,10 @@ TEST(PermuteExplain, PastStaticSmemForWiderWords) {
   const std::string same = explain_permute({3, 108, 80, 7, 146, 2}, {3, 0, 5, 4, 1, 2}, 4);
   EXPECT_NE(same.find("= 1760 elements"), std::string::npos) << same;
   EXPECT_EQ(same.find("past the static 48 KB"), std::string::npos) << same;
-  test::ScopedEnv off("TMAKIT_POLICY", "permute_box_past_static_for_wider_words=0");
+  // The box under 48 KB in tables (it fits the registers' walk: box_fits_min_bytes).
+  test::ScopedEnv off("TMAKIT_POLICY",
+                      "permute_box_past_static_for_wider_words=0,"
+                      "permute_box_registers_box_fits_min_bytes=8");
   const std::string old = explain_permute({2, 79, 57, 26, 136}, {0, 2, 3, 4, 1}, 4);
   EXPECT_NE(old.find("= 1440 elements"), std::string::npos) << old;
   EXPECT_NE(old.find("loads: the next box's loads in flight (registers)"), std::string::npos)
@@ -1502,9 +1506,12 @@ TEST(PermuteBox, LoadsByWordSizeAndPolicy) {
                   .find("loads: each box loaded into registers"),
               std::string::npos);
   }
-  EXPECT_NE(explain_permute({24, 40, 32, 48, 40}, {4, 3, 2, 1, 0}, 4)
-                .find("loads: the next box's loads in flight (registers)"),
-            std::string::npos);
+  {  // 4 B in tables (the box fits the registers' walk: box_fits_min_bytes)
+    test::ScopedEnv tables("TMAKIT_POLICY", "permute_box_registers_box_fits_min_bytes=8");
+    EXPECT_NE(explain_permute({24, 40, 32, 48, 40}, {4, 3, 2, 1, 0}, 4)
+                  .find("loads: the next box's loads in flight (registers)"),
+              std::string::npos);
+  }
 }
 
 // The registers' walk (permute_box_reg_kernel; DevicePolicy::permute_box_registers_min_bytes,
@@ -1616,9 +1623,12 @@ TEST(PermuteExplain, TheWordWalkInSmallBlocksAtOneAndTwoBytes) {
                      "blocks of 128 threads (permute_box_words_small_block_max_bytes = 2)"),
             std::string::npos)
       << two;
-  const std::string four = explain_permute(rev4, perm, 4);
-  EXPECT_NE(four.find("in words"), std::string::npos) << four;
-  EXPECT_EQ(four.find("blocks of 128"), std::string::npos) << four;
+  {  // 4 B in tables (the box fits the registers' walk: box_fits_min_bytes)
+    test::ScopedEnv tables("TMAKIT_POLICY", "permute_box_registers_box_fits_min_bytes=8");
+    const std::string four = explain_permute(rev4, perm, 4);
+    EXPECT_NE(four.find("in words"), std::string::npos) << four;
+    EXPECT_EQ(four.find("blocks of 128"), std::string::npos) << four;
+  }
   test::ScopedEnv off("TMAKIT_POLICY", "permute_box_words_small_block_max_bytes=0");
   const std::string big = explain_permute(rev4, perm, 2);
   EXPECT_NE(big.find("in words"), std::string::npos) << big;
@@ -1713,12 +1723,14 @@ TEST(PermuteExplain, ElementsInRegistersAtOneToFourBytes) {
   EXPECT_NE(loaded.find("offsets in shared tables"), std::string::npos) << loaded;
 }
 
-// From 8 B on a tables' box of at most the registers' walk's 512 elements goes to that walk at any
-// tensor size (DevicePolicy::permute_box_registers_box_fits_min_bytes, box_fits_registers):
-// (99, 6, 23, 45, 20) (1,4,3,0,2) at 8 B (98 MB, over the small tensors' 16 MiB) plans 460
-// elements in tables; explain says the rule took it. At 4 B the box stays in tables (the rule
-// starts at 8 B), unless the policy starts it at 4 (the registers' walk's 2,048 there, where its
-// own box is as large: box_registers_takes); with the field at 0, or a box over 512, the tables'.
+// From 4 B on a tables' box of at most the registers' walk's own bound (512 elements at 8 B) goes
+// to that walk at any tensor size (DevicePolicy::permute_box_registers_box_fits_min_bytes, 4;
+// box_fits_registers): (99, 6, 23, 45, 20) (1,4,3,0,2) at 8 B (98 MB, over the small tensors'
+// 16 MiB) plans 460 elements in tables; explain says the rule took it. At 4 B too (the registers'
+// walk's 2,048 there, where its own box is as large and its dst words as wide:
+// box_registers_takes), unless the policy starts the rule at 8; with the field at 0, or a box over
+// 512 at 8 B, the tables'. (404, 61, 22, 2, 52) (3,0,2,4,1) at 4 B stays in tables: the tables'
+// walk stores 16-byte words across dst rows, the registers' walk 4 bytes.
 TEST(PermuteExplain, RegistersWalkWhereTheTablesBoxFits) {
   const Ext n = {99, 6, 23, 45, 20};
   const std::vector<int> perm = {1, 4, 3, 0, 2};
@@ -1727,12 +1739,10 @@ TEST(PermuteExplain, RegistersWalkWhereTheTablesBoxFits) {
             std::string::npos)
       << on;
   EXPECT_NE(on.find("in registers: the tables' box, 460 elements, fits the registers' walk's 512 "
-                    "at 8 B (permute_box_registers_box_fits_min_bytes = 8)\n"),
+                    "at 8 B (permute_box_registers_box_fits_min_bytes = 4)\n"),
             std::string::npos)
       << on;
   EXPECT_EQ(on.find("tables:"), std::string::npos) << on;
-  const std::string four = explain_permute(n, perm, 4);  // the rule starts at 8 B
-  EXPECT_NE(four.find("offsets in shared tables"), std::string::npos) << four;
   const std::string large = explain_permute({7, 189, 25, 39, 11, 2}, {5, 4, 3, 1, 0, 2}, 8);
   EXPECT_NE(large.find("offsets in shared tables"), std::string::npos) << large;
   // The rule on the tables' box.
@@ -1753,24 +1763,33 @@ TEST(PermuteExplain, RegistersWalkWhereTheTablesBoxFits) {
   box.volume = 2048;
   EXPECT_TRUE(box_fits_registers(box, 4, 4));
   EXPECT_FALSE(box_fits_registers(box, 8, 4));
+  // At 4 B, where the registers' walk plans a box as large and dst words as wide.
+  const std::string four_on = explain_permute(n, perm, 4);
+  EXPECT_NE(four_on.find("in registers: the tables' box, 460 elements, fits the registers' walk's "
+                         "2048, which plans a box as large and stores dst words as wide, at "
+                         "4 B (permute_box_registers_box_fits_min_bytes = 4)\n"),
+            std::string::npos)
+      << four_on;
+  const std::string wider = explain_permute({404, 61, 22, 2, 52}, {3, 0, 2, 4, 1}, 4);
+  EXPECT_NE(wider.find("offsets in shared tables"), std::string::npos) << wider;
+  EXPECT_NE(wider.find("stores of 16 bytes"), std::string::npos) << wider;
+  EXPECT_EQ(wider.find("fits the registers' walk"), std::string::npos) << wider;
   {
-    // Under the field at 4, where the registers' walk plans a box as large.
-    test::ScopedEnv at4("TMAKIT_POLICY", "permute_box_registers_box_fits_min_bytes=4");
-    const std::string four_on = explain_permute(n, perm, 4);
-    EXPECT_NE(four_on.find("in registers: the tables' box, 460 elements, fits the registers' walk's "
-                           "2048, which plans a box as large, at 4 B "
-                           "(permute_box_registers_box_fits_min_bytes = 4)\n"),
-              std::string::npos)
-        << four_on;
+    test::ScopedEnv at8("TMAKIT_POLICY", "permute_box_registers_box_fits_min_bytes=8");
+    const std::string four = explain_permute(n, perm, 4);  // the rule from 8 B on
+    EXPECT_NE(four.find("offsets in shared tables"), std::string::npos) << four;
   }
-  // Below 8 B the registers' walk takes the tables' place only with a box as large.
+  // Below 8 B the registers' walk takes the tables' place only with a box as large and dst words
+  // (elements a word: tables', registers') as wide.
   BoxPlan reg = box;
   reg.volume = 459;
-  EXPECT_TRUE(box_registers_takes(RegistersRule::box_fits, box, box, 4));
-  EXPECT_FALSE(box_registers_takes(RegistersRule::box_fits, box, reg, 4));
-  EXPECT_TRUE(box_registers_takes(RegistersRule::box_fits, box, reg, 8));
-  EXPECT_TRUE(box_registers_takes(RegistersRule::elements, box, reg, 4));
-  EXPECT_FALSE(box_registers_takes(RegistersRule::none, box, box, 4));
+  EXPECT_TRUE(box_registers_takes(RegistersRule::box_fits, box, box, 4, 1, 1));
+  EXPECT_TRUE(box_registers_takes(RegistersRule::box_fits, box, box, 4, 2, 4));
+  EXPECT_FALSE(box_registers_takes(RegistersRule::box_fits, box, reg, 4, 1, 1));
+  EXPECT_FALSE(box_registers_takes(RegistersRule::box_fits, box, box, 4, 4, 1));
+  EXPECT_TRUE(box_registers_takes(RegistersRule::box_fits, box, reg, 8, 2, 1));
+  EXPECT_TRUE(box_registers_takes(RegistersRule::elements, box, reg, 4, 4, 1));
+  EXPECT_FALSE(box_registers_takes(RegistersRule::none, box, box, 4, 1, 1));
   test::ScopedEnv off("TMAKIT_POLICY", "permute_box_registers_box_fits_min_bytes=0");
   const std::string tables = explain_permute(n, perm, 8);
   EXPECT_NE(tables.find("offsets in shared tables"), std::string::npos) << tables;
