@@ -4,7 +4,7 @@
 //                  [--iters N] [--tune] [--explain]
 // tmakit permute-cases: the permute preset's random cases with the walk permute_tile takes for
 // each (no GPU), or benchmark filters of those of chosen walks (an A/B of one walk's lever).
-//   tmakit permute-cases --seeds 341-352 [--walk box-registers] [--changed-by POLICY]
+//   tmakit permute-cases --seeds 1,8,341-352 [--walk box-registers] [--changed-by POLICY]
 //                        [--explain-has TEXT]
 //                        [--filter permute_tile,memcpy]
 #include <algorithm>
@@ -209,8 +209,9 @@ namespace {
 void cases_usage(std::FILE* out) {
   std::fprintf(
       out,
-      "usage: tmakit permute-cases --seeds A[-B] [options]\n"
-      "  --seeds A[-B]     the random set's seeds (tmakit_bench --permute-seed=S)\n"
+      "usage: tmakit permute-cases --seeds A[-B][,...] [options]\n"
+      "  --seeds LIST      the random set's seeds (tmakit_bench --permute-seed=S): seeds and\n"
+      "                    ranges A-B, e.g. 1,8,9,20-27\n"
       "  --count N         cases a seed (default 40, --permute-random=N)\n"
       "  --min-mb M        smallest tensor (default 16, --permute-min-mb=M)\n"
       "  --max-mb M        largest tensor (default 256, --permute-max-mb=M)\n"
@@ -218,7 +219,8 @@ void cases_usage(std::FILE* out) {
       "  --walk LIST       only cases permute_tile walks so (labels below)\n"
       "  --changed-by P    only cases whose explain (what auto and each technique run) the\n"
       "                    policy overrides P change (TMAKIT_POLICY syntax, added to it):\n"
-      "                    the cases an A/B of P against the default measures\n"
+      "                    the cases an A/B of P against the default measures (the values\n"
+      "                    explain prints of P's fields, \"(field = N)\", do not count)\n"
       "  --explain-has T   only cases whose explain holds the text T (repeatable: all of\n"
       "                    them), e.g. \"stores of 4 bytes\" for a walk's dst words\n"
       "  --filter LIST     print per seed \"SEED REGEX\" instead: a --benchmark_filter of the\n"
@@ -258,8 +260,10 @@ std::string permute_tile_walk(const std::string& how) {
 }
 
 // explain_permute's text without the least-waste comparison line, which describes the largest
-// box, one that does not run: what --changed-by compares.
-std::string what_runs(const std::string& how) {
+// box, one that does not run, and with the values it prints of the fields `overrides` names
+// ("(field = N)": the policy in force, not what runs) as "(field = *)": what --changed-by
+// compares.
+std::string what_runs(const std::string& how, const std::string& overrides) {
   static const std::string kLeastWaste = "the least-waste box";
   std::string out;
   std::size_t at = 0;
@@ -269,7 +273,32 @@ std::string what_runs(const std::string& how) {
     if (how.compare(at, kLeastWaste.size(), kLeastWaste) != 0) out.append(how, at, end - at);
     at = end;
   }
+  for (const std::string& item : split_words(overrides)) {
+    const std::string open = "(" + item.substr(0, item.find('=')) + " = ";
+    for (std::size_t from = out.find(open); from != std::string::npos;
+         from = out.find(open, from + 1)) {
+      const std::size_t value = from + open.size(), close = out.find(')', value);
+      if (close != std::string::npos) out.replace(value, close - value, "*");
+    }
+  }
   return out;
+}
+
+// --seeds' list: seeds and ranges A-B, comma-separated, in order; false on anything else or on
+// more than 10000 seeds in all.
+bool parse_seeds(const std::string& text, std::vector<long long>* seeds) {
+  seeds->clear();
+  for (const std::string& item : split_commas(text)) {
+    const std::size_t dash = item.find('-');
+    const std::string lo = item.substr(0, dash),
+                      hi = dash == std::string::npos ? lo : item.substr(dash + 1);
+    long long first = 0, last = 0;
+    if (!parse_integer(lo, 0, 4294967295ll, &first) || !parse_integer(hi, 0, 4294967295ll, &last) ||
+        last < first || last - first >= 10000 - static_cast<long long>(seeds->size()))
+      return false;
+    for (long long s = first; s <= last; ++s) seeds->push_back(s);
+  }
+  return !seeds->empty();
 }
 
 // explain_permute of `c` with `overrides` added to TMAKIT_POLICY (restored after).
@@ -295,8 +324,8 @@ int run_permute_cases(const std::vector<std::string>& args) {
                                        "rows-flat",
                                        "tile-2d",
                                        "none"};
-  long long first = -1, last = -1, count = 40, min_mb = 16, max_mb = 256, v = 0;
-  std::vector<long long> sizes;
+  long long count = 40, min_mb = 16, max_mb = 256, v = 0;
+  std::vector<long long> seeds, sizes;
   std::vector<std::string> walks, techniques;
   std::string changed_by;
   std::vector<std::string> explain_has;
@@ -307,13 +336,11 @@ int run_permute_cases(const std::vector<std::string>& args) {
       cases_usage(stdout);
       return 0;
     } else if (a == "--seeds") {
-      const std::size_t dash = take_value(args, &i, &text) ? text.find('-') : std::string::npos;
-      const std::string lo = text.substr(0, dash),
-                        hi = dash == std::string::npos ? lo : text.substr(dash + 1);
-      if (text.empty() || !parse_integer(lo, 0, 4294967295ll, &first) ||
-          !parse_integer(hi, 0, 4294967295ll, &last) || last < first || last - first >= 10000)
-        return arg_error(
-            kCases, "--seeds needs A or A-B, A <= B, at most 10000 seeds (got '" + text + "')");
+      if (!take_value(args, &i, &text) || !parse_seeds(text, &seeds))
+        return arg_error(kCases,
+                         "--seeds needs seeds and ranges A-B (A <= B), comma-separated, at most "
+                         "10000 seeds in all (got '" +
+                             text + "')");
     } else if (a == "--count") {
       if (!take_integer(kCases, args, &i, 1, 10000, &count)) return 2;
     } else if (a == "--min-mb") {
@@ -348,9 +375,9 @@ int run_permute_cases(const std::vector<std::string>& args) {
       return arg_error(kCases, "unknown argument '" + a + "' (see tmakit permute-cases --help)");
     }
   }
-  if (first < 0) return arg_error(kCases, "--seeds is required");
+  if (seeds.empty()) return arg_error(kCases, "--seeds is required");
   if (min_mb > max_mb) return arg_error(kCases, "--min-mb is above --max-mb");
-  for (long long seed = first; seed <= last; ++seed) {
+  for (long long seed : seeds) {
     std::string regex;
     for (const PermutationCell& c : random_permutations(
              static_cast<int>(count), static_cast<unsigned>(seed),
@@ -363,7 +390,8 @@ int run_permute_cases(const std::vector<std::string>& args) {
       if (std::any_of(explain_has.begin(), explain_has.end(),
                       [&](const std::string& t) { return how.find(t) == std::string::npos; }))
         continue;
-      if (!changed_by.empty() && what_runs(how) == what_runs(explain_under(changed_by, c)))
+      if (!changed_by.empty() &&
+          what_runs(how, changed_by) == what_runs(explain_under(changed_by, c), changed_by))
         continue;
       const std::string name = permutation_case_name(c.elem_bytes, "random", c.extents, c.perm);
       if (techniques.empty())
