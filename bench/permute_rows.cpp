@@ -264,29 +264,10 @@ void register_permute_cases(int random_count, unsigned random_seed, double rando
   g_flush = flusher;
   g_permute_gate = gate;
   g_permute_peers = peers;
-  std::vector<Case> cases = {
-      {"attention_bshd_to_bhsd", {8, 4096, 32, 128}, {0, 2, 1, 3}, 2},
-      {"attention_bhsd_to_bshd", {8, 32, 4096, 128}, {0, 2, 1, 3}, 2},
-      {"qkv_split", {8, 2048, 3, 16, 64}, {2, 0, 3, 1, 4}, 2},
-      {"vit_heads", {16, 197, 12, 64}, {0, 2, 1, 3}, 4},
-      {"nchw_to_nhwc", {64, 256, 56, 56}, {0, 2, 3, 1}, 2},
-      {"nhwc_to_nchw", {64, 56, 56, 256}, {0, 3, 1, 2}, 2},
-      {"nchw_to_nhwc", {64, 256, 56, 56}, {0, 2, 3, 1}, 1},
-      {"nhwc_to_nchw", {64, 56, 56, 256}, {0, 3, 1, 2}, 1},
-      {"nchw_to_nhwc", {32, 192, 56, 56}, {0, 2, 3, 1}, 4},
-      {"nhwc_to_nchw", {32, 56, 56, 192}, {0, 3, 1, 2}, 4},
-      {"ncdhw_to_ndhwc", {8, 64, 32, 56, 56}, {0, 2, 3, 4, 1}, 2},
-      {"pixel_shuffle", {8, 64, 2, 2, 128, 128}, {0, 1, 4, 2, 5, 3}, 2},
-      {"reverse3", {301, 405, 217}, {2, 1, 0}, 4},
-      {"reverse4", {24, 40, 56, 72}, {3, 2, 1, 0}, 2},
-      {"odd_3210", {63, 95, 97, 101}, {3, 2, 1, 0}, 4},
-      {"reverse5", {24, 40, 32, 48, 40}, {4, 3, 2, 1, 0}, 4},
-      {"odd_0231", {63, 95, 97, 101}, {0, 2, 3, 1}, 4},
-      {"small_41302", {8, 9, 10, 11, 120}, {4, 1, 3, 0, 2}, 4},
-      {"small_43201", {34, 19, 21, 37, 6}, {4, 3, 2, 0, 1}, 2},
-      {"rows16_102", {4096, 2048, 4}, {1, 0, 2}, 4},
-      {"rows256_102", {2048, 512, 64}, {1, 0, 2}, 4},
-  };
+  std::vector<Case> cases;  // the named ones (host/cli/shapes.cpp), then the random set
+  for (cli::NamedPermutation& c : cli::named_permutations())
+    cases.push_back(
+        {c.label, std::move(c.cell.extents), std::move(c.cell.perm), c.cell.elem_bytes});
   for (const Case& c :
        random_cases(random_count, random_seed, random_min_bytes, random_max_bytes, random_min_rank,
                     random_min_matrix_bytes, random_max_matrix_bytes))

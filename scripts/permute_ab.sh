@@ -7,8 +7,9 @@
 #   scripts/permute_ab.sh --cases FILE --arm NAME=POLICY --arm NAME=POLICY [--passes N]
 #                         [--deadline S] [--prebuilt DIR] [--out DIR] [--tar FILE]
 #
-#   --cases FILE     "SEED REGEX" lines: `tmakit permute-cases --seeds A-B --changed-by FIELD=V
-#                    --filter permute_tile,memcpy` (no GPU; run it where the binary was built)
+#   --cases FILE     "SEED REGEX" lines: `tmakit permute-cases --seeds A-B [--named] --changed-by
+#                    FIELD=V --filter permute_tile,memcpy` (no GPU; run it where the binary was
+#                    built; --named adds the preset's named cases to the first seed's line)
 #   --arm NAME=POL   an arm: its name (letters, digits, '_') and its TMAKIT_POLICY (may be empty:
 #                    the default); two or more; their order turns with every seed
 #   --passes N       every seed's arms N times, pass after pass (default 2: the passes'

@@ -221,6 +221,8 @@ void cases_usage(std::FILE* out) {
       "                    policy overrides P change (TMAKIT_POLICY syntax, added to it):\n"
       "                    the cases an A/B of P against the default measures (the values\n"
       "                    explain prints of P's fields, \"(field = N)\", do not count)\n"
+      "  --named           the preset's named cases as well (every seed's process runs\n"
+      "                    them; listed with the first seed)\n"
       "  --explain-has T   only cases whose explain holds the text T (repeatable: all of\n"
       "                    them), e.g. \"stores of 4 bytes\" for a walk's dst words\n"
       "  --filter LIST     print per seed \"SEED REGEX\" instead: a --benchmark_filter of the\n"
@@ -228,11 +230,11 @@ void cases_usage(std::FILE* out) {
       "\n"
       "Lists the cases tmakit_bench --preset=permute draws for each seed, one a line:\n"
       "\"SEED NAME WALK\", NAME the case's part of the benchmark name\n"
-      "(eE/random/EXTENTS/PERM/) and WALK the walk explain_permute describes for\n"
-      "permute_tile under the default policy and TMAKIT_POLICY (no GPU; operands 16-byte\n"
-      "aligned): box-registers, box-elements, box-words, box-pipelined-words,\n"
-      "box-cp.async-elements, box-cp.async-words, rows, rows-flat, tile-2d, or none (explain\n"
-      "names none: a split into transposes).\n");
+      "(eE/LABEL/EXTENTS/PERM/, LABEL random or a named case's) and WALK the walk\n"
+      "explain_permute describes for permute_tile under the default policy and\n"
+      "TMAKIT_POLICY (no GPU; operands 16-byte aligned): box-registers, box-elements,\n"
+      "box-words, box-pipelined-words, box-cp.async-elements, box-cp.async-words, rows,\n"
+      "rows-flat, tile-2d, or none (explain names none: a split into transposes).\n");
 }
 
 // The list's words, empty pieces dropped.
@@ -329,6 +331,7 @@ int run_permute_cases(const std::vector<std::string>& args) {
   std::vector<std::string> walks, techniques;
   std::string changed_by;
   std::vector<std::string> explain_has;
+  bool named = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     std::string text;
@@ -364,6 +367,8 @@ int run_permute_cases(const std::vector<std::string>& args) {
         return arg_error(kCases, "--changed-by needs policy overrides (name=value,...)");
       if (const std::string why = apply_policy_overrides(changed_by, &check); !why.empty())
         return arg_error(kCases, "--changed-by: " + why);
+    } else if (a == "--named") {
+      named = true;
     } else if (a == "--explain-has") {
       if (!take_value(args, &i, &text) || text.empty())
         return arg_error(kCases, "--explain-has needs a text that explain prints");
@@ -379,9 +384,14 @@ int run_permute_cases(const std::vector<std::string>& args) {
   if (min_mb > max_mb) return arg_error(kCases, "--min-mb is above --max-mb");
   for (long long seed : seeds) {
     std::string regex;
-    for (const PermutationCell& c : random_permutations(
+    std::vector<NamedPermutation>
+        cells;  // the named cases with the first seed, then its random set
+    if (named && seed == seeds.front()) cells = named_permutations();
+    for (PermutationCell& c : random_permutations(
              static_cast<int>(count), static_cast<unsigned>(seed),
-             static_cast<double>(min_mb) * 1e6, static_cast<double>(max_mb) * 1e6, 1)) {
+             static_cast<double>(min_mb) * 1e6, static_cast<double>(max_mb) * 1e6, 1))
+      cells.push_back({"random", std::move(c)});
+    for (const auto& [label, c] : cells) {
       if (!sizes.empty() && std::find(sizes.begin(), sizes.end(), c.elem_bytes) == sizes.end())
         continue;
       const std::string how = explain_permute(c.extents, c.perm, c.elem_bytes);
@@ -393,7 +403,7 @@ int run_permute_cases(const std::vector<std::string>& args) {
       if (!changed_by.empty() &&
           what_runs(how, changed_by) == what_runs(explain_under(changed_by, c), changed_by))
         continue;
-      const std::string name = permutation_case_name(c.elem_bytes, "random", c.extents, c.perm);
+      const std::string name = permutation_case_name(c.elem_bytes, label, c.extents, c.perm);
       if (techniques.empty())
         std::printf("%lld %s %s\n", seed, name.c_str(), walk.c_str());
       else

@@ -128,6 +128,33 @@ TEST(SurveyCells, RandomPermutationsOfASeedStayTheSame) {
   EXPECT_EQ(c[2].perm, (std::vector<int>{1, 2, 3, 0}));
 }
 
+// The permute preset's named cases (named_permutations, which bench/permute_rows.cpp and tmakit
+// permute-cases --named share): each a permutation of its rank at a power-of-two element size, no
+// benchmark name twice, and the layouts issue 73 names among them (pixel shuffle at rank 6, ViT
+// heads at 4 B, NCHW -> NHWC at 1, 2 and 4 B).
+TEST(SurveyCells, NamedPermutationsAreThePresetsLayouts) {
+  const std::vector<NamedPermutation> named = named_permutations();
+  ASSERT_EQ(named.size(), 21u);
+  std::vector<std::string> names;
+  for (const NamedPermutation& c : named) {
+    SCOPED_TRACE(c.label);
+    EXPECT_FALSE(c.label.empty());
+    ASSERT_EQ(c.cell.perm.size(), c.cell.extents.size());
+    std::vector<int> sorted = c.cell.perm;
+    std::sort(sorted.begin(), sorted.end());
+    for (std::size_t k = 0; k < sorted.size(); ++k) EXPECT_EQ(sorted[k], static_cast<int>(k));
+    EXPECT_EQ(c.cell.elem_bytes & (c.cell.elem_bytes - 1), 0);
+    names.push_back(permutation_case_name(c.cell.elem_bytes, c.label, c.cell.extents, c.cell.perm));
+  }
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(std::adjacent_find(names.begin(), names.end()), names.end());
+  for (const char* want :
+       {"e2/pixel_shuffle/8x64x2x2x128x128/0.1.4.2.5.3/", "e4/vit_heads/16x197x12x64/0.2.1.3/",
+        "e1/nchw_to_nhwc/64x256x56x56/0.2.3.1/", "e2/nchw_to_nhwc/64x256x56x56/0.2.3.1/",
+        "e4/nchw_to_nhwc/32x192x56x56/0.2.3.1/", "e4/small_41302/8x9x10x11x120/4.1.3.0.2/"})
+    EXPECT_TRUE(std::binary_search(names.begin(), names.end(), std::string(want))) << want;
+}
+
 // The tile class of the transposes' matrix rule (matrix_permutations): every case reduces to a
 // tile of rank 5 or less whose matrix (src's contiguous extent x dst's x the element size) lies in
 // the range, both sides at least the given thresholds, every extent 2-600, the tensor in its byte
