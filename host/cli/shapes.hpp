@@ -75,10 +75,10 @@ struct PermutationCell {
 std::vector<PermutationCell> random_permutations(int count, unsigned seed, double min_bytes,
                                                  double max_bytes, int min_reduced_rank = 0);
 // The permute preset's named cases (bench/permute_rows.cpp runs them before the random set in
-// every process; tmakit permute-cases --named lists them): the layouts issue 73 names, attention
-// both ways, the qkv split, ViT heads, NCHW <-> NHWC at 1, 2 and 4 B, NCDHW -> NDHWC, pixel
-// shuffle, reversals of ranks 3-5, odd extents, small tensors and row permutations; `label` is
-// the benchmark name's part ("attention_bshd_to_bhsd", "small_41302", ...).
+// every process; tmakit permute-cases --named lists them): the layouts docs/permute.md times,
+// attention both ways, the qkv split, ViT heads, NCHW <-> NHWC at 1, 2 and 4 B, NCDHW -> NDHWC,
+// pixel shuffle, reversals of ranks 3-5, odd extents, small tensors and row permutations; `label`
+// is the benchmark name's part ("attention_bshd_to_bhsd", "small_41302", ...).
 struct NamedPermutation {
   std::string label;
   PermutationCell cell;

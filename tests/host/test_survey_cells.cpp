@@ -130,8 +130,8 @@ TEST(SurveyCells, RandomPermutationsOfASeedStayTheSame) {
 
 // The permute preset's named cases (named_permutations, which bench/permute_rows.cpp and tmakit
 // permute-cases --named share): each a permutation of its rank at a power-of-two element size, no
-// benchmark name twice, and the layouts issue 73 names among them (pixel shuffle at rank 6, ViT
-// heads at 4 B, NCHW -> NHWC at 1, 2 and 4 B).
+// benchmark name twice, and the layouts docs/permute.md section 4 times among them (pixel shuffle
+// at rank 6, ViT heads at 4 B, NCHW -> NHWC at 1, 2 and 4 B).
 TEST(SurveyCells, NamedPermutationsAreThePresetsLayouts) {
   const std::vector<NamedPermutation> named = named_permutations();
   ASSERT_EQ(named.size(), 21u);
