@@ -384,8 +384,8 @@ int run_permute_cases(const std::vector<std::string>& args) {
   if (min_mb > max_mb) return arg_error(kCases, "--min-mb is above --max-mb");
   for (long long seed : seeds) {
     std::string regex;
-    std::vector<NamedPermutation>
-        cells;  // the named cases with the first seed, then its random set
+    // The named cases with the first seed, then the seed's random set.
+    std::vector<NamedPermutation> cells;
     if (named && seed == seeds.front()) cells = named_permutations();
     for (PermutationCell& c : random_permutations(
              static_cast<int>(count), static_cast<unsigned>(seed),
