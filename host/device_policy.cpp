@@ -121,7 +121,6 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
       continue;
     }
     int column_tiles = p->sector_column_tiles ? 1 : 0, unit = p->flat_unit_bytes;
-    int box_cuts_first = p->permute_box_cuts_first ? 1 : 0;
     int box_least_waste = p->permute_box_least_waste ? 1 : 0;
     int box_whole_runs = p->permute_box_whole_runs ? 1 : 0;
     int box_words = p->permute_box_words ? 1 : 0;
@@ -157,9 +156,8 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
          &p->permute_box_registers_small_tensor_bytes},
         {"permute_box_registers_box_fits_min_bytes", 0, 32,
          &p->permute_box_registers_box_fits_min_bytes},
-        {"permute_box_registers_words_min_bytes", 0, 32,
-         &p->permute_box_registers_words_min_bytes},
-        {"permute_box_cuts_first", 0, 1, &box_cuts_first},
+        {"permute_box_registers_words_min_bytes", 0, 32, &p->permute_box_registers_words_min_bytes},
+        {"permute_box_cuts_first", 0, 2, &p->permute_box_cuts_first},
         {"permute_box_target_elems", 64, 16384, &p->permute_box_target_elems},
         // Up to 96 KB: the cp.async walks' second buffer then keeps the kernels under the 227 KB
         // an sm_90 block may opt in to.
@@ -204,7 +202,6 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
       return out_of_range(f->lo, f->hi);
     *f->at = static_cast<int>(v);
     p->sector_column_tiles = column_tiles != 0;
-    p->permute_box_cuts_first = box_cuts_first != 0;
     p->permute_box_least_waste = box_least_waste != 0;
     p->permute_box_whole_runs = box_whole_runs != 0;
     p->permute_box_words = box_words != 0;

@@ -170,7 +170,7 @@ struct PermuteArgs {
   int box_registers_words_min_bytes = 0;  // DevicePolicy::permute_box_registers_words_min_bytes
   int box_registers_src_elements_bytes =
       0;                       // DevicePolicy::permute_box_registers_src_elements_bytes
-  bool box_cuts_first = true;  // DevicePolicy::permute_box_cuts_first
+  int box_cuts_first = kBoxCutsFirstSplitSrc;  // DevicePolicy::permute_box_cuts_first
   // DevicePolicy::permute_box_target_elems
   int box_target_elems = static_cast<int>(kBoxTargetElems);
   int box_max_smem_bytes = kBoxMaxSmemBytes;  // DevicePolicy::permute_box_max_smem_bytes
@@ -229,7 +229,7 @@ cudaError_t launch_permute_tile(const PermuteArgs&);
 // box_max_smem_bytes, box_whole_runs and box_wider_words say; *in_registers: whether the box is the
 // registers' walk's (the other kernel's where the asked one's does not fit).
 bool permute_tile_box_plan(const PermuteDims& dims, int elem_bytes, BoxPlan* box,
-                           bool registers = false, bool cuts_first = true,
+                           bool registers = false, int cuts_first = kBoxCutsFirstSplitSrc,
                            int target_elems = static_cast<int>(kBoxTargetElems),
                            bool least_waste = false, bool* in_registers = nullptr,
                            int max_smem_bytes = kBoxMaxSmemBytes, bool whole_runs = false,

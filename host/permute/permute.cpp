@@ -752,18 +752,17 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
          policy.permute_box_registers_box_fits_min_bytes},
         0, 0);
     const std::uint32_t tables_volume = box.volume;
-    // The dst words each walk would store (the launcher's, on aligned operands).
-    const int tables_wd =
-        policy.permute_box_words ? box_vector_elems(as_run, false, elem_bytes, 0) : 1;
-    auto reg_wd = [&] {
+    // The registers' box with its fields as the launcher sets them (on aligned operands).
+    auto reg_as_run = [&] {
       BoxPlan reg = box;
       reg.src_runs = policy.permute_box_src_runs;
       reg.dst_runs = policy.permute_box_dst_runs;
-      return reg_box_words(reg, elem_bytes, policy.permute_box_registers_words_min_bytes, 0, 0).wd;
+      return reg;
     };
     if (rule != RegistersRule::none &&
         !(box_of(true) && in_registers &&
-          box_registers_takes(rule, as_run, box, elem_bytes, tables_wd, reg_wd()))) {
+          box_registers_takes_at(rule, as_run, reg_as_run(), elem_bytes, policy.permute_box_words,
+                                 policy.permute_box_registers_words_min_bytes, 0, 0))) {
       box = tables_box, other_box = tables_other, largest_box = tables_largest;
       in_registers = false;
     }

@@ -68,7 +68,12 @@ struct DevicePolicy {
     return elem_bytes >= permute_box_registers_min_bytes ||
            (elem_bytes >= 8 && tensor_bytes <= permute_box_registers_small_tensor_bytes);
   }
-  bool permute_box_cuts_first = true;
+  // The box walks' batch order (make_box_plan; kBoxCuts* in kernels/common/permute_box.hpp): 0,
+  // dst order; 1, src's innermost cut dimension's chunks first, then dst's, wherever the box cuts
+  // them; 2, so only where src's chunk edges split 32-byte sectors and dst's do not (elsewhere dst
+  // order: 1.06x over 235 cases of 1 against 0, 92 faster by 4% or more, 21 slower, most of
+  // those where src's edges split sectors and dst's do not; docs/perf-guide.md section 4.13).
+  int permute_box_cuts_first = 2;
   bool permute_box_words = true;
   // permute_tile's boxes grow (longer runs on both sides, fewer barriers and box origins per
   // element) up to about this many elements, as shared memory allows (make_box_plan).

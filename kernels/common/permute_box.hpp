@@ -50,6 +50,14 @@ inline constexpr int kBoxMaxSmemBytes = 48 * 1024 - 256;  // the static 48 KB, l
 // Boxes grow (longer runs) up to about this many elements, by default
 // (DevicePolicy::permute_box_target_elems).
 inline constexpr std::int64_t kBoxTargetElems = 2048;
+// Which boxes of the batch run one after another (make_box_plan's batch order,
+// DevicePolicy::permute_box_cuts_first): dst order alone; src's innermost cut dimension's chunks
+// first, then dst's, then dst order; or so only where src's chunk edges split 32-byte sectors
+// (kBoxSectorBytes) and dst's do not.
+inline constexpr int kBoxCutsDstOrder = 0;
+inline constexpr int kBoxCutsFirstAlways = 1;
+inline constexpr int kBoxCutsFirstSplitSrc = 2;
+inline constexpr std::int64_t kBoxSectorBytes = 32;
 // The least-waste rule (make_box_plan, DevicePolicy::permute_box_least_waste) takes another box
 // where it copies at least this many fewer elements per element of the tensor (1%).
 inline constexpr double kBoxLeastWasteGain = 0.01;
@@ -182,7 +190,7 @@ inline double box_copies_per_elem(const BoxPlan& p) {
 // so widened fits (dst's side first, then src's): that side's run is then the product, one dense
 // region a box (words across its rows, no run edge inside a sector but at its ends).
 inline bool make_box_plan(const PermuteDims& dims, int elem_bytes, std::int64_t max_volume,
-                          int table_bytes, bool cuts_first, BoxPlan* out,
+                          int table_bytes, int cuts_first, BoxPlan* out,
                           std::int64_t target_elems = kBoxTargetElems, bool least_waste = false,
                           std::int64_t max_smem_bytes = kBoxMaxSmemBytes, bool whole_runs = false) {
   struct Dim {
@@ -381,20 +389,37 @@ inline bool make_box_plan(const PermuteDims& dims, int elem_bytes, std::int64_t 
   // Offsets inside a box are kept as 32-bit values, shared indices as 16-bit ones.
   if (!offsets_fit(box) || p.volume > 65535) return false;
   // The batch: every dimension outside the box and the chunk counts of cut ones, in dst order
-  // (consecutive boxes write near each other). cuts_first: the chunk counts first (fastest),
-  // src's cut before dst's, so the boxes that share a sector of a cut row (odd extents put chunk
-  // edges inside sectors) run at about the same time, while the sector is still in L2.
+  // (consecutive boxes write near each other). cuts_first (kBoxCutsFirst*): the chunk counts first
+  // (fastest), src's cut before dst's, so the boxes that share a sector of a cut row (odd extents
+  // put chunk edges inside sectors) run at about the same time, while the sector is still in L2;
+  // under kBoxCutsFirstSplitSrc only where src's chunk edges split sectors and dst's do not (where
+  // dst's do, the boxes that write a split sector are the ones to keep together: dst order).
   int order[kPermuteMaxRank], no = 0;
-  if (cuts_first) {
-    for (const int* side : {by_src, by_dst})
-      for (int k = 0; k < nd; ++k) {
-        const int d = side[k], u = index_of[d];
-        if (u < 0 || p.box[u] >= all[d].n) continue;
-        bool seen = false;
-        for (int j = 0; j < no; ++j) seen = seen || order[j] == d;
-        if (!seen) order[no++] = d;
-        break;  // the innermost cut dimension of this side
-      }
+  int cut_of[2] = {-1, -1};  // src's and dst's innermost cut dimension (all[] index)
+  for (int s = 0; s < 2; ++s) {
+    const int* side = s == 0 ? by_src : by_dst;
+    for (int k = 0; k < nd && cut_of[s] < 0; ++k) {
+      const int u = index_of[side[k]];
+      if (u >= 0 && p.box[u] < all[side[k]].n) cut_of[s] = side[k];
+    }
+  }
+  // Whether a side's cut starts a chunk inside a 32-byte sector (the overlapping last chunk's
+  // origin, n - box, included: set_box_edges).
+  auto splits = [&](int s) {
+    const int d = cut_of[s];
+    if (d < 0) return false;
+    const std::int64_t b = p.box[index_of[d]], stride_bytes = (s == 0 ? all[d].ss : all[d].ds) *
+                                                              static_cast<std::int64_t>(elem_bytes);
+    return (b * stride_bytes) % kBoxSectorBytes != 0 ||
+           (all[d].n % b != 0 && ((all[d].n - b) * stride_bytes) % kBoxSectorBytes != 0);
+  };
+  if (cuts_first == kBoxCutsFirstAlways ||
+      (cuts_first == kBoxCutsFirstSplitSrc && splits(0) && !splits(1))) {
+    for (const int d : cut_of) {
+      bool seen = false;
+      for (int j = 0; j < no; ++j) seen = seen || order[j] == d;
+      if (d >= 0 && !seen) order[no++] = d;
+    }
   }
   for (int k = 0; k < nd; ++k) {
     bool seen = false;
@@ -833,6 +858,18 @@ inline bool box_registers_takes(RegistersRule rule, const BoxPlan& tables, const
   return rule != RegistersRule::none &&
          (rule != RegistersRule::box_fits || elem_bytes >= kBoxFitsSmallerBoxMinBytes ||
           (reg.volume >= tables.volume && reg_dst_word_elems >= tables_dst_word_elems));
+}
+// ...with each walk's dst words as it would store them at these addresses: the tables' walk's in
+// words where `words` (DevicePolicy::permute_box_words; box_vector_elems), the registers' walk's
+// from `reg_words_min_bytes` on (DevicePolicy::permute_box_registers_words_min_bytes;
+// reg_box_words). The launcher and explain_permute (on aligned operands) both ask this.
+inline bool box_registers_takes_at(RegistersRule rule, const BoxPlan& tables, const BoxPlan& reg,
+                                   int elem_bytes, bool words, int reg_words_min_bytes,
+                                   std::uintptr_t src, std::uintptr_t dst) {
+  if (rule == RegistersRule::none) return false;
+  const int tables_wd = words ? box_vector_elems(tables, false, elem_bytes, dst) : 1;
+  const int reg_wd = reg_box_words(reg, elem_bytes, reg_words_min_bytes, src, dst).wd;
+  return box_registers_takes(rule, tables, reg, elem_bytes, tables_wd, reg_wd);
 }
 
 // A tables' box planned under more shared memory than the static 48 KB

@@ -1431,7 +1431,7 @@ int row_vector_bytes(const void* src, const void* dst, const PermuteGeometry& by
 // plans under it (its longer first runs can cut more dimensions than a box takes) or where that
 // one's walk is the pipelined one through registers at 4 bytes or more, unless the larger box
 // stores wider words (wider_words: PermuteArgs::box_wider_words, box_words_wider).
-bool box_plan_for(const PermuteDims& dims, int elem_bytes, bool tables, bool cuts_first,
+bool box_plan_for(const PermuteDims& dims, int elem_bytes, bool tables, int cuts_first,
                   int target_elems, bool least_waste, int max_smem_bytes, bool whole_runs,
                   bool wider_words, BoxPlan* box) {
   const std::int64_t max_volume = tables ? 65535 : reg_box_volume(elem_bytes);
@@ -1501,12 +1501,8 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
                    a.box_least_waste, a.box_max_smem_bytes, a.box_whole_runs, a.box_wider_words,
                    &in_registers)) {
     settle(&in_registers);
-    // The dst words each walk would store (as the words' walk and the registers' walk below).
-    const int tables_wd = a.box_words ? box_vector_elems(box, false, a.elem_bytes, dst_at) : 1;
-    const int reg_wd =
-        reg_box_words(in_registers, a.elem_bytes, a.box_registers_words_min_bytes, src_at, dst_at)
-            .wd;
-    if (box_registers_takes(rule, box, in_registers, a.elem_bytes, tables_wd, reg_wd)) {
+    if (box_registers_takes_at(rule, box, in_registers, a.elem_bytes, a.box_words,
+                               a.box_registers_words_min_bytes, src_at, dst_at)) {
       box = in_registers;
       tables = false;
     }
@@ -1596,7 +1592,7 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
 }  // namespace
 
 bool kernels::permute_tile_box_plan(const PermuteDims& dims, int elem_bytes, BoxPlan* box,
-                                    bool registers, bool cuts_first, int target_elems,
+                                    bool registers, int cuts_first, int target_elems,
                                     bool least_waste, bool* in_registers, int max_smem_bytes,
                                     bool whole_runs, bool wider_words) {
   for (const bool tables : {!registers, registers})

@@ -65,7 +65,7 @@ TEST(DevicePolicy, OverridesApplyEachField) {
       "");
   EXPECT_FALSE(p.permute_box_words);
   EXPECT_EQ(p.permute_tma_min_fill_pct, 40);
-  EXPECT_FALSE(p.permute_box_cuts_first);
+  EXPECT_EQ(p.permute_box_cuts_first, 0);
   EXPECT_EQ(p.permute_box_registers_min_bytes, 4);
   EXPECT_EQ(p.permute_box_registers_elements_max_bytes, 4);
   EXPECT_EQ(p.permute_box_registers_box_fits_min_bytes, 16);

@@ -504,10 +504,11 @@ TEST(PermuteBox, TheWalkCoversEveryElementOnce) {
           dims.n[k] = red.extents[k], dims.ss[k] = red.src_strides_elems[k],
           dims.ds[k] = red.dst_strides_elems[k];
         // Every dimension: the tables' box and the registers' (reg_box_volume), each walked in
-        // both orders of the batch.
+        // every order of the batch (kBoxCuts*).
         bool any = false;
         for (const bool registers : {false, true})
-          for (const bool cuts_first : {true, false}) {
+          for (const int cuts_first :
+               {kBoxCutsFirstAlways, kBoxCutsDstOrder, kBoxCutsFirstSplitSrc}) {
             if (!make_box_plan(dims, e, registers ? reg_box_volume(e) : 65535,
                                registers ? 0 : kBoxTableBytes, cuts_first, &plan))
               continue;
@@ -515,12 +516,12 @@ TEST(PermuteBox, TheWalkCoversEveryElementOnce) {
             for (int cut : plan.cut)
               if (cut >= 0) ASSERT_LT(plan.box[cut], 256u);
             ASSERT_TRUE(walk_box(plan, n, p, e, &why))
-                << (registers ? "registers" : "tables") << (cuts_first ? ", cuts first: " : ": ")
+                << (registers ? "registers" : "tables") << ", batch order " << cuts_first << ": "
                 << why;
             ++walked_regs;
             if (!registers && box_has_words(plan, e)) {
               ASSERT_TRUE(walk_box(plan, n, p, e, &why, true))
-                  << "tables in words" << (cuts_first ? ", cuts first: " : ": ") << why;
+                  << "tables in words, batch order " << cuts_first << ": " << why;
               ++walked_words;
             }
           }
@@ -1291,6 +1292,67 @@ TEST(PermuteBox, WholeRunsWhereTheBoxFits) {
   EXPECT_NE(plain.find("44 (176 bytes) written"), std::string::npos) << plain;
 }
 
+// The batch order (DevicePolicy::permute_box_cuts_first): src's innermost cut dimension's chunks
+// first only where their edges split 32-byte sectors and dst's do not; dst order elsewhere.
+TEST(PermuteBox, CutsFirstWhereOnlySrcsChunksSplitSectors) {
+  const int target = static_cast<int>(kBoxTargetElems);
+  auto plan = [&](const std::vector<std::int64_t>& n, const std::vector<int>& perm, int e,
+                  int order, BoxPlan* box) {
+    PermuteDims dims;
+    return reduced_dims(n, perm, e, &dims) &&
+           kernels::permute_tile_box_plan(dims, e, box, false, order, target, true, nullptr, 98304,
+                                          true);
+  };
+  auto same_order = [](const BoxPlan& a, const BoxPlan& b) {
+    if (a.outer != b.outer) return false;
+    for (int o = 0; o < a.outer; ++o)
+      if (a.outer_n[o] != b.outer_n[o] || a.outer_ss[o] != b.outer_ss[o] ||
+          a.outer_ds[o] != b.outer_ds[o])
+        return false;
+    return true;
+  };
+  // A side's innermost cut box dimension, and whether its chunks start inside a sector.
+  auto cut_of = [](const BoxPlan& p, bool src) {
+    int best = -1;
+    for (int u = 0; u < p.dims; ++u)
+      if (p.box[u] < p.full[u] && (best < 0 || (src ? p.ss[u] < p.ss[best] : p.ds[u] < p.ds[best])))
+        best = u;
+    return best;
+  };
+  auto splits = [](const BoxPlan& p, int u, bool src, int e) {
+    const std::int64_t s = (src ? p.ss[u] : p.ds[u]) * e, b = p.box[u], n = p.full[u];
+    return (b * s) % 32 != 0 || (n % b != 0 && ((n - b) * s) % 32 != 0);
+  };
+  struct Case {
+    std::vector<std::int64_t> n;
+    std::vector<int> perm;
+    int e;
+    bool src_splits, dst_splits;
+  };
+  // (5,27,16,5,328,8) at 4 B: src's chunks of 5 along a dimension of src stride 8 (160 bytes)
+  // start on sectors, dst's chunks of 27 (dst stride 5) do not. (472,324,2,230) at 2 B: src's
+  // chunks of 230 split sectors, dst's do not. (99,24,47,16,19) at 4 B: both split.
+  for (const Case& c : {Case{{5, 27, 16, 5, 328, 8}, {5, 3, 4, 2, 1, 0}, 4, false, true},
+                        Case{{472, 324, 2, 230}, {3, 0, 1, 2}, 2, true, false},
+                        Case{{99, 24, 47, 16, 19}, {3, 1, 4, 0, 2}, 4, true, true}}) {
+    BoxPlan always, split, dst;
+    ASSERT_TRUE(plan(c.n, c.perm, c.e, kBoxCutsFirstAlways, &always));
+    ASSERT_TRUE(plan(c.n, c.perm, c.e, kBoxCutsFirstSplitSrc, &split));
+    ASSERT_TRUE(plan(c.n, c.perm, c.e, kBoxCutsDstOrder, &dst));
+    const int us = cut_of(always, true), ud = cut_of(always, false);
+    ASSERT_GE(us, 0);
+    ASSERT_GE(ud, 0);
+    ASSERT_NE(us, ud);
+    EXPECT_EQ(splits(always, us, true, c.e), c.src_splits) << c.n[0];
+    EXPECT_EQ(splits(always, ud, false, c.e), c.dst_splits) << c.n[0];
+    EXPECT_EQ(always.outer_cut[0], us) << c.n[0];  // src's chunks fastest
+    EXPECT_FALSE(same_order(always, dst)) << c.n[0];
+    const bool src_first = c.src_splits && !c.dst_splits;
+    EXPECT_TRUE(same_order(split, src_first ? always : dst)) << c.n[0];
+    EXPECT_EQ(split.boxes, always.boxes);
+  }
+}
+
 // Few long rows are cut into segments (kernels::permute_row_segment_bytes): whole 16-byte chunks,
 // at least 4 KB, enough of them for 4 blocks of 8 rows an SM; rows enough for a block an SM, or
 // all three batch dimensions in use, stay whole.
@@ -1841,7 +1903,7 @@ TEST(PermuteExplain, RegistersWalkInWords) {
 // from 88, 8 copied twice: 128 / 120 = 1.067 copies an element).
 TEST(PermuteExplain, TheLeastWasteBox) {
   const std::string least = explain_permute({8, 9, 10, 11, 120}, {4, 1, 3, 0, 2}, 4);
-  EXPECT_NE(least.find("edge boxes: 120 in 3 chunks of 40 (whole); 8 in 2 chunks of 4 (whole)"),
+  EXPECT_NE(least.find("edge boxes: 8 in 2 chunks of 4 (whole); 120 in 3 chunks of 40 (whole)"),
             std::string::npos)
       << least;
   EXPECT_NE(least.find("the least-waste box (permute_box_least_waste): elements copied per element "
@@ -1850,7 +1912,7 @@ TEST(PermuteExplain, TheLeastWasteBox) {
       << least;
   test::ScopedEnv policy("TMAKIT_POLICY", "permute_box_least_waste=0");
   const std::string largest = explain_permute({8, 9, 10, 11, 120}, {4, 1, 3, 0, 2}, 4);
-  EXPECT_NE(largest.find("edge boxes: 120 in 4 chunks of 32, the last from 88 (8 copied twice)"),
+  EXPECT_NE(largest.find("120 in 4 chunks of 32, the last from 88 (8 copied twice)"),
             std::string::npos)
       << largest;
   EXPECT_EQ(largest.find("least-waste"), std::string::npos) << largest;
