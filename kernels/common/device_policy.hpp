@@ -70,9 +70,9 @@ struct DevicePolicy {
   }
   // The box walks' batch order (make_box_plan; kBoxCuts* in kernels/common/permute_box.hpp): 0,
   // dst order; 1, src's innermost cut dimension's chunks first, then dst's, wherever the box cuts
-  // them; 2, so only where src's chunk edges split 32-byte sectors and dst's do not, elsewhere dst
-  // order (0 against 1 ran 0.97x where src's edges alone split sectors, 1.00-1.09x elsewhere; the
-  // rule, 2 against 1, 1.07x over 242 held-out cases, 23 slower; docs/perf-guide.md section 4.13).
+  // them; 2, so only where src's chunk edges split 32-byte sectors and dst's do not, or do but
+  // src's cut has at most 3 chunks (kBoxCutsFirstMaxSrcChunks), elsewhere dst order (2 against 1,
+  // 1.07x over 242 held-out cases; docs/perf-guide.md section 4.13).
   int permute_box_cuts_first = 2;
   bool permute_box_words = true;
   // permute_tile's boxes grow (longer runs on both sides, fewer barriers and box origins per

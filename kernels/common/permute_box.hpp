@@ -53,11 +53,14 @@ inline constexpr std::int64_t kBoxTargetElems = 2048;
 // Which boxes of the batch run one after another (make_box_plan's batch order,
 // DevicePolicy::permute_box_cuts_first): dst order alone; src's innermost cut dimension's chunks
 // first, then dst's, then dst order; or so only where src's chunk edges split 32-byte sectors
-// (kBoxSectorBytes) and dst's do not.
+// (kBoxSectorBytes) and dst's do not, or dst's do too but src's cut has at most
+// kBoxCutsFirstMaxSrcChunks chunks. With src's chunks first, the boxes that write a split dst
+// sector run that many boxes apart: with a few they still run together, with many they do not.
 inline constexpr int kBoxCutsDstOrder = 0;
 inline constexpr int kBoxCutsFirstAlways = 1;
 inline constexpr int kBoxCutsFirstSplitSrc = 2;
 inline constexpr std::int64_t kBoxSectorBytes = 32;
+inline constexpr std::int64_t kBoxCutsFirstMaxSrcChunks = 3;
 // The least-waste rule (make_box_plan, DevicePolicy::permute_box_least_waste) takes another box
 // where it copies at least this many fewer elements per element of the tensor (1%).
 inline constexpr double kBoxLeastWasteGain = 0.01;
@@ -392,8 +395,9 @@ inline bool make_box_plan(const PermuteDims& dims, int elem_bytes, std::int64_t 
   // (consecutive boxes write near each other). cuts_first (kBoxCutsFirst*): the chunk counts first
   // (fastest), src's cut before dst's, so the boxes that share a sector of a cut row (odd extents
   // put chunk edges inside sectors) run at about the same time, while the sector is still in L2;
-  // under kBoxCutsFirstSplitSrc only where src's chunk edges split sectors and dst's do not (where
-  // dst's do, the boxes that write a split sector are the ones to keep together: dst order).
+  // under kBoxCutsFirstSplitSrc only where src's chunk edges split sectors and dst's do not, or
+  // src's cut has so few chunks that the boxes writing a split dst sector still run together
+  // (else those are the ones to keep together: dst order).
   int order[kPermuteMaxRank], no = 0;
   int cut_of[2] = {-1, -1};  // src's and dst's innermost cut dimension (all[] index)
   for (int s = 0; s < 2; ++s) {
@@ -404,7 +408,7 @@ inline bool make_box_plan(const PermuteDims& dims, int elem_bytes, std::int64_t 
     }
   }
   // Whether a side's cut starts a chunk inside a 32-byte sector (the overlapping last chunk's
-  // origin, n - box, included: set_box_edges).
+  // origin, n - box, included: set_box_edges), and src's cut's chunks.
   auto splits = [&](int s) {
     const int d = cut_of[s];
     if (d < 0) return false;
@@ -413,8 +417,13 @@ inline bool make_box_plan(const PermuteDims& dims, int elem_bytes, std::int64_t 
     return (b * stride_bytes) % kBoxSectorBytes != 0 ||
            (all[d].n % b != 0 && ((all[d].n - b) * stride_bytes) % kBoxSectorBytes != 0);
   };
+  const std::int64_t src_chunks =
+      cut_of[0] < 0
+          ? 0
+          : (all[cut_of[0]].n + p.box[index_of[cut_of[0]]] - 1) / p.box[index_of[cut_of[0]]];
   if (cuts_first == kBoxCutsFirstAlways ||
-      (cuts_first == kBoxCutsFirstSplitSrc && splits(0) && !splits(1))) {
+      (cuts_first == kBoxCutsFirstSplitSrc && splits(0) &&
+       (!splits(1) || src_chunks <= kBoxCutsFirstMaxSrcChunks))) {
     for (const int d : cut_of) {
       bool seen = false;
       for (int j = 0; j < no; ++j) seen = seen || order[j] == d;

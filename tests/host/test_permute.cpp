@@ -1293,7 +1293,8 @@ TEST(PermuteBox, WholeRunsWhereTheBoxFits) {
 }
 
 // The batch order (DevicePolicy::permute_box_cuts_first): src's innermost cut dimension's chunks
-// first only where their edges split 32-byte sectors and dst's do not; dst order elsewhere.
+// first only where their edges split 32-byte sectors and dst's do not, or dst's do too and src's
+// cut has at most kBoxCutsFirstMaxSrcChunks chunks; dst order elsewhere.
 TEST(PermuteBox, CutsFirstWhereOnlySrcsChunksSplitSectors) {
   const int target = static_cast<int>(kBoxTargetElems);
   auto plan = [&](const std::vector<std::int64_t>& n, const std::vector<int>& perm, int e,
@@ -1328,13 +1329,19 @@ TEST(PermuteBox, CutsFirstWhereOnlySrcsChunksSplitSectors) {
     std::vector<int> perm;
     int e;
     bool src_splits, dst_splits;
+    std::int64_t src_chunks;
   };
   // (5,27,16,5,328,8) at 4 B: src's chunks of 5 along a dimension of src stride 8 (160 bytes)
   // start on sectors, dst's chunks of 27 (dst stride 5) do not. (472,324,2,230) at 2 B: src's
-  // chunks of 230 split sectors, dst's do not. (99,24,47,16,19) at 4 B: both split.
-  for (const Case& c : {Case{{5, 27, 16, 5, 328, 8}, {5, 3, 4, 2, 1, 0}, 4, false, true},
-                        Case{{472, 324, 2, 230}, {3, 0, 1, 2}, 2, true, false},
-                        Case{{99, 24, 47, 16, 19}, {3, 1, 4, 0, 2}, 4, true, true}}) {
+  // chunks of 230 split sectors, dst's do not. (99,24,47,16,19) at 4 B: both split, src's cut in
+  // 4 chunks; (28,225,28,140) at 2 B: both split, src's cut in 3 (140 in chunks of 48, the last
+  // from 92).
+  static_assert(kBoxCutsFirstMaxSrcChunks >= 2 && kBoxCutsFirstMaxSrcChunks < 4,
+                "the both-split cases lie on either side of the bound");
+  for (const Case& c : {Case{{5, 27, 16, 5, 328, 8}, {5, 3, 4, 2, 1, 0}, 4, false, true, 328},
+                        Case{{472, 324, 2, 230}, {3, 0, 1, 2}, 2, true, false, 5},
+                        Case{{99, 24, 47, 16, 19}, {3, 1, 4, 0, 2}, 4, true, true, 4},
+                        Case{{28, 225, 28, 140}, {3, 1, 2, 0}, 2, true, true, 3}}) {
     BoxPlan always, split, dst;
     ASSERT_TRUE(plan(c.n, c.perm, c.e, kBoxCutsFirstAlways, &always));
     ASSERT_TRUE(plan(c.n, c.perm, c.e, kBoxCutsFirstSplitSrc, &split));
@@ -1345,9 +1352,11 @@ TEST(PermuteBox, CutsFirstWhereOnlySrcsChunksSplitSectors) {
     ASSERT_NE(us, ud);
     EXPECT_EQ(splits(always, us, true, c.e), c.src_splits) << c.n[0];
     EXPECT_EQ(splits(always, ud, false, c.e), c.dst_splits) << c.n[0];
+    EXPECT_EQ((always.full[us] + always.box[us] - 1) / always.box[us], c.src_chunks) << c.n[0];
     EXPECT_EQ(always.outer_cut[0], us) << c.n[0];  // src's chunks fastest
     EXPECT_FALSE(same_order(always, dst)) << c.n[0];
-    const bool src_first = c.src_splits && !c.dst_splits;
+    const bool src_first =
+        c.src_splits && (!c.dst_splits || c.src_chunks <= kBoxCutsFirstMaxSrcChunks);
     EXPECT_TRUE(same_order(split, src_first ? always : dst)) << c.n[0];
     EXPECT_EQ(split.boxes, always.boxes);
   }
