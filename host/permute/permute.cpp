@@ -254,6 +254,38 @@ PermuteDims dims_of(const PermuteReduction& r) {
 // registers_why: the line that says which of the policy's rules took the registers' walk (none
 // where the element size alone does, permute_box_registers_min_bytes); widened_why: the line that
 // says the whole runs rule widened the box (none where it did not).
+// Which boxes run one after another (make_box_plan's batch order, box_src_cut_first) and why, for
+// a box that cuts a dimension.
+std::string describe_batch_order(const BoxPlan& p, int elem_bytes, int cuts_first) {
+  int us = -1, ud = -1;  // src's and dst's innermost cut box dimension (box dimensions: src order)
+  for (int k = 0; k < p.dims; ++k) {
+    if (us < 0 && p.box[k] < p.full[k]) us = k;
+    if (ud < 0 && p.box[p.dst_order[k]] < p.full[p.dst_order[k]]) ud = p.dst_order[k];
+  }
+  auto chunks = [&](int u) { return (p.full[u] + p.box[u] - 1) / p.box[u]; };
+  const bool src_splits =
+      us >= 0 && box_chunks_split_sectors(p.full[us], p.box[us], p.ss[us], elem_bytes);
+  const bool dst_splits =
+      ud >= 0 && box_chunks_split_sectors(p.full[ud], p.box[ud], p.ds[ud], elem_bytes);
+  const std::int64_t src_chunks = us >= 0 ? chunks(us) : 0;
+  std::string out = "batch order (permute_box_cuts_first = " + std::to_string(cuts_first) + "): ";
+  if (cuts_first == kBoxCutsFirstAlways)
+    return out + "the cut dimensions' chunks first, src's before dst's\n";
+  if (us >= 0 && box_src_cut_first(cuts_first, src_splits, dst_splits, src_chunks))
+    return out + "src's cut dimension's chunks first (" + std::to_string(p.full[us]) + " in " +
+           std::to_string(src_chunks) + "): they start inside 32-byte sectors" +
+           (ud < 0        ? ", and dst has no cut\n"
+            : !dst_splits ? ", and dst's cut's do not\n"
+                          : ", and so do dst's cut's, but src's cut has at most " +
+                                std::to_string(kBoxCutsFirstMaxSrcChunks) + " chunks\n");
+  out += "dst order";
+  if (cuts_first == kBoxCutsDstOrder || us < 0) return out + "\n";
+  if (!src_splits) return out + ": src's cut's chunks start on 32-byte sectors\n";
+  return out + ": both sides' cut chunks start inside 32-byte sectors and src's cut has " +
+         std::to_string(src_chunks) + " chunks, more than " +
+         std::to_string(kBoxCutsFirstMaxSrcChunks) + "\n";
+}
+
 std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers,
                          const DevicePolicy& policy, const std::string& registers_why,
                          const BoxPlan* largest = nullptr, const std::string& widened_why = {}) {
@@ -299,6 +331,7 @@ std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers,
     }
     out += policy.permute_box_overlap_edges ? ": every box whole\n"
                                             : " (permute_box_overlap_edges = 0)\n";
+    out += describe_batch_order(p, elem_bytes, policy.permute_box_cuts_first);
   }
   if (largest != nullptr && policy.permute_box_overlap_edges) {
     char copies[64];

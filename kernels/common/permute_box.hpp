@@ -61,6 +61,21 @@ inline constexpr int kBoxCutsFirstAlways = 1;
 inline constexpr int kBoxCutsFirstSplitSrc = 2;
 inline constexpr std::int64_t kBoxSectorBytes = 32;
 inline constexpr std::int64_t kBoxCutsFirstMaxSrcChunks = 3;
+// Whether the chunks of `box` elements along a cut extent `n` of stride `stride_elems` start
+// inside 32-byte sectors (the overlapping last chunk's origin, n - box, included: set_box_edges).
+TMAKIT_HD constexpr bool box_chunks_split_sectors(std::int64_t n, std::int64_t box,
+                                                  std::int64_t stride_elems, int elem_bytes) {
+  return (box * stride_elems * elem_bytes) % kBoxSectorBytes != 0 ||
+         (n % box != 0 && ((n - box) * stride_elems * elem_bytes) % kBoxSectorBytes != 0);
+}
+// Whether the batch order (kBoxCuts*) runs src's innermost cut dimension's chunks first, from
+// whether each side's cut's chunks split sectors and how many chunks src's cut has.
+TMAKIT_HD constexpr bool box_src_cut_first(int cuts_first, bool src_splits, bool dst_splits,
+                                           std::int64_t src_chunks) {
+  return cuts_first == kBoxCutsFirstAlways ||
+         (cuts_first == kBoxCutsFirstSplitSrc && src_splits &&
+          (!dst_splits || src_chunks <= kBoxCutsFirstMaxSrcChunks));
+}
 // The least-waste rule (make_box_plan, DevicePolicy::permute_box_least_waste) takes another box
 // where it copies at least this many fewer elements per element of the tensor (1%).
 inline constexpr double kBoxLeastWasteGain = 0.01;
@@ -407,23 +422,16 @@ inline bool make_box_plan(const PermuteDims& dims, int elem_bytes, std::int64_t 
       if (u >= 0 && p.box[u] < all[side[k]].n) cut_of[s] = side[k];
     }
   }
-  // Whether a side's cut starts a chunk inside a 32-byte sector (the overlapping last chunk's
-  // origin, n - box, included: set_box_edges), and src's cut's chunks.
-  auto splits = [&](int s) {
+  auto splits = [&](int s) {  // whether a side's cut's chunks start inside sectors
     const int d = cut_of[s];
-    if (d < 0) return false;
-    const std::int64_t b = p.box[index_of[d]], stride_bytes = (s == 0 ? all[d].ss : all[d].ds) *
-                                                              static_cast<std::int64_t>(elem_bytes);
-    return (b * stride_bytes) % kBoxSectorBytes != 0 ||
-           (all[d].n % b != 0 && ((all[d].n - b) * stride_bytes) % kBoxSectorBytes != 0);
+    return d >= 0 && box_chunks_split_sectors(all[d].n, p.box[index_of[d]],
+                                              s == 0 ? all[d].ss : all[d].ds, elem_bytes);
   };
   const std::int64_t src_chunks =
       cut_of[0] < 0
           ? 0
           : (all[cut_of[0]].n + p.box[index_of[cut_of[0]]] - 1) / p.box[index_of[cut_of[0]]];
-  if (cuts_first == kBoxCutsFirstAlways ||
-      (cuts_first == kBoxCutsFirstSplitSrc && splits(0) &&
-       (!splits(1) || src_chunks <= kBoxCutsFirstMaxSrcChunks))) {
+  if (box_src_cut_first(cuts_first, splits(0), splits(1), src_chunks)) {
     for (const int d : cut_of) {
       bool seen = false;
       for (int j = 0; j < no; ++j) seen = seen || order[j] == d;

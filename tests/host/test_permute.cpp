@@ -1360,6 +1360,22 @@ TEST(PermuteBox, CutsFirstWhereOnlySrcsChunksSplitSectors) {
     EXPECT_TRUE(same_order(split, src_first ? always : dst)) << c.n[0];
     EXPECT_EQ(split.boxes, always.boxes);
   }
+  // explain names the order and its reason.
+  const std::string dst_first = explain_permute({5, 27, 16, 5, 328, 8}, {5, 3, 4, 2, 1, 0}, 4);
+  EXPECT_NE(dst_first.find("batch order (permute_box_cuts_first = 2): dst order: src's cut's "
+                           "chunks start on 32-byte sectors\n"),
+            std::string::npos)
+      << dst_first;
+  const std::string few = explain_permute({28, 225, 28, 140}, {3, 1, 2, 0}, 2);
+  EXPECT_NE(few.find("batch order (permute_box_cuts_first = 2): src's cut dimension's chunks first "
+                     "(140 in 3): they start inside 32-byte sectors, and so do dst's cut's, but "
+                     "src's cut has at most 3 chunks\n"),
+            std::string::npos)
+      << few;
+  test::ScopedEnv policy("TMAKIT_POLICY", "permute_box_cuts_first=0");
+  EXPECT_NE(explain_permute({28, 225, 28, 140}, {3, 1, 2, 0}, 2)
+                .find("batch order (permute_box_cuts_first = 0): dst order\n"),
+            std::string::npos);
 }
 
 // Few long rows are cut into segments (kernels::permute_row_segment_bytes): whole 16-byte chunks,
