@@ -6,6 +6,7 @@
 #
 #   scripts/permute_ab.sh --cases FILE --arm NAME=POLICY --arm NAME=POLICY [--passes N]
 #                         [--deadline S] [--prebuilt DIR] [--out DIR] [--tar FILE]
+#                         [--bench-args ARGS]
 #
 #   --cases FILE     "SEED REGEX" lines: `tmakit permute-cases --seeds A-B [--named] --changed-by
 #                    FIELD=V --filter permute_tile,memcpy` (no GPU; run it where the binary was
@@ -21,6 +22,9 @@
 #   --out DIR        where the runs go, NAME-seedS-passP.json (default build-gpu/ab)
 #   --tar FILE       also pack that folder into FILE (.tar.xz): a remote call brings back a few
 #                    files of $OUT, so --tar "$OUT/ab.tar.xz" rather than --out "$OUT"
+#   --bench-args A   more tmakit_bench arguments, the ones the cases were listed with, e.g.
+#                    "--permute-min-mb=1 --permute-max-mb=16" for `permute-cases --min-mb 1
+#                    --max-mb 16` (the random set's sizes; a seed draws other cases without them)
 #
 # Example (one device call; docs/perf-guide.md section 4.13 has its runs):
 #   build/tmakit permute-cases --seeds 101-900 --elem-bytes 4,8 \
@@ -30,7 +34,7 @@
 #   python3 bench/permute_report.py --ab ab on off      # here, on the runs it brought back (tar -xJf)
 set -u
 usage() { sed -n '2,/^set -u/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
-cases="" arms=() passes=2 deadline=480 prebuilt="" out=build-gpu/ab tar=""
+cases="" arms=() passes=2 deadline=480 prebuilt="" out=build-gpu/ab tar="" bench_args=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --cases) cases=${2:-}; shift ;;
@@ -40,6 +44,7 @@ while [ $# -gt 0 ]; do
     --prebuilt) prebuilt=${2:-}; shift ;;
     --out) out=${2:-}; shift ;;
     --tar) tar=${2:-}; shift ;;
+    --bench-args) bench_args=${2:-}; shift ;;
     -h | --help) usage; exit 0 ;;
     *) echo "permute_ab.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -74,6 +79,7 @@ mkdir -p "$out" || fail "cannot make $out"
 gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)
 echo "${gpu:-no nvidia-smi}" | tee "$out/gpu.txt"
 cp "$cases" "$out/cases.txt"
+[ -n "$bench_args" ] && echo "$bench_args" > "$out/bench-args.txt"
 start=$(date +%s) runs=0 failed=0
 for pass in $(seq 1 "$passes"); do
   turn=$((pass - 1))
@@ -89,7 +95,8 @@ for pass in $(seq 1 "$passes"); do
         echo "deadline ($deadline s) at pass $pass, seed $seed"
         break 3
       fi
-      if TMAKIT_POLICY="$policy" timeout 300 "$bench" --preset=permute --permute-seed="$seed" \
+      # shellcheck disable=SC2086 # bench_args: several arguments
+      if TMAKIT_POLICY="$policy" timeout 300 "$bench" --preset=permute --permute-seed="$seed" $bench_args \
         --benchmark_filter="$regex" --benchmark_out="$out/$name-seed$seed-pass$pass.json" \
         --benchmark_out_format=json > /dev/null 2> "$out/$name-seed$seed-pass$pass.log"; then
         rm -f "$out/$name-seed$seed-pass$pass.log"

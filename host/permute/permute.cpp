@@ -257,17 +257,10 @@ PermuteDims dims_of(const PermuteReduction& r) {
 // Which boxes run one after another (make_box_plan's batch order, box_src_cut_first) and why, for
 // a box that cuts a dimension.
 std::string describe_batch_order(const BoxPlan& p, int elem_bytes, int cuts_first) {
-  int us = -1, ud = -1;  // src's and dst's innermost cut box dimension (box dimensions: src order)
-  for (int k = 0; k < p.dims; ++k) {
-    if (us < 0 && p.box[k] < p.full[k]) us = k;
-    if (ud < 0 && p.box[p.dst_order[k]] < p.full[p.dst_order[k]]) ud = p.dst_order[k];
-  }
-  auto chunks = [&](int u) { return (p.full[u] + p.box[u] - 1) / p.box[u]; };
-  const bool src_splits =
-      us >= 0 && box_chunks_split_sectors(p.full[us], p.box[us], p.ss[us], elem_bytes);
-  const bool dst_splits =
-      ud >= 0 && box_chunks_split_sectors(p.full[ud], p.box[ud], p.ds[ud], elem_bytes);
-  const std::int64_t src_chunks = us >= 0 ? chunks(us) : 0;
+  const BoxCutSectors c = box_cut_sectors(p, elem_bytes);
+  const int us = c.src_cut, ud = c.dst_cut;
+  const bool src_splits = c.src_splits, dst_splits = c.dst_splits;
+  const std::int64_t src_chunks = c.src_chunks;
   std::string out = "batch order (permute_box_cuts_first = " + std::to_string(cuts_first) + "): ";
   if (cuts_first == kBoxCutsFirstAlways)
     return out + "the cut dimensions' chunks first, src's before dst's\n";

@@ -143,6 +143,33 @@ struct BoxPlan {
   std::uint32_t outer_last_lim[kBoxMaxOuter] = {};
 };
 
+// The batch order's inputs (box_src_cut_first), read off a box: each side's innermost cut box
+// dimension (-1: none), whether its chunks start inside 32-byte sectors, and src's cut's chunks.
+// make_box_plan orders its batch by it and explain says why from it.
+struct BoxCutSectors {
+  int src_cut = -1, dst_cut = -1;  // box dimensions (src order)
+  bool src_splits = false, dst_splits = false;
+  std::int64_t src_chunks = 0;
+};
+inline BoxCutSectors box_cut_sectors(const BoxPlan& p, int elem_bytes) {
+  BoxCutSectors c;
+  for (int k = 0; k < p.dims; ++k) {
+    if (c.src_cut < 0 && p.box[k] < p.full[k]) c.src_cut = k;
+    const int u = p.dst_order[k];
+    if (c.dst_cut < 0 && p.box[u] < p.full[u]) c.dst_cut = u;
+  }
+  if (c.src_cut >= 0) {
+    const int u = c.src_cut;
+    c.src_splits = box_chunks_split_sectors(p.full[u], p.box[u], p.ss[u], elem_bytes);
+    c.src_chunks = (p.full[u] + p.box[u] - 1) / p.box[u];
+  }
+  if (c.dst_cut >= 0) {
+    const int u = c.dst_cut;
+    c.dst_splits = box_chunks_split_sectors(p.full[u], p.box[u], p.ds[u], elem_bytes);
+  }
+  return c;
+}
+
 inline PermuteDims box_dims_of(const PermuteGeometry& g) {
   PermuteDims d;
   auto add = [&](std::int64_t n, std::int64_t ss, std::int64_t ds) {
@@ -414,25 +441,12 @@ inline bool make_box_plan(const PermuteDims& dims, int elem_bytes, std::int64_t 
   // src's cut has so few chunks that the boxes writing a split dst sector still run together
   // (else those are the ones to keep together: dst order).
   int order[kPermuteMaxRank], no = 0;
-  int cut_of[2] = {-1, -1};  // src's and dst's innermost cut dimension (all[] index)
-  for (int s = 0; s < 2; ++s) {
-    const int* side = s == 0 ? by_src : by_dst;
-    for (int k = 0; k < nd && cut_of[s] < 0; ++k) {
-      const int u = index_of[side[k]];
-      if (u >= 0 && p.box[u] < all[side[k]].n) cut_of[s] = side[k];
-    }
-  }
-  auto splits = [&](int s) {  // whether a side's cut's chunks start inside sectors
-    const int d = cut_of[s];
-    return d >= 0 && box_chunks_split_sectors(all[d].n, p.box[index_of[d]],
-                                              s == 0 ? all[d].ss : all[d].ds, elem_bytes);
-  };
-  const std::int64_t src_chunks =
-      cut_of[0] < 0
-          ? 0
-          : (all[cut_of[0]].n + p.box[index_of[cut_of[0]]] - 1) / p.box[index_of[cut_of[0]]];
-  if (box_src_cut_first(cuts_first, splits(0), splits(1), src_chunks)) {
-    for (const int d : cut_of) {
+  const BoxCutSectors cuts = box_cut_sectors(p, elem_bytes);
+  if (box_src_cut_first(cuts_first, cuts.src_splits, cuts.dst_splits, cuts.src_chunks)) {
+    for (const int u : {cuts.src_cut, cuts.dst_cut}) {
+      int d = -1;  // the all[] dimension of box dimension u
+      for (int k = 0; k < nd && u >= 0; ++k)
+        if (index_of[by_src[k]] == u) d = by_src[k];
       bool seen = false;
       for (int j = 0; j < no; ++j) seen = seen || order[j] == d;
       if (d >= 0 && !seen) order[no++] = d;
