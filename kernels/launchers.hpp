@@ -173,6 +173,8 @@ struct PermuteArgs {
   int box_cuts_first = kBoxCutsFirstSplitSrc;  // DevicePolicy::permute_box_cuts_first
   // DevicePolicy::permute_box_target_elems
   int box_target_elems = static_cast<int>(kBoxTargetElems);
+  // DevicePolicy::permute_box_min_boxes_per_sm times sm_count (0: no bound)
+  std::int64_t box_min_boxes = 0;
   int box_max_smem_bytes = kBoxMaxSmemBytes;  // DevicePolicy::permute_box_max_smem_bytes
   bool box_least_waste = true;                // DevicePolicy::permute_box_least_waste
   bool box_whole_runs = true;                 // DevicePolicy::permute_box_whole_runs
@@ -224,16 +226,16 @@ struct PermuteTmaPlan {
 // kernels/permute/
 cudaError_t launch_permute_tile(const PermuteArgs&);
 // The box permute_tile's box walk takes for `dims` (rank 6-8 run only through it); false: none.
-// registers, cuts_first, target_elems, least_waste, max_smem_bytes, whole_runs, wider_words: what
-// PermuteArgs::box_registers, box_cuts_first, box_target_elems, box_least_waste,
-// box_max_smem_bytes, box_whole_runs and box_wider_words say; *in_registers: whether the box is the
-// registers' walk's (the other kernel's where the asked one's does not fit).
+// registers, cuts_first, target_elems, least_waste, max_smem_bytes, whole_runs, wider_words,
+// min_boxes: what PermuteArgs::box_registers, box_cuts_first, box_target_elems, box_least_waste,
+// box_max_smem_bytes, box_whole_runs, box_wider_words and box_min_boxes say; *in_registers: whether
+// the box is the registers' walk's (the other kernel's where the asked one's does not fit).
 bool permute_tile_box_plan(const PermuteDims& dims, int elem_bytes, BoxPlan* box,
                            bool registers = false, int cuts_first = kBoxCutsFirstSplitSrc,
                            int target_elems = static_cast<int>(kBoxTargetElems),
                            bool least_waste = false, bool* in_registers = nullptr,
                            int max_smem_bytes = kBoxMaxSmemBytes, bool whole_runs = false,
-                           bool wider_words = false);
+                           bool wider_words = false, std::int64_t min_boxes = 0);
 // Whether permute_tile walks `a` in boxes (else its 32 x 33 tile or its rows kernels).
 bool permute_tile_prefers_box(const PermuteArgs& a);
 // permute_tile's rows kernels on a row permutation in bytes (`bytes`: strides and cols in bytes):

@@ -149,7 +149,8 @@ TmaChoice auto_tma_choice(const kernels::PermuteArgs& a, const DevicePolicy& pol
   const bool registers_box = a.elem_bytes >= policy.permute_box_registers_min_bytes;
   if (kernels::permute_tile_prefers_box(a) &&
       kernels::permute_tile_box_plan(a.dims, a.elem_bytes, &box, registers_box, a.box_cuts_first,
-                                     a.box_target_elems, a.box_least_waste))
+                                     a.box_target_elems, a.box_least_waste, nullptr,
+                                     kBoxMaxSmemBytes, false, false, a.box_min_boxes))
     c.box_bytes = std::int64_t{box.volume} * a.elem_bytes;
   c.tma = c.box_bytes == 0 ||
           double(c.box_bytes) <= double(policy.permute_tma_max_box_ratio) * c.tile_bytes;
@@ -625,6 +626,7 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.box_registers_words_min_bytes = caps.policy.permute_box_registers_words_min_bytes;
   a.box_cuts_first = caps.policy.permute_box_cuts_first;
   a.box_target_elems = caps.policy.permute_box_target_elems;
+  a.box_min_boxes = std::int64_t{caps.policy.permute_box_min_boxes_per_sm} * caps.sm_count;
   a.box_max_smem_bytes = caps.policy.permute_box_max_smem_bytes;
   a.box_whole_runs = caps.policy.permute_box_whole_runs;
   a.box_wider_words = caps.policy.permute_box_past_static_for_wider_words;
@@ -725,6 +727,10 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
   // The default policy's choices, with TMAKIT_POLICY's overrides (no device: the H100's row; the
   // permutation fields are the same in every row).
   const DevicePolicy policy = device_policy(0);
+  // The boxes the SMs need (permute_box_min_boxes_per_sm), counted on the H100's and H200's SMs.
+  constexpr int kExplainSmCount = 132;
+  const std::int64_t min_boxes =
+      std::int64_t{policy.permute_box_min_boxes_per_sm} * kExplainSmCount;
   detail::PermuteWidened w;
   if (policy.permute_rows_as_elements && detail::widen_rows(r, elem_bytes, &w).empty())
     return out + "rows of " + std::to_string(w.elem_bytes) + " bytes: moved as " +
@@ -748,15 +754,15 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
             a.dims, elem_bytes, &box, reg, policy.permute_box_cuts_first,
             policy.permute_box_target_elems, policy.permute_box_least_waste, &in_registers,
             policy.permute_box_max_smem_bytes, policy.permute_box_whole_runs,
-            policy.permute_box_past_static_for_wider_words))
+            policy.permute_box_past_static_for_wider_words, min_boxes))
       return false;
-    other_box =
-        policy.permute_box_least_waste &&
-        kernels::permute_tile_box_plan(
-            a.dims, elem_bytes, &largest_box, in_registers, policy.permute_box_cuts_first,
-            policy.permute_box_target_elems, false, nullptr, policy.permute_box_max_smem_bytes,
-            policy.permute_box_whole_runs, policy.permute_box_past_static_for_wider_words) &&
-        box_copies_per_elem(largest_box) > box_copies_per_elem(box);
+    other_box = policy.permute_box_least_waste &&
+                kernels::permute_tile_box_plan(
+                    a.dims, elem_bytes, &largest_box, in_registers, policy.permute_box_cuts_first,
+                    policy.permute_box_target_elems, false, nullptr,
+                    policy.permute_box_max_smem_bytes, policy.permute_box_whole_runs,
+                    policy.permute_box_past_static_for_wider_words, min_boxes) &&
+                box_copies_per_elem(largest_box) > box_copies_per_elem(box);
     return true;
   };
   const bool has_box = box_of(registers);
@@ -828,7 +834,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
             a.dims, elem_bytes, &plain, in_registers, policy.permute_box_cuts_first,
             policy.permute_box_target_elems, policy.permute_box_least_waste, &plain_registers,
             policy.permute_box_max_smem_bytes, false,
-            policy.permute_box_past_static_for_wider_words) &&
+            policy.permute_box_past_static_for_wider_words, min_boxes) &&
         plain_registers == in_registers && plain.dims == box.dims && plain.volume != box.volume) {
       // Box dimension 0 is src's contiguous one, dst_order[0] dst's (make_box_plan).
       const int d0 = box.dst_order[0];
@@ -850,7 +856,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
     if (kernels::permute_tile_box_plan(
             a.dims, elem_bytes, &small, in_registers, policy.permute_box_cuts_first,
             policy.permute_box_target_elems, policy.permute_box_least_waste, &small_registers,
-            kBoxMaxSmemBytes, policy.permute_box_whole_runs) &&
+            kBoxMaxSmemBytes, policy.permute_box_whole_runs, false, min_boxes) &&
         small_registers == in_registers && small.volume != box.volume &&
         !box_past_static_smem(small, elem_bytes) && box_words_wider(box, small, elem_bytes))
       widened_why += "past the static 48 KB for wider words: " +
@@ -860,6 +866,27 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
                      std::to_string(box_vector_elems(small, false, elem_bytes, 0) * elem_bytes) +
                      " bytes (permute_box_past_static_for_wider_words)\n";
   }
+  // The box of a smaller target where the target's leaves too few boxes (box_plan_for's
+  // min_boxes), said beside it.
+  if (has_box && min_boxes > 0) {
+    BoxPlan at_target;
+    bool target_registers = false;
+    if (kernels::permute_tile_box_plan(
+            a.dims, elem_bytes, &at_target, in_registers, policy.permute_box_cuts_first,
+            policy.permute_box_target_elems, policy.permute_box_least_waste, &target_registers,
+            policy.permute_box_max_smem_bytes, policy.permute_box_whole_runs,
+            policy.permute_box_past_static_for_wider_words) &&
+        target_registers == in_registers && at_target.boxes != box.boxes)
+      widened_why +=
+          "too few boxes for the SMs: the target's box (" + std::to_string(at_target.volume) +
+          " elements) leaves " + std::to_string(at_target.boxes) + ", under " +
+          std::to_string(policy.permute_box_min_boxes_per_sm) + " an SM on " +
+          std::to_string(kExplainSmCount) +
+          " SMs (permute_box_min_boxes_per_sm); so the box of a smaller target, down "
+          "to " +
+          std::to_string(kBoxMinTargetElems) + " elements" +
+          (box.boxes < min_boxes ? " (none leaves as many: the one with the most)\n" : "\n");
+  }
   const BoxPlan* largest = other_box ? &largest_box : nullptr;
   a.rows_min_bytes = policy.rows_min_bytes(elem_bytes);
   a.rows_flat_max_vector_bytes = policy.permute_rows_flat_max_vector_bytes;
@@ -867,6 +894,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
   a.box_registers = registers;  // what auto's choices below weigh, as permute() sets them
   a.box_cuts_first = policy.permute_box_cuts_first;
   a.box_target_elems = policy.permute_box_target_elems;
+  a.box_min_boxes = min_boxes;
   a.box_least_waste = policy.permute_box_least_waste;
   if (r.extents.size() > 5) {
     const std::string rank = "rank " + std::to_string(r.extents.size());

@@ -78,6 +78,9 @@ struct DevicePolicy {
   // permute_tile's boxes grow (longer runs on both sides, fewer barriers and box origins per
   // element) up to about this many elements, as shared memory allows (make_box_plan).
   int permute_box_target_elems = 2048;
+  // ...and where the box so planned leaves fewer than this many boxes an SM, the box of half the
+  // target, down to kBoxMinTargetElems, until it does (0: never; permute_tile.cu's box_plan_for).
+  int permute_box_min_boxes_per_sm = 0;
   // ...while the box with its tables, as make_box_plan counts them (box_smem_bytes), takes at most
   // this many bytes of shared memory (the kernels' own takes more: two buffers where they copy by
   // cp.async; over 48 KB the launch opts in); past the static 48 KB (kBoxMaxSmemBytes) as

@@ -50,6 +50,9 @@ inline constexpr int kBoxMaxSmemBytes = 48 * 1024 - 256;  // the static 48 KB, l
 // Boxes grow (longer runs) up to about this many elements, by default
 // (DevicePolicy::permute_box_target_elems).
 inline constexpr std::int64_t kBoxTargetElems = 2048;
+// ...and where a box leaves too few boxes for the SMs (DevicePolicy::permute_box_min_boxes_per_sm),
+// the target halves down to this many elements (the smallest target that rule was measured at).
+inline constexpr int kBoxMinTargetElems = 512;
 // Which boxes of the batch run one after another (make_box_plan's batch order,
 // DevicePolicy::permute_box_cuts_first): dst order alone; src's innermost cut dimension's chunks
 // first, then dst's, then dst order; or so only where src's chunk edges split 32-byte sectors

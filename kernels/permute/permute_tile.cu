@@ -1431,9 +1431,9 @@ int row_vector_bytes(const void* src, const void* dst, const PermuteGeometry& by
 // plans under it (its longer first runs can cut more dimensions than a box takes) or where that
 // one's walk is the pipelined one through registers at 4 bytes or more, unless the larger box
 // stores wider words (wider_words: PermuteArgs::box_wider_words, box_words_wider).
-bool box_plan_for(const PermuteDims& dims, int elem_bytes, bool tables, int cuts_first,
-                  int target_elems, bool least_waste, int max_smem_bytes, bool whole_runs,
-                  bool wider_words, BoxPlan* box) {
+bool box_plan_at(const PermuteDims& dims, int elem_bytes, bool tables, int cuts_first,
+                 int target_elems, bool least_waste, int max_smem_bytes, bool whole_runs,
+                 bool wider_words, BoxPlan* box) {
   const std::int64_t max_volume = tables ? 65535 : reg_box_volume(elem_bytes);
   const int table_bytes = tables ? kBoxTableBytes : 0;
   auto plan = [&](int bound, BoxPlan* out) {
@@ -1459,17 +1459,36 @@ bool box_plan_for(const PermuteDims& dims, int elem_bytes, bool tables, int cuts
   return true;
 }
 
+// ...and where that box leaves fewer than `min_boxes` boxes (PermuteArgs::box_min_boxes: too few
+// for every SM to walk some), the box of half the target, and so on down to kBoxMinTargetElems,
+// until there are that many: the first box with as many, or else the one with the most.
+bool box_plan_for(const PermuteDims& dims, int elem_bytes, bool tables, int cuts_first,
+                  int target_elems, bool least_waste, int max_smem_bytes, bool whole_runs,
+                  bool wider_words, BoxPlan* box, std::int64_t min_boxes = 0) {
+  if (!box_plan_at(dims, elem_bytes, tables, cuts_first, target_elems, least_waste, max_smem_bytes,
+                   whole_runs, wider_words, box))
+    return false;
+  for (int t = target_elems / 2; box->boxes < min_boxes && t >= kBoxMinTargetElems; t /= 2) {
+    BoxPlan smaller;
+    if (box_plan_at(dims, elem_bytes, tables, cuts_first, t, least_waste, max_smem_bytes,
+                    whole_runs, wider_words, &smaller) &&
+        smaller.boxes > box->boxes)
+      *box = smaller;
+  }
+  return true;
+}
+
 cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
   const auto e = static_cast<std::uint32_t>(a.elem_bytes);
   bool tables = !a.box_registers;
   BoxPlan box;
   if (!box_plan_for(dims, a.elem_bytes, tables, a.box_cuts_first, a.box_target_elems,
                     a.box_least_waste, a.box_max_smem_bytes, a.box_whole_runs, a.box_wider_words,
-                    &box)) {
+                    &box, a.box_min_boxes)) {
     tables = !tables;  // the other kernel's box (permute() checked that one of them fits)
     if (!box_plan_for(dims, a.elem_bytes, tables, a.box_cuts_first, a.box_target_elems,
                       a.box_least_waste, a.box_max_smem_bytes, a.box_whole_runs, a.box_wider_words,
-                      &box))
+                      &box, a.box_min_boxes))
       return cudaErrorNotSupported;
   }
   auto settle = [&](BoxPlan* b) {  // the policy's choices for the walk
@@ -1499,7 +1518,7 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
   if (rule != RegistersRule::none &&
       box_plan_for(dims, a.elem_bytes, false, a.box_cuts_first, a.box_target_elems,
                    a.box_least_waste, a.box_max_smem_bytes, a.box_whole_runs, a.box_wider_words,
-                   &in_registers)) {
+                   &in_registers, a.box_min_boxes)) {
     settle(&in_registers);
     if (box_registers_takes_at(rule, box, in_registers, a.elem_bytes, a.box_words,
                                a.box_registers_words_min_bytes, src_at, dst_at)) {
@@ -1594,10 +1613,10 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
 bool kernels::permute_tile_box_plan(const PermuteDims& dims, int elem_bytes, BoxPlan* box,
                                     bool registers, int cuts_first, int target_elems,
                                     bool least_waste, bool* in_registers, int max_smem_bytes,
-                                    bool whole_runs, bool wider_words) {
+                                    bool whole_runs, bool wider_words, std::int64_t min_boxes) {
   for (const bool tables : {!registers, registers})
     if (box_plan_for(dims, elem_bytes, tables, cuts_first, target_elems, least_waste,
-                     max_smem_bytes, whole_runs, wider_words, box)) {
+                     max_smem_bytes, whole_runs, wider_words, box, min_boxes)) {
       if (in_registers != nullptr) *in_registers = !tables;
       return true;
     }

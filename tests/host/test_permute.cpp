@@ -1107,6 +1107,67 @@ TEST(PermuteBox, TargetGrowsTheBoxWithinSharedMemory) {
   EXPECT_GT(grew, 400);
 }
 
+// PermuteArgs::box_min_boxes (DevicePolicy::permute_box_min_boxes_per_sm): a box that leaves
+// fewer boxes than asked gives way to a smaller target's, never to one with fewer boxes; a box
+// with enough is kept as it is; a box that still leaves too few is the one with the most of the
+// targets down to kBoxMinTargetElems.
+TEST(PermuteBox, TooFewBoxesForTheSmsTakeASmallerTarget) {
+  std::mt19937 rng(11);
+  int shrunk = 0, kept = 0;
+  for (int i = 0; i < 600; ++i) {
+    auto [n, p, e] = random_permutation(rng);
+    for (auto& x : n) x = 2 + x % 40;  // small tensors: few boxes
+    PermuteDims dims;
+    ASSERT_TRUE(reduced_dims(n, p, e, &dims));
+    for (const bool registers : {false, true}) {
+      BoxPlan base, bound;
+      bool base_reg = false, bound_reg = false;
+      const bool planned = kernels::permute_tile_box_plan(dims, e, &base, registers, 2, 2048, true,
+                                                          &base_reg, 98304, true, true, 0);
+      const std::int64_t min_boxes = 2 * 132;
+      ASSERT_EQ(planned, kernels::permute_tile_box_plan(dims, e, &bound, registers, 2, 2048, true,
+                                                        &bound_reg, 98304, true, true, min_boxes));
+      if (!planned) continue;
+      const std::string what = test_text(n) + " perm " + test_text(p) + " " + std::to_string(e) +
+                               " B" + (registers ? ", registers" : "");
+      ASSERT_EQ(base_reg, bound_reg) << what;
+      ASSERT_GE(bound.boxes, base.boxes) << what;
+      if (base.boxes >= min_boxes) {
+        ASSERT_EQ(bound.volume, base.volume) << what;
+        ++kept;
+        continue;
+      }
+      if (bound.boxes > base.boxes) ++shrunk;
+      if (bound.boxes < min_boxes) {  // none had enough: the most of every target's
+        for (int t = 1024; t >= kBoxMinTargetElems; t /= 2) {
+          BoxPlan other;
+          bool other_reg = false;
+          if (kernels::permute_tile_box_plan(dims, e, &other, registers, 2, t, true, &other_reg,
+                                             98304, true, true, 0) &&
+              other_reg == bound_reg)
+            ASSERT_LE(other.boxes, bound.boxes) << what << ", target " << t;
+        }
+      }
+    }
+  }
+  EXPECT_GT(shrunk, 100);
+  EXPECT_GT(kept, 100);
+  // explain says so where the policy asks for boxes, and not where it does not.
+  std::string off, on;
+  {
+    test::ScopedEnv policy("TMAKIT_POLICY", "permute_box_min_boxes_per_sm=0");
+    off = explain_permute({8, 9, 10, 11, 120}, {4, 1, 3, 0, 2}, 4);
+  }
+  EXPECT_EQ(off.find("too few boxes"), std::string::npos) << off;
+  test::ScopedEnv policy("TMAKIT_POLICY", "permute_box_min_boxes_per_sm=8");
+  on = explain_permute({8, 9, 10, 11, 120}, {4, 1, 3, 0, 2}, 4);
+  EXPECT_NE(on.find("2376 boxes"), std::string::npos) << on;
+  EXPECT_NE(on.find("too few boxes for the SMs: the target's box (1600 elements) leaves 594, "
+                    "under 8 an SM on 132 SMs"),
+            std::string::npos)
+      << on;
+}
+
 // DevicePolicy::permute_box_max_smem_bytes: the default bound plans the boxes the planner plans
 // without one; under a larger bound permute_tile plans a box wherever it does under the default
 // (where the bound's longer first runs cut more dimensions than a box takes, the default's box),
