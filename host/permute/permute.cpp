@@ -626,7 +626,7 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   a.box_registers_words_min_bytes = caps.policy.permute_box_registers_words_min_bytes;
   a.box_cuts_first = caps.policy.permute_box_cuts_first;
   a.box_target_elems = caps.policy.permute_box_target_elems;
-  a.box_min_boxes = std::int64_t{caps.policy.permute_box_min_boxes_per_sm} * caps.sm_count;
+  a.box_min_boxes = caps.policy.box_min_boxes(elem_bytes, caps.sm_count);
   a.box_max_smem_bytes = caps.policy.permute_box_max_smem_bytes;
   a.box_whole_runs = caps.policy.permute_box_whole_runs;
   a.box_wider_words = caps.policy.permute_box_past_static_for_wider_words;
@@ -727,10 +727,9 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
   // The default policy's choices, with TMAKIT_POLICY's overrides (no device: the H100's row; the
   // permutation fields are the same in every row).
   const DevicePolicy policy = device_policy(0);
-  // The boxes the SMs need (permute_box_min_boxes_per_sm), counted on the H100's and H200's SMs.
+  // The boxes the SMs need (DevicePolicy::box_min_boxes), counted on the H100's and H200's SMs.
   constexpr int kExplainSmCount = 132;
-  const std::int64_t min_boxes =
-      std::int64_t{policy.permute_box_min_boxes_per_sm} * kExplainSmCount;
+  const std::int64_t min_boxes = policy.box_min_boxes(elem_bytes, kExplainSmCount);
   detail::PermuteWidened w;
   if (policy.permute_rows_as_elements && detail::widen_rows(r, elem_bytes, &w).empty())
     return out + "rows of " + std::to_string(w.elem_bytes) + " bytes: moved as " +

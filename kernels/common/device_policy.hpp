@@ -79,8 +79,17 @@ struct DevicePolicy {
   // element) up to about this many elements, as shared memory allows (make_box_plan).
   int permute_box_target_elems = 2048;
   // ...and where the box so planned leaves fewer than this many boxes an SM, the box of half the
-  // target, down to kBoxMinTargetElems, until it does (0: never; permute_tile.cu's box_plan_for).
-  int permute_box_min_boxes_per_sm = 0;
+  // target, down to kBoxMinTargetElems, until it does (0: never; permute_tile.cu's box_plan_for),
+  // at elements of at most permute_box_min_boxes_max_bytes (1.04x over 447 held-out 1-4-byte
+  // cases of 1-16 MB; at 8 B no faster in training; docs/perf-guide.md section 4.13).
+  int permute_box_min_boxes_per_sm = 8;
+  int permute_box_min_boxes_max_bytes = 4;
+  // The boxes permute_tile's box walk asks for on `sm_count` SMs at `elem_bytes` (0: any count).
+  std::int64_t box_min_boxes(int elem_bytes, int sm_count) const {
+    return elem_bytes <= permute_box_min_boxes_max_bytes
+               ? std::int64_t{permute_box_min_boxes_per_sm} * sm_count
+               : 0;
+  }
   // ...while the box with its tables, as make_box_plan counts them (box_smem_bytes), takes at most
   // this many bytes of shared memory (the kernels' own takes more: two buffers where they copy by
   // cp.async; over 48 KB the launch opts in); past the static 48 KB (kBoxMaxSmemBytes) as

@@ -620,13 +620,15 @@ bool tile_box_plan(const std::vector<std::int64_t>& n, const std::vector<int>& p
 // CPU walk, with overlapping and with cut-short edge boxes; the policy off keeps the old words.
 // From 2-byte elements on.
 TEST(PermuteBox, SrcWordsAcrossACutDimensionThatContinuesTheRun) {
+  // The box as planned for its runs, not the smaller one a tensor this small gets for the SMs.
+  test::ScopedEnv boxes("TMAKIT_POLICY", "permute_box_min_boxes_per_sm=0");
   const std::string on = explain_permute({96, 128, 5}, {2, 1, 0}, 4);
   EXPECT_NE(on.find("loads of 16 bytes"), std::string::npos) << on;
   // From 2 bytes on: at 1 B the loads stay elements.
   const std::string one = explain_permute({96, 128, 5}, {2, 1, 0}, 1);
   EXPECT_NE(one.find("loads of 1 bytes"), std::string::npos) << one;
   {
-    test::ScopedEnv off("TMAKIT_POLICY", "permute_box_src_runs=0");
+    test::ScopedEnv off("TMAKIT_POLICY", "permute_box_src_runs=0,permute_box_min_boxes_per_sm=0");
     const std::string old = explain_permute({96, 128, 5}, {2, 1, 0}, 4);
     EXPECT_NE(old.find("loads of 4 bytes"), std::string::npos) << old;
   }
@@ -670,8 +672,10 @@ TEST(PermuteBox, SrcWordsAcrossACutDimensionThatContinuesTheRun) {
 TEST(PermuteExplain, DstEntriesInRegisters) {
   // The boxes planned under the static 48 KB, which this test names (permute_box_max_smem_bytes),
   // in tables (the 4-byte box fits the registers' walk: permute_box_registers_box_fits_min_bytes).
-  test::ScopedEnv bound("TMAKIT_POLICY",
-                        "permute_box_max_smem_bytes=48896,permute_box_registers_box_fits_min_bytes=8");
+  test::ScopedEnv bound(
+      "TMAKIT_POLICY",
+      "permute_box_max_smem_bytes=48896,permute_box_registers_box_fits_min_bytes=8,"
+      "permute_box_min_boxes_per_sm=0");
   const std::string on = explain_permute({563, 72, 217, 6}, {2, 1, 3, 0}, 4);
   EXPECT_NE(on.find("loads of 8 bytes, stores of 4 bytes\nloads: by cp.async into two shared "
                     "buffers, the next box's copies in flight while this one is stored; each "
@@ -930,8 +934,9 @@ TEST(PermuteBox, WordsOnPaddedOperands) {
 TEST(PermuteBox, EdgeBoxesOverlapTheChunkBefore) {
   // The boxes planned under the static 48 KB, which this test names (permute_box_max_smem_bytes),
   // in tables (the 4-byte box fits the registers' walk: permute_box_registers_box_fits_min_bytes).
-  test::ScopedEnv bound("TMAKIT_POLICY",
-                        "permute_box_max_smem_bytes=48896,permute_box_registers_box_fits_min_bytes=8");
+  test::ScopedEnv bound(
+      "TMAKIT_POLICY",
+      "permute_box_max_smem_bytes=48896,permute_box_registers_box_fits_min_bytes=8");
   PermuteDims dims;  // (237, 69) (1, 0) at 4 B: both dimensions cut, neither a multiple
   dims.rank = 2;
   dims.n[0] = 3 * 23, dims.ss[0] = 1, dims.ds[0] = 237;  // 69 x 237 transposed
@@ -1576,8 +1581,9 @@ TEST(PermuteExplain, RowsIntoADenseDstAsOneRunOfChunks) {
 TEST(PermuteBox, SwizzleWhereTheGathersShareBanks) {
   // The boxes planned under the static 48 KB, which this test names (permute_box_max_smem_bytes),
   // in tables (the 4-byte box fits the registers' walk: permute_box_registers_box_fits_min_bytes).
-  test::ScopedEnv bound("TMAKIT_POLICY",
-                        "permute_box_max_smem_bytes=48896,permute_box_registers_box_fits_min_bytes=8");
+  test::ScopedEnv bound(
+      "TMAKIT_POLICY",
+      "permute_box_max_smem_bytes=48896,permute_box_registers_box_fits_min_bytes=8");
   BoxPlan p;
   p.dims = 1;
   p.dst_order[0] = 0;
@@ -1669,8 +1675,9 @@ TEST(PermuteBox, LoadsByWordSizeAndPolicy) {
 TEST(PermuteExplain, TheRegistersWalkAtSixteenBytes) {
   // The boxes planned under the static 48 KB, which this test names (permute_box_max_smem_bytes),
   // in tables (the 4-byte box fits the registers' walk: permute_box_registers_box_fits_min_bytes).
-  test::ScopedEnv bound("TMAKIT_POLICY",
-                        "permute_box_max_smem_bytes=48896,permute_box_registers_box_fits_min_bytes=8");
+  test::ScopedEnv bound(
+      "TMAKIT_POLICY",
+      "permute_box_max_smem_bytes=48896,permute_box_registers_box_fits_min_bytes=8");
   EXPECT_EQ(reg_box_volume(16), 512);
   EXPECT_EQ(reg_box_volume(8), 512);
   EXPECT_EQ(reg_box_volume(4), 2048);         // 8 elements a thread below 8 B
@@ -1715,6 +1722,8 @@ TEST(PermuteExplain, TheRegistersWalkAtSixteenBytes) {
 // 8 B is 16 MiB; with 65 it is over, and the tables' walk runs; so at 4 B, where the box has
 // words, and under the policy at 0.
 TEST(PermuteExplain, TheRegistersWalkForSmallTensors) {
+  // The box as planned for its runs, not the smaller one a tensor this small gets for the SMs.
+  test::ScopedEnv boxes("TMAKIT_POLICY", "permute_box_min_boxes_per_sm=0");
   const DevicePolicy shipped;
   EXPECT_TRUE(shipped.box_registers(8, std::int64_t{16} << 20));
   EXPECT_FALSE(shipped.box_registers(8, (std::int64_t{16} << 20) + 8));
@@ -1793,8 +1802,9 @@ TEST(PermuteExplain, TheWordWalkInSmallBlocksAtOneAndTwoBytes) {
 TEST(PermuteExplain, ElementsInRegistersAtOneToFourBytes) {
   // The boxes planned under the static 48 KB, which this test names (permute_box_max_smem_bytes),
   // in tables (the 4-byte box fits the registers' walk: permute_box_registers_box_fits_min_bytes).
-  test::ScopedEnv bound("TMAKIT_POLICY",
-                        "permute_box_max_smem_bytes=48896,permute_box_registers_box_fits_min_bytes=8");
+  test::ScopedEnv bound(
+      "TMAKIT_POLICY",
+      "permute_box_max_smem_bytes=48896,permute_box_registers_box_fits_min_bytes=8");
   const Ext odd = {9, 7, 506, 22, 11, 15};
   const std::vector<int> odd_perm = {4, 2, 0, 5, 1, 3};
   for (int e : {1, 2, 4}) {  // at 2 B (311, 5, 240, 3, 13) (1,2,4,3,0), at 4 B (43, 33, 11, 37)
@@ -1944,11 +1954,11 @@ TEST(PermuteExplain, RegistersWalkWhereTheTablesBoxFits) {
   EXPECT_EQ(tables.find("fits the registers' walk"), std::string::npos) << tables;
 }
 
-// The registers' walk in words (DevicePolicy::permute_box_registers_words_min_bytes, reg_box_words):
-// (99, 6, 23, 45, 20) (1,4,3,0,2) at 8 B goes to the registers' walk (its tables' box fits), whose
-// box keeps src's 20 whole (16-byte src words) and dst's odd 23 (single-element stores). explain
-// says so; the words follow the field (0: none; from 16 B: none) and the addresses (src 8 bytes
-// off 16: no src word).
+// The registers' walk in words (DevicePolicy::permute_box_registers_words_min_bytes,
+// reg_box_words): (99, 6, 23, 45, 20) (1,4,3,0,2) at 8 B goes to the registers' walk (its tables'
+// box fits), whose box keeps src's 20 whole (16-byte src words) and dst's odd 23 (single-element
+// stores). explain says so; the words follow the field (0: none; from 16 B: none) and the addresses
+// (src 8 bytes off 16: no src word).
 TEST(PermuteExplain, RegistersWalkInWords) {
   const Ext n = {99, 6, 23, 45, 20};
   const std::vector<int> perm = {1, 4, 3, 0, 2};
@@ -1988,7 +1998,12 @@ TEST(PermuteExplain, RegistersWalkInWords) {
 // (8, 9, 10, 11, 120) (4,1,3,0,2) at 4 B: 120 in 3 chunks of 40 instead of 4 of 32 (the last
 // from 88, 8 copied twice: 128 / 120 = 1.067 copies an element).
 TEST(PermuteExplain, TheLeastWasteBox) {
-  const std::string least = explain_permute({8, 9, 10, 11, 120}, {4, 1, 3, 0, 2}, 4);
+  // The box as planned for its runs, not the smaller one a tensor this small gets for the SMs.
+  std::string least;
+  {
+    test::ScopedEnv boxes("TMAKIT_POLICY", "permute_box_min_boxes_per_sm=0");
+    least = explain_permute({8, 9, 10, 11, 120}, {4, 1, 3, 0, 2}, 4);
+  }
   EXPECT_NE(least.find("edge boxes: 8 in 2 chunks of 4 (whole); 120 in 3 chunks of 40 (whole)"),
             std::string::npos)
       << least;
@@ -1996,7 +2011,8 @@ TEST(PermuteExplain, TheLeastWasteBox) {
                        "of the tensor 1.000 (the largest box: 1.067)"),
             std::string::npos)
       << least;
-  test::ScopedEnv policy("TMAKIT_POLICY", "permute_box_least_waste=0");
+  test::ScopedEnv policy("TMAKIT_POLICY",
+                         "permute_box_least_waste=0,permute_box_min_boxes_per_sm=0");
   const std::string largest = explain_permute({8, 9, 10, 11, 120}, {4, 1, 3, 0, 2}, 4);
   EXPECT_NE(largest.find("120 in 4 chunks of 32, the last from 88 (8 copied twice)"),
             std::string::npos)
@@ -2011,8 +2027,10 @@ TEST(PermuteExplain, TheLeastWasteBox) {
 TEST(PermuteExplain, BoxTablesFromRowTables) {
   // The boxes planned under the static 48 KB, which this test names (permute_box_max_smem_bytes),
   // in tables (the 4-byte box fits the registers' walk: permute_box_registers_box_fits_min_bytes).
-  test::ScopedEnv bound("TMAKIT_POLICY",
-                        "permute_box_max_smem_bytes=48896,permute_box_registers_box_fits_min_bytes=8");
+  test::ScopedEnv bound(
+      "TMAKIT_POLICY",
+      "permute_box_max_smem_bytes=48896,permute_box_registers_box_fits_min_bytes=8,"
+      "permute_box_min_boxes_per_sm=0");
   // 4 B: a box of 40 of 120 x 10 x 4 of 8 (1,600 elements, 6,400 bytes), 40 src rows of the 40,
   // 160 dst rows of the 10: 40 x 6 + 160 x 8 = 1,520 bytes.
   const std::string small = explain_permute({8, 9, 10, 11, 120}, {4, 1, 3, 0, 2}, 4);
@@ -2041,9 +2059,10 @@ TEST(PermuteExplain, BoxTablesFromRowTables) {
                          "rest a division an entry (row tables of 96 bytes, in the box's buffer)"),
             std::string::npos)
       << shuffle;
-  test::ScopedEnv policy("TMAKIT_POLICY",
-                         "permute_box_row_tables=0,permute_box_max_smem_bytes=48896,"
-                         "permute_box_registers_box_fits_min_bytes=8");
+  test::ScopedEnv policy(
+      "TMAKIT_POLICY",
+      "permute_box_row_tables=0,permute_box_max_smem_bytes=48896,"
+      "permute_box_registers_box_fits_min_bytes=8,permute_box_min_boxes_per_sm=0");
   EXPECT_NE(explain_permute({8, 9, 10, 11, 120}, {4, 1, 3, 0, 2}, 4)
                 .find("tables: every entry decoded in full (permute_box_row_tables = 0)"),
             std::string::npos);
