@@ -80,6 +80,9 @@ bool draw_shape(std::mt19937& rng, int rank, int max_extent, std::int64_t max_vo
 constexpr const char* kTablesAtSmallSizes =
     "permute_box_registers_elements_max_bytes=2,permute_box_registers_small_tensor_bytes=0,"
     "permute_box_registers_src_elements_bytes=0,permute_box_registers_box_fits_min_bytes=0";
+// ...and the boxes as planned for their runs, not the smaller ones a small tensor gets for the
+// SMs (permute_box_min_boxes_per_sm), for the tests that draw a walk of the box so planned.
+constexpr const char* kRunsBoxes = ",permute_box_min_boxes_per_sm=0";
 
 // `auto` and permute_tile on (n, p) at e bytes under each TMAKIT_POLICY (after the one in force,
 // a test's own scope or ctest's), with operands aligned and one element off, against the
@@ -641,7 +644,7 @@ TEST(Permute, SrcWordsAcrossWholeDimensions) {
 // shapes (one crossing rows of two dimensions: 89 x 2 x 8).
 TEST(Permute, DstWordsAcrossRows) {
   TMAKIT_NEED_GPU(75);
-  test::ScopedEnv tables("TMAKIT_POLICY", kTablesAtSmallSizes);
+  test::ScopedEnv tables("TMAKIT_POLICY", (std::string(kTablesAtSmallSizes) + kRunsBoxes).c_str());
   std::vector<std::tuple<Ext, std::vector<int>, int>> cases = {
       {{3, 2, 4, 5, 89, 8}, {0, 3, 2, 5, 1, 4}, 2},
       {{3, 7, 6, 5, 64}, {3, 2, 0, 4, 1}, 4},
@@ -723,7 +726,7 @@ TEST(Permute, DstEntriesInRegistersLargeBoxes) {
   TMAKIT_NEED_GPU(75);
   for (int e : {4, 8}) {
     // The tables' walks at small sizes too (a small 8-byte tensor takes the registers' walk).
-    const std::string policy = std::string(kTablesAtSmallSizes) +
+    const std::string policy = std::string(kTablesAtSmallSizes) + kRunsBoxes +
                                (e == 8 ? ",permute_box_dst_registers_large_max_bytes=8" : "");
     test::ScopedEnv large("TMAKIT_POLICY", policy.c_str());
     std::vector<std::pair<Ext, std::vector<int>>> cases;
@@ -1145,7 +1148,8 @@ TEST(Permute, BoxSharedMemoryJustUnderFortyEightKilobytes) {
   const std::vector<int> perm = {0, 1, 4, 3, 2, 5};
   test::ScopedEnv env("TMAKIT_POLICY",
                       "permute_rows_as_elements=0,permute_box_registers_elements_max_bytes=0,"
-                      "permute_box_dst_runs=0,permute_box_max_smem_bytes=48896");
+                      "permute_box_dst_runs=0,permute_box_max_smem_bytes=48896,"
+                      "permute_box_min_boxes_per_sm=0");
   const std::string how = explain_permute(ext, perm, 1);
   EXPECT_NE(how.find("row tables of 15624 bytes, after the tables"), std::string::npos) << how;
   for (const std::string& v : {std::string("auto"), std::string("permute_tile")})
