@@ -250,11 +250,6 @@ PermuteDims dims_of(const PermuteReduction& r) {
   return d;
 }
 
-// permute_tile's box in words: the dimensions grouped into it, the contiguous runs it reads and
-// writes, the boxes. largest: the largest-box rule's box where the least-waste rule took another.
-// registers_why: the line that says which of the policy's rules took the registers' walk (none
-// where the element size alone does, permute_box_registers_min_bytes); widened_why: the line that
-// says the whole runs rule widened the box (none where it did not).
 // Which boxes run one after another (make_box_plan's batch order, box_src_cut_first) and why, for
 // a box that cuts a dimension.
 std::string describe_batch_order(const BoxPlan& p, int elem_bytes, int cuts_first) {
@@ -280,6 +275,11 @@ std::string describe_batch_order(const BoxPlan& p, int elem_bytes, int cuts_firs
          std::to_string(kBoxCutsFirstMaxSrcChunks) + "\n";
 }
 
+// permute_tile's box in words: the dimensions grouped into it, the contiguous runs it reads and
+// writes, the boxes. largest: the largest-box rule's box where the least-waste rule took another.
+// registers_why: the line that says which of the policy's rules took the registers' walk (none
+// where the element size alone does, permute_box_registers_min_bytes); widened_why: the lines that
+// say which rule widened or shrank the box (none where none did).
 std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers,
                          const DevicePolicy& policy, const std::string& registers_why,
                          const BoxPlan* largest = nullptr, const std::string& widened_why = {}) {

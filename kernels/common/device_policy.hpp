@@ -80,7 +80,7 @@ struct DevicePolicy {
   int permute_box_target_elems = 2048;
   // ...and where the box so planned leaves fewer than this many boxes an SM, the box of half the
   // target, down to kBoxMinTargetElems, until it does (0: never; permute_tile.cu's box_plan_for),
-  // at elements of at most permute_box_min_boxes_max_bytes (1.04x over 447 held-out 1-4-byte
+  // at elements of at most permute_box_min_boxes_max_bytes (1.04x over 401 held-out 1-4-byte
   // cases of 1-16 MB; at 8 B no faster in training; docs/perf-guide.md section 4.13).
   int permute_box_min_boxes_per_sm = 8;
   int permute_box_min_boxes_max_bytes = 4;
