@@ -31,6 +31,10 @@ trained on some runs and judged on held-out ones:
              default) and the matrix, rows x cols x the element size, is at least T bytes, or
              where permute_tile would run its 2-D tile (never the box walk there); permute_tile's
              box walk below
+  transpose-form  a candidate rule (no policy field holds it): a permutation that reduces to a
+             transpose runs transpose() where its dst rows are at least T bytes (the transpose's
+             rows x its element size), permute_tile below (host/permute/permute.cpp runs
+             transpose() always: T = 0)
   words-block  permute_tile's word walk through registers in blocks of 256 threads at elements
              of at least T bytes, of 128 below (box_words_threads, kernels/common/permute_box.hpp;
              DevicePolicy::permute_box_words_small_block_max_bytes, T / 2; its 128-thread kernels
@@ -50,6 +54,7 @@ trained on some runs and judged on held-out ones:
                             --judge RUN.json ...
     scripts/permute_rule.py --rule transpose-matrix [--sides T1,T2,T4,T8,T16] --cli build/tmakit
                             --train RUN.json ... --judge RUN.json ...
+    scripts/permute_rule.py --rule transpose-form --train RUN.json ... --judge RUN.json ...
     scripts/permute_rule.py --rule words-block --cli build/tmakit --train BIG.json,SMALL.json ...
                             --judge BIG.json,SMALL.json ...
     scripts/permute_rule.py --rule box-smem --cli build/tmakit --train STATIC.json,LARGE.json ...
@@ -80,6 +85,10 @@ transpose-matrix: the transpose rule's cells and runs where both sides reach --s
 is its matrix in bytes where permute_tile runs its box walk (explain, by the CLI), else no bound
 (the transposes at every T). Runs of `--permute-min-matrix-bytes=LO --permute-max-matrix-bytes=HI`
 (tiles whose matrix is LO-HI bytes, bench/bench_transpose.cpp) give cells of this kind alone.
+transpose-form: runs with the auto and permute_tile rows (`tmakit permute-cases --explain-has
+"reduces to transpose" --filter auto,permute_tile,memcpy` lists such cases; add --walk box-... for
+the cases permute_tile walks in boxes); each case whose auto label names the transpose() it ran is a
+cell, its key the transpose's dst row in bytes.
 transpose-fill: the transpose rule's cells and runs; a cell's key is its fill in percent where both
 tile sides reach --current's threshold for its element size, else -1 (never the transposes).
 words-block: pairs of runs of the same cases, permute_tile under
@@ -117,6 +126,7 @@ THRESHOLDS = {
     "tma-rows": [64, 96, 128, 160, 192, 224, 256, 288, 320, 384, 448, 512, 640, 768, 1024, 2048],
     "tile-fill": [0, 10, 20, 30, 40, 50, 60, 70, 80, 90],
     "transpose-fill": [0, 10, 20, 30, 40, 50, 60, 70, 80, 90],
+    "transpose-form": [0, 16, 32, 48, 64, 80, 96, 128, 160, 192, 256, 320, 384, 512, 1024],
     "words-block": [1, 2, 4],
     "box-smem": [1, 2, 4, 8, 16, 32],
     "transpose-matrix": [0, 4096, 6144, 8192, 10240, 12288, 16384, 20480, 24576, 32768, 40960,
@@ -129,6 +139,7 @@ WHAT = {  # the technique at or above T, the one below, the key, the policy fiel
     "tma-rows": ("permute_tma", "permute_tile", "row", "permute_tma_min_row_bytes"),
     "tile-fill": ("2-D tile", "box walk", "fill", "permute_tile_min_fill_pct"),
     "transpose-fill": ("permute_transpose", "permute_tile / permute_tma", "fill", None),
+    "transpose-form": ("transpose()", "permute_tile", "dst row", None),
     "words-block": ("blocks of 256", "blocks of 128", "element",
                     "permute_box_words_small_block_max_bytes"),
     "box-smem": ("the 48 KB box", "the larger box", "element", None),
@@ -241,6 +252,22 @@ def medians(path):
         gbps.setdefault(key, {}).setdefault(who, []).append(g)
     return {k: ({w: statistics.median(v) for w, v in g.items()}, labels.get(k, {}))
             for k, g in gbps.items()}
+
+
+def transpose_form_cells(paths):
+    """[(dst row bytes, transpose()'s GB/s, permute_tile's GB/s, name)] over the runs: the cases
+    that `auto` ran as a transpose (its label: "transpose() of R x C[, batch B], E-byte
+    elements") and `permute_tile` ran too; dst rows hold R elements of E bytes."""
+    out = []
+    for path in paths:
+        for (e, label, ext, perm), (med, labels) in medians(path).items():
+            m = re.search(r"transpose\(\) of (\d+) x \d+(?:, batch \d+)?, (\d+)-byte",
+                          labels.get("auto", ""))
+            if not m or "auto" not in med or "permute_tile" not in med:
+                continue
+            out.append((int(m.group(1)) * int(m.group(2)), med["auto"], med["permute_tile"],
+                        cell_name(e, ext, perm)))
+    return out
 
 
 def rows_cells(pairs):
@@ -424,6 +451,7 @@ def main():
     cells = {"transpose": transpose_cells,
              "transpose-fill": lambda paths: transpose_cells(paths, sides=sides),
              "rows": rows_cells, "tma-rows": tma_rows_cells, "tile-fill": tile_fill_cells,
+             "transpose-form": transpose_form_cells,
              "words-block": lambda pairs: words_block_cells(pairs, args.cli),
              "box-smem": lambda pairs: box_smem_cells(pairs, args.cli),
              "transpose-matrix": lambda paths: matrix_cells(
@@ -467,7 +495,8 @@ def main():
         print(f"  {e:2d} B: {len(cs):3d} cells, T = {per[e]}{unit} (picked / faster {gm:.3f})")
     gm, right, _ = judge(train, per)
     print(f"fit, per element size: picked / faster {gm:.3f}, right {right} of {len(train)}")
-    print("policy: " + ",".join(f"{what[3]}_e{e}={per[e]}" for e in SIZES))
+    print("policy: none (a candidate rule; no field holds it)" if what[3] is None else
+          "policy: " + ",".join(f"{what[3]}_e{e}={per[e]}" for e in SIZES))
     if args.judge:
         held = cells(args.judge)
         never = math.exp(sum(math.log(o / max(tr, o)) for _, tr, o, _ in held) / len(held))
