@@ -19,6 +19,8 @@ import collections
 import json
 import lzma
 import math
+import multiprocessing
+import os
 import statistics
 import sys
 import tarfile
@@ -176,19 +178,41 @@ def grouped(sections):
     return folds
 
 
+_FOLDS = []  # fit's folds, for the worker processes it forks (they inherit them, unpickled)
+
+
+def _judge_fold(args):
+    i, m = args
+    ranker, cells = _FOLDS[i]
+    return judge(ranker, m, cells, False)
+
+
 def fit(folds):
     """The parameters with the best objective over the folds: coordinate descent over SEARCH
-    from DEFAULT, one pass."""
+    from DEFAULT, one pass. The folds of each candidate are judged in parallel, one process per
+    CPU (TMAKIT_FIT_JOBS=N to choose; 1: in this process); the result does not depend on it."""
+    global _FOLDS
+    _FOLDS = folds
+    jobs = int(os.environ.get("TMAKIT_FIT_JOBS", "0")) or os.cpu_count() or 1
+    pool = multiprocessing.get_context("fork").Pool(jobs) if jobs > 1 and len(folds) > 1 else None
+
     def score(m):
-        return objective([r for ranker, cells in folds for r in judge(ranker, m, cells, False)])
-    best_m = dict(DEFAULT)
-    best_o = score(best_m)
-    for name, values in SEARCH.items():
-        for v in values:
-            m = dict(best_m, **{name: v})
-            o = score(m)
-            if o > best_o:
-                best_m, best_o = m, o
+        parts = (pool.map(_judge_fold, [(i, m) for i in range(len(folds))], chunksize=1)
+                 if pool else [judge(ranker, m, cells, False) for ranker, cells in folds])
+        return objective([r for part in parts for r in part])
+    try:
+        best_m = dict(DEFAULT)
+        best_o = score(best_m)
+        for name, values in SEARCH.items():
+            for v in values:
+                m = dict(best_m, **{name: v})
+                o = score(m)
+                if o > best_o:
+                    best_m, best_o = m, o
+    finally:
+        if pool:
+            pool.close()
+            pool.join()
     return best_m, best_o
 
 
