@@ -26,8 +26,8 @@
 //   tmakit_bench --preset=quick|full|probe [--order=rounds|fixed] [--gate=off]
 //   tmakit_bench --preset=survey [--survey-count=120] [--survey-seed=20261127]   plans: the
 //                random survey and the host-cost rows only (bench/plan_rows.cpp)
-//                [--survey-dist=classic|train|domain|channels|channels_aligned|permute|heldout] the
-//                cells' distribution (host/cli/shapes.hpp: the decider's training data and its
+//                [--survey-dist=classic|train|domain|channels|channels_aligned|permute|skinny|heldout]
+//                the cells' distribution (host/cli/shapes.hpp: the decider's training data and its
 //                held-out judge)
 //                [--survey-kind=transpose|accumulate]  time the accumulate techniques instead
 //                [--survey-plans=0]  no measure plan per cell (training data needs none)
@@ -568,10 +568,11 @@ int main(int argc, char** argv) {
       survey_dist = argv[i] + 14;
       if (survey_dist != "classic" && survey_dist != "train" && survey_dist != "heldout" &&
           survey_dist != "domain" && survey_dist != "channels" &&
-          survey_dist != "channels_aligned" && survey_dist != "permute") {
+          survey_dist != "channels_aligned" && survey_dist != "permute" &&
+          survey_dist != "skinny") {
         std::fprintf(stderr,
                      "tmakit_bench: --survey-dist must be classic, train, domain, channels, "
-                     "channels_aligned, permute or heldout\n");
+                     "channels_aligned, permute, skinny or heldout\n");
         return 2;
       }
     } else if (std::strncmp(argv[i], "--survey-kind=", 14) == 0) {

@@ -214,6 +214,47 @@ struct PermuteArgs {
 };
 using PermuteLauncher = cudaError_t (*)(const PermuteArgs&);
 
+// The policy's choices for permute_tile's walks (every PermuteArgs field that names a
+// DevicePolicy one), for a tensor of `tensor_bytes` on a device of `sm_count` SMs: permute()'s
+// call and box_walk's transposes fill them so.
+inline void set_permute_policy(const DevicePolicy& p, int elem_bytes, std::int64_t tensor_bytes,
+                               int sm_count, PermuteArgs* a) {
+  a->box_registers = p.box_registers(elem_bytes, tensor_bytes);
+  a->box_registers_elements_max_bytes = p.permute_box_registers_elements_max_bytes;
+  a->box_registers_src_elements_bytes = p.permute_box_registers_src_elements_bytes;
+  a->box_registers_box_fits_min_bytes = p.permute_box_registers_box_fits_min_bytes;
+  a->box_registers_words_min_bytes = p.permute_box_registers_words_min_bytes;
+  a->box_cuts_first = p.permute_box_cuts_first;
+  a->box_target_elems = p.permute_box_target_elems;
+  a->box_min_boxes = p.box_min_boxes(elem_bytes, sm_count);
+  a->box_max_smem_bytes = p.permute_box_max_smem_bytes;
+  a->box_whole_runs = p.permute_box_whole_runs;
+  a->box_wider_words = p.permute_box_past_static_for_wider_words;
+  a->box_least_waste = p.permute_box_least_waste;
+  a->box_swizzle_bytes = p.permute_box_swizzle_bytes;
+  a->box_words = p.permute_box_words;
+  a->rows_vector_min_bytes = p.permute_rows_vector_min_bytes;
+  a->rows_vector_max_vecs = p.permute_rows_vector_max_vecs;
+  a->rows_flat_max_vector_bytes = p.permute_rows_flat_max_vector_bytes;
+  a->rows_min_bytes = p.rows_min_bytes(elem_bytes);
+  a->tile_min_fill_pct = p.tile_min_fill_pct(elem_bytes);
+  a->box_origin_once = p.permute_box_origin_once;
+  a->box_pipeline = p.permute_box_pipeline;
+  a->box_words_small_block_max_bytes = p.permute_box_words_small_block_max_bytes;
+  a->box_async = p.permute_box_async;
+  a->box_sm_smem_bytes = p.permute_box_sm_smem_bytes;
+  a->box_pad = p.permute_box_pad;
+  a->box_row_tables = p.permute_box_row_tables;
+  a->box_async_barriers = p.permute_box_async_barriers;
+  a->box_overlap_edges = p.permute_box_overlap_edges;
+  a->box_src_runs = p.permute_box_src_runs;
+  a->box_dst_runs = p.permute_box_dst_runs;
+  a->box_dst_registers = p.permute_box_dst_registers;
+  a->box_dst_registers_large_max_bytes = p.permute_box_dst_registers_large_max_bytes;
+  a->box_dst_by_src_words_max_bytes = p.permute_box_dst_by_src_words_max_bytes;
+  a->box_first_early = p.permute_box_first_copies_early;
+}
+
 // What permute_tma needs: its maps' boxes (in the map's elements) and type.
 struct PermuteTmaPlan {
   bool rows = false;  // a row permutation: the maps are of 8-byte words
@@ -225,6 +266,12 @@ struct PermuteTmaPlan {
 
 // kernels/permute/
 cudaError_t launch_permute_tile(const PermuteArgs&);
+// permute_tile's box walk over `dims` alone; cudaErrorNotSupported (nothing launched) where no
+// box fits.
+cudaError_t launch_permute_box(const PermuteArgs&, const PermuteDims& dims);
+// A transpose technique (kernels/classic/box_walk.cu): the batch of matrices as a permutation
+// of rank 2-5, walked by launch_permute_box.
+cudaError_t launch_box_walk(const LaunchArgs&);
 // The box permute_tile's box walk takes for `dims` (rank 6-8 run only through it); false: none.
 // registers, cuts_first, target_elems, least_waste, max_smem_bytes, whole_runs, wider_words,
 // min_boxes: what PermuteArgs::box_registers, box_cuts_first, box_target_elems, box_least_waste,

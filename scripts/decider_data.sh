@@ -18,9 +18,9 @@
 #   --limit S        seconds each survey may take (default 0: no limit); a survey stopped at
 #                    its limit leaves the rows it finished (tuning_table.py reads a cut JSON)
 #   --train-dist D   the training surveys' distribution: train (default), domain, channels,
-#                    channels_aligned or permute (host/cli/shapes.hpp)
+#                    channels_aligned, permute or skinny (host/cli/shapes.hpp)
 #   --heldout-dist D the held-out survey's distribution: heldout (default), or a training one
-#                    (channels, domain, permute) drawn at a seed no training run used, to judge
+#                    (channels, domain, permute, skinny) drawn at a seed no training run used, to judge
 #                    a table on that class
 #   --seed S         the training seed (default 101; the accumulate survey takes S + 1),
 #                    --heldout-seed S the judge's (default 20261128); never the same

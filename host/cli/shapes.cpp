@@ -349,6 +349,21 @@ std::vector<SurveyCell> decider_survey_cells(const std::string& dist, int count,
     }
     return out;
   }
+  if (dist == "skinny") {
+    // One k x N or N x k matrix, k log-uniform in 2-600 (any length, so aligned and unaligned
+    // short rows alike), 4-512 MB: the region where whole short rows decide the speed and the
+    // other distributions draw few cells (k of 33-600 above all).
+    std::vector<SurveyCell> out;
+    while (static_cast<int>(out.size()) < count) {
+      const int e = kElems[rng() % 5];
+      const double elems = log_uniform(4.0 * 1024 * 1024, 512.0 * 1024 * 1024) / e;
+      const auto k = static_cast<std::int64_t>(log_uniform(2, 601));
+      const std::int64_t n = std::max<std::int64_t>(k, static_cast<std::int64_t>(elems / k));
+      const bool k_rows = rng() % 2;
+      out.push_back({Shape{"skinny", 1, k_rows ? k : n, k_rows ? n : k}, e});
+    }
+    return out;
+  }
   if (dist == "channels" || dist == "channels_aligned") {
     // Batches of matrices with one short side: a layout change of activations (NCHW <-> NHWC,
     // NCDHW -> NDHWC: batch x channels x spatial) is a batch of 2-64 transposes of C x HW or

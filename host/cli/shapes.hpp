@@ -58,6 +58,8 @@ std::vector<SurveyCell> survey_cells(int count, unsigned seed,
 //    transpose()'s decider): random permutations drawn as random_permutations() draws them, 1-256
 //    MB, each kept where it reduces to a transpose of dense operands (rows x cols in a batch, at
 //    the reduction's element size, which whole rows of up to 16 bytes widen).
+//  - "skinny": one k x N or N x k matrix, k log-uniform in 2-600, 4-512 MB: short rows of any
+//    length, where the other distributions draw few cells.
 // Element sizes 1-16 bytes uniform in all. The same (dist, seed, count) gives the same cells.
 std::vector<SurveyCell> decider_survey_cells(const std::string& dist, int count, unsigned seed);
 

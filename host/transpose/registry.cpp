@@ -103,6 +103,11 @@ std::vector<VariantDef> make_registry() {
           "2 x 2 at 8 B) in registers, 8- or 16-byte rows each way, so small-matrix batches "
           "fill the GPU (sides whole blocks, aligned operands; else smem_flat)",
           75, kElems1248, 16, false, kT, k::launch_reg_tile),
+      batches3(row("box_walk",
+                   "permute_tile's box walk: the matrix (and its batch) as a permutation whose "
+                   "boxes span whole runs of both sides, so a short side's rows stay whole "
+                   "(skinny k x N at 1-2 B); any element size, alignment and strides",
+                   75, kElems1248 | elem_bit(16), 1, false, kT, k::launch_box_walk)),
       batches3(row("vec_padded", "16-byte global loads/stores, padded shared tile", 75, kElems1248,
                    16, false, kT, k::launch_vec_padded)),
       batches3(row("vec_swizzled", "16-byte global loads/stores, XOR-swizzled shared tile", 75,

@@ -1755,6 +1755,10 @@ cudaError_t launch_rows_flat(const kernels::PermuteArgs& a, const RowsFlat& m) {
 }
 }  // namespace
 
+cudaError_t kernels::launch_permute_box(const PermuteArgs& a, const PermuteDims& dims) {
+  return launch_box(a, dims);
+}
+
 cudaError_t kernels::launch_permute_tile(const PermuteArgs& a) {
   if (a.dims.rank > 5) return launch_box(a, a.dims);  // rank 6-8: the box walk alone
   const PermuteGeometry& g = a.geo;

@@ -67,9 +67,35 @@ TEST(SurveyCells, AlignedChannelsHaveRowsOfWholeSixteenBytes) {
   EXPECT_GT(short_under_128, 100);  // log-uniform C: the short channel counts are common
 }
 
+// skinny: single matrices with a short side of 2-600 either way, 4-512 MB, every element size.
+TEST(SurveyCells, SkinnyCellsAreSingleMatricesWithAShortSide) {
+  const std::vector<SurveyCell> cells = decider_survey_cells("skinny", 600, 5);
+  ASSERT_EQ(cells.size(), 600u);
+  int k_rows = 0, k_cols = 0, over_32 = 0;
+  std::vector<int> sizes;
+  for (const SurveyCell& c : cells) {
+    const Shape& s = c.shape;
+    SCOPED_TRACE(std::to_string(c.elem_bytes) + " B " + s.name());
+    EXPECT_EQ(s.batch, 1);
+    const std::int64_t k = std::min(s.rows, s.cols);
+    EXPECT_GE(k, 2);
+    EXPECT_LE(k, 600);
+    const double bytes = static_cast<double>(s.rows * s.cols * c.elem_bytes);
+    EXPECT_GE(bytes, 3.9 * 1024 * 1024);  // N rounds down by less than one row of k
+    EXPECT_LE(bytes, 512.0 * 1024 * 1024);
+    (s.rows <= s.cols ? k_rows : k_cols) += 1;
+    over_32 += k > 32;
+    sizes.push_back(c.elem_bytes);
+  }
+  EXPECT_GT(k_rows, 200);  // both orientations
+  EXPECT_GT(k_cols, 200);
+  EXPECT_GT(over_32, 250);  // log-uniform k: the region above the flat techniques' 32 is common
+  for (int e : {1, 2, 4, 8, 16}) EXPECT_GT(std::count(sizes.begin(), sizes.end(), e), 80) << e;
+}
+
 TEST(SurveyCells, ADistributionAndSeedGiveTheSameCells) {
   for (const char* dist :
-       {"train", "domain", "channels", "channels_aligned", "permute", "heldout"}) {
+       {"train", "domain", "channels", "channels_aligned", "permute", "skinny", "heldout"}) {
     SCOPED_TRACE(dist);
     EXPECT_EQ(key(decider_survey_cells(dist, 50, 101)), key(decider_survey_cells(dist, 50, 101)));
     EXPECT_NE(key(decider_survey_cells(dist, 50, 101)), key(decider_survey_cells(dist, 50, 102)));
