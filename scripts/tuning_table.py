@@ -5,6 +5,8 @@ time over the cell's fastest, in three kinds (transpose; transpose-accumulate wi
 with beta = 0), and the ranking's parameters, fitted here by leave-one-run-out over those cells only.
 
 usage: scripts/tuning_table.py OUT.inc NAME RUN.json[.xz] [RUN.json[.xz] ...]
+       (TMAKIT_FIT_MODEL="k=7 p=2 ..." writes the table with that model instead of fitting one:
+       the fit judges transpose cells alone, while the accumulate rankings share its model)
        scripts/tuning_table.py --judge TABLE.inc RUN.json[.xz] ...   (the ranking of TABLE on the
            cells of RUN, never its own data: the held-out judge; see also scripts/decider_judge.py)
 
@@ -256,7 +258,16 @@ def write(out, name, paths):
             continue
         tokens = sorted({t for v in c.values() for t in v})
         sections.append((kind, tokens, c))
-    m, o = fit(grouped([(tokens, c, source[kind]) for kind, tokens, c in sections]))
+    if os.environ.get("TMAKIT_FIT_MODEL"):
+        # The model as given ("k=7 p=2 ...", the model line of a table), no search: the fit judges
+        # transpose cells only, and the accumulate kinds share its model.
+        m = dict(DEFAULT)
+        for item in os.environ["TMAKIT_FIT_MODEL"].split():
+            k, v = item.split("=")
+            m[k] = int(v) if k == "k" else float(v)
+        o = "not searched (TMAKIT_FIT_MODEL)"
+    else:
+        m, o = fit(grouped([(tokens, c, source[kind]) for kind, tokens, c in sections]))
     for kind, tokens, c in sections:
         folds = grouped([(tokens, c, source[kind])])
         res = [r for ranker, cells in folds for r in judge(ranker, m, cells, False)]
