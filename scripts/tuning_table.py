@@ -261,10 +261,7 @@ def write(out, name, paths):
     if os.environ.get("TMAKIT_FIT_MODEL"):
         # The model as given ("k=7 p=2 ...", the model line of a table), no search: the fit judges
         # transpose cells only, and the accumulate kinds share its model.
-        m = dict(DEFAULT)
-        for item in os.environ["TMAKIT_FIT_MODEL"].split():
-            k, v = item.split("=")
-            m[k] = int(v) if k == "k" else float(v)
+        m = parse_model(os.environ["TMAKIT_FIT_MODEL"])
         o = "not searched (TMAKIT_FIT_MODEL)"
     else:
         m, o = fit(grouped([(tokens, c, source[kind]) for kind, tokens, c in sections]))
@@ -290,15 +287,22 @@ def write(out, name, paths):
     print(f"{out}: {gpu}, model {m}, objective {o}")
 
 
+def parse_model(text):
+    """The model of a table's model line ("k=7 p=2 ..."), DEFAULT where it names no value."""
+    m = dict(DEFAULT)
+    for item in text.split():
+        k, v = item.split("=")
+        m[k] = int(v) if k == "k" else float(v)
+    return m
+
+
 def read_table(path):
     """(model, {kind: (tokens, cells)}) of a generated .inc (ratios stand in for times)."""
     m, kinds, kind = dict(DEFAULT), {}, None
     for line in open(path):
         line = line.strip()
         if line.startswith("model "):
-            for item in line.split()[1:]:
-                k, v = item.split("=")
-                m[k] = int(v) if k == "k" else float(v)
+            m = parse_model(line[len("model "):])
         elif line.startswith("kind "):
             kind = line.split()[1]
             kinds[kind] = ([], {})

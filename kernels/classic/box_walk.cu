@@ -1,10 +1,10 @@
 // box_walk: permute_tile's box walk (kernels/permute/permute_tile.cu) as a transpose technique.
 // What it adds: a matrix is the permutation (cols, rows) -> (rows, cols) of rank 2, a batch adds
 // up to three dimensions, and the walk groups them into boxes of whole runs on both sides. Where
-// one side of the matrix is short (k x N with k of 40-130 elements at 1-2 B: dst rows of 40-260
-// bytes), the 2-D tiles split the short rows' sectors between tiles, while a box spans whole
-// short rows and as much of the long dimension as fills it (docs/perf-guide.md section 4.13). The
-// decider ranks it from survey data like every other technique.
+// dst rows are short (k x N at 1-2 B with k of a few dozen to a few hundred elements), the 2-D
+// tiles split those rows' sectors between tiles, while a box spans whole short rows and as much
+// of the long dimension as fills it (docs/perf-guide.md section 4.14). The decider ranks it from
+// survey data like every other technique.
 #include <kernels/common/permute_box.hpp>
 #include <kernels/launchers.hpp>
 
