@@ -676,27 +676,10 @@ __global__ void __launch_bounds__(reg_box_shape(E).threads, reg_box_shape(E).blo
   for (int k = 0; k < RS; ++k) {
     const std::uint32_t w = tid + k * nt;
     ld_off[k] = 0;
-#pragma unroll
-    for (int j = 0; j < WS; ++j) ld_at[k * WS + j] = 0;
     if (w >= NS) continue;
     std::uint32_t c;
     ld_off[k] = static_cast<std::uint32_t>(box_src_offset(p, w * WS, &c));
-#pragma unroll
-    for (int j = 0; j < WS; ++j) ld_at[k * WS + j] = slot(w * WS + (j + rot_s) % WS);
     if constexpr (!Whole) cuts[k] |= c;
-  }
-#pragma unroll
-  for (int k = 0; k < RD; ++k) {
-    const std::uint32_t w = tid + k * nt;
-    st_off[k] = 0;
-#pragma unroll
-    for (int j = 0; j < WD; ++j) st_at[k * WD + j] = 0;
-    if (w >= ND) continue;
-    std::uint32_t c, at;
-    st_off[k] = static_cast<std::uint32_t>(box_dst_offset(p, w * WD, &at, &c));
-#pragma unroll
-    for (int j = 0; j < WD; ++j) st_at[k * WD + j] = slot(at + (j + rot_d) % WD * step);
-    if constexpr (!Whole) cuts[k] |= c << 16;
   }
   // Word k of this thread inside box `o` (load: a src word, store: a dst word).
   auto inside = [&](int k, bool store, const BoxOrigin& o) {
@@ -739,6 +722,28 @@ __global__ void __launch_bounds__(reg_box_shape(E).threads, reg_box_shape(E).blo
       if (inside(k, false, o)) v[k] = *reinterpret_cast<const TS*>(src + o.src + ld_off[k]);
   };
   load(at);
+  // The shared slots and the dst side's offsets only after the first box's loads are issued: on
+  // a small tensor a block walks one or two boxes, and this decode (a division chain a dst word)
+  // would otherwise stand between the launch and the first byte read.
+#pragma unroll
+  for (int k = 0; k < RS; ++k) {
+    const std::uint32_t w = tid + k * nt;
+#pragma unroll
+    for (int j = 0; j < WS; ++j) ld_at[k * WS + j] = w < NS ? slot(w * WS + (j + rot_s) % WS) : 0;
+  }
+#pragma unroll
+  for (int k = 0; k < RD; ++k) {
+    const std::uint32_t w = tid + k * nt;
+    st_off[k] = 0;
+#pragma unroll
+    for (int j = 0; j < WD; ++j) st_at[k * WD + j] = 0;
+    if (w >= ND) continue;
+    std::uint32_t c, at0;
+    st_off[k] = static_cast<std::uint32_t>(box_dst_offset(p, w * WD, &at0, &c));
+#pragma unroll
+    for (int j = 0; j < WD; ++j) st_at[k * WD + j] = slot(at0 + (j + rot_d) % WD * step);
+    if constexpr (!Whole) cuts[k] |= c << 16;
+  }
   for (std::uint64_t j = 0;; ++j) {
 #pragma unroll
     for (int k = 0; k < RS; ++k)
