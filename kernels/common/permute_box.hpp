@@ -36,6 +36,15 @@ struct FastDiv {
 #endif
     return static_cast<std::uint32_t>((hi + n) >> s);
   }
+  // The same for n < 2^31 (a box's elements, a shared slot): umulhi(n, m) < n, so the sum fits
+  // 32 bits and no 64-bit add or shift is needed.
+  TMAKIT_HD std::uint32_t div31(std::uint32_t n) const {
+#if defined(__CUDA_ARCH__)
+    return (__umulhi(n, m) + n) >> s;
+#else
+    return static_cast<std::uint32_t>(((static_cast<std::uint64_t>(n) * m) >> 32) + n) >> s;
+#endif
+  }
 };
 
 inline constexpr int kBoxMaxDims = 5;    // dimensions inside a box

@@ -641,6 +641,78 @@ __device__ __forceinline__ unsigned reg_word_rotation(unsigned lane) {
   constexpr unsigned W = V / E, G = 128 / V;  // lanes whose words fill 128 bytes
   return W > 1 && G < 32 ? (lane / G) % W : 0u;
 }
+// A thread's box elements t0, t0 + step, t0 + 2 step, ... (its words' first elements) as
+// coordinates along the box's dimensions in one side's order (src: box dimension k; Dst: box
+// dimension dst_order[k]), c[k] the k-th innermost. t0 and the step are decoded once (a division
+// a dimension); every next element is a digit-wise add with carry, the outermost digit left
+// unbounded (an element past the box, which the walk skips, never wraps). Element indices and
+// offsets inside a box are under 2^31 (make_box_plan), so all of it is 32-bit. The registers'
+// walk's prologue decoded each of a thread's words on its own (a division and a 64-bit
+// multiply-add a dimension); on a tensor of a box or two a block that prologue was most of a
+// thread's instructions.
+// Only where a side has this many words a thread or more: the digits of the step and of the
+// current element stay live through the decode, and with 2 words a thread (8-16-byte elements,
+// 16-byte words at 4 B) they cost more registers than the one decode they save (H200, 256-thread
+// blocks of 4-byte elements in 16-byte words: 60 -> 68 registers, 4 -> 3 blocks an SM, 0.90x;
+// docs/perf-guide.md section 4.13).
+constexpr int kRegStepMinWords = 4;
+template <bool Dst>
+struct RegBoxCoords {
+  std::uint32_t c[kBoxMaxDims] = {}, s[kBoxMaxDims] = {};
+  __device__ static int dim(const BoxPlan& p, int k) { return Dst ? p.dst_order[k] : k; }
+  __device__ static void digits(const BoxPlan& p, std::uint32_t t,
+                                std::uint32_t (&d)[kBoxMaxDims]) {
+#pragma unroll
+    for (int k = 0; k < kBoxMaxDims; ++k) {
+      if (k >= p.dims) break;
+      const int u = dim(p, k);
+      const std::uint32_t q = k + 1 < p.dims ? p.box_div[u].div31(t) : 0;
+      d[k] = t - q * p.box[u];
+      t = q;
+    }
+  }
+  __device__ RegBoxCoords(const BoxPlan& p, std::uint32_t t0, std::uint32_t step) {
+    digits(p, t0, c);
+    digits(p, step, s);
+  }
+  __device__ void advance(const BoxPlan& p) {
+    std::uint32_t carry = 0;
+#pragma unroll
+    for (int k = 0; k < kBoxMaxDims; ++k) {
+      if (k >= p.dims) break;
+      const std::uint32_t v = c[k] + s[k] + carry, n = p.box[dim(p, k)];
+      carry = k + 1 < p.dims && v >= n;
+      c[k] = carry ? v - n : v;
+    }
+  }
+  // Offset from the box's origin along this side (elements), and (Dst) the shared slot before
+  // padding: the box's src-order position.
+  __device__ std::uint32_t offset(const BoxPlan& p) const {
+    std::uint32_t off = 0;
+#pragma unroll
+    for (int k = 0; k < kBoxMaxDims; ++k)
+      if (k < p.dims) off += c[k] * static_cast<std::uint32_t>(Dst ? p.ds[dim(p, k)] : p.ss[k]);
+    return off;
+  }
+  __device__ std::uint32_t smem_at(const BoxPlan& p) const {
+    std::uint32_t at = 0;
+#pragma unroll
+    for (int k = 0; k < kBoxMaxDims; ++k)
+      if (k < p.dims) at += c[k] * p.smem_stride[dim(p, k)];
+    return at;
+  }
+  // The cut coordinates packed as box_cut_coords packs them.
+  __device__ std::uint32_t cuts(const BoxPlan& p) const {
+    std::uint32_t cc = 0;
+#pragma unroll
+    for (int k = 0; k < kBoxMaxDims; ++k)
+      if (k < p.dims) {
+        const int u = dim(p, k);
+        cc |= u == p.cut[0] ? c[k] : u == p.cut[1] ? c[k] << 8 : 0u;
+      }
+    return cc;
+  }
+};
 template <int E, bool Whole, int VS = E, int VD = E>
 __global__ void __launch_bounds__(reg_box_shape(E).threads, reg_box_shape(E).blocks_per_sm)
     permute_box_reg_kernel(const typename Word<E>::type* __restrict__ src,
@@ -660,7 +732,7 @@ __global__ void __launch_bounds__(reg_box_shape(E).threads, reg_box_shape(E).blo
   const unsigned lane = tid % 32;
   const unsigned rot_s = reg_word_rotation<E, VS>(lane), rot_d = reg_word_rotation<E, VD>(lane);
   const bool padded = pad.d > 1;
-  auto slot = [&](std::uint32_t t) { return padded ? t + pad.div(t) : t; };
+  auto slot = [&](std::uint32_t t) { return padded ? t + pad.div31(t) : t; };
   const std::uint32_t step = p.dims > 0 ? p.smem_stride[p.dst_order[0]] : 1;
   std::uint32_t ld_off[RS], st_off[RD];  // word offsets in the box (under 2^31, make_box_plan)
   // Shared slots of the words' elements, word k's element (j + rot) % W at k W + j: src words'
@@ -672,14 +744,25 @@ __global__ void __launch_bounds__(reg_box_shape(E).threads, reg_box_shape(E).blo
   // dst word k's in bits 16-31.
   constexpr int RC = RS > RD ? RS : RD;
   std::uint32_t cuts[Whole ? 1 : RC] = {};
+  if constexpr (RS >= kRegStepMinWords) {
+    RegBoxCoords<false> at(p, tid * WS, nt * WS);  // src word tid + k nt's first element
 #pragma unroll
-  for (int k = 0; k < RS; ++k) {
-    const std::uint32_t w = tid + k * nt;
-    ld_off[k] = 0;
-    if (w >= NS) continue;
-    std::uint32_t c;
-    ld_off[k] = static_cast<std::uint32_t>(box_src_offset(p, w * WS, &c));
-    if constexpr (!Whole) cuts[k] |= c;
+    for (int k = 0; k < RS; ++k) {
+      if (k > 0) at.advance(p);
+      const bool in = tid + k * nt < NS;
+      ld_off[k] = in ? at.offset(p) : 0;
+      if constexpr (!Whole) cuts[k] |= in ? at.cuts(p) : 0u;
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < RS; ++k) {
+      const std::uint32_t w = tid + k * nt;
+      ld_off[k] = 0;
+      if (w >= NS) continue;
+      std::uint32_t c;
+      ld_off[k] = static_cast<std::uint32_t>(box_src_offset(p, w * WS, &c));
+      if constexpr (!Whole) cuts[k] |= c;
+    }
   }
   // Word k of this thread inside box `o` (load: a src word, store: a dst word).
   auto inside = [&](int k, bool store, const BoxOrigin& o) {
@@ -731,18 +814,32 @@ __global__ void __launch_bounds__(reg_box_shape(E).threads, reg_box_shape(E).blo
 #pragma unroll
     for (int j = 0; j < WS; ++j) ld_at[k * WS + j] = w < NS ? slot(w * WS + (j + rot_s) % WS) : 0;
   }
+  if constexpr (RD >= kRegStepMinWords) {
+    RegBoxCoords<true> to(p, tid * WD, nt * WD);  // dst word tid + k nt's first element
 #pragma unroll
-  for (int k = 0; k < RD; ++k) {
-    const std::uint32_t w = tid + k * nt;
-    st_off[k] = 0;
+    for (int k = 0; k < RD; ++k) {
+      if (k > 0) to.advance(p);
+      const bool in = tid + k * nt < ND;
+      st_off[k] = in ? to.offset(p) : 0;
+      const std::uint32_t at0 = to.smem_at(p);
 #pragma unroll
-    for (int j = 0; j < WD; ++j) st_at[k * WD + j] = 0;
-    if (w >= ND) continue;
-    std::uint32_t c, at0;
-    st_off[k] = static_cast<std::uint32_t>(box_dst_offset(p, w * WD, &at0, &c));
+      for (int j = 0; j < WD; ++j) st_at[k * WD + j] = in ? slot(at0 + (j + rot_d) % WD * step) : 0;
+      if constexpr (!Whole) cuts[k] |= in ? to.cuts(p) << 16 : 0u;
+    }
+  } else {
 #pragma unroll
-    for (int j = 0; j < WD; ++j) st_at[k * WD + j] = slot(at0 + (j + rot_d) % WD * step);
-    if constexpr (!Whole) cuts[k] |= c << 16;
+    for (int k = 0; k < RD; ++k) {
+      const std::uint32_t w = tid + k * nt;
+      st_off[k] = 0;
+#pragma unroll
+      for (int j = 0; j < WD; ++j) st_at[k * WD + j] = 0;
+      if (w >= ND) continue;
+      std::uint32_t c, at0;
+      st_off[k] = static_cast<std::uint32_t>(box_dst_offset(p, w * WD, &at0, &c));
+#pragma unroll
+      for (int j = 0; j < WD; ++j) st_at[k * WD + j] = slot(at0 + (j + rot_d) % WD * step);
+      if constexpr (!Whole) cuts[k] |= c << 16;
+    }
   }
   for (std::uint64_t j = 0;; ++j) {
 #pragma unroll

@@ -2301,6 +2301,13 @@ TEST(PermuteBox, FastDivIsExact) {
       ASSERT_EQ(f.div(n), n / d) << n << " / " << d;
     }
     ASSERT_EQ(f.div(0xffffffffu), 0xffffffffu / d);
+    // div31: the 32-bit sum, exact below 2^31 (a box's element indices and shared slots).
+    for (int i = 0; i < 20000; ++i) {
+      const std::uint32_t n = i < 1000 ? static_cast<std::uint32_t>(i)
+                                       : static_cast<std::uint32_t>(rng()) & 0x7fffffffu;
+      ASSERT_EQ(f.div31(n), n / d) << n << " / " << d;
+    }
+    ASSERT_EQ(f.div31(0x7fffffffu), 0x7fffffffu / d);
   }
 }
 
