@@ -652,9 +652,8 @@ __device__ __forceinline__ unsigned reg_word_rotation(unsigned lane) {
 // thread's instructions.
 // Only where a side has this many words a thread or more: the digits of the step and of the
 // current element stay live through the decode, and with 2 words a thread (8-16-byte elements,
-// 16-byte words at 4 B) they cost more registers than the one decode they save (H200, 256-thread
-// blocks of 4-byte elements in 16-byte words: 60 -> 68 registers, 4 -> 3 blocks an SM, 0.90x;
-// docs/perf-guide.md section 4.13).
+// 16-byte words at 4 B) they cost more registers, and so blocks an SM, than the one decode they
+// save (docs/perf-guide.md section 4.13).
 constexpr int kRegStepMinWords = 4;
 template <bool Dst>
 struct RegBoxCoords {
