@@ -123,6 +123,7 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
     int column_tiles = p->sector_column_tiles ? 1 : 0, unit = p->flat_unit_bytes;
     int box_least_waste = p->permute_box_least_waste ? 1 : 0;
     int box_whole_runs = p->permute_box_whole_runs ? 1 : 0;
+    int whole_runs_past_registers = p->permute_box_whole_runs_past_registers ? 1 : 0;
     int box_words = p->permute_box_words ? 1 : 0;
     int origin_once = p->permute_box_origin_once ? 1 : 0;
     int box_pipeline = p->permute_box_pipeline ? 1 : 0;
@@ -166,6 +167,7 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
         {"permute_box_max_smem_bytes", kBoxMaxSmemBytes, 96 * 1024, &p->permute_box_max_smem_bytes},
         {"permute_box_least_waste", 0, 1, &box_least_waste},
         {"permute_box_whole_runs", 0, 1, &box_whole_runs},
+        {"permute_box_whole_runs_past_registers", 0, 1, &whole_runs_past_registers},
         {"permute_box_swizzle_bytes", 0, 128, &p->permute_box_swizzle_bytes},
         {"permute_box_words", 0, 1, &box_words},
         {"permute_box_origin_once", 0, 1, &origin_once},
@@ -206,6 +208,7 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
     p->sector_column_tiles = column_tiles != 0;
     p->permute_box_least_waste = box_least_waste != 0;
     p->permute_box_whole_runs = box_whole_runs != 0;
+    p->permute_box_whole_runs_past_registers = whole_runs_past_registers != 0;
     p->permute_box_words = box_words != 0;
     p->permute_box_origin_once = origin_once != 0;
     p->permute_box_pipeline = box_pipeline != 0;

@@ -178,6 +178,8 @@ struct PermuteArgs {
   int box_max_smem_bytes = kBoxMaxSmemBytes;  // DevicePolicy::permute_box_max_smem_bytes
   bool box_least_waste = true;                // DevicePolicy::permute_box_least_waste
   bool box_whole_runs = true;                 // DevicePolicy::permute_box_whole_runs
+  // DevicePolicy::permute_box_whole_runs_past_registers
+  bool box_whole_runs_past_registers = false;
   int box_swizzle_bytes = 32;                 // DevicePolicy::permute_box_swizzle_bytes
   bool box_words = true;                      // DevicePolicy::permute_box_words
   int rows_vector_min_bytes = 4;              // DevicePolicy::permute_rows_vector_min_bytes
@@ -229,6 +231,7 @@ inline void set_permute_policy(const DevicePolicy& p, int elem_bytes, std::int64
   a->box_min_boxes = p.box_min_boxes(elem_bytes, sm_count);
   a->box_max_smem_bytes = p.permute_box_max_smem_bytes;
   a->box_whole_runs = p.permute_box_whole_runs;
+  a->box_whole_runs_past_registers = p.permute_box_whole_runs_past_registers;
   a->box_wider_words = p.permute_box_past_static_for_wider_words;
   a->box_least_waste = p.permute_box_least_waste;
   a->box_swizzle_bytes = p.permute_box_swizzle_bytes;

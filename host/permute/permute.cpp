@@ -715,23 +715,23 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
   // least-waste rule took another (explained beside it).
   BoxPlan box, largest_box;
   bool in_registers = false, other_box = false;
-  auto box_of = [&](bool reg) {
+  auto box_of = [&](bool reg, bool whole_runs) {
     if (!kernels::permute_tile_box_plan(
             a.dims, elem_bytes, &box, reg, policy.permute_box_cuts_first,
             policy.permute_box_target_elems, policy.permute_box_least_waste, &in_registers,
-            policy.permute_box_max_smem_bytes, policy.permute_box_whole_runs,
+            policy.permute_box_max_smem_bytes, whole_runs,
             policy.permute_box_past_static_for_wider_words, min_boxes))
       return false;
-    other_box = policy.permute_box_least_waste &&
-                kernels::permute_tile_box_plan(
-                    a.dims, elem_bytes, &largest_box, in_registers, policy.permute_box_cuts_first,
-                    policy.permute_box_target_elems, false, nullptr,
-                    policy.permute_box_max_smem_bytes, policy.permute_box_whole_runs,
-                    policy.permute_box_past_static_for_wider_words, min_boxes) &&
-                box_copies_per_elem(largest_box) > box_copies_per_elem(box);
+    other_box =
+        policy.permute_box_least_waste &&
+        kernels::permute_tile_box_plan(
+            a.dims, elem_bytes, &largest_box, in_registers, policy.permute_box_cuts_first,
+            policy.permute_box_target_elems, false, nullptr, policy.permute_box_max_smem_bytes,
+            whole_runs, policy.permute_box_past_static_for_wider_words, min_boxes) &&
+        box_copies_per_elem(largest_box) > box_copies_per_elem(box);
     return true;
   };
-  const bool has_box = box_of(registers);
+  const bool has_box = box_of(registers, policy.permute_box_whole_runs);
   std::string registers_why;  // which rule took the registers' walk (describe_box)
   // A tables' box moved element by element on both sides at small elements, loaded so at the
   // policy's size, or one the registers' walk could hold: the registers' walk takes it where its
@@ -758,13 +758,54 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
       return reg;
     };
     if (rule != RegistersRule::none &&
-        !(box_of(true) && in_registers &&
+        !(box_of(true, policy.permute_box_whole_runs) && in_registers &&
           box_registers_takes_at(rule, as_run, reg_as_run(), elem_bytes, policy.permute_box_words,
                                  policy.permute_box_registers_words_min_bytes, 0, 0))) {
       box = tables_box, other_box = tables_other, largest_box = tables_largest;
       in_registers = false;
     }
-    if (in_registers && rule == RegistersRule::elements)
+    // ...or the box without whole runs where they widened it past the registers' walk
+    // (box_whole_runs_yield).
+    BoxPlan plain;
+    bool plain_registers = true;
+    std::uint32_t plain_volume = 0;
+    if (!in_registers && policy.permute_box_whole_runs &&
+        !policy.permute_box_whole_runs_past_registers &&
+        kernels::permute_tile_box_plan(
+            a.dims, elem_bytes, &plain, false, policy.permute_box_cuts_first,
+            policy.permute_box_target_elems, policy.permute_box_least_waste, &plain_registers,
+            policy.permute_box_max_smem_bytes, false,
+            policy.permute_box_past_static_for_wider_words, min_boxes) &&
+        !plain_registers) {
+      plain.src_runs = policy.permute_box_src_runs;
+      plain.dst_runs = policy.permute_box_dst_runs;
+      const RegistersRule plain_rule = box_registers_rule(
+          plain, elem_bytes,
+          {policy.permute_box_words, policy.permute_box_registers_elements_max_bytes,
+           policy.permute_box_registers_src_elements_bytes,
+           policy.permute_box_registers_box_fits_min_bytes},
+          0, 0);
+      if (box_whole_runs_yield(as_run, plain, plain_rule)) {
+        if (box_of(true, false) && in_registers &&
+            box_registers_takes_at(plain_rule, plain, reg_as_run(), elem_bytes,
+                                   policy.permute_box_words,
+                                   policy.permute_box_registers_words_min_bytes, 0, 0))
+          plain_volume = plain.volume;
+        else {
+          box = tables_box, other_box = tables_other, largest_box = tables_largest;
+          in_registers = false;
+        }
+      }
+    }
+    if (in_registers && plain_volume > 0)
+      registers_why = "in registers: whole runs would widen the tables' box to " +
+                      std::to_string(tables_volume) +
+                      " elements, which the registers' walk does not take; without them the box, " +
+                      std::to_string(plain_volume) + " elements, fits the registers' walk's " +
+                      std::to_string(reg_box_volume(elem_bytes)) + " at " +
+                      std::to_string(elem_bytes) +
+                      " B (permute_box_whole_runs_past_registers = 0)\n";
+    else if (in_registers && rule == RegistersRule::elements)
       registers_why =
           "in registers: the tables' walk would move its box element by element on "
           "both sides (no 4-16-byte words) at " +

@@ -108,6 +108,11 @@ struct DevicePolicy {
   // side, which continues it, and the box so widened fits (make_box_plan's whole_runs): one dense
   // region a box on that side (docs/perf-guide.md section 4.13).
   bool permute_box_whole_runs = true;
+  // ...but not past the registers' walk: where the box so widened would leave it for the tables'
+  // walk, and the box without whole runs is one the registers' walk takes by its box-fits rule
+  // (box_whole_runs_yield), the registers' walk with that box (docs/perf-guide.md section 4.13).
+  // true: the widened box wherever it fits.
+  bool permute_box_whole_runs_past_registers = false;
   // ...and the word walk's shared box swizzled where consecutive dst words' gathers start a
   // multiple of this many bytes apart (0: never; box_words_swizzled).
   int permute_box_swizzle_bytes = 32;

@@ -915,6 +915,19 @@ inline bool box_registers_takes_at(RegistersRule rule, const BoxPlan& tables, co
   return box_registers_takes(rule, tables, reg, elem_bytes, tables_wd, reg_wd);
 }
 
+// The whole runs rule (make_box_plan's whole_runs) yields to the registers' walk where it widened
+// the tables' box past what that walk takes: the widened box (`widened`) goes to the tables' walk,
+// and the box planned without the rule (`plain`, its fields set as the launcher sets them) differs
+// and goes to the registers' walk by the box-fits rule (`plain_rule`, box_registers_rule), where
+// box_registers_takes_at then takes the registers' box (also planned without the rule). At 4 B such
+// boxes grew from about 1,400 elements in registers to 4,200 in shared tables and ran slower there
+// (docs/perf-guide.md section 4.13). The launcher and explain_permute both ask this, unless
+// DevicePolicy::permute_box_whole_runs_past_registers.
+inline bool box_whole_runs_yield(const BoxPlan& widened, const BoxPlan& plain,
+                                 RegistersRule plain_rule) {
+  return plain.volume != widened.volume && plain_rule == RegistersRule::box_fits;
+}
+
 // A tables' box planned under more shared memory than the static 48 KB
 // (DevicePolicy::permute_box_max_smem_bytes) replaces the box of the 48 KB (`static_box`), except
 // at elements of at least kBoxPastStaticSmemKeepsPipelinedMinBytes where that box's walk (on

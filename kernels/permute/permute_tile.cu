@@ -1609,23 +1609,36 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
   // the registers' walk could take as large: the registers' walk, where its box fits
   // (box_registers_rule, box_registers_takes).
   BoxPlan in_registers;
+  const RegistersRules rules = {a.box_words, a.box_registers_elements_max_bytes,
+                                a.box_registers_src_elements_bytes,
+                                a.box_registers_box_fits_min_bytes};
   const RegistersRule rule =
-      tables ? box_registers_rule(box, a.elem_bytes,
-                                  {a.box_words, a.box_registers_elements_max_bytes,
-                                   a.box_registers_src_elements_bytes,
-                                   a.box_registers_box_fits_min_bytes},
-                                  src_at, dst_at)
-             : RegistersRule::none;
-  if (rule != RegistersRule::none &&
-      box_plan_for(dims, a.elem_bytes, false, a.box_cuts_first, a.box_target_elems,
-                   a.box_least_waste, a.box_max_smem_bytes, a.box_whole_runs, a.box_wider_words,
-                   &in_registers, a.box_min_boxes)) {
+      tables ? box_registers_rule(box, a.elem_bytes, rules, src_at, dst_at) : RegistersRule::none;
+  // The registers' walk's box (planned with or without whole runs) where it takes `tables_box`.
+  auto to_registers = [&](RegistersRule r, const BoxPlan& tables_box, bool whole_runs) {
+    if (r == RegistersRule::none ||
+        !box_plan_for(dims, a.elem_bytes, false, a.box_cuts_first, a.box_target_elems,
+                      a.box_least_waste, a.box_max_smem_bytes, whole_runs, a.box_wider_words,
+                      &in_registers, a.box_min_boxes))
+      return;
     settle(&in_registers);
-    if (box_registers_takes_at(rule, box, in_registers, a.elem_bytes, a.box_words,
+    if (box_registers_takes_at(r, tables_box, in_registers, a.elem_bytes, a.box_words,
                                a.box_registers_words_min_bytes, src_at, dst_at)) {
       box = in_registers;
       tables = false;
     }
+  };
+  to_registers(rule, box, a.box_whole_runs);
+  // ...or the box without whole runs where they widened it past the registers' walk
+  // (box_whole_runs_yield).
+  BoxPlan plain;
+  if (tables && a.box_whole_runs && !a.box_whole_runs_past_registers &&
+      box_plan_for(dims, a.elem_bytes, true, a.box_cuts_first, a.box_target_elems,
+                   a.box_least_waste, a.box_max_smem_bytes, false, a.box_wider_words, &plain,
+                   a.box_min_boxes)) {
+    settle(&plain);
+    const RegistersRule plain_rule = box_registers_rule(plain, a.elem_bytes, rules, src_at, dst_at);
+    if (box_whole_runs_yield(box, plain, plain_rule)) to_registers(plain_rule, plain, false);
   }
   if (tables && a.box_words) {  // the walk in words where the strides allow
     const int ws = box_vector_elems(box, true, a.elem_bytes, src_at);

@@ -968,6 +968,34 @@ TEST(Permute, WholeRunBoxes) {
   }
 }
 
+// Boxes the whole runs rule leaves unwidened for the registers' walk (box_whole_runs_yield;
+// DevicePolicy::permute_box_whole_runs_past_registers): random shapes at 4-16 B whose explain
+// says so, each by auto and permute_tile against the reference under the default, with the widened
+// box in the tables' walk, with cut edges and with one block an SM; aligned and one element off.
+TEST(Permute, WholeRunsYieldToRegisters) {
+  TMAKIT_NEED_GPU(75);
+  std::vector<std::tuple<Ext, std::vector<int>, int>> cases;
+  std::mt19937 rng(20261206);
+  const int sizes[] = {4, 8, 16};
+  for (int tries = 0; tries < 40000 && cases.size() < 8; ++tries) {
+    const int e = sizes[rng() % 3], rank = 3 + static_cast<int>(rng() % 3);
+    Ext n;
+    std::vector<int> p;
+    if (!draw_shape(rng, rank, 120, 400000, &n, &p)) continue;
+    if (explain_permute(n, p, e).find("in registers: whole runs would widen") != std::string::npos)
+      cases.emplace_back(n, p, e);
+  }
+  EXPECT_GE(cases.size(), 4u);
+  for (const auto& [n, p, e] : cases) {
+    const std::string how = explain_permute(n, p, e);
+    check_under_policies(n, p, e,
+                         {"", "permute_box_whole_runs_past_registers=1",
+                          "permute_box_overlap_edges=0", "permute_box_sm_smem_bytes=1"},
+                         how);
+    if (HasFatalFailure()) return;
+  }
+}
+
 // The word walk's stores by src word (DevicePolicy::permute_box_dst_by_src_words_max_bytes,
 // box_dst_by_src_words): random shapes whose explain says so, at 1-2 B by default and at 4-8 B
 // under the policy at 8, the pipelined walk, the one through cp.async and the one that loads each

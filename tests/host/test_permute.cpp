@@ -1358,6 +1358,44 @@ TEST(PermuteBox, WholeRunsWhereTheBoxFits) {
   EXPECT_NE(plain.find("44 (176 bytes) written"), std::string::npos) << plain;
 }
 
+// The whole runs rule yields to the registers' walk (box_whole_runs_yield;
+// DevicePolicy::permute_box_whole_runs_past_registers off): (44, 102, 121) (0,2,1) at 4 B, whose
+// dst dimension the rule widens from 34 to 102 (4182 elements, the tables' walk), keeps the box of
+// 1394 elements in registers. Over random permutations explain says so only at elements the
+// box-fits rule covers, only where the policy at 1 widens the box into the tables' walk, and with a
+// box the registers' walk holds.
+TEST(PermuteBox, WholeRunsYieldToTheRegistersWalk) {
+  const std::string yield = "in registers: whole runs would widen the tables' box to ";
+  const std::string how = explain_permute({44, 102, 121}, {0, 2, 1}, 4);
+  EXPECT_NE(how.find(yield + "4182 elements"), std::string::npos) << how;
+  EXPECT_NE(how.find("= 1394 elements"), std::string::npos) << how;
+  EXPECT_NE(how.find("offsets in registers"), std::string::npos) << how;
+  EXPECT_EQ(how.find("\nwhole runs: "), std::string::npos) << how;
+  {
+    test::ScopedEnv past("TMAKIT_POLICY", "permute_box_whole_runs_past_registers=1");
+    const std::string wide = explain_permute({44, 102, 121}, {0, 2, 1}, 4);
+    EXPECT_NE(wide.find("= 4182 elements"), std::string::npos) << wide;
+    EXPECT_NE(wide.find("offsets in shared tables"), std::string::npos) << wide;
+    EXPECT_NE(wide.find("\nwhole runs: dst's contiguous dimension"), std::string::npos) << wide;
+  }
+  std::mt19937 rng(44);
+  int yielded = 0;
+  for (int i = 0; i < 30000; ++i) {
+    const auto [n, p, e] = random_permutation(rng);
+    const std::string at = test_text(n) + " perm " + test_text(p) + " " + std::to_string(e) + " B";
+    const std::string on = explain_permute(n, p, e);
+    if (on.find(yield) == std::string::npos) continue;
+    ++yielded;
+    ASSERT_GE(e, DevicePolicy{}.permute_box_registers_box_fits_min_bytes) << at;
+    ASSERT_NE(on.find("offsets in registers"), std::string::npos) << at << "\n" << on;
+    test::ScopedEnv past("TMAKIT_POLICY", "permute_box_whole_runs_past_registers=1");
+    const std::string wide = explain_permute(n, p, e);
+    ASSERT_NE(wide.find("\nwhole runs: "), std::string::npos) << at << "\n" << wide;
+    ASSERT_NE(wide.find("offsets in shared tables"), std::string::npos) << at << "\n" << wide;
+  }
+  EXPECT_GE(yielded, 10);
+}
+
 // The batch order (DevicePolicy::permute_box_cuts_first): src's innermost cut dimension's chunks
 // first only where their edges split 32-byte sectors and dst's do not, or dst's do too and src's
 // cut has at most kBoxCutsFirstMaxSrcChunks chunks; dst order elsewhere.
