@@ -157,6 +157,7 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
          &p->permute_box_registers_small_tensor_bytes},
         {"permute_box_registers_box_fits_min_bytes", 0, 32,
          &p->permute_box_registers_box_fits_min_bytes},
+        {"permute_box_registers_small_box_ratio", 0, 32, &p->permute_box_registers_small_box_ratio},
         {"permute_box_registers_words_min_bytes", 0, 32, &p->permute_box_registers_words_min_bytes},
         {"permute_box_cuts_first", 0, 2, &p->permute_box_cuts_first},
         {"permute_box_target_elems", 64, 16384, &p->permute_box_target_elems},

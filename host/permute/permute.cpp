@@ -743,12 +743,13 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
     const BoxPlan tables_box = box;
     const bool tables_other = other_box;
     const BoxPlan tables_largest = largest_box;
-    const RegistersRule rule = box_registers_rule(
-        as_run, elem_bytes,
-        {policy.permute_box_words, policy.permute_box_registers_elements_max_bytes,
-         policy.permute_box_registers_src_elements_bytes,
-         policy.permute_box_registers_box_fits_min_bytes},
-        0, 0);
+    const bool small_tensor = p.tensor_bytes() <= policy.permute_box_registers_small_tensor_bytes;
+    const RegistersRules rules = {policy.permute_box_words,
+                                  policy.permute_box_registers_elements_max_bytes,
+                                  policy.permute_box_registers_src_elements_bytes,
+                                  policy.permute_box_registers_box_fits_min_bytes,
+                                  small_tensor ? policy.permute_box_registers_small_box_ratio : 0};
+    const RegistersRule rule = box_registers_rule(as_run, elem_bytes, rules, 0, 0);
     const std::uint32_t tables_volume = box.volume;
     // The registers' box with its fields as the launcher sets them (on aligned operands).
     auto reg_as_run = [&] {
@@ -779,12 +780,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
         !plain_registers) {
       plain.src_runs = policy.permute_box_src_runs;
       plain.dst_runs = policy.permute_box_dst_runs;
-      const RegistersRule plain_rule = box_registers_rule(
-          plain, elem_bytes,
-          {policy.permute_box_words, policy.permute_box_registers_elements_max_bytes,
-           policy.permute_box_registers_src_elements_bytes,
-           policy.permute_box_registers_box_fits_min_bytes},
-          0, 0);
+      const RegistersRule plain_rule = box_registers_rule(plain, elem_bytes, rules, 0, 0);
       if (box_whole_runs_yield(as_run, plain, plain_rule)) {
         if (box_of(true, false) && in_registers &&
             box_registers_takes_at(plain_rule, plain, reg_as_run(), elem_bytes,
@@ -805,6 +801,15 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
                       std::to_string(reg_box_volume(elem_bytes)) + " at " +
                       std::to_string(elem_bytes) +
                       " B (permute_box_whole_runs_past_registers = 0)\n";
+    else if (in_registers && rule == RegistersRule::small_box)
+      registers_why = "in registers: a tensor of " + std::to_string(p.tensor_bytes()) +
+                      " bytes, at most permute_box_registers_small_tensor_bytes = " +
+                      std::to_string(policy.permute_box_registers_small_tensor_bytes) +
+                      ", whose tables' box, " + std::to_string(tables_volume) +
+                      " elements, is at most permute_box_registers_small_box_ratio = " +
+                      std::to_string(policy.permute_box_registers_small_box_ratio) +
+                      " times the registers' walk's " + std::to_string(reg_box_volume(elem_bytes)) +
+                      " at " + std::to_string(elem_bytes) + " B\n";
     else if (in_registers && rule == RegistersRule::elements)
       registers_why =
           "in registers: the tables' walk would move its box element by element on "

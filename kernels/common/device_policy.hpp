@@ -56,6 +56,13 @@ struct DevicePolicy {
   // without tables, in more blocks an SM (8 B: 1.10x over 65 held-out cases, none slower; 4 B:
   // 1.10x over 296 held out, 16 slower, lowest 0.81; docs/perf-guide.md section 4.13).
   int permute_box_registers_box_fits_min_bytes = 4;
+  // ...and on tensors of at most permute_box_registers_small_tensor_bytes, from that element size
+  // on, tables' boxes of up to this many times the registers' walk's (reg_box_volume): the
+  // registers' walk with its own box, no larger (RegistersRule::small_box). A small tensor's block
+  // there walks one or two boxes, most of its time in building the tables (4 B: boxes of
+  // 2,049-4,096 elements 1.146x over 24 held-out cases of 1-16 MB; at 16-256 MB 1.028x with 13 of
+  // 53 slower; docs/perf-guide.md section 4.13). 0 or 1: never.
+  int permute_box_registers_small_box_ratio = 2;
   // The registers' walk in words (reg_box_words: src words from 4 B on, dst words from 2 B on,
   // where the box and the addresses allow them) from elements of this many bytes on; 0: element
   // by element (1.06x over the 62 training cases it changes, none slower; docs/perf-guide.md

@@ -871,12 +871,16 @@ inline bool box_words_in_registers(const BoxPlan& p, int elem_bytes, bool words,
 // the registers' walk at these addresses: one place for the launcher (kernels/permute/
 // permute_tile.cu) and explain_permute. The fields are DevicePolicy's permute_box_words,
 // permute_box_registers_elements_max_bytes, _src_elements_bytes and _box_fits_min_bytes.
-enum class RegistersRule { none, elements, src_elements, box_fits };
+// small_box: a small tensor's tables' box of up to `small_box_ratio` times the registers' walk's
+// (DevicePolicy::permute_box_registers_small_box_ratio where the tensor is at most
+// permute_box_registers_small_tensor_bytes, else 0), from box_fits_min_bytes on.
+enum class RegistersRule { none, elements, src_elements, box_fits, small_box };
 struct RegistersRules {
   bool words = true;
   int elements_max_bytes = 0;
   int src_elements_bytes = 0;
   int box_fits_min_bytes = 0;
+  int small_box_ratio = 0;
 };
 inline RegistersRule box_registers_rule(const BoxPlan& p, int elem_bytes, const RegistersRules& r,
                                         std::uintptr_t src, std::uintptr_t dst) {
@@ -885,10 +889,14 @@ inline RegistersRule box_registers_rule(const BoxPlan& p, int elem_bytes, const 
   if (box_words_in_registers(p, elem_bytes, r.words, r.src_elements_bytes, src, dst))
     return RegistersRule::src_elements;
   if (box_fits_registers(p, elem_bytes, r.box_fits_min_bytes)) return RegistersRule::box_fits;
+  if (r.small_box_ratio > 1 && r.box_fits_min_bytes > 0 && elem_bytes >= r.box_fits_min_bytes &&
+      static_cast<std::int64_t>(p.volume) <= r.small_box_ratio * reg_box_volume(elem_bytes))
+    return RegistersRule::small_box;
   return RegistersRule::none;
 }
 // ...and whether the registers' walk's own box (`reg`, planned under its bound) then replaces the
-// tables' box `tables`: always, but under the box-fits rule below kBoxFitsSmallerBoxMinBytes only
+// tables' box `tables`: always (under the small-box rule its box is the smaller one by design), but
+// under the box-fits rule below kBoxFitsSmallerBoxMinBytes only
 // where it gives up neither the box nor the stores: its box as large, and its dst words
 // (`reg_dst_word_elems`, reg_box_words: kept inside their row) as wide as the tables' walk's
 // (`tables_dst_word_elems`, box_vector_elems: 0 where that walk moves no words, as 1). From 8 B

@@ -1609,9 +1609,9 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
   // the registers' walk could take as large: the registers' walk, where its box fits
   // (box_registers_rule, box_registers_takes).
   BoxPlan in_registers;
-  const RegistersRules rules = {a.box_words, a.box_registers_elements_max_bytes,
-                                a.box_registers_src_elements_bytes,
-                                a.box_registers_box_fits_min_bytes};
+  const RegistersRules rules = {
+      a.box_words, a.box_registers_elements_max_bytes, a.box_registers_src_elements_bytes,
+      a.box_registers_box_fits_min_bytes, a.box_registers_small_box_ratio};
   const RegistersRule rule =
       tables ? box_registers_rule(box, a.elem_bytes, rules, src_at, dst_at) : RegistersRule::none;
   // The registers' walk's box (planned with or without whole runs) where it takes `tables_box`.

@@ -970,10 +970,14 @@ TEST(Permute, WholeRunBoxes) {
 
 // Boxes the whole runs rule leaves unwidened for the registers' walk (box_whole_runs_yield;
 // DevicePolicy::permute_box_whole_runs_past_registers): random shapes at 4-16 B whose explain
-// says so, each by auto and permute_tile against the reference under the default, with the widened
-// box in the tables' walk, with cut edges and with one block an SM; aligned and one element off.
+// says so (the small-box rule off), each by auto and permute_tile against the reference under the
+// default, with the widened box in the tables' walk, with cut edges and with one block an SM;
+// aligned and one element off.
 TEST(Permute, WholeRunsYieldToRegisters) {
   TMAKIT_NEED_GPU(75);
+  // These small tensors' widened boxes of up to 4096 elements go to the registers' walk by the
+  // small-box rule first (SmallTensorBoxesInRegisters); without it, by this one.
+  test::ScopedEnv scope("TMAKIT_POLICY", "permute_box_registers_small_box_ratio=0");
   std::vector<std::tuple<Ext, std::vector<int>, int>> cases;
   std::mt19937 rng(20261206);
   const int sizes[] = {4, 8, 16};
@@ -990,6 +994,35 @@ TEST(Permute, WholeRunsYieldToRegisters) {
     const std::string how = explain_permute(n, p, e);
     check_under_policies(n, p, e,
                          {"", "permute_box_whole_runs_past_registers=1",
+                          "permute_box_overlap_edges=0", "permute_box_sm_smem_bytes=1"},
+                         how);
+    if (HasFatalFailure()) return;
+  }
+}
+
+// A small tensor's tables' box of up to twice the registers' walk's, walked in registers
+// (RegistersRule::small_box; DevicePolicy::permute_box_registers_small_box_ratio): random shapes
+// at 4 B whose explain says so, each by auto and permute_tile against the reference under the
+// default, with the rule off (the tables' walk), with cut edges and with one block an SM; aligned
+// and one element off.
+TEST(Permute, SmallTensorBoxesInRegisters) {
+  TMAKIT_NEED_GPU(75);
+  std::vector<std::pair<Ext, std::vector<int>>> cases;
+  std::mt19937 rng(20261207);
+  for (int tries = 0; tries < 40000 && cases.size() < 8; ++tries) {
+    const int rank = 3 + static_cast<int>(rng() % 3);
+    Ext n;
+    std::vector<int> p;
+    if (!draw_shape(rng, rank, 120, 400000, &n, &p)) continue;
+    if (explain_permute(n, p, 4).find("permute_box_registers_small_box_ratio") != std::string::npos)
+      cases.emplace_back(n, p);
+  }
+  EXPECT_GE(cases.size(), 4u);
+  for (const auto& [n, p] : cases) {
+    const std::string how = explain_permute(n, p, 4);
+    EXPECT_NE(how.find("offsets in registers"), std::string::npos) << how;
+    check_under_policies(n, p, 4,
+                         {"", "permute_box_registers_small_box_ratio=0",
                           "permute_box_overlap_edges=0", "permute_box_sm_smem_bytes=1"},
                          how);
     if (HasFatalFailure()) return;

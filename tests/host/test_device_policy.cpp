@@ -60,7 +60,7 @@ TEST(DevicePolicy, OverridesApplyEachField) {
           "permute_transpose_min_side_bytes=0,permute_box_target_elems=2048,"
           "permute_box_swizzle_bytes=32,permute_box_sm_smem_bytes=204800,"
           "permute_box_max_smem_bytes=65536,permute_box_whole_runs=0,"
-          "permute_box_whole_runs_past_registers=1,"
+          "permute_box_whole_runs_past_registers=1,permute_box_registers_small_box_ratio=0,"
           "permute_box_dst_by_src_words_max_bytes=8,permute_box_past_static_for_wider_words=0",
           &p),
       "");
@@ -100,6 +100,8 @@ TEST(DevicePolicy, OverridesApplyEachField) {
   EXPECT_FALSE(p.permute_box_whole_runs);
   EXPECT_TRUE(p.permute_box_whole_runs_past_registers);
   EXPECT_FALSE(DevicePolicy{}.permute_box_whole_runs_past_registers);
+  EXPECT_EQ(p.permute_box_registers_small_box_ratio, 0);
+  EXPECT_EQ(DevicePolicy{}.permute_box_registers_small_box_ratio, 2);
   EXPECT_EQ(p.permute_box_dst_by_src_words_max_bytes, 8);
   EXPECT_FALSE(p.permute_box_past_static_for_wider_words);
   EXPECT_TRUE(DevicePolicy{}.permute_box_past_static_for_wider_words);

@@ -1396,6 +1396,60 @@ TEST(PermuteBox, WholeRunsYieldToTheRegistersWalk) {
   EXPECT_GE(yielded, 10);
 }
 
+// A small tensor's tables' box of up to twice the registers' walk's (RegistersRule::small_box;
+// DevicePolicy::permute_box_registers_small_box_ratio): (202, 9, 3, 22, 3) (3,1,2,4,0) at 4 B,
+// 1.4 MB, whose tables' box holds 2244 elements, goes to the registers' walk with its own box of
+// at most 2048. Over random permutations explain names the rule only from the box-fits size on, on
+// tensors of at most permute_box_registers_small_tensor_bytes, and only where the ratio at 0 keeps
+// a tables' box over the registers' walk's volume and at most twice it.
+TEST(PermuteBox, SmallTensorsBoxOfUpToTwiceTheRegistersWalk) {
+  const std::string rule = "whose tables' box, ";
+  const std::string how = explain_permute({202, 9, 3, 22, 3}, {3, 1, 2, 4, 0}, 4);
+  EXPECT_NE(how.find(rule + "2244 elements, is at most permute_box_registers_small_box_ratio = 2"),
+            std::string::npos)
+      << how;
+  EXPECT_NE(how.find("offsets in registers"), std::string::npos) << how;
+  {
+    test::ScopedEnv off("TMAKIT_POLICY", "permute_box_registers_small_box_ratio=0");
+    const std::string tables = explain_permute({202, 9, 3, 22, 3}, {3, 1, 2, 4, 0}, 4);
+    EXPECT_NE(tables.find("= 2244 elements"), std::string::npos) << tables;
+    EXPECT_NE(tables.find("offsets in shared tables"), std::string::npos) << tables;
+  }
+  const DevicePolicy policy;
+  std::mt19937 rng(45);
+  int taken = 0;
+  for (int i = 0; i < 6000; ++i) {
+    auto [n, p, e] = random_permutation(rng);
+    for (auto& x : n) x = 2 + x % 40;  // small tensors as well
+    const std::string at = test_text(n) + " perm " + test_text(p) + " " + std::to_string(e) + " B";
+    const std::string on = explain_permute(n, p, e);
+    // (rows moved as wider elements are the wider size's case)
+    if (on.find(rule) == std::string::npos ||
+        on.find("(permute_rows_as_elements)") != std::string::npos)
+      continue;
+    ++taken;
+    std::int64_t bytes = e;
+    for (auto x : n) bytes *= x;
+    ASSERT_GE(e, policy.permute_box_registers_box_fits_min_bytes) << at;
+    ASSERT_LE(bytes, policy.permute_box_registers_small_tensor_bytes) << at;
+    ASSERT_NE(on.find("offsets in registers"), std::string::npos) << at << "\n" << on;
+    const std::int64_t volume = std::stoll(on.substr(on.find(rule) + rule.size()));
+    ASSERT_GT(volume, reg_box_volume(e)) << at;
+    ASSERT_LE(volume, 2 * reg_box_volume(e)) << at;
+    // Off, that box runs in tables, or where whole runs widened it, the yield rule takes the box
+    // without them (box_whole_runs_yield).
+    test::ScopedEnv off("TMAKIT_POLICY", "permute_box_registers_small_box_ratio=0");
+    const std::string tables = explain_permute(n, p, e);
+    ASSERT_EQ(tables.find(rule), std::string::npos) << at << "\n" << tables;
+    ASSERT_TRUE(tables.find("offsets in shared tables") != std::string::npos ||
+                tables.find("whole runs would widen the tables' box to " +
+                            std::to_string(volume)) != std::string::npos)
+        << at << "\n"
+        << tables;
+  }
+  EXPECT_GE(taken, 10);
+}
+
 // The batch order (DevicePolicy::permute_box_cuts_first): src's innermost cut dimension's chunks
 // first only where their edges split 32-byte sectors and dst's do not, or dst's do too and src's
 // cut has at most kBoxCutsFirstMaxSrcChunks chunks; dst order elsewhere.
@@ -1757,8 +1811,8 @@ TEST(PermuteExplain, TheRegistersWalkAtSixteenBytes) {
 
 // From 8-byte elements on, a tensor of at most permute_box_registers_small_tensor_bytes (16 MiB)
 // takes the registers' walk (DevicePolicy::box_registers): explain says why. (8, 8, 64, 8, 64) at
-// 8 B is 16 MiB; with 65 it is over, and the tables' walk runs; so at 4 B, where the box has
-// words, and under the policy at 0.
+// 8 B is 16 MiB; with 65 it is over, and the tables' walk runs; at 4 B the small-box rule takes
+// it, and under the policy at 0 the tables' walk runs.
 TEST(PermuteExplain, TheRegistersWalkForSmallTensors) {
   // The box as planned for its runs, not the smaller one a tensor this small gets for the SMs.
   test::ScopedEnv boxes("TMAKIT_POLICY", "permute_box_min_boxes_per_sm=0");
@@ -1781,8 +1835,19 @@ TEST(PermuteExplain, TheRegistersWalkForSmallTensors) {
   const std::string large = explain_permute(over, perm, 8);
   EXPECT_NE(large.find("each thread's offsets in shared tables"), std::string::npos) << large;
   EXPECT_EQ(large.find("in registers:"), std::string::npos) << large;
+  // At 4 B its tables' box, 4096 elements, is twice the registers' walk's: the small-box rule
+  // (permute_box_registers_small_box_ratio) takes it; at 0, the tables.
   const std::string four = explain_permute(at, perm, 4);
-  EXPECT_NE(four.find("each thread's offsets in shared tables"), std::string::npos) << four;
+  EXPECT_NE(four.find("whose tables' box, 4096 elements, is at most "
+                      "permute_box_registers_small_box_ratio = 2"),
+            std::string::npos)
+      << four;
+  {
+    test::ScopedEnv off("TMAKIT_POLICY",
+                        "permute_box_min_boxes_per_sm=0,permute_box_registers_small_box_ratio=0");
+    const std::string tables = explain_permute(at, perm, 4);
+    EXPECT_NE(tables.find("each thread's offsets in shared tables"), std::string::npos) << tables;
+  }
   // auto weighs permute_tile against permute_tma by the tables' box, the one
   // permute_tma_max_box_ratio was fitted on: (83, 48, 15, 7) (3,2,0,1) at 8 B (2.1 MB) runs
   // permute_tile, its box of 9520 bytes against the TMA tile's 896, in the registers' walk (its
