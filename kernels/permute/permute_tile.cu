@@ -1520,7 +1520,9 @@ int row_vector_bytes(const void* src, const void* dst, const PermuteGeometry& by
 // either side, at its permute_box_registers_src_elements_bytes (2 B) where that walk would load
 // element by element through registers, and from its permute_box_registers_box_fits_min_bytes (4 B)
 // on where the tables' box holds no more elements than its own may (box_fits_registers; below 8 B
-// where its own box is as large and its dst words as wide, box_registers_takes):
+// where its own box is as large and its dst words as wide, box_registers_takes), on small tensors
+// up to its permute_box_registers_small_box_ratio times that (RegistersRule::small_box), and where
+// whole runs widened the tables' box past it (box_whole_runs_yield):
 // permute_box_reg_kernel, whose boxes hold at most reg_box_volume elements (docs/perf-guide.md
 // section 4.13).
 //
