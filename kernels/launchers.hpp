@@ -167,8 +167,7 @@ struct PermuteArgs {
   int box_registers_elements_max_bytes = 0;
   // DevicePolicy::permute_box_registers_box_fits_min_bytes
   int box_registers_box_fits_min_bytes = 0;
-  // DevicePolicy::permute_box_registers_small_box_ratio, where the tensor is at most
-  // permute_box_registers_small_tensor_bytes (else 0)
+  // DevicePolicy::box_registers_small_box_ratio(tensor_bytes)
   int box_registers_small_box_ratio = 0;
   int box_registers_words_min_bytes = 0;  // DevicePolicy::permute_box_registers_words_min_bytes
   int box_registers_src_elements_bytes =
@@ -228,9 +227,7 @@ inline void set_permute_policy(const DevicePolicy& p, int elem_bytes, std::int64
   a->box_registers_elements_max_bytes = p.permute_box_registers_elements_max_bytes;
   a->box_registers_src_elements_bytes = p.permute_box_registers_src_elements_bytes;
   a->box_registers_box_fits_min_bytes = p.permute_box_registers_box_fits_min_bytes;
-  a->box_registers_small_box_ratio = tensor_bytes <= p.permute_box_registers_small_tensor_bytes
-                                         ? p.permute_box_registers_small_box_ratio
-                                         : 0;
+  a->box_registers_small_box_ratio = p.box_registers_small_box_ratio(tensor_bytes);
   a->box_registers_words_min_bytes = p.permute_box_registers_words_min_bytes;
   a->box_cuts_first = p.permute_box_cuts_first;
   a->box_target_elems = p.permute_box_target_elems;

@@ -743,12 +743,11 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
     const BoxPlan tables_box = box;
     const bool tables_other = other_box;
     const BoxPlan tables_largest = largest_box;
-    const bool small_tensor = p.tensor_bytes() <= policy.permute_box_registers_small_tensor_bytes;
     const RegistersRules rules = {policy.permute_box_words,
                                   policy.permute_box_registers_elements_max_bytes,
                                   policy.permute_box_registers_src_elements_bytes,
                                   policy.permute_box_registers_box_fits_min_bytes,
-                                  small_tensor ? policy.permute_box_registers_small_box_ratio : 0};
+                                  policy.box_registers_small_box_ratio(p.tensor_bytes())};
     const RegistersRule rule = box_registers_rule(as_run, elem_bytes, rules, 0, 0);
     const std::uint32_t tables_volume = box.volume;
     // The registers' box with its fields as the launcher sets them (on aligned operands).

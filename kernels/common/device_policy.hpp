@@ -75,6 +75,13 @@ struct DevicePolicy {
     return elem_bytes >= permute_box_registers_min_bytes ||
            (elem_bytes >= 8 && tensor_bytes <= permute_box_registers_small_tensor_bytes);
   }
+  // The small-box rule's ratio for a tensor of `tensor_bytes` (0 over
+  // permute_box_registers_small_tensor_bytes: the rule is for small tensors alone).
+  int box_registers_small_box_ratio(std::int64_t tensor_bytes) const {
+    return tensor_bytes <= permute_box_registers_small_tensor_bytes
+               ? permute_box_registers_small_box_ratio
+               : 0;
+  }
   // The box walks' batch order (make_box_plan; kBoxCuts* in kernels/common/permute_box.hpp): 0,
   // dst order; 1, src's innermost cut dimension's chunks first, then dst's, wherever the box cuts
   // them; 2, so only where src's chunk edges split 32-byte sectors and dst's do not, or do but
