@@ -203,6 +203,7 @@ struct PermuteArgs {
   // DevicePolicy::permute_box_dst_registers_large_max_bytes
   int box_dst_registers_large_max_bytes = 4;
   int box_dst_by_src_words_max_bytes = 2;  // DevicePolicy::permute_box_dst_by_src_words_max_bytes
+  int box_dst_blocks_max_bytes = 1;        // DevicePolicy::permute_box_dst_blocks_max_bytes
   bool box_first_early = true;             // DevicePolicy::permute_box_first_copies_early
   // DevicePolicy::permute_box_words_small_block_max_bytes
   int box_words_small_block_max_bytes = 2;
@@ -258,6 +259,7 @@ inline void set_permute_policy(const DevicePolicy& p, int elem_bytes, std::int64
   a->box_dst_registers = p.permute_box_dst_registers;
   a->box_dst_registers_large_max_bytes = p.permute_box_dst_registers_large_max_bytes;
   a->box_dst_by_src_words_max_bytes = p.permute_box_dst_by_src_words_max_bytes;
+  a->box_dst_blocks_max_bytes = p.permute_box_dst_blocks_max_bytes;
   a->box_first_early = p.permute_box_first_copies_early;
 }
 

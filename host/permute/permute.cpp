@@ -390,6 +390,15 @@ std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers,
            std::to_string(box_dst_src_word_rows(p) * static_cast<std::uint32_t>(elem_bytes)) +
            " bytes a run (permute_box_dst_by_src_words_max_bytes = " +
            std::to_string(policy.permute_box_dst_by_src_words_max_bytes) + ")\n";
+  if (words && wd > 1 &&
+      box_dst_blocks(p, elem_bytes, ws, wd, policy.permute_box_dst_blocks_max_bytes)) {
+    const int s = kBoxDstBlockBytes / elem_bytes;  // permute_box_words_kernel's Blocks
+    out += "stores in register blocks: a thread gathers the " + std::to_string(s) +
+           " dst words along box dimension 0 together, " + std::to_string(wd) + " " +
+           std::to_string(kBoxDstBlockBytes) +
+           "-byte shared loads transposed in registers (permute_box_dst_blocks_max_bytes = " +
+           std::to_string(policy.permute_box_dst_blocks_max_bytes) + ")\n";
+  }
   const BoxLoads loads =
       box_loads(p, elem_bytes, words, ws, policy.permute_box_pipeline, policy.permute_box_async);
   out += std::string("loads: ") + kLoads[static_cast<int>(loads)];

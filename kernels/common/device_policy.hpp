@@ -272,6 +272,11 @@ struct DevicePolicy {
   // word instead of a gather an element; box_dst_by_src_words; 1-2 B: 1.10x over the cases it
   // takes, held out; 4-8 B about even; docs/perf-guide.md section 4.13). 0: never.
   int permute_box_dst_by_src_words_max_bytes = 2;
+  // ...and where dst takes words of 4 bytes or more, at elements of at most this many bytes a
+  // thread gathers the dst words along box dimension 0 together, 4-byte shared loads transposed
+  // in registers (box_dst_blocks; 1 B: 1.06x over the cases it takes, held out; 2 B 0.99x;
+  // docs/perf-guide.md section 4.13). 0: never.
+  int permute_box_dst_blocks_max_bytes = 1;
   // permute_tile's box walks: as many blocks an SM (at most 8) as the device holds at once (0:
   // the occupancy query, registers and shared memory), or as this many bytes of shared memory
   // an SM hold (204800: the rule before the query).

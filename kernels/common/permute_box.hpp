@@ -1037,6 +1037,26 @@ TMAKIT_HD std::uint32_t box_dst_src_word_at(const BoxPlan& p, std::uint32_t ws, 
   return g - m * r + ws * r * m;
 }
 
+// The word walk's stores in register blocks (kernels/permute/permute_tile.cu,
+// permute_box_words_kernel's Blocks): at 1-2 B the dst gather reads its words' elements one by one
+// (a shared load, a swizzled address and a pack an element; Nsight Compute: the walk is bound by
+// instruction issue). Where dst takes words of at least 4 bytes (wd elements along dst_order[0])
+// and src order keeps box dimension 0 in 4-byte units, a thread instead takes the kBoxDstBlockBytes
+// / E dst words that differ only in the coordinate along box dimension 0 (a multiple of that
+// many): wd 4-byte shared loads, each of those words' elements at one dst position, transposed in
+// registers (byte permutes) into the words. Box dimension 0 and a cut extent of it must hold whole
+// 4-byte units (every unit inside the tensor exactly when its first element is), and dst words must
+// lie inside their rows (box_dst_words_cross_rows). At elements of at most `max_bytes`
+// (DevicePolicy::permute_box_dst_blocks_max_bytes; 0: never).
+inline constexpr int kBoxDstBlockBytes = 4;
+inline bool box_dst_blocks(const BoxPlan& p, int elem_bytes, int ws, int wd, int max_bytes) {
+  if (elem_bytes > std::min(max_bytes, 2) || p.dims < 2 || p.dst_order[0] == 0) return false;
+  const auto s = static_cast<std::uint32_t>(kBoxDstBlockBytes / elem_bytes);
+  return ws * elem_bytes >= kBoxDstBlockBytes && wd * elem_bytes >= kBoxDstBlockBytes &&
+         !box_dst_words_cross_rows(p, wd) && p.box[0] % s == 0 &&
+         (p.box[0] == p.full[0] || p.full[0] % s == 0);
+}
+
 // The word walk's block (kernels/permute/permute_tile.cu, launch_words): 128 threads through
 // registers at elements of at most small_max_bytes (capped at kBoxWordSmallMaxBytes), else 256.
 inline unsigned box_words_threads(int elem_bytes, BoxLoads loads, int small_max_bytes) {

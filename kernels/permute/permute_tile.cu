@@ -31,6 +31,7 @@
 #include <cstring>
 #include <type_traits>
 #include <cuda/pipeline>
+#include <kernels/common/chunk_transpose.hpp>
 #include <kernels/common/grid.hpp>
 #include <kernels/common/permute_box.hpp>
 #include <kernels/common/permute_rows.hpp>
@@ -877,6 +878,41 @@ __global__ void __launch_bounds__(reg_box_shape(E).threads, reg_box_shape(E).blo
   }
 }
 
+// The register blocks of permute_box_words_kernel's stores (box_dst_blocks): x[j] (j < W) is a
+// 4-byte unit of S = 4 / E elements, element k of it the k-th word's element j; out[k] is word k,
+// W elements. A transpose of an S x W matrix of E-byte elements through byte permutes (PRMT).
+template <int E, int W, class TD>
+__device__ __forceinline__ void units_to_words(const std::uint32_t (&x)[W], TD (&out)[4 / E]) {
+  static_assert(E == 1 || E == 2, "units of 2 or 4 elements");
+  static_assert(sizeof(TD) == W * E && W * E % 4 == 0, "words of whole 4-byte units");
+  constexpr int S = 4 / E, U = W * E / 4;  // words; 4-byte units a word
+  std::uint32_t o[S][U];
+  if constexpr (E == 2) {
+    // o[k][u] = x[2u] half k, x[2u + 1] half k.
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      o[0][u] = byte_perm(x[2 * u], x[2 * u + 1], 0x5410u);
+      o[1][u] = byte_perm(x[2 * u], x[2 * u + 1], 0x7632u);
+    }
+  } else {
+    // o[k][u] = byte k of x[4u .. 4u + 3]: a 4 x 4 byte transpose a unit.
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const std::uint32_t a = x[4 * u], b = x[4 * u + 1], c = x[4 * u + 2], d = x[4 * u + 3];
+      const std::uint32_t ab_lo = byte_perm(a, b, 0x5140u);  // a0 b0 a1 b1
+      const std::uint32_t ab_hi = byte_perm(a, b, 0x7362u);  // a2 b2 a3 b3
+      const std::uint32_t cd_lo = byte_perm(c, d, 0x5140u);
+      const std::uint32_t cd_hi = byte_perm(c, d, 0x7362u);
+      o[0][u] = byte_perm(ab_lo, cd_lo, 0x5410u);  // a0 b0 c0 d0
+      o[1][u] = byte_perm(ab_lo, cd_lo, 0x7632u);  // a1 b1 c1 d1
+      o[2][u] = byte_perm(ab_hi, cd_hi, 0x5410u);
+      o[3][u] = byte_perm(ab_hi, cd_hi, 0x7632u);
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < S; ++k) std::memcpy(&out[k], o[k], sizeof(TD));
+}
+
 // The box walk in words (permute_box_words_kernel): the same boxes
 // (kernels/common/permute_box.hpp), loaded and stored in 4-16-byte words instead of elements where
 // the strides allow (box_vector_elems). What it adds: at 1-4-byte elements the element walk is
@@ -917,8 +953,12 @@ constexpr int kPipelinedWords = kBoxPipelinedWords;
 // dst order of the words' first elements (dst-order element g mod R + WS R (g / R), R the box's
 // elements along the dst dimensions before dimension 0); a thread reads the word whole from the
 // box and stores its WS elements ds[0] apart, lanes walking dst's contiguous dimension.
+// Blocks (box_dst_blocks: 1-2 B, dst words of 4-16 bytes, box dimension 0 in 4-byte units): a
+// thread takes the S = 4 / E dst words that differ only along box dimension 0 (coordinates
+// S c .. S c + S - 1); their elements at one dst position are one 4-byte unit of the box, so WD
+// shared loads (not S WD) and a byte transpose in registers (units_to_words) make the S words.
 template <int E, int VS, int VD, bool Async, bool Cross = false, unsigned Threads = kWordThreads,
-          int DR = 0, bool Scatter = false>
+          int DR = 0, bool Scatter = false, bool Blocks = false>
 __global__ void __launch_bounds__(Threads)
     permute_box_words_kernel(const typename Word<E>::type* __restrict__ src,
                              typename Word<E>::type* __restrict__ dst, BoxPlan p, bool swizzle) {
@@ -927,6 +967,8 @@ __global__ void __launch_bounds__(Threads)
                 "dst entries in registers: single-element dst words through cp.async");
   static_assert(!Scatter || (VD == E && VS > E && !Cross && DR == 0),
                 "stores by src word: single-element dst words, src words");
+  static_assert(!Blocks || (E <= 2 && VS >= 4 && VD >= 4 && !Cross && DR == 0 && !Scatter),
+                "stores in register blocks: 1-2-byte elements, words of 4 bytes or more");
   using T = typename Word<E>::type;
   using TS = typename Word<VS>::type;
   using TD = typename Word<VD>::type;
@@ -1052,6 +1094,35 @@ __global__ void __launch_bounds__(Threads)
 #pragma unroll
             for (std::uint32_t j = 0; j < WS; ++j) d[static_cast<std::int32_t>(j) * d_step] = e[j];
           }
+      });
+      return;
+    }
+    if constexpr (Blocks) {  // the S dst words along box dimension 0 a thread (box_dst_blocks)
+      constexpr std::uint32_t S = kBoxDstBlockBytes / E;
+      const std::uint32_t R = p.src_word_rows_div.d;  // dst-order elements a step of dimension 0
+      const auto d_step = static_cast<std::int32_t>(p.ds[0]);
+      with_whole(at, [&](auto whole) {
+        T* d0 = dst + at.dst;
+        for (std::uint32_t g = tid; g < ND / S; g += Threads) {
+          // Dst-order element g WD = lo + R m (lo along the dimensions before box dimension 0 in
+          // dst order, m = c0 + box[0] (the rest)); block g's first word starts at lo + S R m:
+          // coordinate S c0 along dimension 0 (box[0] is a multiple of S), the rest unchanged.
+          const std::uint32_t e = g * WD, m = p.src_word_rows_div.div31(e);
+          const std::uint32_t w = (e + (S - 1) * R * m) / WD;
+          if (!inside(whole, st_cut, w, at)) continue;  // so are its S words (box_dst_blocks)
+          const std::uint32_t from = st_idx[w];
+          std::uint32_t x[WD];  // x[j]: the S words' elements j, one 4-byte unit of the box
+#pragma unroll
+          for (std::uint32_t j = 0; j < WD; ++j)
+            x[j] = *reinterpret_cast<const std::uint32_t*>(from_buf +
+                                                           at_byte(swizzled, from + j * step));
+          TD out[S];
+          units_to_words<E>(x, out);
+          T* d = d0 + st_off[w];
+#pragma unroll
+          for (std::uint32_t k = 0; k < S; ++k)
+            *reinterpret_cast<TD*>(d + static_cast<std::int32_t>(k) * d_step) = out[k];
+        }
       });
       return;
     }
@@ -1187,6 +1258,23 @@ cudaError_t launch_words(const kernels::PermuteArgs& a, const BoxPlan& box, int 
               }
               return go(permute_box_words_kernel<E, VS, VD, false, false, kWordThreads, 0, true>,
                         kWordThreads);
+            }
+          }
+          // Stores in register blocks (box_dst_blocks).
+          if constexpr (E <= 2 && VS >= 4 && VD >= 4 && !C) {
+            if (box_dst_blocks(box, E, ws, wd, a.box_dst_blocks_max_bytes)) {
+              if (async)
+                return go(
+                    permute_box_words_kernel<E, VS, VD, true, false, kWordThreads, 0, false, true>,
+                    kWordThreads);
+              if (box_words_threads(E, BoxLoads::registers, a.box_words_small_block_max_bytes) ==
+                  kBoxWordSmallThreads)
+                return go(permute_box_words_kernel<E, VS, VD, false, false, kBoxWordSmallThreads, 0,
+                                                   false, true>,
+                          kBoxWordSmallThreads);
+              return go(
+                  permute_box_words_kernel<E, VS, VD, false, false, kWordThreads, 0, false, true>,
+                  kWordThreads);
             }
           }
           if constexpr (VS >= 4) {

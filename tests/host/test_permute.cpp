@@ -2549,5 +2549,99 @@ TEST(PermuteBox, DstBySrcWordsCoverTheBoxInDstOrder) {
   EXPECT_NE(plain.find("stores of 1 bytes"), std::string::npos) << plain;
 }
 
+// The word walk's stores in register blocks (box_dst_blocks,
+// DevicePolicy::permute_box_dst_blocks_max_bytes): block g of a thread is the S = 4 / E dst words
+// that differ only along box dimension 0; the kernel finds its first word w from g (dst-order
+// element g wd = lo + R m, first element lo + S R m) and reads unit j of the box at slot(w) +
+// j step. Checked against a walk of the box in dst order on random permutations: the blocks cover
+// every dst word once; unit j is 4-byte aligned and holds the S words' elements j in order; word
+// k of the block lies k ds[0] past word w in dst; an edge box's cut leaves a block whole or empty.
+TEST(PermuteBox, DstBlocksCoverTheBoxInDstOrder) {
+  std::mt19937 rng(37);
+  int taken = 0;
+  bool size_seen[3] = {};
+  for (int i = 0; i < 20000 && taken < 300; ++i) {
+    const auto [n, p, e] = random_permutation(rng);
+    if (e > 2) continue;
+    PermuteDims dims;
+    ASSERT_TRUE(reduced_dims(n, p, e, &dims));
+    BoxPlan b;
+    if (!make_box_plan(dims, e, 65535, kBoxTableBytes, true, &b, kBoxTargetElems, true, 98304))
+      continue;
+    const int ws = box_vector_elems(b, true, e, 0), wd = box_vector_elems(b, false, e, 0);
+    if (!box_dst_blocks(b, e, ws, wd, 2)) continue;
+    const std::string at = test_text(n) + " perm " + test_text(p) + " " + std::to_string(e) + " B";
+    EXPECT_FALSE(box_dst_blocks(b, e, ws, wd, e - 1)) << at;
+    ++taken;
+    size_seen[e] = true;
+    set_box_dst_src_word_rows(&b);
+    const std::uint32_t S = kBoxDstBlockBytes / e, WD = static_cast<std::uint32_t>(wd);
+    const std::uint32_t R = b.src_word_rows_div.d, step = b.smem_stride[b.dst_order[0]];
+    ASSERT_EQ(R % WD, 0u) << at;
+    // Dst-order element t: its coordinates, src-ordered slot and dst offset in the box.
+    auto coords = [&](std::uint32_t t, std::uint32_t* c) {
+      for (int k = 0; k < b.dims; ++k) {
+        const int u = b.dst_order[k];
+        c[u] = t % b.box[u];
+        t /= b.box[u];
+      }
+    };
+    auto slot_of = [&](const std::uint32_t* c) {
+      std::uint32_t s = 0;
+      for (int u = 0; u < b.dims; ++u) s += c[u] * b.smem_stride[u];
+      return s;
+    };
+    auto dst_of = [&](const std::uint32_t* c) {
+      std::int64_t d = 0;
+      for (int u = 0; u < b.dims; ++u) d += c[u] * b.ds[u];
+      return d;
+    };
+    std::vector<int> seen(b.volume / WD, 0);
+    for (std::uint32_t g = 0; g < b.volume / WD / S; ++g) {
+      const std::uint32_t t = g * WD, m = b.src_word_rows_div.div31(t);
+      const std::uint32_t w = (t + (S - 1) * R * m) / WD;
+      ASSERT_LT(w, b.volume / WD) << at;
+      std::uint32_t c[kBoxMaxDims] = {};
+      coords(w * WD, c);
+      ASSERT_EQ(c[0] % S, 0u) << at << " block " << g;
+      const std::uint32_t from = slot_of(c);
+      const std::int64_t d0 = dst_of(c);
+      for (std::uint32_t k = 0; k < S; ++k) {
+        const std::uint32_t wk = w + k * (R / WD);
+        ++seen[wk];
+        for (std::uint32_t j = 0; j < WD; ++j) {
+          std::uint32_t ck[kBoxMaxDims] = {};
+          coords(wk * WD + j, ck);
+          ASSERT_EQ(slot_of(ck), from + j * step + k) << at << " block " << g;
+          ASSERT_EQ((from + j * step) % S, 0u) << at;
+          if (j == 0) ASSERT_EQ(dst_of(ck), d0 + static_cast<std::int64_t>(k) * b.ds[0]) << at;
+        }
+      }
+    }
+    for (std::size_t w = 0; w < seen.size(); ++w) ASSERT_EQ(seen[w], 1) << at << " word " << w;
+    // A cut along dimension 0 leaves whole units: every S-th coordinate starts one inside.
+    if (b.box[0] < b.full[0]) EXPECT_EQ(b.full[0] % S, 0u) << at;
+  }
+  EXPECT_GE(taken, 50);
+  EXPECT_TRUE(size_seen[1] && size_seen[2]);
+  // explain names it at 1 B by default, at 2 B under the policy at 2, at 0 nowhere.
+  const std::string how = explain_permute({36, 192, 136, 9, 8}, {2, 4, 1, 3, 0}, 1);
+  EXPECT_NE(how.find("\nstores in register blocks: a thread gathers the 4 dst words"),
+            std::string::npos)
+      << how;
+  const std::string two = explain_permute({24, 40, 56, 72}, {3, 2, 1, 0}, 2);
+  EXPECT_EQ(two.find("stores in register blocks"), std::string::npos) << two;
+  {
+    test::ScopedEnv on("TMAKIT_POLICY", "permute_box_dst_blocks_max_bytes=2");
+    const std::string wide = explain_permute({24, 40, 56, 72}, {3, 2, 1, 0}, 2);
+    EXPECT_NE(wide.find("\nstores in register blocks: a thread gathers the 2 dst words"),
+              std::string::npos)
+        << wide;
+  }
+  test::ScopedEnv off("TMAKIT_POLICY", "permute_box_dst_blocks_max_bytes=0");
+  const std::string plain = explain_permute({36, 192, 136, 9, 8}, {2, 4, 1, 3, 0}, 1);
+  EXPECT_EQ(plain.find("stores in register blocks"), std::string::npos) << plain;
+}
+
 }  // namespace
 }  // namespace tmakit
