@@ -1047,10 +1047,14 @@ TMAKIT_HD std::uint32_t box_dst_src_word_at(const BoxPlan& p, std::uint32_t ws, 
 // registers (byte permutes) into the words. Box dimension 0 and a cut extent of it must hold whole
 // 4-byte units (every unit inside the tensor exactly when its first element is), and dst words must
 // lie inside their rows (box_dst_words_cross_rows). At elements of at most `max_bytes`
-// (DevicePolicy::permute_box_dst_blocks_max_bytes; 0: never).
+// (DevicePolicy::permute_box_dst_blocks_max_bytes; 0: never), capped at kBoxDstBlocksMaxBytes:
+// at 2 B the blocks ran slower (0.988x; docs/perf-guide.md section 4.13), so only the 1-byte
+// kernels are compiled.
 inline constexpr int kBoxDstBlockBytes = 4;
+inline constexpr int kBoxDstBlocksMaxBytes = 1;
 inline bool box_dst_blocks(const BoxPlan& p, int elem_bytes, int ws, int wd, int max_bytes) {
-  if (elem_bytes > std::min(max_bytes, 2) || p.dims < 2 || p.dst_order[0] == 0) return false;
+  if (elem_bytes > std::min(max_bytes, kBoxDstBlocksMaxBytes) || p.dims < 2 || p.dst_order[0] == 0)
+    return false;
   const auto s = static_cast<std::uint32_t>(kBoxDstBlockBytes / elem_bytes);
   return ws * elem_bytes >= kBoxDstBlockBytes && wd * elem_bytes >= kBoxDstBlockBytes &&
          !box_dst_words_cross_rows(p, wd) && p.box[0] % s == 0 &&

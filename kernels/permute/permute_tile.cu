@@ -1261,7 +1261,7 @@ cudaError_t launch_words(const kernels::PermuteArgs& a, const BoxPlan& box, int 
             }
           }
           // Stores in register blocks (box_dst_blocks).
-          if constexpr (E <= 2 && VS >= 4 && VD >= 4 && !C) {
+          if constexpr (E <= kBoxDstBlocksMaxBytes && VS >= 4 && VD >= 4 && !C) {
             if (box_dst_blocks(box, E, ws, wd, a.box_dst_blocks_max_bytes)) {
               if (async)
                 return go(

@@ -9,6 +9,7 @@
 #include <random>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 #include <gtest/gtest.h>
 #include <tests/support/gpu.hpp>
@@ -1080,35 +1081,27 @@ TEST(Permute, DstBySrcWords) {
 }
 
 // The word walk's stores in register blocks (DevicePolicy::permute_box_dst_blocks_max_bytes,
-// box_dst_blocks): random shapes whose explain says so, at 1 B by default and at 2 B under the
-// policy at 2, through cp.async and through registers; each by auto and permute_tile against the
-// reference under the default, with the rule off, through cp.async off, unpipelined, with cut
-// edges, with the small blocks off and with one block an SM; aligned and one element off.
+// box_dst_blocks): random 1-byte shapes whose explain says so (the rule's only size); each by
+// auto and permute_tile against the reference under the default, with the rule off, through
+// cp.async off, unpipelined, with cut edges, with the small blocks off and with one block an SM;
+// aligned and one element off.
 TEST(Permute, DstBlocks) {
   TMAKIT_NEED_GPU(75);
-  const std::string base = std::string(kTablesAtSmallSizes) + ",permute_box_dst_blocks_max_bytes=";
   test::ScopedEnv tables("TMAKIT_POLICY", kTablesAtSmallSizes);
-  std::vector<std::tuple<Ext, std::vector<int>, int>> cases;
+  std::vector<std::pair<Ext, std::vector<int>>> cases;
   std::mt19937 rng(20261206);
-  int per_size[3] = {}, async = 0;
-  for (int tries = 0; tries < 40000; ++tries) {
-    const int e = 1 + static_cast<int>(rng() % 2), rank = 3 + static_cast<int>(rng() % 3);
-    if (per_size[e] >= 5) continue;
+  for (int tries = 0; tries < 40000 && cases.size() < 8; ++tries) {
+    const int rank = 3 + static_cast<int>(rng() % 3);
     Ext n;
     std::vector<int> p;
     if (!draw_shape(rng, rank, 120, 400000, &n, &p)) continue;
-    test::ScopedEnv wide("TMAKIT_POLICY", (base + std::to_string(e)).c_str());
-    const std::string how = explain_permute(n, p, e);
-    if (how.find("\nstores in register blocks: ") == std::string::npos) continue;
-    async += how.find("by cp.async") != std::string::npos;
-    cases.emplace_back(n, p, e);
-    ++per_size[e];
+    if (explain_permute(n, p, 1).find("\nstores in register blocks: ") == std::string::npos)
+      continue;
+    cases.emplace_back(n, p);
   }
-  EXPECT_GE(per_size[1], 3);
-  EXPECT_GE(per_size[2], 3);
-  EXPECT_GE(async, 2);
-  for (const auto& [n, p, e] : cases) {
-    test::ScopedEnv wide("TMAKIT_POLICY", (base + std::to_string(e)).c_str());
+  EXPECT_GE(cases.size(), 3u);
+  for (const auto& [n, p] : cases) {
+    const int e = 1;
     const std::string how = explain_permute(n, p, e);
     check_under_policies(
         n, p, e,

@@ -2550,7 +2550,7 @@ TEST(PermuteBox, DstBySrcWordsCoverTheBoxInDstOrder) {
 }
 
 // The word walk's stores in register blocks (box_dst_blocks,
-// DevicePolicy::permute_box_dst_blocks_max_bytes): block g of a thread is the S = 4 / E dst words
+// DevicePolicy::permute_box_dst_blocks_max_bytes, at 1 B): block g of a thread is the 4 dst words
 // that differ only along box dimension 0; the kernel finds its first word w from g (dst-order
 // element g wd = lo + R m, first element lo + S R m) and reads unit j of the box at slot(w) +
 // j step. Checked against a walk of the box in dst order on random permutations: the blocks cover
@@ -2559,21 +2559,19 @@ TEST(PermuteBox, DstBySrcWordsCoverTheBoxInDstOrder) {
 TEST(PermuteBox, DstBlocksCoverTheBoxInDstOrder) {
   std::mt19937 rng(37);
   int taken = 0;
-  bool size_seen[3] = {};
-  for (int i = 0; i < 20000 && taken < 300; ++i) {
+  for (int i = 0; i < 40000 && taken < 300; ++i) {
     const auto [n, p, e] = random_permutation(rng);
-    if (e > 2) continue;
+    if (e != 1) continue;
     PermuteDims dims;
     ASSERT_TRUE(reduced_dims(n, p, e, &dims));
     BoxPlan b;
     if (!make_box_plan(dims, e, 65535, kBoxTableBytes, true, &b, kBoxTargetElems, true, 98304))
       continue;
     const int ws = box_vector_elems(b, true, e, 0), wd = box_vector_elems(b, false, e, 0);
-    if (!box_dst_blocks(b, e, ws, wd, 2)) continue;
+    if (!box_dst_blocks(b, e, ws, wd, 1)) continue;
     const std::string at = test_text(n) + " perm " + test_text(p) + " " + std::to_string(e) + " B";
-    EXPECT_FALSE(box_dst_blocks(b, e, ws, wd, e - 1)) << at;
+    EXPECT_FALSE(box_dst_blocks(b, e, ws, wd, 0)) << at;
     ++taken;
-    size_seen[e] = true;
     set_box_dst_src_word_rows(&b);
     const std::uint32_t S = kBoxDstBlockBytes / e, WD = static_cast<std::uint32_t>(wd);
     const std::uint32_t R = b.src_word_rows_div.d, step = b.smem_stride[b.dst_order[0]];
@@ -2623,8 +2621,8 @@ TEST(PermuteBox, DstBlocksCoverTheBoxInDstOrder) {
     if (b.box[0] < b.full[0]) EXPECT_EQ(b.full[0] % S, 0u) << at;
   }
   EXPECT_GE(taken, 50);
-  EXPECT_TRUE(size_seen[1] && size_seen[2]);
-  // explain names it at 1 B by default, at 2 B under the policy at 2, at 0 nowhere.
+  // explain names it at 1 B by default, never at 2 B (capped there: kBoxDstBlocksMaxBytes), at 0
+  // nowhere.
   const std::string how = explain_permute({36, 192, 136, 9, 8}, {2, 4, 1, 3, 0}, 1);
   EXPECT_NE(how.find("\nstores in register blocks: a thread gathers the 4 dst words"),
             std::string::npos)
@@ -2634,9 +2632,7 @@ TEST(PermuteBox, DstBlocksCoverTheBoxInDstOrder) {
   {
     test::ScopedEnv on("TMAKIT_POLICY", "permute_box_dst_blocks_max_bytes=2");
     const std::string wide = explain_permute({24, 40, 56, 72}, {3, 2, 1, 0}, 2);
-    EXPECT_NE(wide.find("\nstores in register blocks: a thread gathers the 2 dst words"),
-              std::string::npos)
-        << wide;
+    EXPECT_EQ(wide.find("stores in register blocks"), std::string::npos) << wide;
   }
   test::ScopedEnv off("TMAKIT_POLICY", "permute_box_dst_blocks_max_bytes=0");
   const std::string plain = explain_permute({36, 192, 136, 9, 8}, {2, 4, 1, 3, 0}, 1);
