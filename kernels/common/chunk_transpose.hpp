@@ -29,6 +29,20 @@ TMAKIT_HD std::uint32_t byte_perm(std::uint32_t a, std::uint32_t b, std::uint32_
 #endif
 }
 
+// A 4 x 4 byte transpose in 8 PRMT (two stages: interleave pairs, then pairs of pairs): t[s] is
+// byte s of a, b, c, d, in that order.
+TMAKIT_HD void transpose_bytes_4x4(std::uint32_t a, std::uint32_t b, std::uint32_t c,
+                                   std::uint32_t d, std::uint32_t (&t)[4]) {
+  const std::uint32_t ab_lo = byte_perm(a, b, 0x5140u);  // a0 b0 a1 b1
+  const std::uint32_t ab_hi = byte_perm(a, b, 0x7362u);  // a2 b2 a3 b3
+  const std::uint32_t cd_lo = byte_perm(c, d, 0x5140u);
+  const std::uint32_t cd_hi = byte_perm(c, d, 0x7362u);
+  t[0] = byte_perm(ab_lo, cd_lo, 0x5410u);  // a0 b0 c0 d0
+  t[1] = byte_perm(ab_lo, cd_lo, 0x7632u);  // a1 b1 c1 d1
+  t[2] = byte_perm(ab_hi, cd_hi, 0x5410u);
+  t[3] = byte_perm(ab_hi, cd_hi, 0x7632u);
+}
+
 template <int ElemBytes>
 TMAKIT_HD void transpose_chunks(const Chunk16 (&in)[16 / ElemBytes],
                                 Chunk16 (&out)[16 / ElemBytes]) {
@@ -65,16 +79,11 @@ TMAKIT_HD void transpose_chunks(const Chunk16 (&in)[16 / ElemBytes],
     for (int m = 0; m < 4; ++m)
 #pragma unroll
       for (int c = 0; c < 4; ++c) {
-        const std::uint32_t a = in[4 * m].w[c], b = in[4 * m + 1].w[c], d = in[4 * m + 2].w[c],
-                            e = in[4 * m + 3].w[c];
-        const std::uint32_t ab_lo = byte_perm(a, b, 0x5140u);  // a0 b0 a1 b1
-        const std::uint32_t ab_hi = byte_perm(a, b, 0x7362u);  // a2 b2 a3 b3
-        const std::uint32_t de_lo = byte_perm(d, e, 0x5140u);
-        const std::uint32_t de_hi = byte_perm(d, e, 0x7362u);
-        out[4 * c + 0].w[m] = byte_perm(ab_lo, de_lo, 0x5410u);  // a0 b0 d0 e0
-        out[4 * c + 1].w[m] = byte_perm(ab_lo, de_lo, 0x7632u);  // a1 b1 d1 e1
-        out[4 * c + 2].w[m] = byte_perm(ab_hi, de_hi, 0x5410u);
-        out[4 * c + 3].w[m] = byte_perm(ab_hi, de_hi, 0x7632u);
+        std::uint32_t t[4];
+        transpose_bytes_4x4(in[4 * m].w[c], in[4 * m + 1].w[c], in[4 * m + 2].w[c],
+                            in[4 * m + 3].w[c], t);
+#pragma unroll
+        for (int s = 0; s < 4; ++s) out[4 * c + s].w[m] = t[s];
       }
   }
 }

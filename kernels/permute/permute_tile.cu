@@ -898,15 +898,10 @@ __device__ __forceinline__ void units_to_words(const std::uint32_t (&x)[W], TD (
     // o[k][u] = byte k of x[4u .. 4u + 3]: a 4 x 4 byte transpose a unit.
 #pragma unroll
     for (int u = 0; u < U; ++u) {
-      const std::uint32_t a = x[4 * u], b = x[4 * u + 1], c = x[4 * u + 2], d = x[4 * u + 3];
-      const std::uint32_t ab_lo = byte_perm(a, b, 0x5140u);  // a0 b0 a1 b1
-      const std::uint32_t ab_hi = byte_perm(a, b, 0x7362u);  // a2 b2 a3 b3
-      const std::uint32_t cd_lo = byte_perm(c, d, 0x5140u);
-      const std::uint32_t cd_hi = byte_perm(c, d, 0x7362u);
-      o[0][u] = byte_perm(ab_lo, cd_lo, 0x5410u);  // a0 b0 c0 d0
-      o[1][u] = byte_perm(ab_lo, cd_lo, 0x7632u);  // a1 b1 c1 d1
-      o[2][u] = byte_perm(ab_hi, cd_hi, 0x5410u);
-      o[3][u] = byte_perm(ab_hi, cd_hi, 0x7632u);
+      std::uint32_t t[4];
+      transpose_bytes_4x4(x[4 * u], x[4 * u + 1], x[4 * u + 2], x[4 * u + 3], t);
+#pragma unroll
+      for (int k = 0; k < 4; ++k) o[k][u] = t[k];
     }
   }
 #pragma unroll
