@@ -190,6 +190,7 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
         {"permute_box_dst_by_src_words_max_bytes", 0, 16,
          &p->permute_box_dst_by_src_words_max_bytes},
         {"permute_box_dst_blocks_max_bytes", 0, 16, &p->permute_box_dst_blocks_max_bytes},
+        {"permute_reg_tile_max_bytes", 0, 8, &p->permute_reg_tile_max_bytes},
         {"permute_box_first_copies_early", 0, 1, &first_early},
         {"permute_box_past_static_for_wider_words", 0, 1, &wider_words},
         {"permute_tma_min_fill_pct", 0, 101, &p->permute_tma_min_fill_pct},

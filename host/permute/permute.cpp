@@ -19,6 +19,7 @@
 #include <host/transpose/plan_state.hpp>
 #include <host/transpose/registry.hpp>
 #include <host/transpose/tma_dispatch.hpp>
+#include <kernels/common/reg_tile.hpp>
 #include <kernels/launchers.hpp>
 #include <tmakit/tensor_map.hpp>
 
@@ -202,6 +203,21 @@ bool auto_prefers_transpose(const kernels::PermuteArgs& a, const DevicePolicy& p
   return min_side > 0 && transpose_batch(a, &st).empty() &&
          std::min(a.geo.rows, a.geo.cols) * a.elem_bytes >= min_side &&
          !transposes_matrix_small(a, policy);
+}
+
+// auto's reg_tile (DevicePolicy::permute_reg_tile_max_bytes): the tile form as one launch of
+// reg_tile where its blocks take the batch and auto_prefers_transpose does not take it.
+bool auto_prefers_reg_tile(const kernels::PermuteArgs& a, const DevicePolicy& policy) {
+  BatchStrides st;
+  if (a.elem_bytes > policy.permute_reg_tile_max_bytes || !transpose_batch(a, &st).empty() ||
+      auto_prefers_transpose(a, policy))
+    return false;
+  return reg_tile_plan(a.geo.rows, a.geo.cols, a.elem_bytes, st.batch, st.src_ld_elems,
+                       st.dst_ld_elems, st.src_batch_elems, st.dst_batch_elems,
+                       reinterpret_cast<std::uintptr_t>(a.src),
+                       reinterpret_cast<std::uintptr_t>(a.dst),
+                       reg_tile_batch_strides_bytes_or(st, a.elem_bytes))
+      .ok;
 }
 
 // auto at rank 6-8 where both tile dimensions (src's and dst's contiguous ones, at unit stride)
@@ -633,14 +649,15 @@ Status permute(const void* src, void* dst, const std::vector<std::int64_t>& exte
   // The tile form as a batch of transposes: permute_transpose or a transpose() technique
   // named, or auto where both tile dimensions are long (auto_prefers_transpose). transpose()'s
   // plans run it, its checks and its one decider's ranking included.
-  if (!wide && (transpose_def != nullptr || named == batched ||
+  const bool reg_tile = !wide && named == nullptr && auto_prefers_reg_tile(a, caps.policy);
+  if (!wide && (transpose_def != nullptr || named == batched || reg_tile ||
                 (named == nullptr && auto_prefers_transpose(a, caps.policy)))) {
     BatchStrides st;
     const std::string why = transpose_batch(a, &st);
     if (why.empty()) {
       detail::Request req =
           detail::transpose_request(a.geo.rows, a.geo.cols, elem_bytes, MatrixLayout{}, options);
-      req.options.variant = transpose_def != nullptr ? token : "auto";
+      req.options.variant = transpose_def != nullptr ? token : reg_tile ? "reg_tile" : "auto";
       req.permute_batch = true;
       req.batch_strides = st;
       req.src_span_bytes = p.src_span_bytes;
@@ -991,7 +1008,15 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
     const std::int64_t min_side = policy.transpose_min_side_bytes(elem_bytes);
     const std::int64_t matrix_bytes = g.rows * g.cols * elem_bytes;
     const std::string min_matrix = std::to_string(policy.transpose_min_matrix_bytes(elem_bytes));
-    if (auto_prefers_transpose(a, policy))
+    if (auto_prefers_reg_tile(a, policy))
+      out += "auto: reg_tile over the batch (its blocks of " +
+             std::to_string(reg_tile_side(elem_bytes)) + " x " +
+             std::to_string(reg_tile_side(elem_bytes)) + " elements take both tile dimensions, " +
+             std::to_string(g.rows) + " and " + std::to_string(g.cols) +
+             ", and every stride; transposed in registers, no shared memory; "
+             "permute_reg_tile_max_bytes = " +
+             std::to_string(policy.permute_reg_tile_max_bytes) + ")\n";
+    else if (auto_prefers_transpose(a, policy))
       out += "auto: permute_transpose (both tile dimensions at least " + std::to_string(min_side) +
              " bytes: " + std::to_string(g.rows * elem_bytes) + " and " +
              std::to_string(g.cols * elem_bytes) + "; " +

@@ -98,11 +98,12 @@ std::vector<VariantDef> make_registry() {
           "skinny matrices and small-matrix batches, and k x N at 1 B with unaligned rows "
           "through realigned loads; else smem_flat)",
           75, kElems1248, 16, false, kT, k::launch_reg_permute),
-      row("reg_tile",
-          "reg_permute with square blocks: a thread transposes 8 x 8 elements (4 x 4 at 4 B, "
-          "2 x 2 at 8 B) in registers, 8- or 16-byte rows each way, so small-matrix batches "
-          "fill the GPU (sides whole blocks, aligned operands; else smem_flat)",
-          75, kElems1248, 16, false, kT, k::launch_reg_tile),
+      batches3(row("reg_tile",
+                   "reg_permute with square blocks: a thread transposes 8 x 8 elements (4 x 4 at "
+                   "4 B, 2 x 2 at 8 B) in registers, 8- or 16-byte rows each way, so small-matrix "
+                   "batches fill the GPU (sides whole blocks, aligned operands; else smem_flat, "
+                   "or smem_xor for a batch of several dimensions)",
+                   75, kElems1248, 16, false, kT, k::launch_reg_tile)),
       batches3(row("box_walk",
                    "permute_tile's box walk: the matrix (and its batch) as a permutation whose "
                    "boxes span whole runs of both sides, so a short side's rows stay whole "

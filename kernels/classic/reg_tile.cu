@@ -51,10 +51,12 @@ __device__ __forceinline__ void transpose_block(const RowOf<E> (&x)[reg_tile_sid
 }
 
 // Thread t of the grid takes blocks n = t, t + threads, ... (one in all but huge calls).
-template <int E, int L2B>
+// Batches: a batch of several dimensions (a permutation's tile form), matrix m found through
+// BatchStrides::offsets_of; a kernel of its own, so the one-dimension batch keeps its registers.
+template <int E, int L2B, bool Batches>
 __global__ void __launch_bounds__(kThreads)
     reg_tile_kernel(const unsigned char* __restrict__ src, unsigned char* __restrict__ dst,
-                    RegTilePlan p) {
+                    RegTilePlan p, BatchStrides st) {
   constexpr int B = reg_tile_side(E), W = reg_tile_access_bytes(E);
   constexpr std::uint32_t H = reg_tile_band(E);
   using Row = RowOf<E>;
@@ -62,11 +64,19 @@ __global__ void __launch_bounds__(kThreads)
   for (std::uint64_t n = std::uint64_t(blockIdx.x) * kThreads + threadIdx.x; n < p.blocks;
        n += stride) {
     const RegTileAt at = reg_tile_at(p, n, H);
+    // Matrix m's first element in bytes: m times the batch stride, or (Batches) the sum over
+    // its coordinates (b0, b1, b2) of coordinate times stride.
+    std::int64_t sm = std::int64_t(at.m) * p.src_bs_bytes, dm = std::int64_t(at.m) * p.dst_bs_bytes;
+    if constexpr (Batches) {
+      st.offsets_of<true>(static_cast<std::int64_t>(at.m), &sm, &dm);
+      sm *= E;
+      dm *= E;
+    }
     // Block (bi, bj) of matrix m: src rows bi B + i at bytes bj W; dst rows bj B + j at bi W.
-    const unsigned char* s = src + std::int64_t(at.m) * p.src_bs_bytes +
-                             std::int64_t(at.bi) * B * p.src_ld_bytes + std::int64_t(at.bj) * W;
-    unsigned char* d = dst + std::int64_t(at.m) * p.dst_bs_bytes +
-                       std::int64_t(at.bj) * B * p.dst_ld_bytes + std::int64_t(at.bi) * W;
+    const unsigned char* s =
+        src + sm + std::int64_t(at.bi) * B * p.src_ld_bytes + std::int64_t(at.bj) * W;
+    unsigned char* d =
+        dst + dm + std::int64_t(at.bj) * B * p.dst_ld_bytes + std::int64_t(at.bi) * W;
     Row x[B], y[B];
 #pragma unroll
     for (int i = 0; i < B; ++i)
@@ -81,11 +91,13 @@ __global__ void __launch_bounds__(kThreads)
 
 cudaError_t kernels::launch_reg_tile(const LaunchArgs& a) {
   const BatchStrides& st = a.strides;
-  const RegTilePlan p =
-      reg_tile_plan(a.rows, a.cols, a.elem_bytes, st.batch, st.src_ld_elems, st.dst_ld_elems,
-                    st.src_batch_elems, st.dst_batch_elems, reinterpret_cast<std::uintptr_t>(a.src),
-                    reinterpret_cast<std::uintptr_t>(a.dst));
-  if (!p.ok) return launch_smem_flat(a);
+  const RegTilePlan p = reg_tile_plan(
+      a.rows, a.cols, a.elem_bytes, st.batch, st.src_ld_elems, st.dst_ld_elems, st.src_batch_elems,
+      st.dst_batch_elems, reinterpret_cast<std::uintptr_t>(a.src),
+      reinterpret_cast<std::uintptr_t>(a.dst), reg_tile_batch_strides_bytes_or(st, a.elem_bytes));
+  // A batch of several dimensions the blocks cannot take runs smem_xor, which walks any such
+  // batch (smem_flat takes one dimension).
+  if (!p.ok) return st.has_batch_dims() ? launch_smem_xor(a) : launch_smem_flat(a);
   const std::uint64_t ctas = (p.blocks + kThreads - 1) / kThreads;
   const dim3 grid(static_cast<unsigned>(ctas < 0x7fffffffu ? ctas : 0x7fffffffu));
   return dispatch_elem_1248(a.elem_bytes, [&](auto t) {
@@ -95,9 +107,13 @@ cudaError_t kernels::launch_reg_tile(const LaunchArgs& a) {
     const bool rows_pay = p.src_ld_bytes >= 32 && p.src_ld_bytes != 64;
     const bool hint = sizeof(t) <= 2 && rows_pay && kernels::l2_hint_pays(a);
     return with_l2_hint<128>(hint, [&](auto l2b) {
-      reg_tile_kernel<sizeof(t), decltype(l2b)::value><<<grid, kThreads, 0, a.stream>>>(
-          static_cast<const unsigned char*>(a.src), static_cast<unsigned char*>(a.dst), p);
-      return cudaGetLastError();
+      auto go = [&](auto batches) {
+        reg_tile_kernel<sizeof(t), decltype(l2b)::value, decltype(batches)::value>
+            <<<grid, kThreads, 0, a.stream>>>(static_cast<const unsigned char*>(a.src),
+                                              static_cast<unsigned char*>(a.dst), p, st);
+        return cudaGetLastError();
+      };
+      return st.has_batch_dims() ? go(std::true_type{}) : go(std::false_type{});
     });
   });
 }

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <kernels/common/arch.hpp>
 #include <kernels/common/chunk_transpose.hpp>
+#include <kernels/common/grid.hpp>
 
 namespace tmakit {
 
@@ -49,9 +50,12 @@ struct RegTilePlan {
 
 // The plan of a call, or why the blocks cannot take it: both sides whole blocks, every base,
 // pitch and batch stride a multiple of W, at most 2^32 - 1 blocks of one matrix.
+// batch_strides_bytes_or: a batch of several dimensions (BatchStrides, a permutation's tile
+// form): the OR of its further dimensions' strides in bytes, each a multiple of W as well; else 0.
 inline RegTilePlan reg_tile_plan(std::int64_t rows, std::int64_t cols, int e, std::int64_t batch,
                                  std::int64_t src_ld, std::int64_t dst_ld, std::int64_t src_bs,
-                                 std::int64_t dst_bs, std::uintptr_t src, std::uintptr_t dst) {
+                                 std::int64_t dst_bs, std::uintptr_t src, std::uintptr_t dst,
+                                 std::int64_t batch_strides_bytes_or = 0) {
   RegTilePlan p;
   if (e != 1 && e != 2 && e != 4 && e != 8) {
     p.why_not = "element size not 1, 2, 4 or 8 bytes";
@@ -68,7 +72,7 @@ inline RegTilePlan reg_tile_plan(std::int64_t rows, std::int64_t cols, int e, st
   }
   const std::int64_t sbs = batch > 1 ? src_bs * e : 0, dbs = batch > 1 ? dst_bs * e : 0;
   if (src % w != 0 || dst % w != 0 || (src_ld * e) % w != 0 || (dst_ld * e) % w != 0 ||
-      sbs % w != 0 || dbs % w != 0) {
+      sbs % w != 0 || dbs % w != 0 || (batch_strides_bytes_or % w) != 0) {
     p.why_not = "a base, pitch or batch stride not a multiple of the block's row bytes";
     return p;
   }
@@ -88,6 +92,14 @@ inline RegTilePlan reg_tile_plan(std::int64_t rows, std::int64_t cols, int e, st
   p.src_bs_bytes = sbs;
   p.dst_bs_bytes = dbs;
   return p;
+}
+
+// reg_tile_plan's batch_strides_bytes_or of a call's BatchStrides: 0 for a batch of one
+// dimension.
+inline std::int64_t reg_tile_batch_strides_bytes_or(const BatchStrides& st, int e) {
+  if (!st.has_batch_dims()) return 0;
+  return (st.src_batch1_elems | st.dst_batch1_elems | st.src_batch2_elems | st.dst_batch2_elems) *
+         e;
 }
 
 // Block n's matrix and block coordinates (the order above).

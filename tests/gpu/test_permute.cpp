@@ -1353,6 +1353,58 @@ TEST(Permute, TileFormAsBatchOfTransposesEveryTechnique) {
       << refused.status.message;
 }
 
+// reg_tile over a batch of one to three dimensions (DevicePolicy::permute_reg_tile_max_bytes):
+// tiles whose sides are whole blocks (8 x 8 elements at 1-2 B, 4 x 4 at 4 B, 2 x 2 at 8 B), dense
+// and padded to aligned pitches (poisoned padding left untouched), by auto under the policy where
+// its explain names reg_tile, and named; a pitch off block rows by auto (another technique) and
+// named (its fallback, smem_xor for a batch of several dimensions); the policy off never takes it.
+TEST(Permute, RegTileOverABatchOfSeveralDimensions) {
+  TMAKIT_NEED_GPU(75);
+  const std::vector<StridedCase> fits = {
+      {{16, 7, 24}, {2, 1, 0}, {}, {}},                   // one batch dimension, interleaved
+      {{8, 5, 3, 16}, {3, 2, 1, 0}, {}, {}},              // two (a reversal)
+      {{24, 3, 2, 5, 40}, {4, 3, 1, 2, 0}, {}, {}},       // three
+      {{72, 3, 2, 136}, {3, 2, 1, 0}, {}, {}},            // many blocks a matrix
+      {{16, 3, 24}, {2, 1, 0}, {3 * 32 * 2, 32, 1}, {}},  // src padded (pitch 32, matrices apart)
+      {{16, 3, 24}, {2, 1, 0}, {}, {3 * 48, 48, 1}},      // dst padded
+  };
+  const std::string reg = "auto: reg_tile over the batch";
+  test::ScopedEnv on("TMAKIT_POLICY", "permute_reg_tile_max_bytes=8");
+  int by_auto = 0;
+  for (int e : {1, 2, 4, 8}) {
+    for (const StridedCase& c : fits) {
+      const PermuteLayout lay{c.src, c.dst};
+      const std::string how = explain_permute(c.n, c.p, e, lay);
+      const test::PermuteRun a = test::check_permute(c.n, c.p, e, lay, named("auto"));
+      ASSERT_TRUE(a.error.empty()) << e << " B " << test::text(c.n) << ": " << a.error << "\n"
+                                   << how;
+      if (how.find(reg) != std::string::npos) {
+        EXPECT_EQ(a.status.variant, "reg_tile") << e << " B " << test::text(c.n);
+        ++by_auto;
+      }
+      const test::PermuteRun r = test::check_permute(c.n, c.p, e, lay, named("reg_tile"));
+      ASSERT_TRUE(r.error.empty()) << e << " B " << test::text(c.n) << ": " << r.error;
+      EXPECT_EQ(r.status.variant, "reg_tile");
+    }
+  }
+  EXPECT_GE(by_auto, 18);  // of 24 calls: long sides keep the transposes' rule
+  // A src pitch of 26 elements (52 bytes at 2 B: no whole 16-byte block rows): auto takes another
+  // technique, named reg_tile its fallback; both correct.
+  const StridedCase off_rows{{16, 3, 2, 24}, {3, 2, 1, 0}, {3 * 2 * 26 * 2, 2 * 26, 26, 1}, {}};
+  const PermuteLayout lay{off_rows.src, off_rows.dst};
+  EXPECT_EQ(explain_permute(off_rows.n, off_rows.p, 2, lay).find(reg), std::string::npos);
+  for (const char* v : {"auto", "reg_tile"}) {
+    const test::PermuteRun r = test::check_permute(off_rows.n, off_rows.p, 2, lay, named(v));
+    ASSERT_TRUE(r.error.empty()) << v << ": " << r.error;
+  }
+  test::ScopedEnv never("TMAKIT_POLICY", "permute_reg_tile_max_bytes=0");
+  for (const StridedCase& c : fits) {
+    const test::PermuteRun a = test::check_permute(c.n, c.p, 2, {c.src, c.dst}, named("auto"));
+    ASSERT_TRUE(a.error.empty()) << a.error;
+    EXPECT_NE(a.status.variant, "reg_tile") << test::text(c.n);
+  }
+}
+
 // Row permutations whose rows are not whole 16-byte chunks or sit off 16-byte alignment: the
 // realigned rows kernel (head bytes, 16-byte chunks from two aligned blocks, tail bytes, a
 // thread's rows together). Rows of 33-103 elements, operands 0-15 bytes off alignment, padded

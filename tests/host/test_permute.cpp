@@ -2233,6 +2233,47 @@ TEST(PermuteExplain, AutoTakesTmaForRowsFromTheThresholdOn) {
 // auto runs the tile form as a batch of transposes where both tile dimensions are at least
 // permute_transpose_min_side_bytes long at the element size (the default policy's thresholds:
 // 80, 96, 112, 192 and 224 bytes from 1 to 16 B), and says why not elsewhere.
+// auto's reg_tile (DevicePolicy::permute_reg_tile_max_bytes): the tile form as one launch of
+// reg_tile where its blocks take both tile sides and every stride, up to the policy's element
+// size, and only where the transposes' own rule does not take the call.
+TEST(PermuteExplain, AutoTakesRegTileWhereItsBlocksFit) {
+  const std::vector<std::int64_t> n = {24, 40, 56, 72};
+  const std::vector<int> p = {3, 2, 1, 0};
+  const std::string reg = "auto: reg_tile over the batch";
+  {
+    test::ScopedEnv on("TMAKIT_POLICY", "permute_reg_tile_max_bytes=8");
+    const std::string two = explain_permute(n, p, 2);
+    EXPECT_NE(two.find(reg + " (its blocks of 8 x 8 elements take both tile dimensions, 24 and 72"),
+              std::string::npos)
+        << two;
+    EXPECT_NE(explain_permute(n, p, 4).find(reg + " (its blocks of 4 x 4"), std::string::npos);
+    // (At 8 B, 24 x 8 = 192-byte sides take the transposes' rule; 16 x 8 = 128 do not.)
+    EXPECT_NE(explain_permute({16, 40, 56, 22}, p, 8).find(reg + " (its blocks of 2 x 2"),
+              std::string::npos);
+    EXPECT_NE(explain_permute(n, p, 1).find(reg), std::string::npos);
+    EXPECT_EQ(explain_permute(n, p, 16).find(reg), std::string::npos);  // no 16-byte blocks
+    // A side not a whole number of blocks (71 at 1-4 B; at 8 B, blocks of 2, it is again).
+    EXPECT_EQ(explain_permute({24, 40, 56, 71}, p, 2).find(reg), std::string::npos);
+    EXPECT_EQ(explain_permute({24, 40, 56, 71}, p, 4).find(reg), std::string::npos);
+    // A padded src whose row pitch is no whole block row (76 elements, 152 bytes at 2 B).
+    const PermuteLayout padded{{40 * 56 * 76, 56 * 76, 76, 1}, {}};
+    EXPECT_EQ(explain_permute(n, p, 2, padded).find(reg), std::string::npos);
+    const PermuteLayout aligned{{40 * 56 * 80, 56 * 80, 80, 1}, {}};
+    EXPECT_NE(explain_permute(n, p, 2, aligned).find(reg), std::string::npos);
+    // Long tile sides keep the transposes' rule (63 x 101 does not fit blocks anyway; 64 x 104
+    // does, and both sides are at least 112 bytes at 4 B).
+    EXPECT_NE(explain_permute({64, 95, 97, 104}, p, 4).find("auto: permute_transpose"),
+              std::string::npos);
+  }
+  {
+    test::ScopedEnv up_to_two("TMAKIT_POLICY", "permute_reg_tile_max_bytes=2");
+    EXPECT_NE(explain_permute(n, p, 2).find(reg), std::string::npos);
+    EXPECT_EQ(explain_permute(n, p, 4).find(reg), std::string::npos);
+  }
+  test::ScopedEnv off("TMAKIT_POLICY", "permute_reg_tile_max_bytes=0");
+  EXPECT_EQ(explain_permute(n, p, 2).find(reg), std::string::npos);
+}
+
 TEST(PermuteExplain, AutoTakesTheTransposesWhereBothTileSidesAreLong) {
   const std::string odd = explain_permute({63, 95, 97, 101}, {3, 2, 1, 0}, 4);
   EXPECT_NE(odd.find("auto: permute_transpose (both tile dimensions at least 112 bytes: 252 and "

@@ -227,6 +227,32 @@ TEST(RegTile, PlanTakesOnlyCallsItsBlocksFit) {
   EXPECT_EQ(why({32, 32, 2, 3, 0, 0, 32 * 32 + 4}), align);  // batch stride
   EXPECT_EQ(why({32, 32, 2, 3, 0, 0, 32 * 32 + 8}), ok);
   EXPECT_EQ(why({0, 32, 2}), "an empty call");
+  // A batch of several dimensions (a permutation's tile form): each further stride aligned too.
+  auto several = [](int e, std::int64_t s1, std::int64_t d1, std::int64_t s2, std::int64_t d2) {
+    BatchStrides st;
+    st.batch = 5 * 3 * 2;
+    st.batch_n0 = 5;
+    st.batch_n1 = 3;
+    st.src_ld_elems = st.dst_ld_elems = 64;
+    st.src_batch_elems = st.dst_batch_elems = 64 * 64;
+    st.src_batch1_elems = s1;
+    st.dst_batch1_elems = d1;
+    st.src_batch2_elems = s2;
+    st.dst_batch2_elems = d2;
+    return reg_tile_plan(64, 64, e, st.batch, st.src_ld_elems, st.dst_ld_elems, st.src_batch_elems,
+                         st.dst_batch_elems, 0, 0, reg_tile_batch_strides_bytes_or(st, e))
+        .ok;
+  };
+  EXPECT_TRUE(several(2, 8 * 4096, 8 * 4096, 24 * 4096, 24 * 4096));
+  EXPECT_FALSE(several(2, 8 * 4096 + 4, 8 * 4096, 24 * 4096, 24 * 4096));  // 8 bytes off
+  EXPECT_FALSE(several(2, 8 * 4096, 8 * 4096, 24 * 4096, 24 * 4096 + 2));
+  EXPECT_TRUE(several(1, 8, 16, 24, 32));   // 1 B: 8-byte rows
+  EXPECT_FALSE(several(1, 8, 16, 24, 36));  // 36 bytes
+  EXPECT_TRUE(several(8, 2, 4, 6, 8));      // 8 B: every stride a 16-byte multiple
+  EXPECT_FALSE(several(8, 2, 4, 7, 8));
+  BatchStrides one;  // one dimension: nothing more to check
+  one.src_batch1_elems = 3;
+  EXPECT_EQ(reg_tile_batch_strides_bytes_or(one, 2), 0);
 }
 
 }  // namespace
