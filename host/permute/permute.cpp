@@ -1046,9 +1046,10 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
       const Ranking rk = rank_techniques(std::string(), 0, prob);
       std::string pick;
       for (const auto& [token, ratio] : rk.ranked)
-        if (const VariantDef* d = find_variant_def(token); pick.empty() && d != nullptr &&
-                                                           d->info.batch_dims >= 3 &&
-                                                           d->info.supports_elem_bytes(elem_bytes))
+        if (const VariantDef* d = find_variant_def(token);
+            pick.empty() && d != nullptr && d->info.batch_dims >= 3 &&
+            d->info.supports_elem_bytes(elem_bytes) &&
+            token != "reg_tile")  // as the plans' candidates (plan_select.cpp)
           pick = token;
       out += "permute_transpose: a batch of " + std::to_string(st.batch) + " transposes of " +
              std::to_string(g.rows) + " x " + std::to_string(g.cols) + " (src_ld " +
@@ -1056,7 +1057,8 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
              ") over the batch dimensions above, in one launch of " +
              (pick.empty() ? "the first technique that takes such a batch" : pick) +
              " (the decider's first of those that take a batch of several dimensions: " +
-             detail::batch_dims_tokens() + ")\n";
+             detail::batch_dims_tokens() +
+             "; reg_tile only named or by permute_reg_tile_max_bytes)\n";
     } else {
       out += "permute_transpose: cannot run it: " + no_batch + "\n";
     }
