@@ -212,11 +212,9 @@ bool auto_prefers_reg_tile(const kernels::PermuteArgs& a, const DevicePolicy& po
   if (a.elem_bytes > policy.permute_reg_tile_max_bytes || !transpose_batch(a, &st).empty() ||
       auto_prefers_transpose(a, policy))
     return false;
-  return reg_tile_plan(a.geo.rows, a.geo.cols, a.elem_bytes, st.batch, st.src_ld_elems,
-                       st.dst_ld_elems, st.src_batch_elems, st.dst_batch_elems,
+  return reg_tile_plan(a.geo.rows, a.geo.cols, a.elem_bytes, st,
                        reinterpret_cast<std::uintptr_t>(a.src),
-                       reinterpret_cast<std::uintptr_t>(a.dst),
-                       reg_tile_batch_strides_bytes_or(st, a.elem_bytes))
+                       reinterpret_cast<std::uintptr_t>(a.dst))
       .ok;
 }
 
@@ -1047,9 +1045,8 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
       std::string pick;
       for (const auto& [token, ratio] : rk.ranked)
         if (const VariantDef* d = find_variant_def(token);
-            pick.empty() && d != nullptr && d->info.batch_dims >= 3 &&
-            d->info.supports_elem_bytes(elem_bytes) &&
-            token != "reg_tile")  // as the plans' candidates (plan_select.cpp)
+            pick.empty() && d != nullptr && detail::auto_batch_candidate(*d) &&
+            d->info.supports_elem_bytes(elem_bytes))
           pick = token;
       out += "permute_transpose: a batch of " + std::to_string(st.batch) + " transposes of " +
              std::to_string(g.rows) + " x " + std::to_string(g.cols) + " (src_ld " +

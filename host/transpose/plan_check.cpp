@@ -55,6 +55,10 @@ std::string batch_dims_tokens() {
   return s;
 }
 
+bool auto_batch_candidate(const VariantDef& def) {
+  return def.info.batch_dims >= 3 && def.info.token != "reg_tile";
+}
+
 Status invalid(std::string msg) {
   return make_status(StatusCode::kInvalidArgument, std::move(msg));
 }

@@ -84,10 +84,7 @@ std::vector<const VariantDef*> candidate_defs(const Request& r, const ResolvedLa
     if (d.info.kind != kind || !d.info.supports_elem_bytes(r.elem_bytes)) continue;
     if (!d.info.strided && !lay.dense) continue;
     if (r.permute_batch && d.info.batch_dims < 3) continue;
-    // reg_tile runs a permutation's batch only where named or by auto's rule for it
-    // (DevicePolicy::permute_reg_tile_max_bytes, measured off): the ranking's cells are whole
-    // transposes, and where its blocks do not fit its launcher would run smem_xor.
-    if (r.permute_batch && d.info.token == "reg_tile" && r.options.variant != "reg_tile") continue;
+    if (r.permute_batch && r.options.variant != d.info.token && !auto_batch_candidate(d)) continue;
     if (caps.cc < d.info.min_cc) continue;
     if (r.accumulate && !accumulate_unsupported(d, r.acc).empty()) continue;
     out.push_back(&d);

@@ -169,6 +169,11 @@ std::string planned_needs(const Request& req, const VariantDef& def, const Devic
 Status fallback_refusal(const VariantDef& def, const std::string& why);
 // The techniques that take a batch of several dimensions (VariantInfo::batch_dims), listed.
 std::string batch_dims_tokens();
+// Whether the decider's pick for a permutation's batch (auto, or permute_transpose named) may
+// take `def`: it takes such a batch, and it is not reg_tile, which runs one only named or by
+// auto's rule for it (DevicePolicy::permute_reg_tile_max_bytes, measured off): the ranking's
+// cells are whole transposes, and where its blocks do not fit its launcher runs smem_xor.
+bool auto_batch_candidate(const VariantDef& def);
 // "invalid argument" with the message.
 Status invalid(std::string msg);
 

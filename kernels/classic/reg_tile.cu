@@ -91,10 +91,9 @@ __global__ void __launch_bounds__(kThreads)
 
 cudaError_t kernels::launch_reg_tile(const LaunchArgs& a) {
   const BatchStrides& st = a.strides;
-  const RegTilePlan p = reg_tile_plan(
-      a.rows, a.cols, a.elem_bytes, st.batch, st.src_ld_elems, st.dst_ld_elems, st.src_batch_elems,
-      st.dst_batch_elems, reinterpret_cast<std::uintptr_t>(a.src),
-      reinterpret_cast<std::uintptr_t>(a.dst), reg_tile_batch_strides_bytes_or(st, a.elem_bytes));
+  const RegTilePlan p = reg_tile_plan(a.rows, a.cols, a.elem_bytes, st,
+                                      reinterpret_cast<std::uintptr_t>(a.src),
+                                      reinterpret_cast<std::uintptr_t>(a.dst));
   // A batch of several dimensions the blocks cannot take runs smem_xor, which walks any such
   // batch (smem_flat takes one dimension).
   if (!p.ok) return st.has_batch_dims() ? launch_smem_xor(a) : launch_smem_flat(a);

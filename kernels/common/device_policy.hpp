@@ -154,13 +154,6 @@ struct DevicePolicy {
   int transpose_min_matrix_bytes(int elem_bytes) const {
     return permute_transpose_min_matrix_bytes[size_index(elem_bytes)];
   }
-  // auto's tile form as one launch of reg_tile (a thread transposes a block of 8 x 8 elements, 4 x
-  // 4 at 4 B, 2 x 2 at 8 B, in registers: no shared memory, no barrier), at elements of at most
-  // this many bytes, where its blocks take the batch (both tile sides whole blocks, every base,
-  // pitch and batch stride aligned to a block row) and the rule above does not take the transposes.
-  // The box walk and TMA tiles, where a tile side is short, leave most of a block's work to
-  // tables and barriers. 0: never.
-  int permute_reg_tile_max_bytes = 0;
   // ...and at rank 6-8 after the reduction (0: never), where the batch of transposes is rank-5
   // permutations over the outer dimensions, one launch each, against the box walk in one launch:
   // longer sides than at rank 5, never at 16 B. Fitted by scripts/permute_rule.py --rule wide on
@@ -169,6 +162,13 @@ struct DevicePolicy {
   int wide_transpose_min_side_bytes(int elem_bytes) const {
     return permute_wide_transpose_min_side_bytes[size_index(elem_bytes)];
   }
+  // auto's tile form as one launch of reg_tile (a thread transposes a block of 8 x 8 elements, 4 x
+  // 4 at 4 B, 2 x 2 at 8 B, in registers: no shared memory, no barrier), at elements of at most
+  // this many bytes, where its blocks take the batch (both tile sides whole blocks, every base,
+  // pitch and batch stride aligned to a block row) and permute_transpose's rule above does not.
+  // 0: never, as measured: the 2-byte (24, 40, 56, 72) reversal 1.19x, but 0.934x over the
+  // training cases and 0.957x held out, long sides losing most (docs/perf-guide.md section 4.13).
+  int permute_reg_tile_max_bytes = 0;
   // permute_tile's 2-D tile kernel (32 or 64-element square tiles, one a block) for a
   // transposing tile form whose two tile dimensions are whole runs (box_run_elems) and fill
   // 32-element tiles to at least this percentage (the product of both dimensions' fill), per

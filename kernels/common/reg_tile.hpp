@@ -102,6 +102,14 @@ inline std::int64_t reg_tile_batch_strides_bytes_or(const BatchStrides& st, int 
          e;
 }
 
+// The plan of a call's BatchStrides (a batch of one dimension or of several).
+inline RegTilePlan reg_tile_plan(std::int64_t rows, std::int64_t cols, int e,
+                                 const BatchStrides& st, std::uintptr_t src, std::uintptr_t dst) {
+  return reg_tile_plan(rows, cols, e, st.batch, st.src_ld_elems, st.dst_ld_elems,
+                       st.src_batch_elems, st.dst_batch_elems, src, dst,
+                       reg_tile_batch_strides_bytes_or(st, e));
+}
+
 // Block n's matrix and block coordinates (the order above).
 struct RegTileAt {
   std::uint64_t m;
