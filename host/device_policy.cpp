@@ -18,6 +18,16 @@ struct PolicyRow {
   DevicePolicy policy;
 };
 
+DevicePolicy hbm3_policy() {  // the H100 (3350 GB/s), and any GPU below the H200
+  DevicePolicy p;
+  // The batch of transposes against the box walk, refitted on H100 runs of the matrix class and
+  // the permute preset (docs/perf-guide.md section 4.13): the H100's transposes win on smaller
+  // matrices than the H200's.
+  const int min_matrix_bytes[5] = {40960, 6144, 8192, 8192, 4096};
+  for (int k = 0; k < 5; ++k) p.permute_transpose_min_matrix_bytes[k] = min_matrix_bytes[k];
+  return p;
+}
+
 DevicePolicy hbm3e_policy() {  // the H200 (4800 GB/s)
   DevicePolicy p;
   p.sector_column_tiles = true;
@@ -28,7 +38,7 @@ DevicePolicy hbm3e_policy() {  // the H200 (4800 GB/s)
 const PolicyRow& row_for(double dram_gbps) {
   static const PolicyRow rows[] = {
       {"hbm3e", 4000, hbm3e_policy()},
-      {"hbm3", 0, DevicePolicy{}},  // the H100 (3350 GB/s), and any GPU not above
+      {"hbm3", 0, hbm3_policy()},  // the H100 (3350 GB/s), and any GPU not above
   };
   for (const PolicyRow& r : rows)
     if (dram_gbps > r.min_dram_gbps || r.min_dram_gbps == 0) return r;

@@ -505,6 +505,15 @@ def main():
         report_held(held, per, "per element size", what)
         if current is not None:
             report_held(held, current, f"current ({current_label})", what)
+        for e in SIZES:  # where the per-size fit and the shipped thresholds part, size by size
+            cs = [c for c in held if size_of(c) == e]
+            if cs:
+                gm, right, _ = judge(cs, per)
+                line = f"  held out {e:2d} B: {len(cs):3d} cells, fit {gm:.3f} ({right} right)"
+                if current is not None:
+                    gm, right, _ = judge(cs, current)
+                    line += f", current {gm:.3f} ({right} right)"
+                print(line)
 
 
 if __name__ == "__main__":

@@ -715,8 +715,8 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
     return "error: " + s.message + "\n";
   const PermuteReduction r = detail::reduce(p);
   std::string out = "reduces to " + r.to_string() + "\n";
-  // The default policy's choices, with TMAKIT_POLICY's overrides (no device: the H100's row; the
-  // permutation fields are the same in every row).
+  // The default policy's choices, with TMAKIT_POLICY's overrides (no device: the H100's row,
+  // whose permute_transpose_min_matrix_bytes is its own; the H200's row takes the struct's).
   const DevicePolicy policy = device_policy(0);
   // The boxes the SMs need (DevicePolicy::box_min_boxes), counted on the H100's and H200's SMs.
   constexpr int kExplainSmCount = 132;

@@ -149,7 +149,8 @@ struct DevicePolicy {
   // bytes, is at least this many bytes, or where permute_tile would run its 2-D tile rather than
   // its box walk: a batch of small matrices gives each transpose block a few mostly empty tiles,
   // where a box walk block moves box after box. Per element size (1, 2, 4, 8, 16 bytes); 0: the
-  // sides alone decide. Fitted by scripts/permute_rule.py --rule transpose-matrix.
+  // sides alone decide. Fitted by scripts/permute_rule.py --rule transpose-matrix on H200 runs;
+  // the H100's row (host/device_policy.cpp) holds its own fit, far lower at 2-16 B.
   int permute_transpose_min_matrix_bytes[5] = {40960, 65536, 12288, 12288, 16384};
   int transpose_min_matrix_bytes(int elem_bytes) const {
     return permute_transpose_min_matrix_bytes[size_index(elem_bytes)];

@@ -20,6 +20,13 @@ TEST(DevicePolicy, RowsByBandwidth) {
   EXPECT_EQ(b.flat_skinny_unit_bytes, 2 * kFlatTileBytes);
   EXPECT_EQ(b.flat_unit_bytes, kFlatTileBytes);
   EXPECT_EQ(c.sector_bytes, 32);
+  // The batch of transposes against the box walk: each GPU's own fit of the matrix threshold,
+  // the H100's far lower from 2 B on (docs/perf-guide.md section 4.13).
+  EXPECT_EQ(a.transpose_min_matrix_bytes(1), b.transpose_min_matrix_bytes(1));
+  for (int e : {2, 4, 8, 16})
+    EXPECT_LT(a.transpose_min_matrix_bytes(e), b.transpose_min_matrix_bytes(e)) << e << " B";
+  EXPECT_EQ(b.transpose_min_matrix_bytes(2), DevicePolicy{}.transpose_min_matrix_bytes(2));
+  EXPECT_EQ(c.transpose_min_matrix_bytes(2), a.transpose_min_matrix_bytes(2));
 }
 
 TEST(DevicePolicy, OverridesApplyEachField) {

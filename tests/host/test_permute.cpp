@@ -773,11 +773,31 @@ TEST(PermuteExplain, PastStaticSmemForWiderWords) {
 }
 
 // ...and only where the matrix is at least permute_transpose_min_matrix_bytes at the element
-// size, or permute_tile would run its 2-D tile: 37 x 58 at 4 B (8,584 bytes, under 12,288) goes to
-// the box walk, the policy at 0 gives it back to the transposes; 61 x 95 at 2 B (11,590 bytes)
-// stays with them because permute_tile's own kernel there is its 2-D tile; at rank 6 a 141 x 116
-// matrix at 2 B (32,712 bytes, under 65,536) keeps the box walk in one launch rather than split.
+// size, or permute_tile would run its 2-D tile. Under the H200's thresholds (its policy row): 37 x
+// 58 at 4 B (8,584 bytes, under 12,288) goes to the box walk, the policy at 0 gives it back to the
+// transposes; 61 x 95 at 2 B (11,590 bytes) stays with them because permute_tile's own kernel
+// there is its 2-D tile; at rank 6 a 141 x 116 matrix at 2 B (32,712 bytes, under 65,536) keeps
+// the box walk in one launch rather than split. The H100's row (explain's, with no device) has its
+// own fit: 37 x 58 at 4 B reaches its 8,192 and goes to the transposes, 37 x 50 (7,400) does not,
+// and 99 x 256 at 2 B (50,688 bytes) reaches its 6,144.
 TEST(PermuteExplain, AutoLeavesSmallMatricesToTheBoxWalk) {
+  const std::string h100 = explain_permute({8, 94, 37, 13, 58}, {4, 1, 3, 0, 2}, 4);
+  EXPECT_NE(h100.find("auto: permute_transpose (both tile dimensions at least 112 bytes: 148 and "
+                      "232; a matrix of 8584 bytes, at least 8192)"),
+            std::string::npos)
+      << h100;
+  const std::string h100_small = explain_permute({8, 94, 37, 13, 50}, {4, 1, 3, 0, 2}, 4);
+  EXPECT_NE(h100_small.find("; not permute_transpose: its 37 x 50 matrix, 7400 bytes, is under "
+                            "the 8192 from which the transposes beat the box walk "
+                            "(permute_transpose_min_matrix_bytes)\n"),
+            std::string::npos)
+      << h100_small;
+  const std::string h100_two = explain_permute({14, 44, 99, 7, 256}, {3, 0, 1, 4, 2}, 2);
+  EXPECT_NE(h100_two.find("a matrix of 50688 bytes, at least 6144)"), std::string::npos)
+      << h100_two;
+  test::ScopedEnv h200("TMAKIT_POLICY",
+                       "permute_transpose_min_matrix_bytes_e2=65536,"
+                       "permute_transpose_min_matrix_bytes_e4=12288");
   const std::string small = explain_permute({8, 94, 37, 13, 58}, {4, 1, 3, 0, 2}, 4);
   EXPECT_NE(small.find("; not permute_transpose: its 37 x 58 matrix, 8584 bytes, is under the "
                        "12288 from which the transposes beat the box walk "
@@ -2277,7 +2297,7 @@ TEST(PermuteExplain, AutoTakesRegTileWhereItsBlocksFit) {
 TEST(PermuteExplain, AutoTakesTheTransposesWhereBothTileSidesAreLong) {
   const std::string odd = explain_permute({63, 95, 97, 101}, {3, 2, 1, 0}, 4);
   EXPECT_NE(odd.find("auto: permute_transpose (both tile dimensions at least 112 bytes: 252 and "
-                     "404; a matrix of 25452 bytes, at least 12288)"),
+                     "404; a matrix of 25452 bytes, at least 8192)"),
             std::string::npos)
       << odd;
   // The threshold follows the element size: 89-byte sides take the transposes at 1 B (a matrix of
