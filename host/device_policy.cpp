@@ -171,6 +171,8 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
         {"permute_box_registers_words_min_bytes", 0, 32, &p->permute_box_registers_words_min_bytes},
         {"permute_box_cuts_first", 0, 2, &p->permute_box_cuts_first},
         {"permute_box_target_elems", 64, 16384, &p->permute_box_target_elems},
+        {"permute_box_byte_stores_target_elems", 0, 16384,
+         &p->permute_box_byte_stores_target_elems},
         {"permute_box_min_boxes_per_sm", 0, 64, &p->permute_box_min_boxes_per_sm},
         {"permute_box_min_boxes_max_bytes", 0, 16, &p->permute_box_min_boxes_max_bytes},
         // Up to 96 KB: the cp.async walks' second buffer then keeps the kernels under the 227 KB

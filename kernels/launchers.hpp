@@ -175,6 +175,7 @@ struct PermuteArgs {
   int box_cuts_first = kBoxCutsFirstSplitSrc;  // DevicePolicy::permute_box_cuts_first
   // DevicePolicy::permute_box_target_elems
   int box_target_elems = static_cast<int>(kBoxTargetElems);
+  int box_byte_stores_target_elems = 0;  // DevicePolicy::permute_box_byte_stores_target_elems
   // DevicePolicy::permute_box_min_boxes_per_sm times sm_count (0: no bound)
   std::int64_t box_min_boxes = 0;
   int box_max_smem_bytes = kBoxMaxSmemBytes;  // DevicePolicy::permute_box_max_smem_bytes
@@ -232,6 +233,7 @@ inline void set_permute_policy(const DevicePolicy& p, int elem_bytes, std::int64
   a->box_registers_words_min_bytes = p.permute_box_registers_words_min_bytes;
   a->box_cuts_first = p.permute_box_cuts_first;
   a->box_target_elems = p.permute_box_target_elems;
+  a->box_byte_stores_target_elems = p.permute_box_byte_stores_target_elems;
   a->box_min_boxes = p.box_min_boxes(elem_bytes, sm_count);
   a->box_max_smem_bytes = p.permute_box_max_smem_bytes;
   a->box_whole_runs = p.permute_box_whole_runs;
@@ -282,15 +284,17 @@ cudaError_t launch_permute_box(const PermuteArgs&, const PermuteDims& dims);
 cudaError_t launch_box_walk(const LaunchArgs&);
 // The box permute_tile's box walk takes for `dims` (rank 6-8 run only through it); false: none.
 // registers, cuts_first, target_elems, least_waste, max_smem_bytes, whole_runs, wider_words,
-// min_boxes: what PermuteArgs::box_registers, box_cuts_first, box_target_elems, box_least_waste,
-// box_max_smem_bytes, box_whole_runs, box_wider_words and box_min_boxes say; *in_registers: whether
+// min_boxes, byte_stores_target_elems: what PermuteArgs::box_registers, box_cuts_first,
+// box_target_elems, box_least_waste, box_max_smem_bytes, box_whole_runs, box_wider_words,
+// box_min_boxes and box_byte_stores_target_elems say; *in_registers: whether
 // the box is the registers' walk's (the other kernel's where the asked one's does not fit).
 bool permute_tile_box_plan(const PermuteDims& dims, int elem_bytes, BoxPlan* box,
                            bool registers = false, int cuts_first = kBoxCutsFirstSplitSrc,
                            int target_elems = static_cast<int>(kBoxTargetElems),
                            bool least_waste = false, bool* in_registers = nullptr,
                            int max_smem_bytes = kBoxMaxSmemBytes, bool whole_runs = false,
-                           bool wider_words = false, std::int64_t min_boxes = 0);
+                           bool wider_words = false, std::int64_t min_boxes = 0,
+                           int byte_stores_target_elems = 0);
 // Whether permute_tile walks `a` in boxes (else its 32 x 33 tile or its rows kernels).
 bool permute_tile_prefers_box(const PermuteArgs& a);
 // permute_tile's rows kernels on a row permutation in bytes (`bytes`: strides and cols in bytes):

@@ -721,6 +721,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
   // The boxes the SMs need (DevicePolicy::box_min_boxes), counted on the H100's and H200's SMs.
   constexpr int kExplainSmCount = 132;
   const std::int64_t min_boxes = policy.box_min_boxes(elem_bytes, kExplainSmCount);
+  const int byte_stores = policy.permute_box_byte_stores_target_elems;
   detail::PermuteWidened w;
   if (policy.permute_rows_as_elements && detail::widen_rows(r, elem_bytes, &w).empty())
     return out + "rows of " + std::to_string(w.elem_bytes) + " bytes: moved as " +
@@ -744,14 +745,14 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
             a.dims, elem_bytes, &box, reg, policy.permute_box_cuts_first,
             policy.permute_box_target_elems, policy.permute_box_least_waste, &in_registers,
             policy.permute_box_max_smem_bytes, whole_runs,
-            policy.permute_box_past_static_for_wider_words, min_boxes))
+            policy.permute_box_past_static_for_wider_words, min_boxes, byte_stores))
       return false;
     other_box =
         policy.permute_box_least_waste &&
         kernels::permute_tile_box_plan(
             a.dims, elem_bytes, &largest_box, in_registers, policy.permute_box_cuts_first,
             policy.permute_box_target_elems, false, nullptr, policy.permute_box_max_smem_bytes,
-            whole_runs, policy.permute_box_past_static_for_wider_words, min_boxes) &&
+            whole_runs, policy.permute_box_past_static_for_wider_words, min_boxes, byte_stores) &&
         box_copies_per_elem(largest_box) > box_copies_per_elem(box);
     return true;
   };
@@ -799,7 +800,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
             a.dims, elem_bytes, &plain, false, policy.permute_box_cuts_first,
             policy.permute_box_target_elems, policy.permute_box_least_waste, &plain_registers,
             policy.permute_box_max_smem_bytes, false,
-            policy.permute_box_past_static_for_wider_words, min_boxes) &&
+            policy.permute_box_past_static_for_wider_words, min_boxes, byte_stores) &&
         !plain_registers) {
       plain.src_runs = policy.permute_box_src_runs;
       plain.dst_runs = policy.permute_box_dst_runs;
@@ -869,7 +870,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
             a.dims, elem_bytes, &plain, in_registers, policy.permute_box_cuts_first,
             policy.permute_box_target_elems, policy.permute_box_least_waste, &plain_registers,
             policy.permute_box_max_smem_bytes, false,
-            policy.permute_box_past_static_for_wider_words, min_boxes) &&
+            policy.permute_box_past_static_for_wider_words, min_boxes, byte_stores) &&
         plain_registers == in_registers && plain.dims == box.dims && plain.volume != box.volume) {
       // Box dimension 0 is src's contiguous one, dst_order[0] dst's (make_box_plan).
       const int d0 = box.dst_order[0];
@@ -891,7 +892,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
     if (kernels::permute_tile_box_plan(
             a.dims, elem_bytes, &small, in_registers, policy.permute_box_cuts_first,
             policy.permute_box_target_elems, policy.permute_box_least_waste, &small_registers,
-            kBoxMaxSmemBytes, policy.permute_box_whole_runs, false, min_boxes) &&
+            kBoxMaxSmemBytes, policy.permute_box_whole_runs, false, min_boxes, byte_stores) &&
         small_registers == in_registers && small.volume != box.volume &&
         !box_past_static_smem(small, elem_bytes) && box_words_wider(box, small, elem_bytes))
       widened_why += "past the static 48 KB for wider words: " +
@@ -910,7 +911,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
             a.dims, elem_bytes, &at_target, in_registers, policy.permute_box_cuts_first,
             policy.permute_box_target_elems, policy.permute_box_least_waste, &target_registers,
             policy.permute_box_max_smem_bytes, policy.permute_box_whole_runs,
-            policy.permute_box_past_static_for_wider_words) &&
+            policy.permute_box_past_static_for_wider_words, 0, byte_stores) &&
         target_registers == in_registers && at_target.boxes != box.boxes)
       widened_why +=
           "too few boxes for the SMs: the target's box (" + std::to_string(at_target.volume) +
@@ -922,6 +923,22 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
           std::to_string(kBoxMinTargetElems) + " elements" +
           (box.boxes < min_boxes ? " (none leaves as many: the one with the most)\n" : "\n");
   }
+  // The larger box of 1-byte single-byte stores (box_plan_for's byte_stores_target_elems), said
+  // beside it.
+  if (has_box && !in_registers && byte_stores > policy.permute_box_target_elems) {
+    BoxPlan at_target;
+    bool target_registers = false;
+    if (kernels::permute_tile_box_plan(
+            a.dims, elem_bytes, &at_target, in_registers, policy.permute_box_cuts_first,
+            policy.permute_box_target_elems, policy.permute_box_least_waste, &target_registers,
+            policy.permute_box_max_smem_bytes, policy.permute_box_whole_runs,
+            policy.permute_box_past_static_for_wider_words, min_boxes) &&
+        !target_registers && at_target.volume != box.volume && box_byte_stores(box, elem_bytes))
+      widened_why += "single-byte stores: the box of a " + std::to_string(byte_stores) +
+                     "-element target (permute_box_byte_stores_target_elems), fewer barriers "
+                     "and longer dst runs a byte than the target's (" +
+                     std::to_string(at_target.volume) + " elements)\n";
+  }
   const BoxPlan* largest = other_box ? &largest_box : nullptr;
   a.rows_min_bytes = policy.rows_min_bytes(elem_bytes);
   a.rows_flat_max_vector_bytes = policy.permute_rows_flat_max_vector_bytes;
@@ -929,6 +946,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
   a.box_registers = registers;  // what auto's choices below weigh, as permute() sets them
   a.box_cuts_first = policy.permute_box_cuts_first;
   a.box_target_elems = policy.permute_box_target_elems;
+  a.box_byte_stores_target_elems = byte_stores;
   a.box_min_boxes = min_boxes;
   a.box_least_waste = policy.permute_box_least_waste;
   if (r.extents.size() > 5) {

@@ -692,6 +692,13 @@ inline int box_vector_elems(const BoxPlan& p, bool src_side, int elem_bytes, std
   return across * elem_bytes == 16 ? across : plain;
 }
 
+// Whether 1-byte box `p` is walked in src words with single-byte stores on 16-byte aligned
+// operands (DevicePolicy::permute_box_byte_stores_target_elems' boxes).
+inline bool box_byte_stores(const BoxPlan& p, int elem_bytes) {
+  return elem_bytes == 1 && box_vector_elems(p, true, elem_bytes, 0) > 1 &&
+         box_vector_elems(p, false, elem_bytes, 0) == 1;
+}
+
 // Whether the word kernel's dst words of `wd` elements cross rows of dst_order[0] (box_vector_elems
 // with p.dst_runs): its row does not hold whole words.
 TMAKIT_HD bool box_dst_words_cross_rows(const BoxPlan& p, int wd) {

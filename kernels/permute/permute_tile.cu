@@ -1648,9 +1648,13 @@ bool box_plan_at(const PermuteDims& dims, int elem_bytes, bool tables, int cuts_
 // ...and where that box leaves fewer than `min_boxes` boxes (PermuteArgs::box_min_boxes: too few
 // for every SM to walk some), the box of half the target, and so on down to kBoxMinTargetElems,
 // until there are that many: the first box with as many, or else the one with the most.
+// byte_stores_target_elems (PermuteArgs::box_byte_stores_target_elems), above the target: a
+// tables' box walked in src words with single-byte stores (box_byte_stores) is planned again from
+// that target, and the box so planned taken where it is walked so too.
 bool box_plan_for(const PermuteDims& dims, int elem_bytes, bool tables, int cuts_first,
                   int target_elems, bool least_waste, int max_smem_bytes, bool whole_runs,
-                  bool wider_words, BoxPlan* box, std::int64_t min_boxes = 0) {
+                  bool wider_words, BoxPlan* box, std::int64_t min_boxes = 0,
+                  int byte_stores_target_elems = 0) {
   if (!box_plan_at(dims, elem_bytes, tables, cuts_first, target_elems, least_waste, max_smem_bytes,
                    whole_runs, wider_words, box))
     return false;
@@ -1661,6 +1665,12 @@ bool box_plan_for(const PermuteDims& dims, int elem_bytes, bool tables, int cuts
         smaller.boxes > box->boxes)
       *box = smaller;
   }
+  BoxPlan larger;
+  if (tables && byte_stores_target_elems > target_elems && box_byte_stores(*box, elem_bytes) &&
+      box_plan_for(dims, elem_bytes, true, cuts_first, byte_stores_target_elems, least_waste,
+                   max_smem_bytes, whole_runs, wider_words, &larger, min_boxes) &&
+      box_byte_stores(larger, elem_bytes))
+    *box = larger;
   return true;
 }
 
@@ -1670,11 +1680,11 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
   BoxPlan box;
   if (!box_plan_for(dims, a.elem_bytes, tables, a.box_cuts_first, a.box_target_elems,
                     a.box_least_waste, a.box_max_smem_bytes, a.box_whole_runs, a.box_wider_words,
-                    &box, a.box_min_boxes)) {
+                    &box, a.box_min_boxes, a.box_byte_stores_target_elems)) {
     tables = !tables;  // the other kernel's box (permute() checked that one of them fits)
     if (!box_plan_for(dims, a.elem_bytes, tables, a.box_cuts_first, a.box_target_elems,
                       a.box_least_waste, a.box_max_smem_bytes, a.box_whole_runs, a.box_wider_words,
-                      &box, a.box_min_boxes))
+                      &box, a.box_min_boxes, a.box_byte_stores_target_elems))
       return cudaErrorNotSupported;
   }
   auto settle = [&](BoxPlan* b) {  // the policy's choices for the walk
@@ -1720,7 +1730,7 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
   if (tables && a.box_whole_runs && !a.box_whole_runs_past_registers &&
       box_plan_for(dims, a.elem_bytes, true, a.box_cuts_first, a.box_target_elems,
                    a.box_least_waste, a.box_max_smem_bytes, false, a.box_wider_words, &plain,
-                   a.box_min_boxes)) {
+                   a.box_min_boxes, a.box_byte_stores_target_elems)) {
     settle(&plain);
     const RegistersRule plain_rule = box_registers_rule(plain, a.elem_bytes, rules, src_at, dst_at);
     if (box_whole_runs_yield(box, plain, plain_rule)) to_registers(plain_rule, plain, false);
@@ -1812,10 +1822,12 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
 bool kernels::permute_tile_box_plan(const PermuteDims& dims, int elem_bytes, BoxPlan* box,
                                     bool registers, int cuts_first, int target_elems,
                                     bool least_waste, bool* in_registers, int max_smem_bytes,
-                                    bool whole_runs, bool wider_words, std::int64_t min_boxes) {
+                                    bool whole_runs, bool wider_words, std::int64_t min_boxes,
+                                    int byte_stores_target_elems) {
   for (const bool tables : {!registers, registers})
     if (box_plan_for(dims, elem_bytes, tables, cuts_first, target_elems, least_waste,
-                     max_smem_bytes, whole_runs, wider_words, box, min_boxes)) {
+                     max_smem_bytes, whole_runs, wider_words, box, min_boxes,
+                     byte_stores_target_elems)) {
       if (in_registers != nullptr) *in_registers = !tables;
       return true;
     }

@@ -1193,6 +1193,72 @@ TEST(PermuteBox, TooFewBoxesForTheSmsTakeASmallerTarget) {
       << on;
 }
 
+// DevicePolicy::permute_box_byte_stores_target_elems: at 1 B a tables' box walked in src words with
+// single-byte stores (box_byte_stores) takes the box of the larger target where that box is walked
+// so too; every other box, every other element size and a target of 0 keep the target's box.
+TEST(PermuteBox, SingleByteStoresTakeTheLargerTarget) {
+  std::mt19937 rng(29);
+  int larger = 0, byte_stores = 0, other = 0;
+  for (int i = 0; i < 1500; ++i) {
+    auto [n, p, e] = random_permutation(rng);
+    if (i % 2 == 0) e = 1;  // the rule's size, half the draws
+    PermuteDims dims;
+    ASSERT_TRUE(reduced_dims(n, p, e, &dims));
+    const std::int64_t min_boxes = 8 * 132;
+    BoxPlan base, ruled, big, off;
+    bool base_reg = false, ruled_reg = false, off_reg = false;
+    const bool planned = kernels::permute_tile_box_plan(dims, e, &base, false, 2, 2048, true,
+                                                        &base_reg, 98304, true, true, min_boxes);
+    ASSERT_EQ(planned,
+              kernels::permute_tile_box_plan(dims, e, &ruled, false, 2, 2048, true, &ruled_reg,
+                                             98304, true, true, min_boxes, 4096));
+    ASSERT_EQ(planned, kernels::permute_tile_box_plan(dims, e, &off, false, 2, 2048, true, &off_reg,
+                                                      98304, true, true, min_boxes, 0));
+    if (!planned) continue;
+    const std::string what =
+        test_text(n) + " perm " + test_text(p) + " " + std::to_string(e) + " B";
+    ASSERT_EQ(off.volume, base.volume) << what;
+    ASSERT_EQ(off.boxes, base.boxes) << what;
+    ASSERT_EQ(ruled_reg, base_reg) << what;
+    if (base_reg || !box_byte_stores(base, e)) {
+      ASSERT_EQ(ruled.volume, base.volume) << what;
+      ASSERT_EQ(ruled.boxes, base.boxes) << what;
+      other += !base_reg;
+      continue;
+    }
+    ++byte_stores;
+    ASSERT_EQ(e, 1) << what;
+    ASSERT_TRUE(kernels::permute_tile_box_plan(dims, e, &big, false, 2, 4096, true, nullptr, 98304,
+                                               true, true, min_boxes))
+        << what;
+    if (box_byte_stores(big, e)) {  // the larger target's box, walked so too
+      ASSERT_EQ(ruled.volume, big.volume) << what;
+      ASSERT_EQ(ruled.boxes, big.boxes) << what;
+      ASSERT_TRUE(box_byte_stores(ruled, e)) << what;
+      larger += ruled.volume > base.volume;
+    } else {
+      ASSERT_EQ(ruled.volume, base.volume) << what;
+    }
+  }
+  EXPECT_GT(byte_stores, 50);
+  EXPECT_GT(larger, 30);
+  EXPECT_GT(other, 500);
+  // explain names the rule where it took the larger box, and not under a target of 0.
+  const std::string on = explain_permute({28, 208, 7, 70, 40}, {2, 1, 4, 0, 3}, 1);
+  EXPECT_NE(on.find("x 2 of 28 (src stride 4076800, dst stride 70) = 5600 elements"),
+            std::string::npos)
+      << on;
+  EXPECT_NE(on.find("single-byte stores: the box of a 4096-element target "
+                    "(permute_box_byte_stores_target_elems), fewer barriers and longer dst runs "
+                    "a byte than the target's (2800 elements)"),
+            std::string::npos)
+      << on;
+  test::ScopedEnv policy("TMAKIT_POLICY", "permute_box_byte_stores_target_elems=0");
+  const std::string plain = explain_permute({28, 208, 7, 70, 40}, {2, 1, 4, 0, 3}, 1);
+  EXPECT_NE(plain.find("= 2800 elements"), std::string::npos) << plain;
+  EXPECT_EQ(plain.find("single-byte stores"), std::string::npos) << plain;
+}
+
 // DevicePolicy::permute_box_max_smem_bytes: the default bound plans the boxes the planner plans
 // without one; under a larger bound permute_tile plans a box wherever it does under the default
 // (where the bound's longer first runs cut more dimensions than a box takes, the default's box),
