@@ -6,8 +6,9 @@
                                                       an A/B: RUN over BASE per technique
     bench/permute_report.py --classes CASES.txt RUN.json [RUN.json ...]
                                                       where auto loses, by class
-    bench/permute_report.py --ab DIR A B [TECHNIQUE]  scripts/permute_ab.sh's runs: arm B
-                                                      over arm A, per case and element size
+    bench/permute_report.py --ab DIR A B [TECHNIQUE] [--walks CASES.txt]
+                                                      scripts/permute_ab.sh's runs: arm B
+                                                      over arm A, per case, element size and walk
 
 Per case (median GB/s over the rounds; bytes read + written): cudaMemcpyAsync, tmakit's `auto`
 (and what it ran), permute_tma, permute_tile, permute_transpose, cuTENSOR's cutensorPermute; `auto` as % of
@@ -37,6 +38,7 @@ cases under one arm's policy): per case, TECHNIQUE (default permute_tile) over m
 process, the median over passes, arm B's over arm A's; per element size and over all, the
 geometric mean, the range and how many moved by 4% or more each way; the lowest and highest
 cases; and, with two passes or more, how far the passes of one arm differ on a case (the noise).
+--walks as for --against: the same per walk `permute_tile` takes.
 """
 import glob
 import json
@@ -289,8 +291,9 @@ def ab_runs(dirname, arm, who):
     return out
 
 
-def ab(dirname, arm_a, arm_b, who="permute_tile"):
-    """Lines: arm_b over arm_a on the cases both ran (see --ab)."""
+def ab(dirname, arm_a, arm_b, who="permute_tile", walks=None):
+    """Lines: arm_b over arm_a on the cases both ran (see --ab); walks ({NAME: WALK}, from
+    walks_of): per walk too, the cases it names."""
     runs = {arm: ab_runs(dirname, arm, who) for arm in (arm_a, arm_b)}
     name = lambda k: f"{k[2].replace('x', ',')} ({k[3].replace('.', ',')}) {k[0][1:]} B"
     ratios = sorted((statistics.median(runs[arm_b][k].values()) /
@@ -304,6 +307,10 @@ def ab(dirname, arm_a, arm_b, who="permute_tile"):
         groups.setdefault(f"{k[0][1:]} B", []).append(r)
     if len(groups) > 1:
         groups["all"] = [r for r, _ in ratios]
+    for r, k in ratios if walks else ():
+        walk = walks.get(f"{k[0]}/{k[1]}/{k[2]}/{k[3]}/")
+        if walk:
+            groups.setdefault(walk, []).append(r)
     for g, rs in groups.items():
         gm = math.exp(sum(math.log(r) for r in rs) / len(rs))
         out.append(f"- {g}: {gm:.3f}x over {len(rs)} case{'s' if len(rs) != 1 else ''} "
@@ -333,8 +340,19 @@ def main(argv):
         who = rest or ["memcpy", "auto", "permute_tile", "cutensor"]
         print("\n".join(against(argv[2], argv[3], who, walks)))
         return 0
-    if len(argv) in (5, 6) and argv[1] == "--ab":
-        print("\n".join(ab(*argv[2:])))
+    if len(argv) >= 5 and argv[1] == "--ab":
+        rest, walks = argv[5:], None
+        if "--walks" in rest:
+            at = rest.index("--walks")
+            if at + 1 >= len(rest):
+                print("--walks needs the output of `tmakit permute-cases` (a file)")
+                return 2
+            walks = walks_of(rest[at + 1])
+            rest = rest[:at] + rest[at + 2:]
+        if len(rest) > 1:
+            print(__doc__)
+            return 2
+        print("\n".join(ab(argv[2], argv[3], argv[4], *rest, walks=walks)))
         return 0
     if len(argv) >= 4 and argv[1] == "--classes":
         print("\n".join(classes(argv[3:], walks_of(argv[2]))))

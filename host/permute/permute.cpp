@@ -936,7 +936,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
         !target_registers && at_target.volume != box.volume && box_byte_stores(box, elem_bytes))
       widened_why += "single-byte stores: the box of a " + std::to_string(byte_stores) +
                      "-element target (permute_box_byte_stores_target_elems), fewer barriers "
-                     "and longer dst runs a byte than the target's (" +
+                     "a byte than the target's (" +
                      std::to_string(at_target.volume) + " elements)\n";
   }
   const BoxPlan* largest = other_box ? &largest_box : nullptr;

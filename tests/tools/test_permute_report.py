@@ -132,6 +132,31 @@ class AbTest(unittest.TestCase):
                       lines)
         self.assertFalse(any(l.startswith("- all:") for l in lines))  # one element size
 
+    def test_per_walk_lines_from_permute_cases(self):
+        with tempfile.TemporaryDirectory() as d:
+            # Three cases of one element size: b over a 1.5x, 0.5x and 1.1x; the first two are
+            # one walk, the third another, a fourth name in the cases file ran in neither arm.
+            for seed, (case, a, b) in enumerate(
+                    (("3x5x7", 400, 600), ("9x11x13", 800, 400), ("5x5x5", 500, 550))):
+                for arm, tile in (("a", a), ("b", b)):
+                    run_file(d, f"{arm}-seed{seed}-pass1.json",
+                             [row(case, "memcpy", 1000), row(case, "permute_tile", tile)])
+            cases = os.path.join(d, "cases.txt")
+            with open(cases, "w") as f:
+                f.write("1 e4/random/3x5x7/2.1.0/ box-words\n"
+                        "1 e4/random/9x11x13/2.1.0/ box-words\n"
+                        "2 e4/random/5x5x5/2.1.0/ box-registers\n"
+                        "2 e4/random/2x2x2/2.1.0/ box-elements\n")
+            lines = permute_report.ab(d, "a", "b", walks=permute_report.walks_of(cases))
+        # box-words: sqrt(1.5 x 0.5) = 0.866; box-registers 1.1; all three cbrt(0.825) = 0.938.
+        self.assertIn("- 4 B: 0.938x over 3 cases (0.500-1.500); 2 faster by 4% or more, 1 slower",
+                      lines)
+        self.assertIn("- box-words: 0.866x over 2 cases (0.500-1.500); 1 faster by 4% or more, "
+                      "1 slower", lines)
+        self.assertIn("- box-registers: 1.100x over 1 case (1.100-1.100); 1 faster by 4% or more, "
+                      "0 slower", lines)
+        self.assertFalse(any(l.startswith("- box-elements") for l in lines))
+
     def test_no_common_case_says_so(self):
         with tempfile.TemporaryDirectory() as d:
             run_file(d, "a-seed1-pass1.json",
