@@ -327,28 +327,30 @@ def ab(dirname, arm_a, arm_b, who="permute_tile", walks=None):
     return out
 
 
+def split_walks(args):
+    """(the arguments without "--walks FILE", {NAME: WALK} of FILE or None); (None, None), said,
+    where --walks names no file."""
+    if "--walks" not in args:
+        return args, None
+    at = args.index("--walks")
+    if at + 1 >= len(args):
+        print("--walks needs the output of `tmakit permute-cases` (a file)")
+        return None, None
+    return args[:at] + args[at + 2:], walks_of(args[at + 1])
+
+
 def main(argv):
     if len(argv) >= 4 and argv[1] == "--against":
-        rest, walks = argv[4:], None
-        if "--walks" in rest:
-            at = rest.index("--walks")
-            if at + 1 >= len(rest):
-                print("--walks needs the output of `tmakit permute-cases` (a file)")
-                return 2
-            walks = walks_of(rest[at + 1])
-            rest = rest[:at] + rest[at + 2:]
+        rest, walks = split_walks(argv[4:])
+        if rest is None:
+            return 2
         who = rest or ["memcpy", "auto", "permute_tile", "cutensor"]
         print("\n".join(against(argv[2], argv[3], who, walks)))
         return 0
     if len(argv) >= 5 and argv[1] == "--ab":
-        rest, walks = argv[5:], None
-        if "--walks" in rest:
-            at = rest.index("--walks")
-            if at + 1 >= len(rest):
-                print("--walks needs the output of `tmakit permute-cases` (a file)")
-                return 2
-            walks = walks_of(rest[at + 1])
-            rest = rest[:at] + rest[at + 2:]
+        rest, walks = split_walks(argv[5:])
+        if rest is None:
+            return 2
         if len(rest) > 1:
             print(__doc__)
             return 2

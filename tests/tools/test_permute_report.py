@@ -157,6 +157,17 @@ class AbTest(unittest.TestCase):
                       "0 slower", lines)
         self.assertFalse(any(l.startswith("- box-elements") for l in lines))
 
+    def test_walks_option_is_split_off_the_arguments(self):
+        with tempfile.TemporaryDirectory() as d:
+            cases = os.path.join(d, "cases.txt")
+            with open(cases, "w") as f:
+                f.write("1 e4/random/3x5x7/2.1.0/ box-words\n")
+            rest, walks = permute_report.split_walks(["auto", "--walks", cases])
+        self.assertEqual(rest, ["auto"])
+        self.assertEqual(walks, {"e4/random/3x5x7/2.1.0/": "box-words"})
+        self.assertEqual(permute_report.split_walks(["auto"]), (["auto"], None))
+        self.assertEqual(permute_report.split_walks(["--walks"]), (None, None))  # no file
+
     def test_no_common_case_says_so(self):
         with tempfile.TemporaryDirectory() as d:
             run_file(d, "a-seed1-pass1.json",
