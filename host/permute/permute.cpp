@@ -902,16 +902,22 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
                      std::to_string(box_vector_elems(small, false, elem_bytes, 0) * elem_bytes) +
                      " bytes (permute_box_past_static_for_wider_words)\n";
   }
+  // The box the policy's target plans with one of the rules below left out (min_boxes_at,
+  // byte_stores_at: box_plan_for's), to say beside the box a rule chose why it differs.
+  const auto plan_at_target = [&](std::int64_t min_boxes_at, int byte_stores_at, BoxPlan* at_target,
+                                  bool* target_registers) {
+    return kernels::permute_tile_box_plan(
+        a.dims, elem_bytes, at_target, in_registers, policy.permute_box_cuts_first,
+        policy.permute_box_target_elems, policy.permute_box_least_waste, target_registers,
+        policy.permute_box_max_smem_bytes, policy.permute_box_whole_runs,
+        policy.permute_box_past_static_for_wider_words, min_boxes_at, byte_stores_at);
+  };
   // The box of a smaller target where the target's leaves too few boxes (box_plan_for's
   // min_boxes), said beside it.
   if (has_box && min_boxes > 0) {
     BoxPlan at_target;
     bool target_registers = false;
-    if (kernels::permute_tile_box_plan(
-            a.dims, elem_bytes, &at_target, in_registers, policy.permute_box_cuts_first,
-            policy.permute_box_target_elems, policy.permute_box_least_waste, &target_registers,
-            policy.permute_box_max_smem_bytes, policy.permute_box_whole_runs,
-            policy.permute_box_past_static_for_wider_words, 0, byte_stores) &&
+    if (plan_at_target(0, byte_stores, &at_target, &target_registers) &&
         target_registers == in_registers && at_target.boxes != box.boxes)
       widened_why +=
           "too few boxes for the SMs: the target's box (" + std::to_string(at_target.volume) +
@@ -928,12 +934,8 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
   if (has_box && !in_registers && byte_stores > policy.permute_box_target_elems) {
     BoxPlan at_target;
     bool target_registers = false;
-    if (kernels::permute_tile_box_plan(
-            a.dims, elem_bytes, &at_target, in_registers, policy.permute_box_cuts_first,
-            policy.permute_box_target_elems, policy.permute_box_least_waste, &target_registers,
-            policy.permute_box_max_smem_bytes, policy.permute_box_whole_runs,
-            policy.permute_box_past_static_for_wider_words, min_boxes) &&
-        !target_registers && at_target.volume != box.volume && box_byte_stores(box, elem_bytes))
+    if (plan_at_target(min_boxes, 0, &at_target, &target_registers) && !target_registers &&
+        at_target.volume != box.volume && box_byte_stores(box, elem_bytes))
       widened_why += "single-byte stores: the box of a " + std::to_string(byte_stores) +
                      "-element target (permute_box_byte_stores_target_elems), fewer barriers "
                      "a byte than the target's (" +
