@@ -353,6 +353,7 @@ std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers,
   BoxPlan as_run = p;  // with the policy's choices, as the launcher sets them
   as_run.src_runs = policy.permute_box_src_runs;
   as_run.dst_runs = policy.permute_box_dst_runs;
+  as_run.byte_dst_runs = policy.permute_box_byte_dst_runs;
   as_run.row_tables = policy.permute_box_row_tables;
   if (registers) {  // permute_box_reg_kernel (kernels/permute/permute_tile.cu)
     out += registers_why;
@@ -765,6 +766,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
     BoxPlan as_run = box;
     as_run.src_runs = policy.permute_box_src_runs;
     as_run.dst_runs = policy.permute_box_dst_runs;
+    as_run.byte_dst_runs = policy.permute_box_byte_dst_runs;
     const BoxPlan tables_box = box;
     const bool tables_other = other_box;
     const BoxPlan tables_largest = largest_box;
@@ -780,6 +782,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
       BoxPlan reg = box;
       reg.src_runs = policy.permute_box_src_runs;
       reg.dst_runs = policy.permute_box_dst_runs;
+      reg.byte_dst_runs = policy.permute_box_byte_dst_runs;
       return reg;
     };
     if (rule != RegistersRule::none &&
@@ -804,6 +807,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
         !plain_registers) {
       plain.src_runs = policy.permute_box_src_runs;
       plain.dst_runs = policy.permute_box_dst_runs;
+      plain.byte_dst_runs = policy.permute_box_byte_dst_runs;
       const RegistersRule plain_rule = box_registers_rule(plain, elem_bytes, rules, 0, 0);
       if (box_whole_runs_yield(as_run, plain, plain_rule)) {
         if (box_of(true, false) && in_registers &&
@@ -929,14 +933,14 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
           std::to_string(kBoxMinTargetElems) + " elements" +
           (box.boxes < min_boxes ? " (none leaves as many: the one with the most)\n" : "\n");
   }
-  // The larger box of 1-byte single-byte stores (box_plan_for's byte_stores_target_elems), said
-  // beside it.
+  // The larger box of 1-byte boxes whose dst rows hold no word (box_plan_for's
+  // byte_stores_target_elems), said beside it.
   if (has_box && !in_registers && byte_stores > policy.permute_box_target_elems) {
     BoxPlan at_target;
     bool target_registers = false;
     if (plan_at_target(min_boxes, 0, &at_target, &target_registers) && !target_registers &&
         at_target.volume != box.volume && box_byte_stores(box, elem_bytes))
-      widened_why += "single-byte stores: the box of a " + std::to_string(byte_stores) +
+      widened_why += "byte-wide dst rows: the box of a " + std::to_string(byte_stores) +
                      "-element target (permute_box_byte_stores_target_elems), fewer barriers "
                      "a byte than the target's (" +
                      std::to_string(at_target.volume) + " elements)\n";

@@ -145,6 +145,7 @@ struct BoxPlan {
   bool src_runs = true;     // src words across whole dimensions that continue dim 0, and a cut one
                             // that ends such a run (box_vector_elems; host only)
   bool dst_runs = true;     // dst words across rows of dst_order[0] (box_vector_elems)
+  bool byte_dst_runs = true;  // ...at 1 B too, where src has words (box_vector_elems)
   // The word walk's stores by src word (box_dst_by_src_words): the box's elements along the dst
   // dimensions before dimension 0 in dst order (box_dst_src_word_rows), as a divisor.
   FastDiv src_word_rows_div;
@@ -683,20 +684,29 @@ inline int box_vector_elems_with(const BoxPlan& p, bool src_side, int elem_bytes
 }
 // Dst words across rows (p.dst_runs) only where the rows alone take none (stores element by
 // element), at 2 bytes or more, and only words of 16 bytes: the crossing gather costs a few
-// instructions an element, which 4-8-byte words, rows that hold words already, or 1-byte elements
-// (the registers' walk takes those boxes) did not win back (docs/perf-guide.md section 4.13).
-inline int box_vector_elems(const BoxPlan& p, bool src_side, int elem_bytes, std::uintptr_t ptr) {
+// instructions an element, which 4-8-byte words or rows that hold words already did not win back
+// (docs/perf-guide.md section 4.13). At 1 B (p.byte_dst_runs), words of 4-16 bytes where src
+// (at `src_ptr`) has words: those boxes store byte by byte otherwise, one shared load and one
+// global store a byte (boxes without src words take the registers' walk, which 1-byte crossing
+// words lost to; docs/perf-guide.md section 4.13, "Dst words across rows at 1 B").
+inline int box_vector_elems(const BoxPlan& p, bool src_side, int elem_bytes, std::uintptr_t ptr,
+                            std::uintptr_t src_ptr = 0) {
   const int plain = box_vector_elems_with(p, src_side, elem_bytes, ptr, false);
-  if (src_side || !p.dst_runs || plain > 1 || elem_bytes < 2) return plain;
+  if (src_side || !p.dst_runs || plain > 1) return plain;
+  if (elem_bytes == 1) {
+    if (!p.byte_dst_runs || box_vector_elems_with(p, true, 1, src_ptr, false) == 1) return plain;
+    return box_vector_elems_with(p, false, 1, ptr, true);  // 4-16 bytes or none
+  }
   const int across = box_vector_elems_with(p, false, elem_bytes, ptr, true);
   return across * elem_bytes == 16 ? across : plain;
 }
 
-// Whether 1-byte box `p` is walked in src words with single-byte stores on 16-byte aligned
-// operands (DevicePolicy::permute_box_byte_stores_target_elems' boxes).
+// Whether 1-byte box `p` is walked in src words with dst words inside rows of one byte on 16-byte
+// aligned operands (DevicePolicy::permute_box_byte_stores_target_elems' boxes; their stores are
+// single bytes, or words across rows where p.byte_dst_runs allows them).
 inline bool box_byte_stores(const BoxPlan& p, int elem_bytes) {
   return elem_bytes == 1 && box_vector_elems(p, true, elem_bytes, 0) > 1 &&
-         box_vector_elems(p, false, elem_bytes, 0) == 1;
+         box_vector_elems_with(p, false, elem_bytes, 0, false) == 1;
 }
 
 // Whether the word kernel's dst words of `wd` elements cross rows of dst_order[0] (box_vector_elems
@@ -822,8 +832,9 @@ inline RegBoxWords reg_box_words(const BoxPlan& p, int elem_bytes, int min_bytes
 // off, or box_vector_elems finds none on either side for src and dst at these addresses).
 inline bool box_elements_in_registers(const BoxPlan& p, int elem_bytes, bool words, int max_bytes,
                                       std::uintptr_t src, std::uintptr_t dst) {
-  return elem_bytes <= max_bytes && (!words || (box_vector_elems(p, true, elem_bytes, src) == 1 &&
-                                                box_vector_elems(p, false, elem_bytes, dst) == 1));
+  return elem_bytes <= max_bytes &&
+         (!words || (box_vector_elems(p, true, elem_bytes, src) == 1 &&
+                     box_vector_elems(p, false, elem_bytes, dst, src) == 1));
 }
 
 // Whether the registers' walk takes tables' box `p` because it could take a box as large: at
@@ -925,7 +936,7 @@ inline bool box_registers_takes_at(RegistersRule rule, const BoxPlan& tables, co
                                    int elem_bytes, bool words, int reg_words_min_bytes,
                                    std::uintptr_t src, std::uintptr_t dst) {
   if (rule == RegistersRule::none) return false;
-  const int tables_wd = words ? box_vector_elems(tables, false, elem_bytes, dst) : 1;
+  const int tables_wd = words ? box_vector_elems(tables, false, elem_bytes, dst, src) : 1;
   const int reg_wd = reg_box_words(reg, elem_bytes, reg_words_min_bytes, src, dst).wd;
   return box_registers_takes(rule, tables, reg, elem_bytes, tables_wd, reg_wd);
 }

@@ -638,22 +638,24 @@ TEST(Permute, SrcWordsAcrossWholeDimensions) {
 }
 
 // Dst words across rows of dst's contiguous box dimension (box_vector_elems, BoxPlan::dst_runs,
-// box_dst_words_cross_rows): random small shapes at 2-8 B whose explain says the stores cross
-// rows, each run by auto and permute_tile against the reference under the default policy, with
-// the registers' word walk instead of cp.async, with cut edges instead of overlapping ones,
-// unswizzled, and with the rule off; both operands one element off (no words), and three named
-// shapes (one crossing rows of two dimensions: 89 x 2 x 8).
+// box_dst_words_cross_rows, BoxPlan::byte_dst_runs at 1 B): random small shapes at 1-8 B whose
+// explain says the stores cross rows, each run by auto and permute_tile against the reference
+// under the default policy, with the registers' word walk instead of cp.async, with cut edges
+// instead of overlapping ones, unswizzled, and with the rules off; both operands one element off
+// (no words), and four named shapes (one crossing rows of two dimensions: 89 x 2 x 8; one at 1 B,
+// 41-byte rows in 16-byte words).
 TEST(Permute, DstWordsAcrossRows) {
   TMAKIT_NEED_GPU(75);
   test::ScopedEnv tables("TMAKIT_POLICY", (std::string(kTablesAtSmallSizes) + kRunsBoxes).c_str());
   std::vector<std::tuple<Ext, std::vector<int>, int>> cases = {
       {{3, 2, 4, 5, 89, 8}, {0, 3, 2, 5, 1, 4}, 2},
       {{3, 7, 6, 5, 64}, {3, 2, 0, 4, 1}, 4},
-      {{3, 5, 7, 3, 24}, {0, 2, 4, 3, 1}, 8}};
+      {{3, 5, 7, 3, 24}, {0, 2, 4, 3, 1}, 8},
+      {{41, 16, 192}, {1, 2, 0}, 1}};
   std::mt19937 rng(20261130);
   int per_size[17] = {};
   for (int tries = 0; tries < 20000; ++tries) {
-    const int e = 2 << (rng() % 3), rank = 3 + static_cast<int>(rng() % 3);
+    const int e = 1 << (rng() % 4), rank = 3 + static_cast<int>(rng() % 3);
     if (per_size[e] >= 5) continue;
     Ext n;
     std::vector<int> p;
@@ -662,15 +664,16 @@ TEST(Permute, DstWordsAcrossRows) {
     cases.emplace_back(n, p, e);
     ++per_size[e];
   }
-  for (int e : {2, 4, 8}) EXPECT_GE(per_size[e], 3) << e << " B";
+  for (int e : {1, 2, 4, 8}) EXPECT_GE(per_size[e], 3) << e << " B";
   int crossing = 0;
   for (const auto& [n, p, e] : cases) {
     const std::string how = explain_permute(n, p, e);
     crossing += how.find("across dst rows") != std::string::npos;
-    check_under_policies(n, p, e,
-                         {"", "permute_box_async=0", "permute_box_overlap_edges=0",
-                          "permute_box_swizzle_bytes=0", "permute_box_dst_runs=0"},
-                         how);
+    check_under_policies(
+        n, p, e,
+        {"", "permute_box_async=0", "permute_box_overlap_edges=0", "permute_box_swizzle_bytes=0",
+         "permute_box_dst_runs=0", "permute_box_byte_dst_runs=0"},
+        how);
     if (HasFatalFailure()) return;
   }
   EXPECT_EQ(crossing, static_cast<int>(cases.size()));
