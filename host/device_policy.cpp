@@ -144,7 +144,6 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
     int rows_as_elements = p->permute_rows_as_elements ? 1 : 0;
     int src_runs = p->permute_box_src_runs ? 1 : 0;
     int dst_runs = p->permute_box_dst_runs ? 1 : 0;
-    int byte_dst_runs = p->permute_box_byte_dst_runs ? 1 : 0;
     int dst_registers = p->permute_box_dst_registers ? 1 : 0;
     int first_early = p->permute_box_first_copies_early ? 1 : 0;
     int wider_words = p->permute_box_past_static_for_wider_words ? 1 : 0;
@@ -197,7 +196,7 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
         {"permute_rows_as_elements", 0, 1, &rows_as_elements},
         {"permute_box_src_runs", 0, 1, &src_runs},
         {"permute_box_dst_runs", 0, 1, &dst_runs},
-        {"permute_box_byte_dst_runs", 0, 1, &byte_dst_runs},
+        {"permute_box_narrow_dst_runs_max_bytes", 0, 2, &p->permute_box_narrow_dst_runs_max_bytes},
         {"permute_box_dst_registers", 0, 1, &dst_registers},
         {"permute_box_dst_registers_large_max_bytes", 0, 8,
          &p->permute_box_dst_registers_large_max_bytes},
@@ -236,7 +235,6 @@ std::string apply_policy_overrides(const std::string& text, DevicePolicy* p) {
     p->permute_rows_as_elements = rows_as_elements != 0;
     p->permute_box_src_runs = src_runs != 0;
     p->permute_box_dst_runs = dst_runs != 0;
-    p->permute_box_byte_dst_runs = byte_dst_runs != 0;
     p->permute_box_dst_registers = dst_registers != 0;
     p->permute_box_first_copies_early = first_early != 0;
     p->permute_box_past_static_for_wider_words = wider_words != 0;

@@ -200,7 +200,7 @@ struct PermuteArgs {
   bool box_overlap_edges = true;              // DevicePolicy::permute_box_overlap_edges
   bool box_src_runs = true;                   // DevicePolicy::permute_box_src_runs
   bool box_dst_runs = true;                   // DevicePolicy::permute_box_dst_runs
-  bool box_byte_dst_runs = true;              // DevicePolicy::permute_box_byte_dst_runs
+  int box_narrow_dst_runs_max_bytes = 1;      // DevicePolicy::permute_box_narrow_dst_runs_max_bytes
   bool box_dst_registers = true;              // DevicePolicy::permute_box_dst_registers
   // DevicePolicy::permute_box_dst_registers_large_max_bytes
   int box_dst_registers_large_max_bytes = 4;
@@ -259,7 +259,7 @@ inline void set_permute_policy(const DevicePolicy& p, int elem_bytes, std::int64
   a->box_overlap_edges = p.permute_box_overlap_edges;
   a->box_src_runs = p.permute_box_src_runs;
   a->box_dst_runs = p.permute_box_dst_runs;
-  a->box_byte_dst_runs = p.permute_box_byte_dst_runs;
+  a->box_narrow_dst_runs_max_bytes = p.permute_box_narrow_dst_runs_max_bytes;
   a->box_dst_registers = p.permute_box_dst_registers;
   a->box_dst_registers_large_max_bytes = p.permute_box_dst_registers_large_max_bytes;
   a->box_dst_by_src_words_max_bytes = p.permute_box_dst_by_src_words_max_bytes;

@@ -353,7 +353,7 @@ std::string describe_box(const BoxPlan& p, int elem_bytes, bool registers,
   BoxPlan as_run = p;  // with the policy's choices, as the launcher sets them
   as_run.src_runs = policy.permute_box_src_runs;
   as_run.dst_runs = policy.permute_box_dst_runs;
-  as_run.byte_dst_runs = policy.permute_box_byte_dst_runs;
+  as_run.narrow_dst_runs_max_bytes = policy.permute_box_narrow_dst_runs_max_bytes;
   as_run.row_tables = policy.permute_box_row_tables;
   if (registers) {  // permute_box_reg_kernel (kernels/permute/permute_tile.cu)
     out += registers_why;
@@ -766,7 +766,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
     BoxPlan as_run = box;
     as_run.src_runs = policy.permute_box_src_runs;
     as_run.dst_runs = policy.permute_box_dst_runs;
-    as_run.byte_dst_runs = policy.permute_box_byte_dst_runs;
+    as_run.narrow_dst_runs_max_bytes = policy.permute_box_narrow_dst_runs_max_bytes;
     const BoxPlan tables_box = box;
     const bool tables_other = other_box;
     const BoxPlan tables_largest = largest_box;
@@ -782,7 +782,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
       BoxPlan reg = box;
       reg.src_runs = policy.permute_box_src_runs;
       reg.dst_runs = policy.permute_box_dst_runs;
-      reg.byte_dst_runs = policy.permute_box_byte_dst_runs;
+      reg.narrow_dst_runs_max_bytes = policy.permute_box_narrow_dst_runs_max_bytes;
       return reg;
     };
     if (rule != RegistersRule::none &&
@@ -807,7 +807,7 @@ std::string explain_permute(const std::vector<std::int64_t>& extents, const std:
         !plain_registers) {
       plain.src_runs = policy.permute_box_src_runs;
       plain.dst_runs = policy.permute_box_dst_runs;
-      plain.byte_dst_runs = policy.permute_box_byte_dst_runs;
+      plain.narrow_dst_runs_max_bytes = policy.permute_box_narrow_dst_runs_max_bytes;
       const RegistersRule plain_rule = box_registers_rule(plain, elem_bytes, rules, 0, 0);
       if (box_whole_runs_yield(as_run, plain, plain_rule)) {
         if (box_of(true, false) && in_registers &&

@@ -272,9 +272,11 @@ struct DevicePolicy {
   // dst continues it (a run of 89 x 8 elements at 2 B takes words of 8 where the 89 alone takes
   // none; box_vector_elems).
   bool permute_box_dst_runs = true;
-  // ...and at 1-byte elements, dst words of 4-16 bytes across those rows where src has words
-  // (stores a byte at a time otherwise; box_vector_elems; docs/perf-guide.md section 4.13).
-  bool permute_box_byte_dst_runs = true;
+  // ...and at elements of at most this many bytes (0-2), dst words of 4-16 bytes across those
+  // rows where src has words (stores an element at a time otherwise; box_vector_elems;
+  // docs/perf-guide.md section 4.13: 2 measured faster at 2 B too, 1 until the GPU suite has run
+  // at 2).
+  int permute_box_narrow_dst_runs_max_bytes = 1;
   // ...and the box walks through cp.async with single-element dst stores keep each thread's dst
   // offsets and shared slots in registers (read from its tables once a block) instead of reading
   // two table entries a stored element, from 2-byte elements on (box_dst_in_registers; 1.12x over

@@ -145,7 +145,9 @@ struct BoxPlan {
   bool src_runs = true;     // src words across whole dimensions that continue dim 0, and a cut one
                             // that ends such a run (box_vector_elems; host only)
   bool dst_runs = true;     // dst words across rows of dst_order[0] (box_vector_elems)
-  bool byte_dst_runs = true;  // ...at 1 B too, where src has words (box_vector_elems)
+  // ...of every word size at elements of at most this many bytes, where src has words
+  // (box_vector_elems).
+  int narrow_dst_runs_max_bytes = 1;
   // The word walk's stores by src word (box_dst_by_src_words): the box's elements along the dst
   // dimensions before dimension 0 in dst order (box_dst_src_word_rows), as a divisor.
   FastDiv src_word_rows_div;
@@ -683,27 +685,27 @@ inline int box_vector_elems_with(const BoxPlan& p, bool src_side, int elem_bytes
   return w * elem_bytes >= 4 ? static_cast<int>(w) : 1;
 }
 // Dst words across rows (p.dst_runs) only where the rows alone take none (stores element by
-// element), at 2 bytes or more, and only words of 16 bytes: the crossing gather costs a few
-// instructions an element, which 4-8-byte words or rows that hold words already did not win back
-// (docs/perf-guide.md section 4.13). At 1 B (p.byte_dst_runs), words of 4-16 bytes where src
-// (at `src_ptr`) has words: those boxes store byte by byte otherwise, one shared load and one
-// global store a byte (boxes without src words take the registers' walk, which 1-byte crossing
-// words lost to; docs/perf-guide.md section 4.13, "Dst words across rows at 1 B").
+// element): words of 16 bytes from 2 B on; at elements of at most p.narrow_dst_runs_max_bytes
+// (1-2 B), words of 4-16 bytes where src (at `src_ptr`) has words. The crossing gather costs a
+// few instructions an element, which 4-8-byte words of 4-8-byte elements did not win back, while
+// 1-2-byte boxes loaded in src words otherwise store an element a shared load and a global store
+// (boxes without src words take the registers' walk, which 1-byte crossing words lost to;
+// docs/perf-guide.md section 4.13, "Dst words across rows" and "... at 1 B; at 2 B measured").
 inline int box_vector_elems(const BoxPlan& p, bool src_side, int elem_bytes, std::uintptr_t ptr,
                             std::uintptr_t src_ptr = 0) {
   const int plain = box_vector_elems_with(p, src_side, elem_bytes, ptr, false);
   if (src_side || !p.dst_runs || plain > 1) return plain;
-  if (elem_bytes == 1) {
-    if (!p.byte_dst_runs || box_vector_elems_with(p, true, 1, src_ptr, false) == 1) return plain;
-    return box_vector_elems_with(p, false, 1, ptr, true);  // 4-16 bytes or none
-  }
-  const int across = box_vector_elems_with(p, false, elem_bytes, ptr, true);
-  return across * elem_bytes == 16 ? across : plain;
+  const int across = box_vector_elems_with(p, false, elem_bytes, ptr, true);  // 4-16 bytes or 1
+  if (elem_bytes >= 2 && across * elem_bytes == 16) return across;
+  if (elem_bytes <= p.narrow_dst_runs_max_bytes &&
+      box_vector_elems_with(p, true, elem_bytes, src_ptr, false) > 1)
+    return across;
+  return plain;
 }
 
 // Whether 1-byte box `p` is walked in src words with dst words inside rows of one byte on 16-byte
 // aligned operands (DevicePolicy::permute_box_byte_stores_target_elems' boxes; their stores are
-// single bytes, or words across rows where p.byte_dst_runs allows them).
+// single bytes, or words across rows where p.narrow_dst_runs_max_bytes allows them).
 inline bool box_byte_stores(const BoxPlan& p, int elem_bytes) {
   return elem_bytes == 1 && box_vector_elems(p, true, elem_bytes, 0) > 1 &&
          box_vector_elems_with(p, false, elem_bytes, 0, false) == 1;

@@ -935,7 +935,7 @@ constexpr int kPipelinedWords = kBoxPipelinedWords;
 // memory by cp.async into two buffers, box k + 1's copies in flight while box k is stored, as in
 // permute_box_async_kernel; no register holds a word between its load and its shared store.
 // Cross: dst words that cross rows (box_dst_words_cross_rows; 16-byte words from 2 B on, 4-16-byte
-// words at 1 B behind src words, so only those kernels carry the crossing gather, and a kernel of
+// words at 1-2 B behind src words, so only those kernels carry the crossing gather, and a kernel of
 // their own: in the other kernels its code cost 3-7% where no word crossed; docs/perf-guide.md
 // section 4.13).
 // Threads: the block, kWordThreads or, through registers at 1-2 B, kBoxWordSmallThreads
@@ -1304,9 +1304,9 @@ cudaError_t launch_words(const kernels::PermuteArgs& a, const BoxPlan& box, int 
           }
           return go(permute_box_words_kernel<E, VS, VD, false, C>, kWordThreads);
         };
-        // Crossing words are 16 bytes from 2-byte elements on, 4-16 bytes at 1 B where src has
+        // Crossing words are 16 bytes from 2-byte elements on, 4-16 bytes at 1-2 B where src has
         // words (box_vector_elems).
-        if constexpr ((VD == 16 && E >= 2) || (E == 1 && VS >= 4 && VD >= 4)) {
+        if constexpr ((VD == 16 && E >= 2) || (E <= 2 && VS >= 4 && VD >= 4)) {
           if (box_dst_words_cross_rows(box, wd)) return run(std::true_type{});
         }
         return run(std::false_type{});
@@ -1697,7 +1697,7 @@ cudaError_t launch_box(const kernels::PermuteArgs& a, const PermuteDims& dims) {
     b->first_early = a.box_first_early && a.elem_bytes >= kBoxFirstCopiesMinBytes;
     b->src_runs = a.box_src_runs;
     b->dst_runs = a.box_dst_runs;
-    b->byte_dst_runs = a.box_byte_dst_runs;
+    b->narrow_dst_runs_max_bytes = a.box_narrow_dst_runs_max_bytes;
     set_box_edges(b, a.box_overlap_edges);
   };
   settle(&box);

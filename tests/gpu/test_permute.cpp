@@ -638,15 +638,18 @@ TEST(Permute, SrcWordsAcrossWholeDimensions) {
 }
 
 // Dst words across rows of dst's contiguous box dimension (box_vector_elems, BoxPlan::dst_runs,
-// box_dst_words_cross_rows, BoxPlan::byte_dst_runs at 1 B): random small shapes at 1-8 B whose
-// explain says the stores cross rows, each run by auto and permute_tile against the reference
-// under the default policy, with the registers' word walk instead of cp.async, with cut edges
-// instead of overlapping ones, unswizzled, and with the rules off; both operands one element off
-// (no words), and four named shapes (one crossing rows of two dimensions: 89 x 2 x 8; one at 1 B,
-// 41-byte rows in 16-byte words).
+// box_dst_words_cross_rows; BoxPlan::narrow_dst_runs_max_bytes: 4-16-byte words at 1-2 B): random
+// small shapes at 1-8 B whose explain says the stores cross rows (at 2 B some in words narrower
+// than 16 bytes: the test's policy takes them at 1-2 B), each run by auto and permute_tile
+// against the reference under that policy, with the registers' word walk instead of cp.async,
+// with cut edges instead of overlapping ones, unswizzled, and with the rules off or narrowed to
+// 1 B; both operands one element off (no words), and four named shapes (one crossing rows of two
+// dimensions: 89 x 2 x 8; one at 1 B, 41-byte rows in 16-byte words).
 TEST(Permute, DstWordsAcrossRows) {
   TMAKIT_NEED_GPU(75);
-  test::ScopedEnv tables("TMAKIT_POLICY", (std::string(kTablesAtSmallSizes) + kRunsBoxes).c_str());
+  test::ScopedEnv tables("TMAKIT_POLICY", (std::string(kTablesAtSmallSizes) + kRunsBoxes +
+                                           ",permute_box_narrow_dst_runs_max_bytes=2")
+                                              .c_str());
   std::vector<std::tuple<Ext, std::vector<int>, int>> cases = {
       {{3, 2, 4, 5, 89, 8}, {0, 3, 2, 5, 1, 4}, 2},
       {{3, 7, 6, 5, 64}, {3, 2, 0, 4, 1}, 4},
@@ -665,18 +668,22 @@ TEST(Permute, DstWordsAcrossRows) {
     ++per_size[e];
   }
   for (int e : {1, 2, 4, 8}) EXPECT_GE(per_size[e], 3) << e << " B";
-  int crossing = 0;
+  int crossing = 0, narrow_2b = 0;
   for (const auto& [n, p, e] : cases) {
     const std::string how = explain_permute(n, p, e);
     crossing += how.find("across dst rows") != std::string::npos;
+    narrow_2b += e == 2 && (how.find("stores of 4 bytes across") != std::string::npos ||
+                            how.find("stores of 8 bytes across") != std::string::npos);
     check_under_policies(
         n, p, e,
         {"", "permute_box_async=0", "permute_box_overlap_edges=0", "permute_box_swizzle_bytes=0",
-         "permute_box_dst_runs=0", "permute_box_byte_dst_runs=0"},
+         "permute_box_dst_runs=0", "permute_box_narrow_dst_runs_max_bytes=0",
+         "permute_box_narrow_dst_runs_max_bytes=1"},
         how);
     if (HasFatalFailure()) return;
   }
   EXPECT_EQ(crossing, static_cast<int>(cases.size()));
+  EXPECT_GE(narrow_2b, 1);
 }
 
 // Single-element dst words through cp.async with each thread's dst entries in registers

@@ -60,7 +60,7 @@ TEST(DevicePolicy, OverridesApplyEachField) {
           "permute_box_origin_once=0,permute_box_pipeline=0,permute_rows_min_bytes=64,"
           "permute_box_async=0,permute_box_pad=0,permute_box_row_tables=0,"
           "permute_box_async_barriers=2,permute_box_overlap_edges=0,permute_rows_as_elements=0,"
-          "permute_box_src_runs=0,permute_box_dst_runs=0,permute_box_byte_dst_runs=0,"
+          "permute_box_src_runs=0,permute_box_dst_runs=0,permute_box_narrow_dst_runs_max_bytes=0,"
           "permute_box_dst_registers=0,"
           "permute_box_first_copies_early=0,"
           "permute_box_words_small_block_max_bytes=1,"
@@ -93,7 +93,7 @@ TEST(DevicePolicy, OverridesApplyEachField) {
   EXPECT_FALSE(p.permute_rows_as_elements);
   EXPECT_FALSE(p.permute_box_src_runs);
   EXPECT_FALSE(p.permute_box_dst_runs);
-  EXPECT_FALSE(p.permute_box_byte_dst_runs);
+  EXPECT_EQ(p.permute_box_narrow_dst_runs_max_bytes, 0);
   EXPECT_FALSE(p.permute_box_dst_registers);
   EXPECT_FALSE(p.permute_box_first_copies_early);
   EXPECT_EQ(p.permute_box_words_small_block_max_bytes, 1);

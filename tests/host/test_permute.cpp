@@ -883,19 +883,30 @@ TEST(PermuteBox, DstWordsAcrossRowsOfTheRun) {
     const std::string old = explain_permute({144, 2, 4, 37, 89, 8}, {0, 3, 2, 5, 1, 4}, 2);
     EXPECT_NE(old.find("loads of 16 bytes, stores of 2 bytes\n"), std::string::npos) << old;
   }
-  // At 1 B where src has words (permute_box_byte_dst_runs): 41-byte rows in 16-byte words, the
-  // stores by src word without the rule.
+  // At 1 B where src has words (permute_box_narrow_dst_runs_max_bytes): 41-byte rows in 16-byte
+  // words, the stores by src word without the rule.
   const std::string bytes = explain_permute({41, 256, 192}, {1, 2, 0}, 1);
   EXPECT_NE(bytes.find("loads of 16 bytes, stores of 16 bytes across dst rows of 41 elements"),
             std::string::npos)
       << bytes;
   {
-    test::ScopedEnv off("TMAKIT_POLICY", "permute_box_byte_dst_runs=0");
+    test::ScopedEnv off("TMAKIT_POLICY", "permute_box_narrow_dst_runs_max_bytes=0");
     const std::string old = explain_permute({41, 256, 192}, {1, 2, 0}, 1);
     EXPECT_NE(old.find("loads of 16 bytes, stores of 1 bytes, the shared box swizzled\n"),
               std::string::npos)
         << old;
   }
+  // At 2 B with the field at 2, 4-byte words behind src words; at 1 (1 B only, the default)
+  // single elements.
+  {
+    test::ScopedEnv two_b("TMAKIT_POLICY", "permute_box_narrow_dst_runs_max_bytes=2");
+    const std::string two = explain_permute({36, 39, 378, 99, 2}, {0, 3, 2, 4, 1}, 2);
+    EXPECT_NE(two.find("loads of 4 bytes, stores of 4 bytes across dst rows of 39 elements"),
+              std::string::npos)
+        << two;
+  }
+  const std::string one = explain_permute({36, 39, 378, 99, 2}, {0, 3, 2, 4, 1}, 2);
+  EXPECT_EQ(one.find("across dst rows"), std::string::npos) << one;
   int crossed = 0;
   for (const auto& [n, p] : std::vector<std::pair<std::vector<std::int64_t>, std::vector<int>>>{
            {{3, 2, 4, 5, 89, 8}, {0, 3, 2, 5, 1, 4}},
@@ -909,9 +920,12 @@ TEST(PermuteBox, DstWordsAcrossRowsOfTheRun) {
       old.dst_runs = false;
       const int wd = box_vector_elems(plan, false, e, 0);
       ASSERT_GE(wd, box_vector_elems(old, false, e, 0));
-      // At 1 B only behind src words (BoxPlan::byte_dst_runs).
-      if (e == 1 && box_vector_elems(plan, true, e, 0) == 1)
-        EXPECT_EQ(wd, box_vector_elems(old, false, e, 0)) << test_text(n);
+      // Narrower than 16 bytes, or at 1 B, only behind src words
+      // (BoxPlan::narrow_dst_runs_max_bytes).
+      if (box_vector_elems(plan, true, e, 0) == 1 && (e == 1 || wd * e != 16))
+        EXPECT_EQ(wd, box_vector_elems(old, false, e, 0)) << e << " B " << test_text(n);
+      if (e >= 4 && wd * e != 16)
+        EXPECT_EQ(wd, box_vector_elems(old, false, e, 0)) << e << " B " << test_text(n);
       crossed += box_dst_words_cross_rows(plan, wd) && wd > 1;
       std::string why;
       ASSERT_TRUE(walk_box(plan, n, p, e, &why, true)) << e << " B: " << why;
@@ -2684,12 +2698,13 @@ TEST(PermuteBox, DstBySrcWordsCoverTheBoxInDstOrder) {
   EXPECT_GE(sizes, 2);  // words of 4-16 bytes: 1, 2, 4 and 8-byte elements
   // explain names it at 1-2 B, with the run; at 0 the element gather (at 1 B where the dst words
   // across rows are off: they take this box).
-  test::ScopedEnv bytes("TMAKIT_POLICY", "permute_box_byte_dst_runs=0");
+  test::ScopedEnv bytes("TMAKIT_POLICY", "permute_box_narrow_dst_runs_max_bytes=0");
   const std::string how = explain_permute({41, 256, 192}, {1, 2, 0}, 1);
   EXPECT_NE(how.find("\nstores by src word: a thread reads a 16-byte src word"), std::string::npos)
       << how;
-  test::ScopedEnv off("TMAKIT_POLICY",
-                      "permute_box_byte_dst_runs=0,permute_box_dst_by_src_words_max_bytes=0");
+  test::ScopedEnv off(
+      "TMAKIT_POLICY",
+      "permute_box_narrow_dst_runs_max_bytes=0,permute_box_dst_by_src_words_max_bytes=0");
   const std::string plain = explain_permute({41, 256, 192}, {1, 2, 0}, 1);
   EXPECT_EQ(plain.find("stores by src word"), std::string::npos) << plain;
   EXPECT_NE(plain.find("stores of 1 bytes"), std::string::npos) << plain;
